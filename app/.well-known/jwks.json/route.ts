@@ -1,0 +1,9 @@
+import { jwksResponse } from "@/lib/http/jwks";
+import { keyfob } from "@/lib/runtime";
+
+export const dynamic = "force-dynamic";
+
+/** Alias of /keys. */
+export function GET() {
+  return jwksResponse(keyfob().keys);
+}

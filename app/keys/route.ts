@@ -1,0 +1,8 @@
+import { jwksResponse } from "@/lib/http/jwks";
+import { keyfob } from "@/lib/runtime";
+
+export const dynamic = "force-dynamic";
+
+export function GET() {
+  return jwksResponse(keyfob().keys);
+}

@@ -1,0 +1,62 @@
+import { getAddress, type Address } from "viem";
+import { normalizeClientId } from "../clients/registry";
+import type { Keyfob } from "../keyfob";
+import { invalidClient, invalidRequest, OAuthError } from "../oauth/errors";
+import { opaqueDigest, randomOpaque } from "../oauth/opaque";
+import { required, type Params } from "../oauth/params";
+import { parseScope } from "../oauth/scope";
+import { createChallengeMessage, generateNonce } from "../siwe/challenge";
+
+export type ChallengeResponse = { state: string; challenge: string };
+
+/**
+ * Flow A, step 1 (`/auth/web3/generate_challenge`): an EIP-4361 challenge for `address` to sign,
+ * and the single-use state that redeems it.
+ */
+export async function generateChallenge({ config, db }: Keyfob, params: Params): Promise<ChallengeResponse> {
+  const clientId = normalizeClientId(required(params, "client_id"));
+  const domain = required(params, "domain");
+  const scope = parseScope(required(params, "scope"));
+  const responseType = required(params, "response_type");
+  if (responseType !== "code") {
+    throw new OAuthError("unsupported_response_type", 'response_type must be "code"');
+  }
+  const address = parseWalletAddress(required(params, "address"));
+  const nonce = params.get("nonce");
+
+  const client = await db.client.findUnique({
+    where: { id: clientId },
+    select: { enabled: true, redirectUris: { where: { uri: domain }, select: { uri: true } } },
+  });
+  if (!client?.enabled) throw invalidClient("unknown or disabled client");
+  if (client.redirectUris.length === 0) throw invalidRequest("domain is not a redirect URI registered for this client");
+
+  const state = randomOpaque();
+  const now = new Date();
+  const challenge = createChallengeMessage({
+    issuerUrl: config.issuerUrl,
+    domain,
+    address,
+    chainId: config.chainId,
+    nonce: generateNonce(),
+    issuedAt: now,
+  });
+  await db.challenge.create({
+    data: {
+      stateHash: opaqueDigest(state),
+      clientId,
+      domain,
+      address,
+      scope: scope.join(" "),
+      nonce,
+      message: challenge,
+      expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
+    },
+  });
+  return { state, challenge };
+}
+
+function parseWalletAddress(value: string): Address {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw invalidRequest("address must be a 0x-prefixed 20-byte hex address");
+  return getAddress(value);
+}

@@ -1,0 +1,67 @@
+import { isActiveSigner, normalizeClientId } from "../clients/registry";
+import type { Keyfob } from "../keyfob";
+import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
+import { opaqueDigest } from "../oauth/opaque";
+import { required, type Params } from "../oauth/params";
+import type { Scope } from "../oauth/scope";
+import { verifyChallengeSignature } from "../siwe/signature";
+import { issueTokens, type TokenResponse } from "../tokens/issue";
+import type { Address } from "viem";
+
+/**
+ * Flow A, step 2 (`/auth/web3/submit_challenge`): checks the signed challenge, then consumes its
+ * state atomically, so that of concurrent submissions of one state exactly one gets tokens.
+ */
+export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<TokenResponse> {
+  const { config, db } = keyfob;
+  const grantType = required(params, "grant_type");
+  if (grantType !== "authorization_code") {
+    throw new OAuthError("unsupported_grant_type", 'grant_type must be "authorization_code"');
+  }
+  const clientId = normalizeClientId(required(params, "client_id"));
+  const state = required(params, "state");
+  const domain = required(params, "domain");
+  const signature = required(params, "signature");
+
+  const stateHash = opaqueDigest(state);
+  const challenge = await db.challenge.findUnique({
+    where: { stateHash },
+    include: { client: { select: { enabled: true } } },
+  });
+  const now = new Date();
+  if (!challenge) throw invalidGrant("unknown state");
+  if (challenge.clientId !== clientId) throw invalidGrant("the state was issued to another client");
+  if (challenge.domain !== domain) throw invalidGrant("the state was issued for another domain");
+  if (!challenge.client.enabled) throw invalidClient("unknown or disabled client");
+  if (challenge.usedAt) throw invalidGrant("the state has already been used");
+  if (challenge.expiresAt <= now) throw invalidGrant("the state has expired");
+
+  const address = challenge.address as Address;
+  await verifyChallengeSignature(
+    {
+      message: challenge.message,
+      address,
+      clientId,
+      signature,
+      isClientSigner: (signer) => isActiveSigner(db, clientId, signer),
+    },
+    keyfob.chain,
+  );
+
+  const { count } = await db.challenge.updateMany({
+    where: { stateHash, usedAt: null, expiresAt: { gt: new Date() } },
+    data: { usedAt: new Date() },
+  });
+  if (count !== 1) throw invalidGrant("the state has already been used");
+
+  const { response } = await issueTokens(keyfob.keys, config.issuerUrl, config.accessTokenTtl, {
+    clientId,
+    userId: address,
+    connector: "web3",
+    scope: challenge.scope.split(" ") as Scope[],
+    ethereumAddress: address,
+    nonce: challenge.nonce ?? undefined,
+    emailVerified: false,
+  });
+  return response;
+}

@@ -1,0 +1,31 @@
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Config } from "./config";
+import { readOrCreate, startEmbeddedPostgres } from "./db/embedded";
+import { migrateDatabase } from "./db/migrate";
+
+export type Prepared = {
+  /** The configuration with a database URL and a secret, whichever way they were obtained. */
+  config: Config & { databaseUrl: string; secret: string };
+  /** Stops the embedded PostgreSQL if this call started it. */
+  stop(): Promise<void>;
+};
+
+/**
+ * Gets Keyfob's storage ready. With DATABASE_URL, that server (shared by every instance); without
+ * it, an embedded PostgreSQL under DATA_DIR and a development secret beside it, both kept across
+ * restarts. Either way the migrations are applied.
+ */
+export async function prepareStorage(config: Config): Promise<Prepared> {
+  let stop = async () => {};
+  let { databaseUrl, secret } = config;
+  if (!databaseUrl) {
+    const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort);
+    databaseUrl = embedded.url;
+    stop = embedded.stop;
+    secret ??= await readOrCreate(path.join(config.dataDir, "secret"), () => randomBytes(32).toString("base64url"));
+  }
+  if (!secret) throw new Error("KEYFOB_SECRET is required with DATABASE_URL");
+  await migrateDatabase(databaseUrl);
+  return { config: { ...config, databaseUrl, secret }, stop };
+}

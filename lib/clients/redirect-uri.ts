@@ -1,0 +1,23 @@
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Why a redirect URI cannot be registered, or undefined when it can: an absolute https URI, or
+ * http on a loopback host (RFC 8252 7.3), without a fragment (RFC 6749 3.1.2). It is then stored
+ * and matched exactly as written.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return "must be an absolute URI";
+  }
+  if (uri !== uri.trim()) return "must not start or end with white space";
+  if (uri.includes("#")) return "must not contain a fragment";
+  if (url.username || url.password) return "must not contain credentials";
+  if (url.protocol === "https:") return undefined;
+  if (url.protocol === "http:") {
+    return LOOPBACK_HOSTS.has(url.hostname) ? undefined : "http is allowed only on localhost or a loopback address; use https";
+  }
+  return "must use https (or http on localhost)";
+}

@@ -1,0 +1,105 @@
+import { randomBytes } from "node:crypto";
+import { getAddress, isAddress, type Address } from "viem";
+import { Prisma, type Database } from "../db/client";
+import { redirectUriProblem } from "./redirect-uri";
+
+/** Bad input to a registry change, naming the field at fault (for the CLI and the dashboard). */
+export class RegistryError extends Error {
+  override name = "RegistryError";
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Client ids that are addresses (developer licenses) are kept EIP-55 checksummed, so any case matches. */
+export function normalizeClientId(clientId: string): string {
+  return isAddress(clientId, { strict: false }) ? getAddress(clientId) : clientId;
+}
+
+export function parseAddress(value: string, field = "address"): Address {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new RegistryError(field, "must be a 0x-prefixed 20-byte hex address");
+  return getAddress(value);
+}
+
+export async function createClient(db: Database, input: { id?: string; name: string }) {
+  const id = input.id ? normalizeClientId(input.id.trim()) : `kf_${randomBytes(16).toString("base64url")}`;
+  const name = input.name.trim();
+  if (!/^[\x21-\x7e]{1,128}$/.test(id)) throw new RegistryError("id", "must be 1 to 128 printable characters without spaces");
+  if (name.length === 0 || name.length > 200) throw new RegistryError("name", "must be 1 to 200 characters");
+  try {
+    return await db.client.create({ data: { id, name } });
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      throw new RegistryError("id", `a client with id ${id} already exists`);
+    }
+    throw error;
+  }
+}
+
+export function listClients(db: Database) {
+  return db.client.findMany({
+    orderBy: { createdAt: "asc" },
+    include: { redirectUris: { orderBy: { createdAt: "asc" } }, signers: { orderBy: { enabledAt: "asc" } } },
+  });
+}
+
+export async function setClientEnabled(db: Database, clientId: string, enabled: boolean) {
+  return db.client.update({ where: { id: await existingClient(db, clientId) }, data: { enabled } });
+}
+
+export async function deleteClient(db: Database, clientId: string) {
+  await db.client.delete({ where: { id: await existingClient(db, clientId) } });
+}
+
+export async function addRedirectUri(db: Database, clientId: string, uri: string) {
+  const problem = redirectUriProblem(uri);
+  if (problem) throw new RegistryError("uri", `redirect URI ${problem}`);
+  const id = await existingClient(db, clientId);
+  return db.redirectUri.upsert({ where: { clientId_uri: { clientId: id, uri } }, create: { clientId: id, uri }, update: {} });
+}
+
+export async function removeRedirectUri(db: Database, clientId: string, uri: string) {
+  const { count } = await db.redirectUri.deleteMany({ where: { clientId: normalizeClientId(clientId), uri } });
+  if (count === 0) throw new RegistryError("uri", "this redirect URI is not registered for the client");
+}
+
+/** Enables a signer for the client; adding a revoked or expired signer again enables it anew. */
+export async function addSigner(db: Database, clientId: string, address: string, expiresAt?: Date) {
+  const signer = parseAddress(address);
+  if (expiresAt && expiresAt.getTime() <= Date.now()) throw new RegistryError("expiresAt", "must be in the future");
+  const id = await existingClient(db, clientId);
+  const data = { enabledAt: new Date(), expiresAt: expiresAt ?? null, revokedAt: null };
+  return db.signer.upsert({
+    where: { clientId_address: { clientId: id, address: signer } },
+    create: { clientId: id, address: signer, ...data },
+    update: data,
+  });
+}
+
+export async function revokeSigner(db: Database, clientId: string, address: string) {
+  const { count } = await db.signer.updateMany({
+    where: { clientId: normalizeClientId(clientId), address: parseAddress(address), revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  if (count === 0) throw new RegistryError("address", "no active signer with this address for the client");
+}
+
+/** Whether `address` may sign for the client now: enabled, not expired, not revoked. */
+export async function isActiveSigner(db: Database, clientId: string, address: Address, now = new Date()) {
+  const found = await db.signer.findFirst({
+    where: { clientId, address: getAddress(address), revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+    select: { address: true },
+  });
+  return found !== null;
+}
+
+async function existingClient(db: Database, clientId: string): Promise<string> {
+  const id = normalizeClientId(clientId);
+  if (!(await db.client.findUnique({ where: { id }, select: { id: true } }))) {
+    throw new RegistryError("clientId", `no client with id ${id}`);
+  }
+  return id;
+}

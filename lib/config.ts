@@ -1,0 +1,122 @@
+import path from "node:path";
+import { z } from "zod";
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A duration in seconds, written as a whole number with an optional unit: `600`, `10m`, `14d`. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
+      const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2] || "s"] : 0;
+      if (!match || seconds <= 0) {
+        ctx.addIssue({ code: "custom", message: `expected a positive duration such as 600, 10m, 12h or 14d, got "${value}"` });
+        return z.NEVER;
+      }
+      return seconds;
+    });
+
+const positiveInt = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const n = Number(value);
+      if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
+        ctx.addIssue({ code: "custom", message: `expected a positive whole number, got "${value}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const httpUrl = z
+  .string()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === "http:" || url.protocol === "https:") && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, "expected an http(s) URL without query or fragment");
+
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
+
+const envSchema = z.object({
+  ISSUER_URL: httpUrl.default("http://localhost:3000").transform((url) => url.replace(/\/+$/, "")),
+  PORT: positiveInt("3000"),
+  DATABASE_URL: optional(
+    z.string().regex(/^postgres(ql)?:\/\//, "expected a postgresql:// connection URL"),
+  ),
+  DATA_DIR: z.string().default(".data"),
+  EMBEDDED_POSTGRES_PORT: positiveInt("54329"),
+  KEYFOB_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)")),
+  CHAIN_ID: positiveInt("1"),
+  RPC_URL: optional(httpUrl),
+  ACCESS_TOKEN_TTL: duration("14d"),
+  CHALLENGE_TTL: duration("10m"),
+  KEY_ROTATION_PERIOD: duration("30d"),
+  KEY_PUBLISH_LEAD: duration("1d"),
+  DB_POOL_SIZE: positiveInt("10"),
+});
+
+export type Config = {
+  /** The issuer URL, without a trailing slash; also the SIWE `URI`. */
+  issuerUrl: string;
+  port: number;
+  /** Unset: Keyfob runs an embedded PostgreSQL under `dataDir`. */
+  databaseUrl?: string;
+  /** Absolute path of the local data folder (embedded database, development secret). */
+  dataDir: string;
+  embeddedPostgresPort: number;
+  secret?: string;
+  chainId: number;
+  rpcUrl?: string;
+  /** Lifetimes, in seconds. */
+  accessTokenTtl: number;
+  challengeTtl: number;
+  keyRotationPeriod: number;
+  /** How long a new signing key is published before it signs. */
+  keyPublishLead: number;
+  dbPoolSize: number;
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Reads and validates Keyfob's configuration; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  if (e.KEY_PUBLISH_LEAD >= e.KEY_ROTATION_PERIOD) {
+    throw new ConfigError("Invalid configuration:\n  KEY_PUBLISH_LEAD: must be shorter than KEY_ROTATION_PERIOD");
+  }
+  if (e.DATABASE_URL && !e.KEYFOB_SECRET) {
+    throw new ConfigError(
+      "Invalid configuration:\n  KEYFOB_SECRET: required with DATABASE_URL, so that every instance can decrypt the shared signing keys",
+    );
+  }
+  return {
+    issuerUrl: e.ISSUER_URL,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
+    secret: e.KEYFOB_SECRET,
+    chainId: e.CHAIN_ID,
+    rpcUrl: e.RPC_URL,
+    accessTokenTtl: e.ACCESS_TOKEN_TTL,
+    challengeTtl: e.CHALLENGE_TTL,
+    keyRotationPeriod: e.KEY_ROTATION_PERIOD,
+    keyPublishLead: e.KEY_PUBLISH_LEAD,
+    dbPoolSize: e.DB_POOL_SIZE,
+  };
+}

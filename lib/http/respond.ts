@@ -1,0 +1,63 @@
+import { log } from "../log";
+import { OAuthError } from "../oauth/errors";
+
+const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
+
+/** A JSON response that no cache may keep (RFC 6749 5.1). */
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = NO_STORE): Response {
+  return Response.json(body, { status, headers });
+}
+
+/** The error as the client sees it: an OAuthError as is; a database outage as 503; anything else as 500 without details. */
+export function toOAuthError(error: unknown): OAuthError {
+  if (error instanceof OAuthError) return error;
+  if (isUnavailable(error)) return new OAuthError("temporarily_unavailable", "a dependency is unavailable; try again shortly");
+  return new OAuthError("server_error", "the server could not complete the request");
+}
+
+export function errorResponse(error: OAuthError): Response {
+  const headers: Record<string, string> = { ...NO_STORE };
+  if (error.status === 401) headers["WWW-Authenticate"] = `Bearer error="${error.code}"`;
+  if (error.status === 503) headers["Retry-After"] = "5";
+  return jsonResponse(error.toJSON(), error.status, headers);
+}
+
+/**
+ * Wraps a protocol action as a route handler: every failure becomes the documented error body,
+ * and one log line per request names the endpoint and outcome, never the parameters' values.
+ */
+export function endpoint(name: string, action: (request: Request) => Promise<unknown>) {
+  return async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    try {
+      return jsonResponse(await action(request));
+    } catch (caught) {
+      const error = toOAuthError(caught);
+      const fields = { endpoint: name, status: error.status, error: error.code, ms: Math.round(performance.now() - started) };
+      if (error.status >= 500) {
+        log.error("request failed", { ...fields, cause: describe(caught) });
+      } else {
+        log.info("request refused", fields);
+      }
+      return errorResponse(error);
+    }
+  };
+}
+
+const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P03", "53300", "P1001", "P1002", "P1017", "P2024"]);
+
+function isUnavailable(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown; name?: string } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) return true;
+    if (e.name === "PrismaClientInitializationError") return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+/** The error's class and code for the log: enough to investigate, no values from the request. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const code = (error as { code?: unknown }).code;
+  return `${error.name}${code ? ` ${String(code)}` : ""}: ${error.message.split("\n")[0].slice(0, 200)}`;
+}

@@ -1,0 +1,11 @@
+import { createHash, randomBytes } from "node:crypto";
+
+/** A random, URL-safe, single-use value (state, authorization code): 256 bits. */
+export function randomOpaque(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** Opaque values are stored by their SHA-256 only, so a database leak does not hand them out. */
+export function opaqueDigest(value: string): string {
+  return createHash("sha256").update(value).digest("base64url");
+}

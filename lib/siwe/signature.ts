@@ -1,0 +1,89 @@
+import {
+  createPublicClient,
+  defineChain,
+  http,
+  HttpRequestError,
+  isAddressEqual,
+  isHex,
+  recoverMessageAddress,
+  size,
+  TimeoutError,
+  type Address,
+  type Hex,
+  type Transport,
+} from "viem";
+import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
+
+/** How a challenge signature was accepted. */
+export type SignatureKind = "wallet" | "signer" | "contract";
+
+export type SignatureCheck = {
+  message: string;
+  /** The address the challenge was issued for. */
+  address: Address;
+  clientId: string;
+  signature: string;
+  /** Whether `signer` is an enabled, unexpired, unrevoked signer of the client. */
+  isClientSigner(signer: Address): Promise<boolean>;
+};
+
+/** Checks a signature against a contract account on the configured chain (ERC-1271, ERC-6492). */
+export type ChainVerifier = (address: Address, message: string, signature: Hex) => Promise<boolean>;
+
+/**
+ * A verifier on RPC_URL, or none when it is unset. viem's verifyMessage folds a failed RPC call into
+ * "invalid", so each check watches its transport and reports an unreachable chain as 503 instead.
+ */
+export function createChainVerifier(rpcUrl: string | undefined, chainId: number): ChainVerifier | undefined {
+  if (!rpcUrl) return undefined;
+  const base = http(rpcUrl, { timeout: 5_000, retryCount: 1 });
+  const chain = defineChain({
+    id: chainId,
+    name: `chain ${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  return async (address, message, signature) => {
+    let unreachable = false;
+    const watched: Transport = (options) => {
+      const transport = base(options);
+      return {
+        ...transport,
+        async request(args, requestOptions) {
+          try {
+            return await transport.request(args, requestOptions);
+          } catch (error) {
+            if (error instanceof HttpRequestError || error instanceof TimeoutError) unreachable = true;
+            throw error;
+          }
+        },
+      } as ReturnType<Transport>;
+    };
+    const client = createPublicClient({ chain, transport: watched });
+    const valid = await client.verifyMessage({ address, message, signature }).catch(() => false);
+    if (unreachable) throw new OAuthError("temporarily_unavailable", "the chain could not be reached to verify a contract signature");
+    return valid;
+  };
+}
+
+/**
+ * Verifies the EIP-191 signature of a challenge. Accepted, in order: (1) a plain wallet signing for
+ * itself; (2) a signer enabled on the client, when the challenge is for the client's own address
+ * (a developer license signing through one of its keys); (3) a contract account through ERC-1271,
+ * or ERC-6492 before it is deployed, when a chain is configured.
+ */
+export async function verifyChallengeSignature(check: SignatureCheck, onChain?: ChainVerifier): Promise<SignatureKind> {
+  if (!isHex(check.signature, { strict: true }) || check.signature.length % 2 !== 0 || size(check.signature) < 65) {
+    throw invalidRequest("signature must be 0x-prefixed hex of at least 65 bytes");
+  }
+  const signature = check.signature as Hex;
+  if (size(signature) === 65) {
+    const recovered = await recoverMessageAddress({ message: check.message, signature }).catch(() => undefined);
+    if (recovered && isAddressEqual(recovered, check.address)) return "wallet";
+    if (recovered && check.address.toLowerCase() === check.clientId.toLowerCase() && (await check.isClientSigner(recovered))) {
+      return "signer";
+    }
+  }
+  if (onChain && (await onChain(check.address, check.message, signature))) return "contract";
+  throw invalidGrant("the signature does not match the address, an enabled signer of the client, or a contract account");
+}

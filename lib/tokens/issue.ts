@@ -1,0 +1,68 @@
+import { createHash, randomUUID } from "node:crypto";
+import { SignJWT, type CryptoKey, type JWTPayload } from "jose";
+import type { Scope } from "../oauth/scope";
+import { SIGNING_ALG } from "../keys/keystore";
+import { encodeSubject } from "./sub";
+
+export type TokenSigner = { signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> };
+
+/** Who the tokens are for, and what the client asked to know. */
+export type Grant = {
+  clientId: string;
+  /** The account's id (a 0x address) and the connector it logged in with: web3, google or apple. */
+  userId: string;
+  connector: string;
+  scope: Scope[];
+  ethereumAddress: string;
+  nonce?: string;
+  email?: string;
+  emailVerified: boolean;
+};
+
+export type TokenResponse = {
+  access_token: string;
+  token_type: "bearer";
+  expires_in: number;
+  id_token: string;
+};
+
+/** at_hash (OIDC Core 3.1.3.6): base64url of the left half of the SHA-256 of the access token. */
+export function accessTokenHash(accessToken: string): string {
+  return createHash("sha256").update(accessToken).digest().subarray(0, 16).toString("base64url");
+}
+
+/** Issues an access token and an ID token (RS256, with kid) carrying the platform's claims. */
+export async function issueTokens(
+  signer: TokenSigner,
+  issuer: string,
+  ttlSeconds: number,
+  grant: Grant,
+): Promise<{ response: TokenResponse; jti: string; expiresAt: Date }> {
+  const { kid, privateKey } = await signer.signingKey();
+  const iat = Math.floor(Date.now() / 1000);
+  const exp = iat + ttlSeconds;
+  const claims: JWTPayload = {
+    iss: issuer,
+    sub: encodeSubject({ userId: grant.userId, connector: grant.connector }),
+    aud: grant.clientId,
+    iat,
+    exp,
+    provider_id: grant.connector,
+    ...(grant.scope.includes("email") && {
+      ethereum_address: grant.ethereumAddress,
+      ...(grant.email !== undefined && { email: grant.email }),
+    }),
+    email_verified: grant.emailVerified,
+    ...(grant.nonce !== undefined && { nonce: grant.nonce }),
+  };
+  const sign = (payload: JWTPayload) => new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid }).sign(privateKey);
+
+  const jti = randomUUID();
+  const accessToken = await sign({ ...claims, jti, scope: grant.scope.join(" ") });
+  const idToken = await sign({ ...claims, jti: randomUUID(), at_hash: accessTokenHash(accessToken) });
+  return {
+    response: { access_token: accessToken, token_type: "bearer", expires_in: ttlSeconds, id_token: idToken },
+    jti,
+    expiresAt: new Date(exp * 1000),
+  };
+}

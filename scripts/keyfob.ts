@@ -1,0 +1,98 @@
+/**
+ * Keyfob's admin command line: clients, redirect URIs and signers. It calls the same lib/ functions
+ * as the dashboard. Run `npm run keyfob -- help`.
+ */
+import { parseArgs } from "node:util";
+import { prepareStorage } from "../lib/bootstrap";
+import {
+  addRedirectUri,
+  addSigner,
+  createClient,
+  deleteClient,
+  listClients,
+  RegistryError,
+  removeRedirectUri,
+  revokeSigner,
+  setClientEnabled,
+} from "../lib/clients/registry";
+import { ConfigError, loadConfig } from "../lib/config";
+import { createDatabase, type Database } from "../lib/db/client";
+
+const USAGE = `Usage: npm run keyfob -- <command>
+
+  clients list
+  clients add --name <name> [--id <client_id>]     client_id defaults to a generated one
+  clients enable <client_id>
+  clients disable <client_id>
+  clients delete <client_id>
+  redirect-uris add <client_id> <uri>
+  redirect-uris remove <client_id> <uri>
+  signers add <client_id> <address> [--expires <ISO date>]
+  signers revoke <client_id> <address>`;
+
+type Command = (db: Database, args: string[], options: Record<string, string | undefined>) => Promise<unknown>;
+
+const commands: Record<string, Command> = {
+  "clients list": async (db) => {
+    for (const c of await listClients(db)) {
+      console.log(`${c.id}  ${c.enabled ? "enabled " : "disabled"}  ${c.name}`);
+      for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
+      for (const s of c.signers) {
+        const status = s.revokedAt ? `revoked ${s.revokedAt.toISOString()}` : s.expiresAt ? `expires ${s.expiresAt.toISOString()}` : "active";
+        console.log(`    signer        ${s.address}  ${status}`);
+      }
+    }
+  },
+  "clients add": async (db, _args, o) => {
+    if (!o.name) throw new RegistryError("name", "--name is required");
+    const client = await createClient(db, { id: o.id, name: o.name });
+    console.log(`client ${client.id} created`);
+  },
+  "clients enable": (db, [id]) => setClientEnabled(db, need(id, "client_id"), true).then(() => console.log(`client ${id} enabled`)),
+  "clients disable": (db, [id]) => setClientEnabled(db, need(id, "client_id"), false).then(() => console.log(`client ${id} disabled`)),
+  "clients delete": (db, [id]) => deleteClient(db, need(id, "client_id")).then(() => console.log(`client ${id} deleted`)),
+  "redirect-uris add": (db, [id, uri]) =>
+    addRedirectUri(db, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} added`)),
+  "redirect-uris remove": (db, [id, uri]) =>
+    removeRedirectUri(db, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} removed`)),
+  "signers add": async (db, [id, address], o) => {
+    const expires = o.expires ? new Date(o.expires) : undefined;
+    if (expires && Number.isNaN(expires.getTime())) throw new RegistryError("expires", "--expires must be an ISO 8601 date");
+    const signer = await addSigner(db, need(id, "client_id"), need(address, "address"), expires);
+    console.log(`signer ${signer.address} enabled for ${signer.clientId}`);
+  },
+  "signers revoke": (db, [id, address]) =>
+    revokeSigner(db, need(id, "client_id"), need(address, "address")).then(() => console.log(`signer ${address} revoked`)),
+};
+
+function need(value: string | undefined, name: string): string {
+  if (!value) throw new RegistryError(name, `<${name}> is required`);
+  return value;
+}
+
+async function main() {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { name: { type: "string" }, id: { type: "string" }, expires: { type: "string" } },
+  });
+  const command = commands[positionals.slice(0, 2).join(" ")];
+  if (!command) {
+    console.log(USAGE);
+    process.exit(positionals.length === 0 || positionals[0] === "help" ? 0 : 2);
+  }
+  const { config, stop } = await prepareStorage(loadConfig());
+  const db = createDatabase(config.databaseUrl, 2);
+  try {
+    await command(db, positionals.slice(2), values);
+  } finally {
+    await db.$disconnect();
+    await stop();
+  }
+}
+
+main().catch((error) => {
+  if (error instanceof RegistryError) console.error(`error: ${error.field}: ${error.message}`);
+  else if (error instanceof ConfigError) console.error(error.message);
+  else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
