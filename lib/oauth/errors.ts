@@ -8,9 +8,6 @@ const STATUS = {
   unsupported_grant_type: 400,
   unsupported_response_type: 400,
   invalid_token: 401,
-  request_too_large: 413,
-  method_not_allowed: 405,
-  unsupported_media_type: 415,
   server_error: 500,
   temporarily_unavailable: 503,
 } as const;
