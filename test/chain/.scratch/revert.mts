@@ -1,0 +1,11 @@
+import { createPublicClient, http, type Transport } from "viem";
+import { startLocalChain } from "../local-chain.ts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+const chain = await startLocalChain();
+const base = http(chain.rpcUrl);
+const watched: Transport = (o) => { const t = base(o); return { ...t, async request(a: any, r: any) { try { return await t.request(a, r); } catch (e: any) { console.log("transport error:", e.constructor.name, e.code, e.cause?.constructor?.name, JSON.stringify(e.cause?.data ?? e.data), (e.details ?? "").slice(0, 150)); throw e; } } } as any; };
+const pc = createPublicClient({ chain: chain.chain, transport: watched });
+const eoa = privateKeyToAccount(generatePrivateKey());
+console.log(await pc.verifyMessage({ address: eoa.address, message: "hi", signature: ("0x" + "ab".repeat(100)) as any }));
+console.log(await pc.verifyMessage({ address: eoa.address, message: "hi", signature: await privateKeyToAccount(generatePrivateKey()).signMessage({ message: "hi" }) }));
+await chain.stop();

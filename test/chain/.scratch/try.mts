@@ -1,0 +1,18 @@
+import { startLocalChain, compileContracts, deploy } from "../local-chain.ts";
+import { hashMessage } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+let t = Date.now();
+const chain = await startLocalChain();
+console.log("start", Date.now() - t); t = Date.now();
+const c = compileContracts();
+console.log("compile", Date.now() - t, Object.keys(c)); t = Date.now();
+const owner = privateKeyToAccount(generatePrivateKey());
+const acct = await deploy(chain, c.LicenseAccount, [owner.address]);
+const fac = await deploy(chain, c.LicenseAccountFactory);
+console.log("deploy", Date.now() - t, acct, fac);
+const sig = await owner.signMessage({ message: "hi" });
+console.log(await chain.publicClient.readContract({ address: acct, abi: c.LicenseAccount.abi, functionName: "isValidSignature", args: [hashMessage("hi"), sig] }));
+console.log(await chain.publicClient.verifyMessage({ address: acct, message: "hi", signature: sig }));
+console.log(await chain.publicClient.verifyMessage({ address: acct, message: "hx", signature: sig }));
+await chain.stop();
+console.log("stopped");

@@ -1,0 +1,366 @@
+/**
+ * Flow A with contract accounts, against a real local chain (hardhat node) and the real route
+ * handlers: ERC-1271 for deployed accounts, ERC-6492 for accounts not deployed yet, and the
+ * chain being unreachable (503, the state kept for a retry). Nothing is mocked.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
+import { bytesToHex, concatHex, getAddress, serializeErc6492Signature, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as jwksRoute } from "@/app/.well-known/jwks.json/route";
+import { POST as generateChallengeRoute } from "@/app/auth/web3/generate_challenge/route";
+import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
+import { submitChallenge } from "@/lib/actions/submit-challenge";
+import { addRedirectUri, createClient } from "@/lib/clients/registry";
+import { loadConfig } from "@/lib/config";
+import { endpoint } from "@/lib/http/respond";
+import { createKeyfob, type Keyfob } from "@/lib/keyfob";
+import { readParams } from "@/lib/oauth/params";
+import { keyfob } from "@/lib/runtime";
+import { decodeSubject } from "@/lib/tokens/sub";
+import { compileContracts, freePort, startLocalChain, type LocalChain } from "./chain/local-chain";
+import { deployLicenseAccounts, randomSalt, type LicenseAccounts } from "./chain/license-accounts";
+
+type Handler = (request: Request) => Promise<Response>;
+type Reply = { status: number; headers: Headers; body: Record<string, unknown> };
+
+const DOMAIN = "http://localhost:4000/callback";
+const SCOPE = "openid email";
+
+let chain: LocalChain;
+let accounts: LicenseAccounts;
+let app: Keyfob;
+
+/** A developer license: its client_id is a deployed LicenseAccount owned by `licenseOwner`. */
+const licenseOwner = privateKeyToAccount(generatePrivateKey());
+let license: Address;
+/** An ordinary client, and a user whose wallet is a deployed LicenseAccount owned by `userOwner`. */
+let appClientId: string;
+const userOwner = privateKeyToAccount(generatePrivateKey());
+let userAccount: Address;
+/** A user whose account is not deployed yet (ERC-6492); the factory would deploy it for (owner, salt). */
+const pendingOwner = privateKeyToAccount(generatePrivateKey());
+const pendingSalt = randomSalt();
+let pendingAccount: Address;
+
+const stranger = privateKeyToAccount(generatePrivateKey());
+const httpServers: http.Server[] = [];
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  // lib/runtime builds the route handlers' Keyfob from process.env on first use: set the chain first.
+  process.env.RPC_URL = chain.rpcUrl;
+  process.env.CHAIN_ID = String(chain.chainId);
+  app = keyfob();
+  expect(app.chain).toBeDefined();
+
+  accounts = await deployLicenseAccounts(chain, compileContracts());
+  license = await accounts.deployAccount(licenseOwner.address);
+  userAccount = await accounts.deployAccount(userOwner.address);
+  pendingAccount = await accounts.predict(pendingOwner.address, pendingSalt);
+  expect(await accounts.isDeployed(pendingAccount)).toBe(false);
+
+  await createClient(app.db, { id: license, name: "License account" });
+  await addRedirectUri(app.db, license, DOMAIN);
+  appClientId = (await createClient(app.db, { name: "Contract wallet app" })).id;
+  await addRedirectUri(app.db, appClientId, DOMAIN);
+}, 120_000);
+
+afterAll(async () => {
+  for (const server of httpServers) {
+    server.closeAllConnections();
+    server.close();
+  }
+  await chain?.stop();
+  await app?.db.$disconnect();
+});
+
+async function call(handler: Handler, pathname: string, params: Record<string, string>): Promise<Reply> {
+  const response = await handler(
+    new Request(`${process.env.ISSUER_URL}${pathname}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(params),
+    }),
+  );
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function challengeFor(clientId: string, address: Address, nonce?: string) {
+  const reply = await call(generateChallengeRoute, "/auth/web3/generate_challenge", {
+    client_id: clientId,
+    domain: DOMAIN,
+    scope: SCOPE,
+    response_type: "code",
+    address,
+    ...(nonce && { nonce }),
+  });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  const { state, challenge } = reply.body as { state: string; challenge: string };
+  expect(challenge).toContain(`\n${getAddress(address)}\n`);
+  expect(challenge).toContain(`\nChain ID: ${chain.chainId}\n`);
+  return { state, challenge };
+}
+
+function submit(clientId: string, state: string, signature: Hex, handler: Handler = submitChallengeRoute) {
+  return call(handler, "/auth/web3/submit_challenge", {
+    client_id: clientId,
+    state,
+    domain: DOMAIN,
+    grant_type: "authorization_code",
+    signature,
+  });
+}
+
+/** submit_challenge exactly as the route serves it, but on another Keyfob (another RPC_URL). */
+function submitOn(other: Keyfob): Handler {
+  return endpoint("submit_challenge", async (request) => submitChallenge(other, await readParams(request)));
+}
+
+/** A Keyfob on the same database as the routes, with its chain verifier on `rpcUrl`. */
+function keyfobWithRpc(rpcUrl: string): Keyfob {
+  return createKeyfob(loadConfig({ ...process.env, RPC_URL: rpcUrl, CHAIN_ID: String(chain.chainId) }), app.db);
+}
+
+function expectError(reply: Reply, status: number, error: string) {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.body).toEqual({ error, error_description: expect.any(String), status, message: reply.body.error_description });
+  expect(reply.headers.get("cache-control")).toBe("no-store");
+}
+
+/** Checks the tokens' signatures against the JWKS endpoint and returns the ID token's claims. */
+async function expectTokens(reply: Reply, clientId: string, address: Address) {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  expect(reply.body).toMatchObject({ token_type: "bearer", access_token: expect.any(String), id_token: expect.any(String) });
+  const jwks = createLocalJWKSet(await (await jwksRoute()).json());
+  const verify = { issuer: process.env.ISSUER_URL, audience: clientId };
+  const { payload: idToken } = await jwtVerify(reply.body.id_token as string, jwks, verify);
+  const { payload: accessToken } = await jwtVerify(reply.body.access_token as string, jwks, verify);
+  for (const claims of [idToken, accessToken]) {
+    expect(claims.ethereum_address).toBe(getAddress(address));
+    expect(decodeSubject(claims.sub!)).toEqual({ userId: getAddress(address), connector: "web3" });
+  }
+  expect(accessToken.scope).toBe(SCOPE);
+  return idToken;
+}
+
+/** An HTTP server on localhost answering every request with `status` and `body`, like a failing RPC provider. */
+async function failingRpc(status: number, body: (id: unknown) => unknown): Promise<string> {
+  const server = http.createServer((request, response) => {
+    let text = "";
+    request.on("data", (chunk) => (text += chunk));
+    request.on("end", () => {
+      let id: unknown = null;
+      try {
+        id = (JSON.parse(text) as { id?: unknown }).id ?? null;
+      } catch {}
+      const payload = body(id);
+      response.writeHead(status, { "content-type": typeof payload === "string" ? "text/html" : "application/json" });
+      response.end(typeof payload === "string" ? payload : JSON.stringify(payload));
+    });
+  });
+  httpServers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  return `http://localhost:${(server.address() as AddressInfo).port}`;
+}
+
+const garbage = (bytes: number): Hex => bytesToHex(crypto.getRandomValues(new Uint8Array(bytes)));
+
+describe("Flow A with a deployed ERC-1271 account", () => {
+  it("signs a developer license in with its owner's key: tokens for the contract's address", async () => {
+    const { state, challenge } = await challengeFor(license, license, "n-0S6_WzA2Mj");
+    const signature = await licenseOwner.signMessage({ message: challenge });
+    const claims = await expectTokens(await submit(license, state, signature), license, license);
+    expect(claims.nonce).toBe("n-0S6_WzA2Mj");
+    expect(claims.aud).toBe(license);
+  });
+
+  it("signs a user's contract account in to an ordinary client", async () => {
+    const { state, challenge } = await challengeFor(appClientId, userAccount);
+    const signature = await userOwner.signMessage({ message: challenge });
+    const claims = await expectTokens(await submit(appClientId, state, signature), appClientId, userAccount);
+    expect(claims.aud).toBe(appClientId);
+  });
+
+  it("refuses a signature by a key that does not own the account (400 invalid_grant)", async () => {
+    const { state, challenge } = await challengeFor(license, license);
+    expectError(await submit(license, state, await stranger.signMessage({ message: challenge })), 400, "invalid_grant");
+    // Another account's owner is not this account's owner either.
+    expectError(await submit(license, state, await userOwner.signMessage({ message: challenge })), 400, "invalid_grant");
+  });
+
+  it("refuses the owner's signature of another challenge", async () => {
+    const { state } = await challengeFor(appClientId, userAccount);
+    const other = await challengeFor(appClientId, userAccount);
+    expectError(await submit(appClientId, state, await userOwner.signMessage({ message: other.challenge })), 400, "invalid_grant");
+  });
+
+  it("uses a state once", async () => {
+    const { state, challenge } = await challengeFor(appClientId, userAccount);
+    const signature = await userOwner.signMessage({ message: challenge });
+    await expectTokens(await submit(appClientId, state, signature), appClientId, userAccount);
+    expectError(await submit(appClientId, state, signature), 400, "invalid_grant");
+  });
+});
+
+describe("Flow A with an account not deployed yet (ERC-6492)", () => {
+  it("accepts the owner's 6492-wrapped signature, without deploying the account", async () => {
+    const { state, challenge } = await challengeFor(appClientId, pendingAccount);
+    const signature = accounts.wrapErc6492(pendingOwner.address, pendingSalt, await pendingOwner.signMessage({ message: challenge }));
+    expect(signature.endsWith("6492".repeat(16))).toBe(true);
+    await expectTokens(await submit(appClientId, state, signature), appClientId, pendingAccount);
+    // Verification simulates the deployment in eth_call; the chain is unchanged.
+    expect(await accounts.isDeployed(pendingAccount)).toBe(false);
+  });
+
+  it("refuses a 6492-wrapped signature by another key (400 invalid_grant)", async () => {
+    const { state, challenge } = await challengeFor(appClientId, pendingAccount);
+    const signature = accounts.wrapErc6492(pendingOwner.address, pendingSalt, await stranger.signMessage({ message: challenge }));
+    expectError(await submit(appClientId, state, signature), 400, "invalid_grant");
+  });
+
+  it("refuses a wrapper that deploys a different account than the one signing in", async () => {
+    // The stranger's own counterfactual account, with the stranger's signature: valid for that
+    // account, but the challenge is for pendingAccount.
+    const { state, challenge } = await challengeFor(appClientId, pendingAccount);
+    const signature = accounts.wrapErc6492(stranger.address, pendingSalt, await stranger.signMessage({ message: challenge }));
+    expectError(await submit(appClientId, state, signature), 400, "invalid_grant");
+  });
+
+  it("refuses a wrapper whose factory call reverts (400, not 500)", async () => {
+    const { state, challenge } = await challengeFor(appClientId, pendingAccount);
+    const signature = serializeErc6492Signature({
+      address: accounts.factory,
+      data: "0xdeadbeef", // no such function: the factory reverts
+      signature: await pendingOwner.signMessage({ message: challenge }),
+    });
+    expectError(await submit(appClientId, state, signature), 400, "invalid_grant");
+  });
+
+  it("accepts a wrapped signature once the account is deployed (the wrapper is then ignored)", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const salt = randomSalt();
+    const account = await accounts.deployAccount(owner.address, salt);
+    const { state, challenge } = await challengeFor(appClientId, account);
+    const signature = accounts.wrapErc6492(owner.address, salt, await owner.signMessage({ message: challenge }));
+    await expectTokens(await submit(appClientId, state, signature), appClientId, account);
+  });
+
+  it("refuses the owner's unwrapped signature while the account has no code", async () => {
+    const { state, challenge } = await challengeFor(appClientId, pendingAccount);
+    expectError(await submit(appClientId, state, await pendingOwner.signMessage({ message: challenge })), 400, "invalid_grant");
+  });
+});
+
+describe("Flow A with malformed contract signatures", () => {
+  const cases: [string, (challenge: string) => Hex | Promise<Hex>][] = [
+    ["200 random bytes", () => garbage(200)],
+    ["66 bytes: a valid owner signature with a byte appended", async (challenge) => concatHex([await licenseOwner.signMessage({ message: challenge }), "0x00"])],
+    ["random bytes ending in the ERC-6492 magic suffix", () => concatHex([garbage(150), `0x${"6492".repeat(16)}`])],
+    ["65 zero bytes", () => `0x${"00".repeat(65)}` as Hex],
+  ];
+
+  for (const [name, make] of cases) {
+    it(`answers 400 invalid_grant, not 500, for ${name}`, async () => {
+      const { state, challenge } = await challengeFor(license, license);
+      expectError(await submit(license, state, await make(challenge)), 400, "invalid_grant");
+      // The failure did not spend the state: the owner's signature still signs in.
+      await expectTokens(await submit(license, state, await licenseOwner.signMessage({ message: challenge })), license, license);
+    });
+  }
+
+  it("answers 400, not 500, for garbage longer than 65 bytes for a plain wallet address", async () => {
+    const wallet: PrivateKeyAccount = privateKeyToAccount(generatePrivateKey());
+    const { state } = await challengeFor(appClientId, wallet.address);
+    expectError(await submit(appClientId, state, garbage(97)), 400, "invalid_grant");
+  });
+});
+
+describe("Flow A when the chain cannot be reached", () => {
+  let closedRpcUrl: string;
+  beforeAll(async () => {
+    closedRpcUrl = `http://localhost:${await freePort()}`;
+  });
+
+  it("answers 503 temporarily_unavailable for a contract signature, and keeps the state for a retry", async () => {
+    const offline = submitOn(keyfobWithRpc(closedRpcUrl));
+    const { state, challenge } = await challengeFor(license, license);
+    const signature = await licenseOwner.signMessage({ message: challenge });
+
+    const refused = await submit(license, state, signature, offline);
+    expectError(refused, 503, "temporarily_unavailable");
+    expect(refused.headers.get("retry-after")).toBe("5");
+
+    // The same state and signature, once the chain answers again.
+    await expectTokens(await submit(license, state, signature), license, license);
+    expectError(await submit(license, state, signature), 400, "invalid_grant");
+  });
+
+  it("answers 503 for an ERC-6492 signature too", async () => {
+    const offline = submitOn(keyfobWithRpc(closedRpcUrl));
+    const { state, challenge } = await challengeFor(appClientId, pendingAccount);
+    const signature = accounts.wrapErc6492(pendingOwner.address, pendingSalt, await pendingOwner.signMessage({ message: challenge }));
+    expectError(await submit(appClientId, state, signature, offline), 503, "temporarily_unavailable");
+    await expectTokens(await submit(appClientId, state, signature), appClientId, pendingAccount);
+  });
+
+  it("never calls a signature bad when it could not ask the chain", async () => {
+    const offline = submitOn(keyfobWithRpc(closedRpcUrl));
+    const { state, challenge } = await challengeFor(license, license);
+    expectError(await submit(license, state, await stranger.signMessage({ message: challenge }), offline), 503, "temporarily_unavailable");
+    expectError(await submit(license, state, garbage(120), offline), 503, "temporarily_unavailable");
+  });
+
+  it("still signs plain wallets in without the chain", async () => {
+    const offline = submitOn(keyfobWithRpc(closedRpcUrl));
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const { state, challenge } = await challengeFor(appClientId, wallet.address);
+    await expectTokens(await submit(appClientId, state, await wallet.signMessage({ message: challenge }), offline), appClientId, wallet.address);
+  });
+
+  it("answers 503 when the RPC endpoint answers with an HTTP error (a gateway whose upstream is down)", async () => {
+    const offline = submitOn(keyfobWithRpc(await failingRpc(502, () => "<html>502 Bad Gateway</html>")));
+    const { state, challenge } = await challengeFor(license, license);
+    const signature = await licenseOwner.signMessage({ message: challenge });
+    expectError(await submit(license, state, signature, offline), 503, "temporarily_unavailable");
+    await expectTokens(await submit(license, state, signature), license, license);
+  });
+
+  // BUG (lib/siwe/signature.ts, createChainVerifier): only HttpRequestError and TimeoutError count as
+  // "unreachable". A provider that answers with a JSON-RPC error body (rate limits are usually HTTP
+  // 429 with {"error":{"code":-32005}}, or HTTP 200 with -32005/-32603) makes viem throw an
+  // RpcRequestError subclass, which verifyMessage folds into `false`: a valid contract signature is
+  // answered 400 invalid_grant. Marked `it.fails` so the suite stays green until it is fixed;
+  // drop `.fails` with the fix.
+  for (const [name, status, code] of [
+    ["HTTP 429 with a JSON-RPC rate-limit error", 429, -32005],
+    ["HTTP 200 with a JSON-RPC limit-exceeded error", 200, -32005],
+    ["HTTP 200 with a JSON-RPC internal error", 200, -32603],
+  ] as const) {
+    it.fails(`answers 503, not invalid_grant, when the RPC provider answers ${name}`, async () => {
+      const rpcUrl = await failingRpc(status, (id) => ({ jsonrpc: "2.0", id, error: { code, message: "request limit exceeded" } }));
+      const offline = submitOn(keyfobWithRpc(rpcUrl));
+      const { state, challenge } = await challengeFor(license, license);
+      const signature = await licenseOwner.signMessage({ message: challenge });
+      expectError(await submit(license, state, signature, offline), 503, "temporarily_unavailable");
+    });
+  }
+});
+
+describe("the decoded ID token", () => {
+  it("carries ethereum_address only with the email scope", async () => {
+    const reply = await call(generateChallengeRoute, "/auth/web3/generate_challenge", {
+      client_id: appClientId,
+      domain: DOMAIN,
+      scope: "openid",
+      response_type: "code",
+      address: userAccount,
+    });
+    const { state, challenge } = reply.body as { state: string; challenge: string };
+    const tokens = await submit(appClientId, state, await userOwner.signMessage({ message: challenge }));
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt(tokens.body.id_token as string).ethereum_address).toBeUndefined();
+  });
+});

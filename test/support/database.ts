@@ -1,0 +1,22 @@
+import pg from "pg";
+import { createDatabase } from "@/lib/db/client";
+import { migrateDatabase } from "@/lib/db/migrate";
+
+/**
+ * A fresh, migrated database of its own in the test cluster, for a test file that must own whole
+ * tables (such as signing_keys) without disturbing the files running beside it.
+ */
+export async function isolatedDatabase(name: string) {
+  const url = new URL(process.env.DATABASE_URL!);
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  url.pathname = `/${name}`;
+  await migrateDatabase(url.toString());
+  return createDatabase(url.toString(), 4);
+}
