@@ -1,0 +1,56 @@
+/**
+ * `npm test`: everything, on real parts.
+ *   1. vitest: unit and integration tests (real PostgreSQL, real signatures, a local chain);
+ *   2. next build, then Playwright against the built server on its own embedded PostgreSQL.
+ * Extra arguments go to Playwright (e.g. `npm test -- --grep demo`); SKIP_UNIT=1 runs only step 2.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { migrateDatabase } from "../lib/db/migrate";
+import { freePort } from "../test/support/global-setup";
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: "inherit", env: { ...env, NEXT_TELEMETRY_DISABLED: "1" } });
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const bin = (name: string) => path.resolve("node_modules/.bin", name);
+const results: [string, number][] = [];
+
+async function main() {
+  if (!process.env.SKIP_UNIT) results.push(["vitest", await run(bin("vitest"), ["run"])]);
+
+  const build = await run(bin("next"), ["build"]);
+  results.push(["next build", build]);
+  if (build === 0) {
+    const dir = path.resolve(".data/e2e");
+    await rm(dir, { recursive: true, force: true });
+    const database = await startEmbeddedPostgres(dir, await freePort());
+    try {
+      await migrateDatabase(database.url);
+      const env = {
+        ...process.env,
+        DATABASE_URL: database.url,
+        KEYFOB_SECRET: randomBytes(32).toString("base64url"),
+        E2E_PORT: String(await freePort()),
+      };
+      results.push(["playwright", await run(bin("playwright"), ["test", ...process.argv.slice(2)], env)]);
+    } finally {
+      await database.stop();
+    }
+  }
+
+  const failed = results.filter(([, code]) => code !== 0);
+  console.log(`\n${results.map(([name, code]) => `${name}: ${code === 0 ? "ok" : `FAILED (exit ${code})`}`).join("\n")}`);
+  process.exit(failed.length > 0 ? 1 : 0);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
