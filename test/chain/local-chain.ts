@@ -79,7 +79,14 @@ export async function startLocalChain(options: { timeoutMs?: number } = {}): Pro
     cwd: CHAIN_DIR,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true", NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: {
+      ...process.env,
+      HARDHAT_DISABLE_TELEMETRY_PROMPT: "true",
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+      // hardhat.config.cjs ends the node when this process is gone.
+      KEYFOB_CHAIN_PARENT_PID: String(process.pid),
+    },
   });
   // The node logs every RPC call: keep reading (a full pipe would stall it) and keep the tail for errors.
   let output = "";
