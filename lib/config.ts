@@ -1,6 +1,9 @@
 import path from "node:path";
 import { z } from "zod";
 
+/** JWKS responses may be cached 5 minutes and instances reload keys every minute: a new key must be out longer. */
+const MIN_PUBLISH_LEAD_SECONDS = 600;
+
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /** A duration in seconds, written as a whole number with an optional unit: `600`, `10m`, `14d`. */
@@ -96,6 +99,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.KEY_PUBLISH_LEAD < MIN_PUBLISH_LEAD_SECONDS) {
+    throw new ConfigError(
+      `Invalid configuration:\n  KEY_PUBLISH_LEAD: must be at least ${MIN_PUBLISH_LEAD_SECONDS / 60} minutes, longer than verifiers cache the JWKS`,
+    );
+  }
   if (e.KEY_PUBLISH_LEAD >= e.KEY_ROTATION_PERIOD) {
     throw new ConfigError("Invalid configuration:\n  KEY_PUBLISH_LEAD: must be shorter than KEY_ROTATION_PERIOD");
   }

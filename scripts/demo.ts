@@ -3,6 +3,7 @@
  * "license" address with a fresh signer key), gets tokens with the client library, verifies them
  * against the published JWKS and prints the decoded claims.
  */
+import "./load-env";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { prepareStorage } from "../lib/bootstrap";

@@ -2,6 +2,7 @@
  * Keyfob's admin command line: clients, redirect URIs and signers. It calls the same lib/ functions
  * as the dashboard. Run `npm run keyfob -- help`.
  */
+import "./load-env";
 import { parseArgs } from "node:util";
 import { prepareStorage } from "../lib/bootstrap";
 import {

@@ -5,6 +5,7 @@
  *   npm run serve      serve the existing build (e.g. several instances on one PostgreSQL)
  *   npm run dev        development server with reloading
  */
+import "./load-env";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { ConfigError, loadConfig } from "../lib/config";

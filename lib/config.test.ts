@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "./config";
+
+describe("loadConfig", () => {
+  it("has working defaults for a fresh clone", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      issuerUrl: "http://localhost:3000",
+      port: 3000,
+      chainId: 1,
+      accessTokenTtl: 1209600,
+      challengeTtl: 600,
+      keyRotationPeriod: 30 * 86400,
+      keyPublishLead: 86400,
+    });
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.rpcUrl).toBeUndefined();
+  });
+
+  it("reads durations with units and strips the issuer's trailing slash", () => {
+    const config = loadConfig({ ACCESS_TOKEN_TTL: "3600", CHALLENGE_TTL: "5m", KEY_ROTATION_PERIOD: "7d", KEY_PUBLISH_LEAD: "12h", ISSUER_URL: "https://auth.example.com/" });
+    expect(config).toMatchObject({ accessTokenTtl: 3600, challengeTtl: 300, keyRotationPeriod: 604800, keyPublishLead: 43200, issuerUrl: "https://auth.example.com" });
+  });
+
+  it("names every invalid variable at once", () => {
+    let message = "";
+    try {
+      loadConfig({ CHAIN_ID: "mainnet", CHALLENGE_TTL: "-5", ISSUER_URL: "ftp://x", RPC_URL: "nope" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^Invalid configuration:/);
+    expect(message).toContain('CHAIN_ID: expected a positive whole number, got "mainnet"');
+    expect(message).toContain("CHALLENGE_TTL: expected a positive duration");
+    expect(message).toContain("ISSUER_URL: expected an http(s) URL");
+    expect(message).toContain("RPC_URL: expected an http(s) URL");
+  });
+
+  it("requires KEYFOB_SECRET with a shared DATABASE_URL", () => {
+    expect(() => loadConfig({ DATABASE_URL: "postgresql://u:p@db:5432/keyfob" })).toThrow(/KEYFOB_SECRET: required with DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: "postgresql://u:p@db:5432/keyfob", KEYFOB_SECRET: "short" })).toThrow(/at least 32/);
+  });
+
+  it("keeps key publication longer than JWKS caching and shorter than the rotation period", () => {
+    expect(() => loadConfig({ KEY_PUBLISH_LEAD: "1m" })).toThrow(/KEY_PUBLISH_LEAD: must be at least 10 minutes/);
+    expect(() => loadConfig({ KEY_PUBLISH_LEAD: "30d", KEY_ROTATION_PERIOD: "30d" })).toThrow(/shorter than KEY_ROTATION_PERIOD/);
+  });
+});
