@@ -328,18 +328,14 @@ describe("Flow A when the chain cannot be reached", () => {
     await expectTokens(await submit(license, state, signature), license, license);
   });
 
-  // BUG (lib/siwe/signature.ts, createChainVerifier): only HttpRequestError and TimeoutError count as
-  // "unreachable". A provider that answers with a JSON-RPC error body (rate limits are usually HTTP
-  // 429 with {"error":{"code":-32005}}, or HTTP 200 with -32005/-32603) makes viem throw an
-  // RpcRequestError subclass, which verifyMessage folds into `false`: a valid contract signature is
-  // answered 400 invalid_grant. Marked `it.fails` so the suite stays green until it is fixed;
-  // drop `.fails` with the fix.
+  // A provider answering with a JSON-RPC error body (rate limits: HTTP 429 with -32005, or HTTP 200
+  // with -32005/-32603) could not check the signature: 503, not invalid_grant.
   for (const [name, status, code] of [
     ["HTTP 429 with a JSON-RPC rate-limit error", 429, -32005],
     ["HTTP 200 with a JSON-RPC limit-exceeded error", 200, -32005],
     ["HTTP 200 with a JSON-RPC internal error", 200, -32603],
   ] as const) {
-    it.fails(`answers 503, not invalid_grant, when the RPC provider answers ${name}`, async () => {
+    it(`answers 503, not invalid_grant, when the RPC provider answers ${name}`, async () => {
       const rpcUrl = await failingRpc(status, (id) => ({ jsonrpc: "2.0", id, error: { code, message: code === -32603 ? "internal error" : "request limit exceeded" } }));
       const offline = submitOn(keyfobWithRpc(rpcUrl));
       const { state, challenge } = await challengeFor(license, license);

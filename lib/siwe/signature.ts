@@ -31,8 +31,9 @@ export type SignatureCheck = {
 export type ChainVerifier = (address: Address, message: string, signature: Hex) => Promise<boolean>;
 
 /**
- * A verifier on RPC_URL, or none when it is unset. viem's verifyMessage folds a failed RPC call into
- * "invalid", so each check watches its transport and reports an unreachable chain as 503 instead.
+ * A verifier on RPC_URL, or none when it is unset. viem's verifyMessage folds every failed call into
+ * "invalid", so each check watches its transport: a revert is the contract's answer, anything else
+ * (network, timeout, HTTP or JSON-RPC errors such as rate limits) means the chain could not answer: 503.
  */
 export function createChainVerifier(rpcUrl: string | undefined, chainId: number): ChainVerifier | undefined {
   if (!rpcUrl) return undefined;
@@ -53,7 +54,7 @@ export function createChainVerifier(rpcUrl: string | undefined, chainId: number)
           try {
             return await transport.request(args, requestOptions);
           } catch (error) {
-            if (error instanceof HttpRequestError || error instanceof TimeoutError) unreachable = true;
+            if (!isExecutionRevert(error)) unreachable = true;
             throw error;
           }
         },
@@ -64,6 +65,18 @@ export function createChainVerifier(rpcUrl: string | undefined, chainId: number)
     if (unreachable) throw new OAuthError("temporarily_unavailable", "the chain could not be reached to verify a contract signature");
     return valid;
   };
+}
+
+/** Whether a failed RPC call is an execution revert (the contract said no) rather than a failure to ask. */
+function isExecutionRevert(error: unknown): boolean {
+  for (let e = error as { code?: unknown; data?: unknown; details?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; depth++) {
+    if (e instanceof HttpRequestError || e instanceof TimeoutError) return false;
+    // Geth and most providers: code 3 with revert data; hardhat: -32603 with revert data.
+    if (e.code === 3 || (typeof e.data === "string" && e.data.startsWith("0x"))) return true;
+    if (/revert/i.test(String(e.details ?? ""))) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 /**
