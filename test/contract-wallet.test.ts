@@ -20,7 +20,8 @@ import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { readParams } from "@/lib/oauth/params";
 import { keyfob } from "@/lib/runtime";
 import { decodeSubject } from "@/lib/tokens/sub";
-import { compileContracts, freePort, startLocalChain, type LocalChain } from "./chain/local-chain";
+import { compileContracts, startLocalChain, type LocalChain } from "./chain/local-chain";
+import { freePort } from "./support/global-setup";
 import { deployLicenseAccounts, randomSalt, type LicenseAccounts } from "./chain/license-accounts";
 
 type Handler = (request: Request) => Promise<Response>;

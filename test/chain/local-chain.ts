@@ -6,8 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import net from "node:net";
 import path from "node:path";
+import { freePort } from "../support/global-setup";
 import {
   createPublicClient,
   createWalletClient,
@@ -54,18 +54,6 @@ export type LocalChain = {
   /** Stops the node (its whole process group); safe to call twice. */
   stop(): Promise<void>;
 };
-
-/** A TCP port that nothing listens on at the time of the call. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "localhost", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `hardhat node` on a free port and resolves once it answers JSON-RPC. */
 export async function startLocalChain(options: { timeoutMs?: number } = {}): Promise<LocalChain> {
