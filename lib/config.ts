@@ -64,7 +64,18 @@ const envSchema = z.object({
   KEY_ROTATION_PERIOD: duration("30d"),
   KEY_PUBLISH_LEAD: duration("1d"),
   DB_POOL_SIZE: positiveInt("10"),
+  AUTHORIZATION_CODE_TTL: duration("60s"),
+  GOOGLE_CLIENT_ID: optional(z.string()),
+  GOOGLE_CLIENT_SECRET: optional(z.string()),
+  GOOGLE_ISSUER: httpUrl.default("https://accounts.google.com"),
+  APPLE_CLIENT_ID: optional(z.string()),
+  APPLE_CLIENT_SECRET: optional(z.string()),
+  APPLE_ISSUER: httpUrl.default("https://appleid.apple.com"),
+  WALLETCONNECT_PROJECT_ID: optional(z.string()),
 });
+
+/** An upstream OpenID provider (Google, Apple); the issuer can point at a stand-in for tests. */
+export type UpstreamProvider = { clientId: string; clientSecret: string; issuer: string };
 
 export type Config = {
   /** The issuer URL, without a trailing slash; also the SIWE `URI`. */
@@ -85,6 +96,11 @@ export type Config = {
   /** How long a new signing key is published before it signs. */
   keyPublishLead: number;
   dbPoolSize: number;
+  authorizationCodeTtl: number;
+  /** Configured only when both client id and secret are set. */
+  google?: UpstreamProvider;
+  apple?: UpstreamProvider;
+  walletConnectProjectId?: string;
 };
 
 export class ConfigError extends Error {
@@ -126,5 +142,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyRotationPeriod: e.KEY_ROTATION_PERIOD,
     keyPublishLead: e.KEY_PUBLISH_LEAD,
     dbPoolSize: e.DB_POOL_SIZE,
+    authorizationCodeTtl: e.AUTHORIZATION_CODE_TTL,
+    google: upstream(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, e.GOOGLE_ISSUER),
+    apple: upstream(e.APPLE_CLIENT_ID, e.APPLE_CLIENT_SECRET, e.APPLE_ISSUER),
+    walletConnectProjectId: e.WALLETCONNECT_PROJECT_ID,
   };
+}
+
+function upstream(clientId: string | undefined, clientSecret: string | undefined, issuer: string): UpstreamProvider | undefined {
+  return clientId && clientSecret ? { clientId, clientSecret, issuer: issuer.replace(/\/+$/, "") } : undefined;
 }

@@ -1,5 +1,6 @@
 import type { Config } from "./config";
 import { createDatabase, type Database } from "./db/client";
+import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
 import { createChainVerifier, type ChainVerifier } from "./siwe/signature";
 
@@ -8,6 +9,8 @@ export type Keyfob = {
   config: Config;
   db: Database;
   keys: KeyStore;
+  /** Encrypts secrets at rest: signing keys and server-generated account keys. */
+  encryptionKey: Uint8Array;
   /** ERC-1271/6492 verification, when RPC_URL is set. */
   chain?: ChainVerifier;
 };
@@ -17,10 +20,12 @@ export function createKeyfob(config: Config, db?: Database): Keyfob {
     throw new Error("createKeyfob needs DATABASE_URL and KEYFOB_SECRET (the launcher sets both for the embedded database)");
   }
   const database = db ?? createDatabase(config.databaseUrl, config.dbPoolSize);
+  const encryptionKey = deriveEncryptionKey(config.secret);
   return {
     config,
     db: database,
-    keys: new KeyStore(database, config.secret, {
+    encryptionKey,
+    keys: new KeyStore(database, encryptionKey, {
       rotationPeriod: config.keyRotationPeriod,
       publishLead: config.keyPublishLead,
       tokenTtl: config.accessTokenTtl,

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "@/lib/db/client";
+import { deriveEncryptionKey } from "@/lib/keys/encryption";
 import { KeyStore, type KeyPolicy } from "@/lib/keys/keystore";
 import { issueTokens } from "@/lib/tokens/issue";
 import { isolatedDatabase } from "./support/database";
@@ -14,7 +15,7 @@ import { isolatedDatabase } from "./support/database";
 const HOUR = 3600_000;
 const policy: KeyPolicy = { rotationPeriod: 24 * 3600, publishLead: 2 * 3600, tokenTtl: 6 * 3600 };
 let db: Database;
-const secret = randomBytes(32).toString("base64url");
+const secret = deriveEncryptionKey(randomBytes(32).toString("base64url"));
 let now = new Date("2030-01-01T00:00:00Z");
 const clock = () => now;
 const advance = (hours: number) => (now = new Date(now.getTime() + hours * HOUR));
@@ -46,7 +47,7 @@ describe("KeyStore", () => {
     const row = await db.signingKey.findFirstOrThrow();
     expect(row.privateJwe.split(".")).toHaveLength(5); // compact JWE
     expect(JSON.stringify(row)).not.toMatch(/"d":/);
-    const other = new KeyStore(db, randomBytes(32).toString("base64url"), policy, clock);
+    const other = new KeyStore(db, deriveEncryptionKey(randomBytes(32).toString("base64url")), policy, clock);
     await expect(other.signingKey()).rejects.toThrow(/KEYFOB_SECRET/);
   });
 

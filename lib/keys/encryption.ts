@@ -1,30 +1,26 @@
 import { hkdfSync } from "node:crypto";
-import { CompactEncrypt, compactDecrypt, type JWK } from "jose";
+import { CompactEncrypt, compactDecrypt } from "jose";
 
-/** Derives the key that encrypts signing keys at rest from KEYFOB_SECRET. */
+/** Derives the key that encrypts secrets at rest (signing keys, account keys) from KEYFOB_SECRET. */
 export function deriveEncryptionKey(secret: string): Uint8Array {
   return new Uint8Array(hkdfSync("sha256", secret, "keyfob", "signing-key-encryption", 32));
 }
 
-/** Encrypts a private JWK as a compact JWE (dir, A256GCM); the kid is bound in the protected header. */
-export async function encryptPrivateJwk(jwk: JWK, kid: string, key: Uint8Array): Promise<string> {
-  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(jwk)))
-    .setProtectedHeader({ alg: "dir", enc: "A256GCM", kid })
-    .encrypt(key);
+/** Encrypts a secret as a compact JWE (dir, A256GCM); `id` (a kid, an account) is bound in the protected header. */
+export async function seal(plaintext: string, id: string, key: Uint8Array): Promise<string> {
+  return new CompactEncrypt(new TextEncoder().encode(plaintext)).setProtectedHeader({ alg: "dir", enc: "A256GCM", kid: id }).encrypt(key);
 }
 
 export class KeyDecryptionError extends Error {
   override name = "KeyDecryptionError";
 }
 
-export async function decryptPrivateJwk(jwe: string, kid: string, key: Uint8Array): Promise<JWK> {
+export async function unseal(jwe: string, id: string, key: Uint8Array): Promise<string> {
   try {
     const { plaintext, protectedHeader } = await compactDecrypt(jwe, key);
-    if (protectedHeader.kid !== kid) throw new Error("kid mismatch");
-    return JSON.parse(new TextDecoder().decode(plaintext)) as JWK;
+    if (protectedHeader.kid !== id) throw new Error("id mismatch");
+    return new TextDecoder().decode(plaintext);
   } catch {
-    throw new KeyDecryptionError(
-      `signing key ${kid} cannot be decrypted: KEYFOB_SECRET differs from the one it was stored with`,
-    );
+    throw new KeyDecryptionError(`secret ${id} cannot be decrypted: KEYFOB_SECRET differs from the one it was stored with`);
   }
 }

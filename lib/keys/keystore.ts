@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import type { Database } from "../db/client";
 import { log } from "../log";
-import { decryptPrivateJwk, deriveEncryptionKey, encryptPrivateJwk } from "./encryption";
+import { seal, unseal } from "./encryption";
 
 export const SIGNING_ALG = "RS256";
 /** Tolerance for clocks of token verifiers that run a little behind ours. */
@@ -59,7 +59,6 @@ type StoredKey = ScheduledKey & { publicJwk: JWK; privateJwe: string };
  * keys, so signing never waits on the database once the first load is done.
  */
 export class KeyStore {
-  private readonly encryptionKey: Uint8Array;
   private keys?: StoredKey[];
   private loadedAt = 0;
   private loading?: Promise<StoredKey[]>;
@@ -67,13 +66,12 @@ export class KeyStore {
 
   constructor(
     private readonly db: Database,
-    secret: string,
+    /** Encrypts private keys at rest (see deriveEncryptionKey). */
+    private readonly encryptionKey: Uint8Array,
     private readonly policy: KeyPolicy,
     private readonly clock: () => Date = () => new Date(),
     private readonly refreshMs = 60_000,
-  ) {
-    this.encryptionKey = deriveEncryptionKey(secret);
-  }
+  ) {}
 
   /** The key to sign with now, imported once per key. */
   async signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
@@ -81,8 +79,8 @@ export class KeyStore {
     if (!key) throw new Error("no signing key is active");
     let privateKey = this.privateKeys.get(key.kid);
     if (!privateKey) {
-      privateKey = decryptPrivateJwk(key.privateJwe, key.kid, this.encryptionKey).then(
-        (jwk) => importJWK(jwk, SIGNING_ALG) as Promise<CryptoKey>,
+      privateKey = unseal(key.privateJwe, key.kid, this.encryptionKey).then(
+        (jwk) => importJWK(JSON.parse(jwk) as JWK, SIGNING_ALG) as Promise<CryptoKey>,
       );
       privateKey.catch(() => this.privateKeys.delete(key.kid));
       this.privateKeys.set(key.kid, privateKey);
@@ -161,7 +159,7 @@ export class KeyStore {
       alg: SIGNING_ALG,
       activatesAt,
       publicJwk: { kty, n, e, kid, alg: SIGNING_ALG, use: "sig" },
-      privateJwe: await encryptPrivateJwk(await exportJWK(privateKey), kid, this.encryptionKey),
+      privateJwe: await seal(JSON.stringify(await exportJWK(privateKey)), kid, this.encryptionKey),
     };
   }
 }
