@@ -4,7 +4,7 @@ import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
-import { verifyChallengeSignature } from "../siwe/signature";
+import { verifySignature } from "../siwe/signature";
 import { issueTokens, type TokenResponse } from "../tokens/issue";
 import type { Address } from "viem";
 
@@ -37,13 +37,12 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
   if (challenge.expiresAt <= now) throw invalidGrant("the state has expired");
 
   const address = challenge.address as Address;
-  await verifyChallengeSignature(
+  await verifySignature(
     {
       message: challenge.message,
       address,
-      clientId,
       signature,
-      isClientSigner: (signer) => isActiveSigner(db, clientId, signer),
+      client: { id: clientId, isSigner: (signer) => isActiveSigner(db, clientId, signer) },
     },
     keyfob.chain,
   );

@@ -2,7 +2,7 @@ import { hashMessage, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { flowAVectors } from "../../test/support/vectors";
-import { verifyChallengeSignature, type SignatureCheck } from "./signature";
+import { verifySignature, type SignatureCheck } from "./signature";
 
 const { challenge, signature } = flowAVectors;
 const wallet = signature.recovers_to;
@@ -14,25 +14,23 @@ function check(overrides: Partial<SignatureCheck> = {}): SignatureCheck {
   return {
     message: challenge.text,
     address: wallet,
-    clientId: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9",
     signature: signature.signature,
-    isClientSigner: async () => false,
     ...overrides,
   };
 }
 
-describe("verifyChallengeSignature", () => {
+describe("verifySignature", () => {
   it("hashes the challenge as the vector says (EIP-191)", () => {
     expect(hashMessage(challenge.text)).toBe(signature.eip191_hash);
   });
 
   it("accepts the known signature of the vector's challenge, with v as 27/28 or 0/1", async () => {
-    await expect(verifyChallengeSignature(check())).resolves.toBe("wallet");
-    await expect(verifyChallengeSignature(check({ signature: withYParity(signature.signature) }))).resolves.toBe("wallet");
+    await expect(verifySignature(check())).resolves.toBe("wallet");
+    await expect(verifySignature(check({ signature: withYParity(signature.signature) }))).resolves.toBe("wallet");
   });
 
   it("refuses a signature of another text", async () => {
-    await expect(verifyChallengeSignature(check({ message: `${challenge.text} ` }))).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(verifySignature(check({ message: `${challenge.text} ` }))).rejects.toMatchObject({ code: "invalid_grant" });
   });
 
   it("accepts an enabled signer of a license only when the address is the license (client_id)", async () => {
@@ -41,11 +39,11 @@ describe("verifyChallengeSignature", () => {
     const license = "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9";
     const sig = await signer.signMessage({ message: challenge.text });
     const seen: string[] = [];
-    const isClientSigner = async (address: string) => (seen.push(address), address === signer.address);
-    await expect(verifyChallengeSignature(check({ address: license, clientId: license, signature: sig, isClientSigner }))).resolves.toBe("signer");
+    const client = { id: license, isSigner: async (address: string) => (seen.push(address), address === signer.address) };
+    await expect(verifySignature(check({ address: license, client, signature: sig }))).resolves.toBe("signer");
     expect(seen).toEqual([signer.address]);
     // Same signer, but the challenge is for another address than the license: refused.
-    await expect(verifyChallengeSignature(check({ address: wallet, clientId: license, signature: sig, isClientSigner }))).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(verifySignature(check({ address: wallet, client, signature: sig }))).rejects.toMatchObject({ code: "invalid_grant" });
   });
 
   it.each([
@@ -54,13 +52,13 @@ describe("verifyChallengeSignature", () => {
     ["too short", signature.signature.slice(0, 100)],
     ["odd length", `${signature.signature}0`],
   ])("refuses a malformed signature (%s) as invalid_request", async (_, sig) => {
-    await expect(verifyChallengeSignature(check({ signature: sig }))).rejects.toMatchObject({ code: "invalid_request", status: 400 });
+    await expect(verifySignature(check({ signature: sig }))).rejects.toMatchObject({ code: "invalid_request", status: 400 });
   });
 
   it("refuses, without crashing, a 65-byte signature that is not a curve point and a longer one when no chain is configured", async () => {
     const zeros = `0x${"00".repeat(64)}1b` as Hex;
-    await expect(verifyChallengeSignature(check({ signature: zeros }))).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(verifySignature(check({ signature: zeros }))).rejects.toMatchObject({ code: "invalid_grant" });
     const long = `0x${"ab".repeat(200)}` as Hex;
-    await expect(verifyChallengeSignature(check({ signature: long }))).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(verifySignature(check({ signature: long }))).rejects.toMatchObject({ code: "invalid_grant" });
   });
 });

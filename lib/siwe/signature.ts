@@ -14,17 +14,16 @@ import {
 } from "viem";
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 
-/** How a challenge signature was accepted. */
+/** How a signature was accepted. */
 export type SignatureKind = "wallet" | "signer" | "contract";
 
 export type SignatureCheck = {
   message: string;
-  /** The address the challenge was issued for. */
+  /** The address that claims to have signed. */
   address: Address;
-  clientId: string;
   signature: string;
-  /** Whether `signer` is an enabled, unexpired, unrevoked signer of the client. */
-  isClientSigner(signer: Address): Promise<boolean>;
+  /** For Flow A: the client, and whether a key is one of its enabled, unexpired, unrevoked signers. */
+  client?: { id: string; isSigner(signer: Address): Promise<boolean> };
 };
 
 /** Checks a signature against a contract account on the configured chain (ERC-1271, ERC-6492). */
@@ -80,12 +79,12 @@ function isExecutionRevert(error: unknown): boolean {
 }
 
 /**
- * Verifies the EIP-191 signature of a challenge. Accepted, in order: (1) a plain wallet signing for
- * itself; (2) a signer enabled on the client, when the challenge is for the client's own address
- * (a developer license signing through one of its keys); (3) a contract account through ERC-1271,
- * or ERC-6492 before it is deployed, when a chain is configured.
+ * Verifies the EIP-191 signature of a message. Accepted, in order: (1) a plain wallet signing for
+ * itself; (2) a signer enabled on the client, when the address is the client's own (a developer
+ * license signing through one of its keys); (3) a contract account through ERC-1271, or ERC-6492
+ * before it is deployed, when a chain is configured.
  */
-export async function verifyChallengeSignature(check: SignatureCheck, onChain?: ChainVerifier): Promise<SignatureKind> {
+export async function verifySignature(check: SignatureCheck, onChain?: ChainVerifier): Promise<SignatureKind> {
   if (!isHex(check.signature, { strict: true }) || check.signature.length % 2 !== 0 || size(check.signature) < 65) {
     throw invalidRequest("signature must be 0x-prefixed hex of at least 65 bytes");
   }
@@ -93,7 +92,8 @@ export async function verifyChallengeSignature(check: SignatureCheck, onChain?: 
   if (size(signature) === 65) {
     const recovered = await recoverMessageAddress({ message: check.message, signature }).catch(() => undefined);
     if (recovered && isAddressEqual(recovered, check.address)) return "wallet";
-    if (recovered && check.address.toLowerCase() === check.clientId.toLowerCase() && (await check.isClientSigner(recovered))) {
+    const { client } = check;
+    if (recovered && client && check.address.toLowerCase() === client.id.toLowerCase() && (await client.isSigner(recovered))) {
       return "signer";
     }
   }

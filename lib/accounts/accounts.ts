@@ -1,0 +1,64 @@
+import { getAddress } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { Prisma } from "../db/client";
+import { seal } from "../keys/encryption";
+import type { Keyfob } from "../keyfob";
+import { invalidRequest } from "../oauth/errors";
+
+export type Connector = "web3" | "google" | "apple";
+
+/** Who logged in: a wallet address, or a Google/Apple subject with its email. */
+export type LoginIdentity = { provider: Connector; subject: string; email?: string; emailVerified: boolean };
+
+/**
+ * The account an identity logs into. A known identity keeps its account (a wallet linked to a
+ * Google account logs into that account). A new wallet becomes an account of its own address; a new
+ * Google or Apple identity gets an account with a server-generated address whose key is encrypted at
+ * rest and never leaves the server.
+ */
+export async function resolveAccount({ db, encryptionKey }: Keyfob, identity: LoginIdentity): Promise<string> {
+  const where = { provider_subject: { provider: identity.provider, subject: identity.subject } };
+  const known = await db.identity.findUnique({ where, select: { accountId: true } });
+  if (known) {
+    await db.identity.update({
+      where,
+      data: { lastLoginAt: new Date(), ...(identity.email !== undefined && { email: identity.email, emailVerified: identity.emailVerified }) },
+    });
+    return known.accountId;
+  }
+  let accountId: string;
+  let keyJwe: string | null = null;
+  if (identity.provider === "web3") {
+    accountId = getAddress(identity.subject);
+  } else {
+    const key = generatePrivateKey();
+    accountId = privateKeyToAccount(key).address;
+    keyJwe = await seal(key, accountId, encryptionKey);
+  }
+  try {
+    await db.$transaction([
+      db.account.upsert({ where: { id: accountId }, create: { id: accountId, keyJwe }, update: {} }),
+      db.identity.create({
+        data: { provider: identity.provider, subject: identity.subject, accountId, email: identity.email, emailVerified: identity.emailVerified },
+      }),
+    ]);
+    return accountId;
+  } catch (error) {
+    // The same identity's first login, twice at once: the other request created it.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      return (await db.identity.findUniqueOrThrow({ where, select: { accountId: true } })).accountId;
+    }
+    throw error;
+  }
+}
+
+/** Links a wallet (whose signature the caller has verified) to an account, so it can log into it. */
+export async function linkWallet({ db }: Keyfob, accountId: string, wallet: string): Promise<void> {
+  const subject = getAddress(wallet);
+  const linked = await db.identity.findUnique({ where: { provider_subject: { provider: "web3", subject } } });
+  if (linked?.accountId === accountId) return;
+  if (linked || (await db.account.findUnique({ where: { id: subject }, select: { id: true } }))) {
+    throw invalidRequest("this wallet already belongs to an account");
+  }
+  await db.identity.create({ data: { provider: "web3", subject, accountId } });
+}

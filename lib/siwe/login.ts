@@ -1,0 +1,57 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Address } from "viem";
+import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
+import type { Keyfob } from "../keyfob";
+import { invalidGrant, invalidRequest } from "../oauth/errors";
+import { verifySignature } from "./signature";
+
+/** How long a wallet login message may take between being issued and being submitted. */
+const MAX_MESSAGE_AGE_MS = 10 * 60_000;
+
+/**
+ * Verifies an EIP-4361 login message from the hosted page: issued for this server (domain, URI,
+ * chain) with the expected single-use nonce, recent, and signed by its address (plain wallet, or
+ * ERC-1271/6492 smart account through RPC_URL). Returns the address.
+ */
+export async function verifyLoginMessage(keyfob: Keyfob, message: string, signature: string, nonce: string): Promise<Address> {
+  const { issuerUrl, chainId } = keyfob.config;
+  let parsed: ReturnType<typeof parseSiweMessage>;
+  try {
+    parsed = parseSiweMessage(message);
+  } catch {
+    throw invalidRequest("the sign-in message is not an EIP-4361 message");
+  }
+  const now = new Date();
+  const issuedHere =
+    parsed.address &&
+    parsed.domain === new URL(issuerUrl).host &&
+    parsed.uri === issuerUrl &&
+    parsed.chainId === chainId &&
+    parsed.version === "1" &&
+    validateSiweMessage({ message: parsed, nonce, time: now });
+  if (!issuedHere || !parsed.address) throw invalidGrant("the sign-in message was not issued for this login");
+  const age = now.getTime() - (parsed.issuedAt?.getTime() ?? 0);
+  if (age > MAX_MESSAGE_AGE_MS || age < -60_000) throw invalidGrant("the sign-in message is too old or from the future");
+  await verifySignature({ message, address: parsed.address, signature }, keyfob.chain);
+  return parsed.address;
+}
+
+/**
+ * A nonce for linking a wallet to a signed-in account: bound to the account and an expiry by an
+ * HMAC, so it needs no storage; a replay can only link the same wallet to the same account again.
+ */
+export function accountLinkNonce(keyfob: Keyfob, accountId: string, now = Date.now()): string {
+  const expires = Math.floor(now / 1000 + 600).toString(16);
+  return `${expires}${linkMac(keyfob, accountId, expires)}`;
+}
+
+export function checkAccountLinkNonce(keyfob: Keyfob, accountId: string, nonce: string, now = Date.now()): boolean {
+  const expires = nonce.slice(0, 8);
+  const mac = Buffer.from(nonce.slice(8));
+  const expected = Buffer.from(linkMac(keyfob, accountId, expires));
+  return mac.length === expected.length && timingSafeEqual(mac, expected) && parseInt(expires, 16) * 1000 > now;
+}
+
+function linkMac({ encryptionKey }: Keyfob, accountId: string, expires: string): string {
+  return createHmac("sha256", encryptionKey).update(`link-wallet:${accountId}:${expires}`).digest("hex").slice(0, 32);
+}
