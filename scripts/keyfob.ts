@@ -14,6 +14,7 @@ import {
   RegistryError,
   removeRedirectUri,
   revokeSigner,
+  rotateClientSecret,
   setClientEnabled,
 } from "../lib/clients/registry";
 import { ConfigError, loadConfig } from "../lib/config";
@@ -26,6 +27,7 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients enable <client_id>
   clients disable <client_id>
   clients delete <client_id>
+  clients secret <client_id>                       make confidential with a new secret (printed once)
   redirect-uris add <client_id> <uri>
   redirect-uris remove <client_id> <uri>
   signers add <client_id> <address> [--expires <ISO date>]
@@ -52,6 +54,10 @@ const commands: Record<string, Command> = {
   "clients enable": (db, [id]) => setClientEnabled(db, need(id, "client_id"), true).then(() => console.log(`client ${id} enabled`)),
   "clients disable": (db, [id]) => setClientEnabled(db, need(id, "client_id"), false).then(() => console.log(`client ${id} disabled`)),
   "clients delete": (db, [id]) => deleteClient(db, need(id, "client_id")).then(() => console.log(`client ${id} deleted`)),
+  "clients secret": async (db, [id]) => {
+    const secret = await rotateClientSecret(db, need(id, "client_id"));
+    console.log(`client secret for ${id} (shown once, stored hashed):\n${secret}`);
+  },
   "redirect-uris add": (db, [id, uri]) =>
     addRedirectUri(db, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} added`)),
   "redirect-uris remove": (db, [id, uri]) =>

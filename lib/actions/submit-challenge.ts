@@ -6,11 +6,12 @@ import { required, type Params } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { verifySignature } from "../siwe/signature";
 import { issueTokens, type TokenResponse } from "../tokens/issue";
+import { consumeChallenge } from "../tokens/record";
 import type { Address } from "viem";
 
 /**
  * Flow A, step 2 (`/auth/web3/submit_challenge`): checks the signed challenge, then consumes its
- * state atomically, so that of concurrent submissions of one state exactly one gets tokens.
+ * state and records the token in one statement, so that of concurrent submissions exactly one gets tokens.
  */
 export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<TokenResponse> {
   const { config, db } = keyfob;
@@ -47,20 +48,18 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
     keyfob.chain,
   );
 
-  const { count } = await db.challenge.updateMany({
-    where: { stateHash, usedAt: null, expiresAt: { gt: new Date() } },
-    data: { usedAt: new Date() },
-  });
-  if (count !== 1) throw invalidGrant("the state has already been used");
-
-  const { response } = await issueTokens(keyfob.keys, config.issuerUrl, config.accessTokenTtl, {
+  // Signed before the state is consumed; released only if this request is the one that consumes it.
+  const scope = challenge.scope.split(" ") as Scope[];
+  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, config.accessTokenTtl, {
     clientId,
     userId: address,
     connector: "web3",
-    scope: challenge.scope.split(" ") as Scope[],
+    scope,
     ethereumAddress: address,
     nonce: challenge.nonce ?? undefined,
     emailVerified: false,
   });
+  const consumed = await consumeChallenge(db, stateHash, { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt });
+  if (!consumed) throw invalidGrant("the state has already been used");
   return response;
 }

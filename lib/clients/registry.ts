@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getAddress, isAddress, type Address } from "viem";
 import { Prisma, type Database } from "../db/client";
+import { clientSecretHash } from "../oauth/client-auth";
 import { redirectUriProblem } from "./redirect-uri";
 
 /** Bad input to a registry change, naming the field at fault (for the CLI and the dashboard). */
@@ -52,6 +53,13 @@ export async function setClientEnabled(db: Database, clientId: string, enabled: 
 
 export async function deleteClient(db: Database, clientId: string) {
   await db.client.delete({ where: { id: await existingClient(db, clientId) } });
+}
+
+/** Makes the client confidential with a new secret, replacing any previous one. The secret is returned once and stored hashed. */
+export async function rotateClientSecret(db: Database, clientId: string): Promise<string> {
+  const secret = randomBytes(32).toString("base64url");
+  await db.client.update({ where: { id: await existingClient(db, clientId) }, data: { secretHash: clientSecretHash(secret) } });
+  return secret;
 }
 
 export async function addRedirectUri(db: Database, clientId: string, uri: string) {

@@ -17,7 +17,8 @@ export function toOAuthError(error: unknown): OAuthError {
 
 export function errorResponse(error: OAuthError): Response {
   const headers: Record<string, string> = { ...NO_STORE };
-  if (error.status === 401) headers["WWW-Authenticate"] = `Bearer error="${error.code}"`;
+  if (error.code === "invalid_token") headers["WWW-Authenticate"] = `Bearer error="invalid_token"`;
+  if (error.code === "invalid_client") headers["WWW-Authenticate"] = `Basic realm="keyfob"`;
   if (error.status === 503) headers["Retry-After"] = "5";
   return jsonResponse(error.toJSON(), error.status, headers);
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
+import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import type { Database } from "../db/client";
 import { log } from "../log";
 import { seal, unseal } from "./encryption";
@@ -63,6 +63,7 @@ export class KeyStore {
   private loadedAt = 0;
   private loading?: Promise<StoredKey[]>;
   private readonly privateKeys = new Map<string, Promise<CryptoKey>>();
+  private verifier?: { keys: StoredKey[]; set: ReturnType<typeof createLocalJWKSet> };
 
   constructor(
     private readonly db: Database,
@@ -91,6 +92,13 @@ export class KeyStore {
   /** The public keys to publish: upcoming, current, and retired ones whose tokens may still be valid. */
   async publicKeys(): Promise<JWK[]> {
     return (await this.cachedKeys()).map((key) => key.publicJwk);
+  }
+
+  /** The published keys as a jose key set, rebuilt only when the keys change. */
+  async verificationKeys(): Promise<ReturnType<typeof createLocalJWKSet>> {
+    const keys = await this.cachedKeys();
+    if (this.verifier?.keys !== keys) this.verifier = { keys, set: createLocalJWKSet({ keys: keys.map((k) => k.publicJwk) }) };
+    return this.verifier.set;
   }
 
   /** Every key with its role at `now`, for operators. */

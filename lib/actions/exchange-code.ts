@@ -1,0 +1,51 @@
+import type { Keyfob } from "../keyfob";
+import { authenticateClient } from "../oauth/client-auth";
+import { invalidGrant, OAuthError } from "../oauth/errors";
+import { opaqueDigest } from "../oauth/opaque";
+import { required, type Params } from "../oauth/params";
+import { verifyCodeVerifier } from "../oauth/pkce";
+import type { Scope } from "../oauth/scope";
+import { issueTokens, type TokenResponse } from "../tokens/issue";
+import { consumeCode, revokeTokensOfCode } from "../tokens/record";
+
+/**
+ * Flow B (`POST /token`, grant_type=authorization_code): redeems a one-time code for tokens. The
+ * code is consumed and the token recorded in one statement; presenting a redeemed code again is
+ * refused and revokes every token issued from it (RFC 6749 4.1.2).
+ */
+export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
+  const { db, config } = keyfob;
+  const grantType = required(params, "grant_type");
+  if (grantType !== "authorization_code") throw new OAuthError("unsupported_grant_type", 'grant_type must be "authorization_code"');
+  const client = await authenticateClient(db, request, params);
+  const code = required(params, "code");
+  const redirectUri = required(params, "redirect_uri");
+
+  const codeHash = opaqueDigest(code);
+  const grant = await db.authorizationCode.findUnique({ where: { codeHash } });
+  if (!grant || grant.clientId !== client.id) throw invalidGrant("unknown authorization code");
+  if (grant.usedAt) {
+    await revokeTokensOfCode(db, codeHash);
+    throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
+  }
+  if (grant.expiresAt <= new Date()) throw invalidGrant("the authorization code has expired");
+  if (grant.redirectUri !== redirectUri) throw invalidGrant("redirect_uri differs from the one of the authorization request");
+  verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
+
+  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, config.accessTokenTtl, {
+    clientId: client.id,
+    userId: grant.accountId,
+    connector: grant.connector,
+    scope: grant.scope.split(" ") as Scope[],
+    ethereumAddress: grant.accountId,
+    nonce: grant.nonce ?? undefined,
+    email: grant.email ?? undefined,
+    emailVerified: grant.emailVerified,
+  });
+  const redeemed = await consumeCode(db, codeHash, { jti, userId: grant.accountId, connector: grant.connector, scope: grant.scope, expiresAt });
+  if (!redeemed) {
+    await revokeTokensOfCode(db, codeHash);
+    throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
+  }
+  return response;
+}

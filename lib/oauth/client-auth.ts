@@ -1,0 +1,64 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Database } from "../db/client";
+import { normalizeClientId } from "../clients/registry";
+import { invalidClient, invalidRequest } from "./errors";
+import type { Params } from "./params";
+
+export type AuthenticatedClient = { id: string; confidential: boolean };
+
+/** Client secrets are 256-bit random values, so a SHA-256 is enough to keep them unusable at rest. */
+export function clientSecretHash(secret: string): string {
+  return createHash("sha256").update(secret).digest("base64url");
+}
+
+/**
+ * Authenticates the client of a token, revocation or introspection request (RFC 6749 2.3):
+ * client_secret_basic or client_secret_post for clients with a secret, client_id alone for public
+ * clients. `confidential`: public clients are refused (introspection is for resource servers).
+ */
+export async function authenticateClient(
+  db: Database,
+  request: Request,
+  params: Params,
+  options: { confidential?: boolean } = {},
+): Promise<AuthenticatedClient> {
+  const basic = parseBasic(request.headers.get("authorization"));
+  const postedSecret = params.get("client_secret");
+  if (basic && postedSecret !== undefined) throw invalidRequest("use one client authentication method, not two");
+  const postedId = params.get("client_id");
+  if (basic && postedId !== undefined && normalizeClientId(postedId) !== normalizeClientId(basic.id)) {
+    throw invalidRequest("client_id does not match the authenticated client");
+  }
+  const rawId = basic?.id ?? postedId;
+  if (rawId === undefined) throw invalidClient("client authentication is required");
+  const secret = basic?.secret ?? postedSecret;
+
+  const client = await db.client.findUnique({ where: { id: normalizeClientId(rawId) }, select: { id: true, enabled: true, secretHash: true } });
+  if (!client?.enabled) throw invalidClient("unknown or disabled client");
+  if (client.secretHash) {
+    if (secret === undefined || !sameDigest(clientSecretHash(secret), client.secretHash)) throw invalidClient("client authentication failed");
+    return { id: client.id, confidential: true };
+  }
+  if (secret !== undefined) throw invalidClient("client authentication failed");
+  if (options.confidential) throw invalidClient("this endpoint requires a client with a secret");
+  return { id: client.id, confidential: false };
+}
+
+function sameDigest(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** `Authorization: Basic` with form-urlencoded id and secret (RFC 6749 2.3.1). */
+function parseBasic(header: string | null): { id: string; secret: string } | undefined {
+  if (!header?.toLowerCase().startsWith("basic ")) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) throw invalidClient("malformed Basic authorization header");
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")) };
+  } catch {
+    throw invalidClient("malformed Basic authorization header");
+  }
+}
