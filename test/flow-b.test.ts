@@ -1,0 +1,374 @@
+/**
+ * Flow B on the real route handlers and a real PostgreSQL: authorization requests, codes, the
+ * exchange at /token (PKCE, client authentication, reuse), userinfo, revocation and introspection.
+ * The upstream logins (Google, Apple, wallet UI) run in real Chromium in e2e/; here an identity is
+ * handed to completeAuthorization directly, and wallet logins are signed with real viem keys.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { jwtVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
+import { beforeAll, describe, expect, it } from "vitest";
+import { GET as keysRoute } from "@/app/keys/route";
+import { POST as introspectRoute } from "@/app/token/introspect/route";
+import { POST as revokeRoute } from "@/app/token/revoke/route";
+import { POST as tokenRoute } from "@/app/token/route";
+import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
+import { linkWallet, type LoginIdentity } from "@/lib/accounts/accounts";
+import { completeAuthorization, loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
+import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled } from "@/lib/clients/registry";
+import { opaqueDigest } from "@/lib/oauth/opaque";
+import { keyfob } from "@/lib/runtime";
+import { decodeSubject } from "@/lib/tokens/sub";
+import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
+
+const FORM = { "content-type": "application/x-www-form-urlencoded" };
+let jwks: ReturnType<typeof createLocalJWKSet>;
+
+beforeAll(async () => {
+  jwks = createLocalJWKSet((await (await keysRoute()).json()) as JSONWebKeySet);
+});
+
+type App = { clientId: string; redirectUri: string; secret?: string };
+
+async function registerApp(options: { confidential?: boolean; redirectUri?: string } = {}): Promise<App> {
+  const { db } = keyfob();
+  const client = await createClient(db, { name: "Fleet dashboard" });
+  const redirectUri = options.redirectUri ?? `https://fleet.example.com/cb/${client.id.slice(3, 9)}?tenant=7`;
+  await addRedirectUri(db, client.id, redirectUri);
+  const secret = options.confidential ? await rotateClientSecret(db, client.id) : undefined;
+  return { clientId: client.id, redirectUri, secret };
+}
+
+function authorizeQuery(app: App, extra: Record<string, string> = {}) {
+  return new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, scope: "openid email", response_type: "code", ...extra });
+}
+
+const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({
+  provider: "google",
+  subject,
+  email: `${subject}@example.com`,
+  emailVerified: true,
+});
+
+function pkce() {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** Runs the authorization request and logs `identity` in; returns the redirect's parameters. */
+async function authorize(app: App, identity: LoginIdentity = google(), extra: Record<string, string> = {}) {
+  const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "st-1", nonce: "n-1", ...extra }));
+  if (start.kind !== "login") throw new Error(`expected the login page, got ${JSON.stringify(start)}`);
+  return new URL(await completeAuthorization(keyfob(), start.interactionId, identity));
+}
+
+function token(app: App, params: Record<string, string>, auth: "basic" | "post" | "none" = app.secret ? "basic" : "none") {
+  const headers: Record<string, string> = { ...FORM };
+  const form = new URLSearchParams({ grant_type: "authorization_code", redirect_uri: app.redirectUri, ...params });
+  if (auth === "basic") headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
+  else form.set("client_id", app.clientId);
+  if (auth === "post") form.set("client_secret", app.secret!);
+  return tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers, body: form }));
+}
+
+const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
+
+describe("GET /auth (authorization request)", () => {
+  it.each([
+    ["no client_id", (app: App) => authorizeQuery(app, { client_id: "" }), /no client_id/],
+    ["an unknown client", (app: App) => authorizeQuery(app, { client_id: "kf_unknown" }), /unknown or disabled/],
+    ["an unregistered redirect_uri", (app: App) => authorizeQuery(app, { redirect_uri: "https://evil.example.com/cb" }), /not registered/],
+    ["a redirect_uri differing by a slash", (app: App) => authorizeQuery(app, { redirect_uri: `${app.redirectUri}/` }), /not registered/],
+  ])("shows an error page, never a redirect, for %s", async (_, query, message) => {
+    const app = await registerApp();
+    const start = await startAuthorization(keyfob(), query(app));
+    expect(start).toEqual({ kind: "error", description: expect.stringMatching(message) });
+  });
+
+  it("shows an error page for a disabled client", async () => {
+    const app = await registerApp();
+    await setClientEnabled(keyfob().db, app.clientId, false);
+    expect((await startAuthorization(keyfob(), authorizeQuery(app))).kind).toBe("error");
+  });
+
+  it.each([
+    ["a bad scope", { scope: "email" }, "invalid_scope"],
+    ["an unknown scope", { scope: "openid admin" }, "invalid_scope"],
+    ["response_type=token", { response_type: "token" }, "unsupported_response_type"],
+    ["a plain PKCE method", { code_challenge: "a".repeat(43), code_challenge_method: "plain" }, "invalid_request"],
+    ["a PKCE challenge without method", { code_challenge: "a".repeat(43) }, "invalid_request"],
+    ["an unknown prompt", { prompt: "bogus" }, "invalid_request"],
+  ])("redirects %s back with error, state and iss", async (_, extra, error) => {
+    const app = await registerApp();
+    const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "xyz", ...extra }));
+    if (start.kind !== "redirect") throw new Error("expected a redirect");
+    const url = new URL(start.location);
+    expect(`${url.origin}${url.pathname}`).toBe(app.redirectUri.split("?")[0]);
+    expect(url.searchParams.get("tenant")).toBe("7"); // the redirect URI's own query is kept
+    expect(url.searchParams.get("error")).toBe(error);
+    expect(url.searchParams.get("error_description")).toBeTruthy();
+    expect(url.searchParams.get("state")).toBe("xyz");
+    expect(url.searchParams.get("iss")).toBe(ISSUER);
+  });
+
+  it("answers prompt=none with login_required without a session, and with a code with one", async () => {
+    const app = await registerApp();
+    const without = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none" }));
+    expect(without.kind === "redirect" && new URL(without.location).searchParams.get("error")).toBe("login_required");
+    const withSession = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none" }), google());
+    expect(withSession.kind === "redirect" && new URL(withSession.location).searchParams.get("code")).toBeTruthy();
+  });
+
+  it("redirects after login with code, state (even empty) and iss; the interaction is single use", async () => {
+    const app = await registerApp();
+    const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "" }));
+    if (start.kind !== "login") throw new Error("expected login");
+    expect(start.clientName).toBe("Fleet dashboard");
+    const location = new URL(await completeAuthorization(keyfob(), start.interactionId, google()));
+    expect(location.searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(location.searchParams.has("state")).toBe(true);
+    expect(location.searchParams.get("state")).toBe("");
+    expect(location.searchParams.get("iss")).toBe(ISSUER);
+    expect(location.searchParams.get("tenant")).toBe("7");
+    await expect(completeAuthorization(keyfob(), start.interactionId, google())).rejects.toMatchObject({ code: "invalid_request" });
+  });
+});
+
+describe("POST /token (code exchange)", () => {
+  it("exchanges a code for tokens with the account's claims (Google identity, email scope)", async () => {
+    const app = await registerApp();
+    const identity = google();
+    const code = (await authorize(app, identity)).searchParams.get("code")!;
+    const response = await token(app, { code });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const body = await response.json();
+    expect(Object.keys(body)).toEqual(["access_token", "token_type", "expires_in", "id_token"]);
+    const { payload } = await jwtVerify(body.id_token, jwks, { issuer: ISSUER, audience: app.clientId });
+    const { userId, connector } = decodeSubject(payload.sub!);
+    expect(connector).toBe("google");
+    expect(userId).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(payload).toMatchObject({ provider_id: "google", ethereum_address: userId, email: identity.email, email_verified: true, nonce: "n-1" });
+    const account = await keyfob().db.account.findUniqueOrThrow({ where: { id: userId } });
+    expect(account.keyJwe?.split(".")).toHaveLength(5); // the server-generated key is encrypted at rest
+    // The same identity logs into the same account.
+    const again = await token(app, { code: (await authorize(app, identity)).searchParams.get("code")! });
+    const { payload: second } = await jwtVerify((await again.json()).access_token, jwks);
+    expect(second.sub).toBe(payload.sub);
+  });
+
+  it("checks PKCE (S256): right verifier, missing, wrong, and a verifier without challenge", async () => {
+    const app = await registerApp();
+    const { verifier, challenge } = pkce();
+    const withPkce = () => authorize(app, google(), { code_challenge: challenge, code_challenge_method: "S256" }).then((u) => u.searchParams.get("code")!);
+    await expectError(await token(app, { code: await withPkce() }), 400, "invalid_grant");
+    await expectError(await token(app, { code: await withPkce(), code_verifier: pkce().verifier }), 400, "invalid_grant");
+    expect((await token(app, { code: await withPkce(), code_verifier: verifier })).status).toBe(200);
+    const plain = (await authorize(app)).searchParams.get("code")!;
+    await expectError(await token(app, { code: plain, code_verifier: verifier }), 400, "invalid_grant");
+  });
+
+  it.each([
+    ["grant_type other", { grant_type: "password" }, 400, "unsupported_grant_type"],
+    ["code missing", { code: "" }, 400, "invalid_request"],
+    ["redirect_uri missing", { redirect_uri: "" }, 400, "invalid_request"],
+    ["redirect_uri different", { redirect_uri: "https://fleet.example.com/other" }, 400, "invalid_grant"],
+    ["unknown code", { code: "bm9wZQ" }, 400, "invalid_grant"],
+  ])("refuses %s", async (_, params, status, error) => {
+    const app = await registerApp();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    await expectError(await token(app, { code, ...params }), status, error);
+  });
+
+  it("refuses an expired code, and a code of another client", async () => {
+    const app = await registerApp();
+    const other = await registerApp({ redirectUri: app.redirectUri });
+    const code = (await authorize(app)).searchParams.get("code")!;
+    await expectError(await token(other, { code }), 400, "invalid_grant");
+    await keyfob().db.authorizationCode.update({ where: { codeHash: opaqueDigest(code) }, data: { expiresAt: new Date(Date.now() - 1) } });
+    await expectError(await token(app, { code }), 400, "invalid_grant");
+  });
+
+  it("issues codes that live AUTHORIZATION_CODE_TTL (60 s by default)", async () => {
+    const app = await registerApp();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const row = await keyfob().db.authorizationCode.findUniqueOrThrow({ where: { codeHash: opaqueDigest(code) } });
+    expect(row.expiresAt.getTime() - Date.now()).toBeGreaterThan(55_000);
+    expect(row.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+  });
+
+  it("authenticates confidential clients with client_secret_basic or client_secret_post", async () => {
+    const app = await registerApp({ confidential: true });
+    expect((await token(app, { code: (await authorize(app)).searchParams.get("code")! }, "basic")).status).toBe(200);
+    expect((await token(app, { code: (await authorize(app)).searchParams.get("code")! }, "post")).status).toBe(200);
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const unauthenticated = await token(app, { code }, "none");
+    await expectError(unauthenticated, 401, "invalid_client");
+    await expectError(await token({ ...app, secret: "wrong" }, { code }, "basic"), 401, "invalid_client");
+    await expectError(await token({ ...app, secret: "wrong" }, { code }, "post"), 401, "invalid_client");
+    expect((await token(app, { code }, "basic")).status).toBe(200); // failed attempts did not consume it
+    const secretRow = await keyfob().db.client.findUniqueOrThrow({ where: { id: app.clientId } });
+    expect(secretRow.secretHash).not.toContain(app.secret);
+  });
+
+  it("refuses a redeemed code and revokes the tokens issued from it", async () => {
+    const app = await registerApp();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const first = await (await token(app, { code })).json();
+    expect((await userinfo(first.access_token)).status).toBe(200);
+    const body = await expectError(await token(app, { code }), 400, "invalid_grant");
+    expect(body.error_description).toMatch(/already been used/);
+    await expectError(await userinfo(first.access_token), 401, "invalid_token");
+  });
+
+  it("lets exactly one of 50 concurrent redemptions of a code succeed", async () => {
+    const app = await registerApp();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const responses = await Promise.all(Array.from({ length: 50 }, () => token(app, { code })));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of responses.filter((r) => r.status !== 200)) expect((await r.json()).error).toBe("invalid_grant");
+  });
+});
+
+describe("wallet login on the hosted page", () => {
+  async function walletLogin(app: App, wallet = privateKeyToAccount(generatePrivateKey()), tamper: Partial<Parameters<typeof createSiweMessage>[0]> = {}) {
+    const start = await startAuthorization(keyfob(), authorizeQuery(app));
+    if (start.kind !== "login") throw new Error("expected login");
+    const message = createSiweMessage({
+      domain: "localhost:3000",
+      address: wallet.address,
+      statement: `Sign in to ${start.clientName}`,
+      uri: ISSUER,
+      version: "1",
+      chainId: 1,
+      nonce: start.walletNonce,
+      issuedAt: new Date(),
+      ...tamper,
+    });
+    const signature = await wallet.signMessage({ message });
+    return { start, message, signature, login: () => loginWithWallet(keyfob(), start.interactionId, message, signature) };
+  }
+
+  it("logs a wallet into the account of its own address", async () => {
+    const app = await registerApp();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const { login } = await walletLogin(app, wallet);
+    const code = new URL(await login()).searchParams.get("code")!;
+    const { payload } = await jwtVerify((await (await token(app, { code })).json()).id_token, jwks);
+    expect(decodeSubject(payload.sub!)).toEqual({ userId: wallet.address, connector: "web3" });
+    expect(payload).toMatchObject({ provider_id: "web3", ethereum_address: wallet.address, email_verified: false });
+    expect(payload.email).toBeUndefined();
+  });
+
+  it.each([
+    ["another nonce", { nonce: "abcdefgh12345678" }],
+    ["another domain", { domain: "evil.example.com" }],
+    ["another URI", { uri: "https://evil.example.com" }],
+    ["another chain", { chainId: 137 }],
+    ["an old message", { issuedAt: new Date(Date.now() - 3600_000) }],
+  ])("refuses a message with %s", async (_, tamper) => {
+    const app = await registerApp();
+    const { login } = await walletLogin(app, undefined, tamper);
+    await expect(login()).rejects.toMatchObject({ code: "invalid_grant" });
+  });
+
+  it("refuses a signature by another key, and a replay after login", async () => {
+    const app = await registerApp();
+    const { start, message, login } = await walletLogin(app);
+    const forged = await privateKeyToAccount(generatePrivateKey()).signMessage({ message });
+    await expect(loginWithWallet(keyfob(), start.interactionId, message, forged)).rejects.toMatchObject({ code: "invalid_grant" });
+    await login();
+    await expect(login()).rejects.toMatchObject({ code: "invalid_request" });
+  });
+
+  it("logs a wallet linked to a Google account into that account", async () => {
+    const app = await registerApp();
+    const identity = google();
+    const code = (await authorize(app, identity)).searchParams.get("code")!;
+    const { payload } = await jwtVerify((await (await token(app, { code })).json()).id_token, jwks);
+    const accountId = decodeSubject(payload.sub!).userId;
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    await linkWallet(keyfob(), accountId, wallet.address);
+    const { login } = await walletLogin(app, wallet);
+    const walletCode = new URL(await login()).searchParams.get("code")!;
+    const { payload: walletClaims } = await jwtVerify((await (await token(app, { code: walletCode })).json()).id_token, jwks);
+    expect(decodeSubject(walletClaims.sub!)).toEqual({ userId: accountId, connector: "web3" });
+    // A wallet that is already an account, or linked elsewhere, cannot be linked again.
+    await expect(linkWallet(keyfob(), "0x0000000000000000000000000000000000000001", wallet.address)).rejects.toMatchObject({ code: "invalid_request" });
+  });
+});
+
+describe("userinfo, revocation, introspection", () => {
+  async function tokens(app: App, identity = google()) {
+    const code = (await authorize(app, identity)).searchParams.get("code")!;
+    return (await token(app, { code })).json() as Promise<{ access_token: string; id_token: string }>;
+  }
+  const revoke = (app: App, tokenValue: string) =>
+    revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: FORM, body: new URLSearchParams({ client_id: app.clientId, token: tokenValue }) }));
+  const introspect = (app: App, tokenValue: string) =>
+    introspectRoute(
+      new Request(`${ISSUER}/token/introspect`, {
+        method: "POST",
+        headers: { ...FORM, authorization: `Basic ${Buffer.from(`${app.clientId}:${app.secret ?? ""}`).toString("base64")}` },
+        body: new URLSearchParams({ token: tokenValue }),
+      }),
+    );
+
+  it("answers /userinfo by GET and POST with the token's claims", async () => {
+    const app = await registerApp();
+    const identity = google();
+    const { access_token } = await tokens(app, identity);
+    const get = await userinfo(access_token);
+    expect(get.status).toBe(200);
+    const claims = await get.json();
+    expect(claims).toMatchObject({ provider_id: "google", email: identity.email, email_verified: true });
+    expect(decodeSubject(claims.sub).connector).toBe("google");
+    const post = await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { authorization: `Bearer ${access_token}` } }));
+    expect(await post.json()).toEqual(claims);
+  });
+
+  it("refuses /userinfo without a token, with an ID token, a forged or an expired token: 401", async () => {
+    const app = await registerApp();
+    const { access_token, id_token } = await tokens(app);
+    const none = await userinfoGet(new Request(`${ISSUER}/userinfo`));
+    expect(none.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    await expectError(none, 401, "invalid_token");
+    await expectError(await userinfo(id_token), 401, "invalid_token");
+    await expectError(await userinfo(`${access_token.slice(0, -4)}AAAA`), 401, "invalid_token");
+    const { jti } = JSON.parse(Buffer.from(access_token.split(".")[1], "base64url").toString());
+    await keyfob().db.issuedToken.update({ where: { jti }, data: { expiresAt: new Date(Date.now() - 1) } });
+    await expectError(await userinfo(access_token), 401, "invalid_token");
+  });
+
+  it("revokes a client's own token (RFC 7009), and quietly ignores other clients' and unknown tokens", async () => {
+    const app = await registerApp();
+    const other = await registerApp();
+    const { access_token } = await tokens(app);
+    const byOther = await revoke(other, access_token);
+    expect(byOther.status).toBe(200);
+    expect((await userinfo(access_token)).status).toBe(200);
+    expect((await revoke(app, "not-a-token")).status).toBe(200);
+    const own = await revoke(app, access_token);
+    expect(own.status).toBe(200);
+    expect(await own.json()).toEqual({});
+    await expectError(await userinfo(access_token), 401, "invalid_token");
+  });
+
+  it("introspects tokens for confidential clients (RFC 7662), Flow A and Flow B alike", async () => {
+    const app = await registerApp();
+    const resourceServer = await registerApp({ confidential: true });
+    const { access_token } = await tokens(app);
+    const active = await (await introspect(resourceServer, access_token)).json();
+    expect(active).toMatchObject({ active: true, token_type: "Bearer", client_id: app.clientId, aud: app.clientId, iss: ISSUER, provider_id: "google", scope: "openid email" });
+    expect(await (await introspect(resourceServer, "garbage")).json()).toEqual({ active: false });
+    await revoke(app, access_token);
+    expect(await (await introspect(resourceServer, access_token)).json()).toEqual({ active: false });
+    await expectError(await introspect(app, access_token), 401, "invalid_client"); // a public client may not introspect
+
+    const license = await registerLicense();
+    const { state, challenge } = await requestChallenge(license);
+    const flowA = await (await submit(license, state, await license.owner.signMessage({ message: challenge }))).json();
+    expect(await (await introspect(resourceServer, flowA.access_token)).json()).toMatchObject({ active: true, client_id: license.clientId, provider_id: "web3" });
+  });
+});
