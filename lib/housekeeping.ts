@@ -1,0 +1,25 @@
+import type { Database } from "./db/client";
+import { log } from "./log";
+
+/** Expired single-use rows are kept a day, so a late replay still gets "already used" rather than "unknown". */
+const RETENTION_MS = 24 * 3600_000;
+export const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+/** Deletes challenges, interactions, codes and token records that expired more than a day ago. */
+export async function sweepExpired(db: Database, now = new Date()): Promise<number> {
+  const where = { expiresAt: { lt: new Date(now.getTime() - RETENTION_MS) } };
+  const deleted = await db.$transaction([
+    db.challenge.deleteMany({ where }),
+    db.interaction.deleteMany({ where }),
+    db.authorizationCode.deleteMany({ where }),
+    db.issuedToken.deleteMany({ where }),
+  ]);
+  return deleted.reduce((sum, { count }) => sum + count, 0);
+}
+
+/** Sweeps every SWEEP_INTERVAL_MS for as long as the process runs; each instance may do it, deletes are idempotent. */
+export function scheduleSweeps(db: Database): void {
+  setInterval(() => {
+    sweepExpired(db).catch((error) => log.error("sweep of expired rows failed", { error: String(error) }));
+  }, SWEEP_INTERVAL_MS).unref();
+}

@@ -1,0 +1,26 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Database } from "@/lib/db/client";
+import { sweepExpired } from "@/lib/housekeeping";
+import { isolatedDatabase } from "./support/database";
+
+let db: Database;
+beforeAll(async () => {
+  db = await isolatedDatabase("housekeeping_test");
+  await db.client.create({ data: { id: "c", name: "c" } });
+});
+afterAll(() => db.$disconnect());
+
+it("deletes single-use rows a day after they expire, and keeps the others", async () => {
+  const now = new Date("2030-06-01T00:00:00Z");
+  const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);
+  const challenge = (stateHash: string, expiresAt: Date) =>
+    db.challenge.create({ data: { stateHash, clientId: "c", domain: "d", address: "a", scope: "openid", message: "m", expiresAt } });
+  await challenge("old", ago(25));
+  await challenge("recent", ago(23));
+  await db.issuedToken.create({ data: { jti: "old", clientId: "c", userId: "u", connector: "web3", scope: "openid", expiresAt: ago(48) } });
+  await db.issuedToken.create({ data: { jti: "live", clientId: "c", userId: "u", connector: "web3", scope: "openid", expiresAt: ago(-1) } });
+
+  expect(await sweepExpired(db, now)).toBe(2);
+  expect((await db.challenge.findMany()).map((c) => c.stateHash)).toEqual(["recent"]);
+  expect((await db.issuedToken.findMany()).map((t) => t.jti)).toEqual(["live"]);
+});
