@@ -1,0 +1,113 @@
+/**
+ * One Flow A handshake as a client performs it (generate_challenge, EIP-191 signing, submit_challenge),
+ * over node:http with keep-alive, timed step by step. Shared by the load workers and the preflight.
+ */
+import http from "node:http";
+import type { PrivateKeyAccount } from "viem/accounts";
+
+/** What a virtual client needs to know about the server it logs in to. */
+export type FlowTarget = {
+  /** Base URL, without a trailing slash. */
+  url: string;
+  clientId: string;
+  /** A redirect URI registered for the client ("domain" in Flow A). */
+  domain: string;
+  /** The address the tokens are for (the license itself when a signer signs for it). */
+  address: string;
+  scope: string;
+};
+
+export type HandshakeTiming = {
+  /** Milliseconds, measured with performance.now(). */
+  generate: number;
+  sign: number;
+  submit: number;
+  total: number;
+};
+
+/** A failed request: the step, and the HTTP status with the OAuth error code, or a network error. */
+export class FlowError extends Error {
+  constructor(
+    readonly step: "generate" | "submit",
+    readonly kind: string,
+    detail: string,
+  ) {
+    super(`${step}: ${kind}${detail ? ` (${detail})` : ""}`);
+    this.name = "FlowError";
+  }
+}
+
+export function createAgent(maxSockets: number): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+}
+
+export async function handshake(target: FlowTarget, account: PrivateKeyAccount, agent: http.Agent): Promise<HandshakeTiming> {
+  const t0 = performance.now();
+  const challenge = await postForm(agent, `${target.url}/auth/web3/generate_challenge`, "generate", {
+    client_id: target.clientId,
+    domain: target.domain,
+    scope: target.scope,
+    response_type: "code",
+    address: target.address,
+  });
+  const t1 = performance.now();
+  if (typeof challenge.state !== "string" || typeof challenge.challenge !== "string") {
+    throw new FlowError("generate", "200 bad_body", "no state or challenge in the response");
+  }
+  const signature = await account.signMessage({ message: challenge.challenge });
+  const t2 = performance.now();
+  const tokens = await postForm(agent, `${target.url}/auth/web3/submit_challenge`, "submit", {
+    client_id: target.clientId,
+    state: challenge.state,
+    grant_type: "authorization_code",
+    domain: target.domain,
+    signature,
+  });
+  const t3 = performance.now();
+  if (typeof tokens.access_token !== "string" || typeof tokens.id_token !== "string") {
+    throw new FlowError("submit", "200 bad_body", "no access_token or id_token in the response");
+  }
+  return { generate: t1 - t0, sign: t2 - t1, submit: t3 - t2, total: t3 - t0 };
+}
+
+/** POSTs a form and parses the JSON answer; anything but a 200 with a JSON body is a FlowError. */
+export function postForm(
+  agent: http.Agent,
+  url: string,
+  step: "generate" | "submit",
+  form: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
+  const body = new URLSearchParams(form).toString();
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: "POST",
+        agent,
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "Content-Length": Buffer.byteLength(body) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", (error) => reject(new FlowError(step, "network", error.message)));
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: Record<string, unknown> | undefined;
+          try {
+            json = JSON.parse(text) as Record<string, unknown>;
+          } catch {
+            json = undefined;
+          }
+          if (response.statusCode === 200 && json) return resolve(json);
+          const code = typeof json?.error === "string" ? json.error : "non_json";
+          const description = typeof json?.error_description === "string" ? json.error_description : text.slice(0, 120);
+          reject(new FlowError(step, `${response.statusCode} ${code}`, description));
+        });
+      },
+    );
+    request.setTimeout(timeoutMs, () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.on("error", (error: NodeJS.ErrnoException) => reject(new FlowError(step, `network ${error.code ?? "error"}`, error.message)));
+    request.end(body);
+  });
+}
