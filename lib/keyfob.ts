@@ -1,3 +1,4 @@
+import { AuditLog } from "./audit";
 import type { Config } from "./config";
 import { createDatabase, type Database } from "./db/client";
 import { deriveEncryptionKey } from "./keys/encryption";
@@ -11,6 +12,7 @@ export type Keyfob = {
   keys: KeyStore;
   /** Encrypts secrets at rest: signing keys and server-generated account keys. */
   encryptionKey: Uint8Array;
+  audit: AuditLog;
   /** ERC-1271/6492 verification, when RPC_URL is set. */
   chain?: ChainVerifier;
 };
@@ -25,6 +27,7 @@ export function createKeyfob(config: Config, db?: Database): Keyfob {
     config,
     db: database,
     encryptionKey,
+    audit: new AuditLog(database),
     keys: new KeyStore(database, encryptionKey, {
       rotationPeriod: config.keyRotationPeriod,
       publishLead: config.keyPublishLead,

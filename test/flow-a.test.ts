@@ -313,6 +313,21 @@ describe("submit_challenge", () => {
   });
 });
 
+describe("audit", () => {
+  it("records each token issuance and failure with client, account and outcome", async () => {
+    const license = await registerLicense();
+    const { state, challenge } = await requestChallenge(license);
+    await submit(license, state, `0x${"11".repeat(65)}`);
+    await submit(license, state, await license.owner.signMessage({ message: challenge }));
+    await keyfob().audit.flush();
+    const events = await keyfob().db.auditEvent.findMany({ where: { clientId: license.clientId }, orderBy: { id: "asc" } });
+    expect(events.map((e) => [e.action, e.outcome, e.detail, e.accountId])).toEqual([
+      ["token.failed", "invalid_grant", "submit_challenge", null],
+      ["token.issued", "success", "submit_challenge", license.clientId],
+    ]);
+  });
+});
+
 describe("keys and discovery", () => {
   it("publishes the public signing keys at /keys and /.well-known/jwks.json, cacheable, without private parts", async () => {
     for (const route of [keysRoute, jwksAlias]) {

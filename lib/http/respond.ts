@@ -1,5 +1,10 @@
+import { decodeJwt } from "jose";
+import type { AuditLog } from "../audit";
 import { log } from "../log";
+import { parseBasic } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
+import { readParams, type Params } from "../oauth/params";
+import { decodeSubject } from "../tokens/sub";
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
@@ -23,15 +28,25 @@ export function errorResponse(error: OAuthError): Response {
   return jsonResponse(error.toJSON(), error.status, headers);
 }
 
+export type EndpointOptions = {
+  /** Audit token issuance and failures here (token endpoints). */
+  audit?: () => AuditLog;
+};
+
 /**
- * Wraps a protocol action as a route handler: every failure becomes the documented error body,
- * and one log line per request names the endpoint and outcome, never the parameters' values.
+ * Wraps a protocol action as a route handler: reads the parameters (query and form body), turns
+ * every failure into the documented error body, logs one line per refusal or failure (never the
+ * parameters' values), and audits token endpoints.
  */
-export function endpoint(name: string, action: (request: Request) => Promise<unknown>) {
+export function endpoint(name: string, action: (request: Request, params: Params) => Promise<unknown>, options: EndpointOptions = {}) {
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
+    let params: Params | undefined;
     try {
-      return jsonResponse(await action(request));
+      params = await readParams(request);
+      const result = await action(request, params);
+      if (options.audit) options.audit().record({ action: "token.issued", outcome: "success", detail: name, ip: clientIp(request), ...tokenParties(result) });
+      return jsonResponse(result);
     } catch (caught) {
       const error = toOAuthError(caught);
       const fields = { endpoint: name, status: error.status, error: error.code, ms: Math.round(performance.now() - started) };
@@ -40,9 +55,34 @@ export function endpoint(name: string, action: (request: Request) => Promise<unk
       } else {
         log.info("request refused", fields);
       }
+      if (options.audit) {
+        options.audit().record({ action: "token.failed", outcome: error.code, detail: name, ip: clientIp(request), clientId: claimedClientId(request, params) });
+      }
       return errorResponse(error);
     }
   };
+}
+
+/** The client and account a token response was issued to, read back from its access token. */
+function tokenParties(result: unknown): { clientId?: string; accountId?: string } {
+  const accessToken = (result as { access_token?: unknown })?.access_token;
+  if (typeof accessToken !== "string") return {};
+  const { aud, sub } = decodeJwt(accessToken);
+  return { clientId: typeof aud === "string" ? aud : undefined, accountId: sub ? decodeSubject(sub).userId : undefined };
+}
+
+function claimedClientId(request: Request, params: Params | undefined): string | undefined {
+  try {
+    const id = parseBasic(request.headers.get("authorization"))?.id ?? params?.get("client_id");
+    return id?.slice(0, 200);
+  } catch {
+    return params?.get("client_id")?.slice(0, 200);
+  }
+}
+
+/** The caller's address as the proxy in front (or Next's server) reports it. */
+export function clientIp(request: Request): string | undefined {
+  return request.headers.get("x-forwarded-for")?.split(",")[0].trim() || request.headers.get("x-real-ip") || undefined;
 }
 
 const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P03", "53300", "P1001", "P1002", "P1017", "P2024"]);

@@ -51,7 +51,7 @@ function sameDigest(a: string, b: string): boolean {
 }
 
 /** `Authorization: Basic` with form-urlencoded id and secret (RFC 6749 2.3.1). */
-function parseBasic(header: string | null): { id: string; secret: string } | undefined {
+export function parseBasic(header: string | null): { id: string; secret: string } | undefined {
   if (!header?.toLowerCase().startsWith("basic ")) return undefined;
   const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
