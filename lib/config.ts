@@ -72,6 +72,8 @@ const envSchema = z.object({
   APPLE_CLIENT_SECRET: optional(z.string()),
   APPLE_ISSUER: httpUrl.default("https://appleid.apple.com"),
   WALLETCONNECT_PROJECT_ID: optional(z.string()),
+  ADMIN_ADDRESSES: z.string().default(""),
+  ADMIN_EMAILS: z.string().default(""),
 });
 
 /** An upstream OpenID provider (Google, Apple); the issuer can point at a stand-in for tests. */
@@ -101,6 +103,9 @@ export type Config = {
   google?: UpstreamProvider;
   apple?: UpstreamProvider;
   walletConnectProjectId?: string;
+  /** Bootstrap admins: account addresses and verified emails, lower case. */
+  adminAddresses: string[];
+  adminEmails: string[];
 };
 
 export class ConfigError extends Error {
@@ -115,6 +120,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const badAddress = list(e.ADMIN_ADDRESSES).find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a));
+  if (badAddress) throw new ConfigError(`Invalid configuration:\n  ADMIN_ADDRESSES: "${badAddress}" is not a 0x address`);
   if (e.KEY_PUBLISH_LEAD < MIN_PUBLISH_LEAD_SECONDS) {
     throw new ConfigError(
       `Invalid configuration:\n  KEY_PUBLISH_LEAD: must be at least ${MIN_PUBLISH_LEAD_SECONDS / 60} minutes, longer than verifiers cache the JWKS`,
@@ -146,7 +153,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     google: upstream(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, e.GOOGLE_ISSUER),
     apple: upstream(e.APPLE_CLIENT_ID, e.APPLE_CLIENT_SECRET, e.APPLE_ISSUER),
     walletConnectProjectId: e.WALLETCONNECT_PROJECT_ID,
+    adminAddresses: list(e.ADMIN_ADDRESSES).map((a) => a.toLowerCase()),
+    adminEmails: list(e.ADMIN_EMAILS).map((a) => a.toLowerCase()),
   };
+}
+
+function list(value: string): string[] {
+  return value.split(/[\s,]+/).filter(Boolean);
 }
 
 function upstream(clientId: string | undefined, clientSecret: string | undefined, issuer: string): UpstreamProvider | undefined {

@@ -1,29 +1,21 @@
 /**
- * Keyfob's admin command line: clients, redirect URIs and signers. It calls the same lib/ functions
- * as the dashboard. Run `npm run keyfob -- help`.
+ * Keyfob's admin command line: clients, redirect URIs, signers and secrets. It calls the same
+ * lib/admin operations as the dashboard, and its changes are audited. Run `npm run keyfob -- help`.
  */
 import "./load-env";
 import { parseArgs } from "node:util";
 import { prepareStorage } from "../lib/bootstrap";
-import {
-  addRedirectUri,
-  addSigner,
-  createClient,
-  deleteClient,
-  listClients,
-  RegistryError,
-  removeRedirectUri,
-  revokeSigner,
-  rotateClientSecret,
-  setClientEnabled,
-} from "../lib/clients/registry";
+import { userInfo } from "node:os";
+import type { Admin } from "../lib/admin/access";
+import * as admin from "../lib/admin/operations";
+import { listClients, RegistryError } from "../lib/clients/registry";
 import { ConfigError, loadConfig } from "../lib/config";
-import { createDatabase, type Database } from "../lib/db/client";
+import { createKeyfob, type Keyfob } from "../lib/keyfob";
 
 const USAGE = `Usage: npm run keyfob -- <command>
 
   clients list
-  clients add --name <name> [--id <client_id>]     client_id defaults to a generated one
+  clients add --name <name> [--id <client_id>] [--logo <https URL>]   client_id defaults to a generated one
   clients enable <client_id>
   clients disable <client_id>
   clients delete <client_id>
@@ -33,11 +25,14 @@ const USAGE = `Usage: npm run keyfob -- <command>
   signers add <client_id> <address> [--expires <ISO date>]
   signers revoke <client_id> <address>`;
 
-type Command = (db: Database, args: string[], options: Record<string, string | undefined>) => Promise<unknown>;
+/** The operator at the command line: has the database, so is an admin; changes are audited under this label. */
+const operator: Admin = { accountId: "cli", label: `cli:${userInfo().username}` };
+
+type Command = (k: Keyfob, args: string[], options: Record<string, string | undefined>) => Promise<unknown>;
 
 const commands: Record<string, Command> = {
-  "clients list": async (db) => {
-    for (const c of await listClients(db)) {
+  "clients list": async (k) => {
+    for (const c of await listClients(k.db)) {
       console.log(`${c.id}  ${c.enabled ? "enabled " : "disabled"}  ${c.name}`);
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
       for (const s of c.signers) {
@@ -46,30 +41,30 @@ const commands: Record<string, Command> = {
       }
     }
   },
-  "clients add": async (db, _args, o) => {
+  "clients add": async (k, _args, o) => {
     if (!o.name) throw new RegistryError("name", "--name is required");
-    const client = await createClient(db, { id: o.id, name: o.name });
+    const client = await admin.createClient(k, operator, { id: o.id, name: o.name, logoUrl: o.logo });
     console.log(`client ${client.id} created`);
   },
-  "clients enable": (db, [id]) => setClientEnabled(db, need(id, "client_id"), true).then(() => console.log(`client ${id} enabled`)),
-  "clients disable": (db, [id]) => setClientEnabled(db, need(id, "client_id"), false).then(() => console.log(`client ${id} disabled`)),
-  "clients delete": (db, [id]) => deleteClient(db, need(id, "client_id")).then(() => console.log(`client ${id} deleted`)),
-  "clients secret": async (db, [id]) => {
-    const secret = await rotateClientSecret(db, need(id, "client_id"));
+  "clients enable": (k, [id]) => admin.setClientEnabled(k, operator, need(id, "client_id"), true).then(() => console.log(`client ${id} enabled`)),
+  "clients disable": (k, [id]) => admin.setClientEnabled(k, operator, need(id, "client_id"), false).then(() => console.log(`client ${id} disabled`)),
+  "clients delete": (k, [id]) => admin.deleteClient(k, operator, need(id, "client_id")).then(() => console.log(`client ${id} deleted`)),
+  "clients secret": async (k, [id]) => {
+    const secret = await admin.rotateClientSecret(k, operator, need(id, "client_id"));
     console.log(`client secret for ${id} (shown once, stored hashed):\n${secret}`);
   },
-  "redirect-uris add": (db, [id, uri]) =>
-    addRedirectUri(db, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} added`)),
-  "redirect-uris remove": (db, [id, uri]) =>
-    removeRedirectUri(db, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} removed`)),
-  "signers add": async (db, [id, address], o) => {
+  "redirect-uris add": (k, [id, uri]) =>
+    admin.addRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} added`)),
+  "redirect-uris remove": (k, [id, uri]) =>
+    admin.removeRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} removed`)),
+  "signers add": async (k, [id, address], o) => {
     const expires = o.expires ? new Date(o.expires) : undefined;
     if (expires && Number.isNaN(expires.getTime())) throw new RegistryError("expires", "--expires must be an ISO 8601 date");
-    const signer = await addSigner(db, need(id, "client_id"), need(address, "address"), expires);
+    const signer = await admin.addSigner(k, operator, need(id, "client_id"), need(address, "address"), expires);
     console.log(`signer ${signer.address} enabled for ${signer.clientId}`);
   },
-  "signers revoke": (db, [id, address]) =>
-    revokeSigner(db, need(id, "client_id"), need(address, "address")).then(() => console.log(`signer ${address} revoked`)),
+  "signers revoke": (k, [id, address]) =>
+    admin.revokeSigner(k, operator, need(id, "client_id"), need(address, "address")).then(() => console.log(`signer ${address} revoked`)),
 };
 
 function need(value: string | undefined, name: string): string {
@@ -80,7 +75,7 @@ function need(value: string | undefined, name: string): string {
 async function main() {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: "string" }, id: { type: "string" }, expires: { type: "string" } },
+    options: { name: { type: "string" }, id: { type: "string" }, logo: { type: "string" }, expires: { type: "string" } },
   });
   const command = commands[positionals.slice(0, 2).join(" ")];
   if (!command) {
@@ -88,11 +83,11 @@ async function main() {
     process.exit(positionals.length === 0 || positionals[0] === "help" ? 0 : 2);
   }
   const { config, stop } = await prepareStorage(loadConfig());
-  const db = createDatabase(config.databaseUrl, 2);
+  const k = createKeyfob({ ...config, dbPoolSize: 2 });
   try {
-    await command(db, positionals.slice(2), values);
+    await command(k, positionals.slice(2), values);
   } finally {
-    await db.$disconnect();
+    await k.db.$disconnect();
     await stop();
   }
 }

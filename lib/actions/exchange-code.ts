@@ -1,5 +1,5 @@
 import type { Keyfob } from "../keyfob";
-import { authenticateClient } from "../oauth/client-auth";
+import { authenticateClient, type AuthenticatedClient } from "../oauth/client-auth";
 import { invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
@@ -14,10 +14,14 @@ import { consumeCode, revokeTokensOfCode } from "../tokens/record";
  * refused and revokes every token issued from it (RFC 6749 4.1.2).
  */
 export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
-  const { db, config } = keyfob;
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") throw new OAuthError("unsupported_grant_type", 'grant_type must be "authorization_code"');
-  const client = await authenticateClient(db, request, params);
+  return redeemCode(keyfob, await authenticateClient(keyfob.db, request, params), params);
+}
+
+/** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard). */
+export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params): Promise<TokenResponse> {
+  const { db, config } = keyfob;
   const code = required(params, "code");
   const redirectUri = required(params, "redirect_uri");
 

@@ -25,13 +25,20 @@ export function parseAddress(value: string, field = "address"): Address {
   return getAddress(value);
 }
 
-export async function createClient(db: Database, input: { id?: string; name: string }) {
-  const id = input.id ? normalizeClientId(input.id.trim()) : `kf_${randomBytes(16).toString("base64url")}`;
+/** A client id for clients that are not a license address. */
+export function generateClientId(): string {
+  return `kf_${randomBytes(16).toString("base64url")}`;
+}
+
+export async function createClient(db: Database, input: { id?: string; name: string; logoUrl?: string }) {
+  const id = input.id?.trim() ? normalizeClientId(input.id.trim()) : generateClientId();
   const name = input.name.trim();
+  const logoUrl = input.logoUrl?.trim() || null;
   if (!/^[\x21-\x7e]{1,128}$/.test(id)) throw new RegistryError("id", "must be 1 to 128 printable characters without spaces");
   if (name.length === 0 || name.length > 200) throw new RegistryError("name", "must be 1 to 200 characters");
+  if (logoUrl && !/^https:\/\/[^\s]+$/.test(logoUrl)) throw new RegistryError("logoUrl", "must be an https URL");
   try {
-    return await db.client.create({ data: { id, name } });
+    return await db.client.create({ data: { id, name, logoUrl } });
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
       throw new RegistryError("id", `a client with id ${id} already exists`);

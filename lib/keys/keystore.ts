@@ -113,6 +113,20 @@ export class KeyStore {
     }));
   }
 
+  /**
+   * Starts a rotation now: a new key, published at once, that signs after KEY_PUBLISH_LEAD (so
+   * every verifier's cache knows it first). Nothing is created while a successor is already upcoming.
+   */
+  async rotateNow(): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
+      const now = this.clock();
+      if ((await this.load(tx)).some((key) => key.activatesAt > now)) return;
+      await tx.signingKey.create({ data: await this.newKey(new Date(now.getTime() + this.policy.publishLead * 1000)) });
+    });
+    await this.refresh();
+  }
+
   /** Loads the keys, creating or dropping keys as the schedule requires. Safe to run on every instance. */
   refresh(): Promise<StoredKey[]> {
     this.loading ??= this.maintain()

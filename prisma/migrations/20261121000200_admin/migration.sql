@@ -1,3 +1,6 @@
+-- AlterTable
+ALTER TABLE "clients" ADD COLUMN     "logo_url" TEXT;
+
 -- CreateTable
 CREATE TABLE "admin_roles" (
     "account_id" TEXT NOT NULL,

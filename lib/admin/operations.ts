@@ -1,0 +1,200 @@
+import type { AuditEntry } from "../audit";
+import * as registry from "../clients/registry";
+import { Prisma } from "../db/client";
+import type { Keyfob } from "../keyfob";
+import type { Admin } from "./access";
+
+/**
+ * What admins can do, for the dashboard and the command line alike. Every change takes the Admin
+ * that requireAdmin (or the CLI) vouched for, and is written to the audit log, refused ones too.
+ */
+
+export const PAGE_SIZE = 20;
+export type Page<T> = { items: T[]; total: number; page: number; pageSize: number };
+
+async function change<T>(
+  keyfob: Keyfob,
+  admin: Admin,
+  action: string,
+  target: Pick<AuditEntry, "clientId" | "accountId" | "detail">,
+  run: () => Promise<T>,
+): Promise<T> {
+  const entry = { actor: admin.label, action, ...target };
+  try {
+    const result = await run();
+    await keyfob.audit.write({ ...entry, outcome: "success" });
+    return result;
+  } catch (error) {
+    await keyfob.audit.write({ ...entry, outcome: error instanceof registry.RegistryError ? "rejected" : "error" });
+    throw error;
+  }
+}
+
+// Clients, redirect URIs, signers, secrets.
+
+export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name: string; logoUrl?: string }) => {
+  const id = input.id?.trim() ? registry.normalizeClientId(input.id.trim()) : registry.generateClientId();
+  return change(k, admin, "client.created", { clientId: id, detail: input.name }, () => registry.createClient(k.db, { ...input, id }));
+};
+
+export const setClientEnabled = (k: Keyfob, admin: Admin, clientId: string, enabled: boolean) =>
+  change(k, admin, enabled ? "client.enabled" : "client.disabled", { clientId }, () => registry.setClientEnabled(k.db, clientId, enabled));
+
+export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) =>
+  change(k, admin, "client.deleted", { clientId }, () => registry.deleteClient(k.db, clientId));
+
+export const addRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
+  change(k, admin, "redirect_uri.added", { clientId, detail: uri }, () => registry.addRedirectUri(k.db, clientId, uri));
+
+export const removeRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
+  change(k, admin, "redirect_uri.removed", { clientId, detail: uri }, () => registry.removeRedirectUri(k.db, clientId, uri));
+
+export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) =>
+  change(k, admin, "signer.added", { clientId, detail: address }, () => registry.addSigner(k.db, clientId, address, expiresAt));
+
+export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address: string) =>
+  change(k, admin, "signer.revoked", { clientId, detail: address }, () => registry.revokeSigner(k.db, clientId, address));
+
+/** Generates or rotates the client's secret; the only time it is seen is in the return value. */
+export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
+  change(k, admin, "client.secret_rotated", { clientId }, () => registry.rotateClientSecret(k.db, clientId));
+
+// Signing keys, tokens, admins.
+
+export const rotateSigningKey = (k: Keyfob, admin: Admin) => change(k, admin, "key.rotated", {}, () => k.keys.rotateNow());
+
+/** Revokes one token, or every active token of a client or an account. Returns how many were revoked. */
+export const revokeTokens = (k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) =>
+  change(k, admin, "token.revoked", { clientId: target.clientId, accountId: target.accountId, detail: target.jti }, async () => {
+    if (!target.jti && !target.clientId && !target.accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
+    const { count } = await k.db.issuedToken.updateMany({
+      where: { jti: target.jti, clientId: target.clientId, userId: target.accountId, revokedAt: null, expiresAt: { gt: new Date() } },
+      data: { revokedAt: new Date() },
+    });
+    return count;
+  });
+
+export const grantAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
+  change(k, admin, "admin.granted", { accountId }, async () => {
+    const id = registry.parseAddress(accountId, "accountId");
+    await k.db.adminRole.upsert({ where: { accountId: id }, create: { accountId: id, grantedBy: admin.label }, update: {} });
+  });
+
+export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
+  change(k, admin, "admin.revoked", { accountId }, async () => {
+    const { count } = await k.db.adminRole.deleteMany({ where: { accountId } });
+    if (count === 0) throw new registry.RegistryError("accountId", "this account has no admin role");
+  });
+
+// Reads.
+
+export async function listClients(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}): Promise<Page<Awaited<ReturnType<typeof clientSummaries>>[number]>> {
+  const page = Math.max(1, Math.floor(query.page ?? 1));
+  const search = query.search?.trim();
+  const where: Prisma.ClientWhereInput = search
+    ? { OR: [{ id: { contains: search, mode: "insensitive" } }, { name: { contains: search, mode: "insensitive" } }] }
+    : {};
+  const [items, total] = await Promise.all([clientSummaries(k, where, page), k.db.client.count({ where })]);
+  return { items, total, page, pageSize: PAGE_SIZE };
+}
+
+function clientSummaries(k: Keyfob, where: Prisma.ClientWhereInput, page: number) {
+  return k.db.client.findMany({
+    where,
+    orderBy: { createdAt: "desc" },
+    skip: (page - 1) * PAGE_SIZE,
+    take: PAGE_SIZE,
+    select: {
+      id: true,
+      name: true,
+      logoUrl: true,
+      enabled: true,
+      createdAt: true,
+      _count: { select: { redirectUris: true, signers: { where: { revokedAt: null } } } },
+    },
+  });
+}
+
+export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
+  const client = await k.db.client.findUnique({
+    where: { id: registry.normalizeClientId(clientId) },
+    include: { redirectUris: { orderBy: { createdAt: "asc" } }, signers: { orderBy: { enabledAt: "desc" } } },
+  });
+  if (!client) return undefined;
+  const { secretHash, ...rest } = client;
+  return { ...rest, confidential: secretHash !== null };
+}
+
+export function keySchedule(k: Keyfob, _admin: Admin) {
+  return k.keys.schedule();
+}
+
+/** Active (unexpired, unrevoked) tokens of a client or an account, newest first. */
+export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
+  const page = Math.max(1, Math.floor(query.page ?? 1));
+  const where = { clientId: query.clientId, userId: query.accountId, revokedAt: null, expiresAt: { gt: new Date() } };
+  const [items, total] = await Promise.all([
+    k.db.issuedToken.findMany({ where, orderBy: { issuedAt: "desc" }, skip: (page - 1) * PAGE_SIZE, take: PAGE_SIZE, omit: { codeHash: true } }),
+    k.db.issuedToken.count({ where }),
+  ]);
+  return { items, total, page, pageSize: PAGE_SIZE };
+}
+
+export type AuditFilter = { action?: string; clientId?: string; accountId?: string; outcome?: string; from?: Date; to?: Date };
+
+function auditWhere(filter: AuditFilter): Prisma.AuditEventWhereInput {
+  return {
+    action: filter.action ? { startsWith: filter.action } : undefined,
+    clientId: filter.clientId || undefined,
+    accountId: filter.accountId || undefined,
+    outcome: filter.outcome || undefined,
+    at: filter.from || filter.to ? { gte: filter.from, lt: filter.to } : undefined,
+  };
+}
+
+export async function auditEvents(k: Keyfob, _admin: Admin, filter: AuditFilter & { page?: number }) {
+  const page = Math.max(1, Math.floor(filter.page ?? 1));
+  const where = auditWhere(filter);
+  const [items, total] = await Promise.all([
+    k.db.auditEvent.findMany({ where, orderBy: { id: "desc" }, skip: (page - 1) * PAGE_SIZE, take: PAGE_SIZE }),
+    k.db.auditEvent.count({ where }),
+  ]);
+  return { items: items.map((e) => ({ ...e, id: e.id.toString() })), total, page, pageSize: PAGE_SIZE };
+}
+
+const CSV_COLUMNS = ["at", "actor", "action", "clientId", "accountId", "ip", "outcome", "detail"] as const;
+
+/** The filtered audit log as CSV (RFC 4180), newest first, at most 100 000 rows. */
+export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): Promise<string> {
+  const rows = await k.db.auditEvent.findMany({ where: auditWhere(filter), orderBy: { id: "desc" }, take: 100_000 });
+  const cell = (value: unknown) => {
+    const text = value instanceof Date ? value.toISOString() : value == null ? "" : String(value);
+    // Quote always; neutralise spreadsheet formulas.
+    return `"${(/^[=+\-@]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
+  };
+  return [CSV_COLUMNS.join(","), ...rows.map((row) => CSV_COLUMNS.map((c) => cell(row[c])).join(","))].join("\r\n") + "\r\n";
+}
+
+/** Counts for the overview, and token issuances and failures per day for the last `days` days. */
+export async function overview(k: Keyfob, _admin: Admin, days = 14) {
+  const since = new Date(Date.now() - days * 86400_000);
+  const [clients, accounts, activeTokens, perDay] = await Promise.all([
+    k.db.client.count(),
+    k.db.account.count(),
+    k.db.issuedToken.count({ where: { revokedAt: null, expiresAt: { gt: new Date() } } }),
+    k.db.$queryRaw<{ day: Date; action: string; count: bigint }[]>`
+      SELECT date_trunc('day', at) AS day, action, count(*) AS count FROM audit_events
+      WHERE at >= ${since} AND action IN ('token.issued', 'token.failed')
+      GROUP BY 1, 2 ORDER BY 1`,
+  ]);
+  const series = new Map<string, { day: string; issued: number; failed: number }>();
+  for (let i = days - 1; i >= 0; i--) {
+    const day = new Date(Date.now() - i * 86400_000).toISOString().slice(0, 10);
+    series.set(day, { day, issued: 0, failed: 0 });
+  }
+  for (const row of perDay) {
+    const point = series.get(row.day.toISOString().slice(0, 10));
+    if (point) point[row.action === "token.issued" ? "issued" : "failed"] = Number(row.count);
+  }
+  return { clients, accounts, activeTokens, perDay: [...series.values()] };
+}

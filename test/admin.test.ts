@@ -1,0 +1,149 @@
+/**
+ * The dashboard's server-side authorization, on a real PostgreSQL: every change is refused to a
+ * signed-out caller (401) and to a non-admin (403) before anything is read or written; admins come
+ * from the allowlist (address or verified email) or a role granted in the dashboard; every change
+ * is audited. Sessions are obtained through the real hosted-login code flow of the admin client.
+ */
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { LoginIdentity } from "@/lib/accounts/accounts";
+import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
+import { ADMIN_ACTIONS, performAdminAction, type AdminActionName } from "@/lib/admin/dispatch";
+import { auditCsv, overview } from "@/lib/admin/operations";
+import { beginAdminLogin, finishAdminLogin, readAdminSession } from "@/lib/admin/session";
+import { loadConfig } from "@/lib/config";
+import { createKeyfob, type Keyfob } from "@/lib/keyfob";
+import { keyfob as sharedKeyfob } from "@/lib/runtime";
+
+const bootstrapWallet = privateKeyToAccount(generatePrivateKey()).address;
+let k: Keyfob;
+
+beforeAll(() => {
+  k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrapWallet.toLowerCase(), ADMIN_EMAILS: "Boss@Example.com" }), sharedKeyfob().db);
+});
+
+/** Signs in through the admin client's code flow (hosted login → code → PKCE exchange) and returns the session token. */
+async function signIn(identity: LoginIdentity): Promise<string> {
+  const { location, cookie } = await beginAdminLogin(k);
+  const start = await startAuthorization(k, new URL(location).searchParams);
+  if (start.kind !== "login") throw new Error(`admin login did not reach the login page: ${JSON.stringify(start)}`);
+  const callback = new URL(await completeAuthorization(k, start.interactionId, identity));
+  const session = await finishAdminLogin(k, cookie, callback.searchParams);
+  if (!session) throw new Error("no session");
+  return session;
+}
+
+const wallet = (address: string): LoginIdentity => ({ provider: "web3", subject: address, emailVerified: false });
+const googleUser = (email: string, emailVerified = true): LoginIdentity => ({ provider: "google", subject: `g-${email}-${emailVerified}`, email, emailVerified });
+
+/** Valid input for each action, against `clientId` (which exists). */
+function sampleInput(name: AdminActionName, clientId: string): Record<string, unknown> {
+  const address = privateKeyToAccount(generatePrivateKey()).address;
+  return {
+    "client.create": { name: "New app" },
+    "client.enable": { clientId },
+    "client.disable": { clientId },
+    "client.delete": { clientId },
+    "client.rotate_secret": { clientId },
+    "redirect_uri.add": { clientId, uri: "https://new.example.com/cb" },
+    "redirect_uri.remove": { clientId, uri: "https://app.example.com/cb" },
+    "signer.add": { clientId, address },
+    "signer.revoke": { clientId, address },
+    "key.rotate": {},
+    "token.revoke": { clientId },
+    "admin.grant": { accountId: address },
+    "admin.revoke": { accountId: address },
+  }[name];
+}
+
+describe("admin sessions", () => {
+  it("signs an allowlisted wallet in through the code flow, with PKCE and state checked", async () => {
+    const session = await signIn(wallet(bootstrapWallet));
+    expect(await readAdminSession(k, session)).toBe(bootstrapWallet);
+    const { location, cookie } = await beginAdminLogin(k);
+    const query = new URL(location).searchParams;
+    expect(query.get("code_challenge_method")).toBe("S256");
+    expect(await finishAdminLogin(k, cookie, new URLSearchParams({ code: "x", state: "wrong" }))).toBeUndefined();
+    expect(await finishAdminLogin(k, undefined, new URLSearchParams({ code: "x", state: query.get("state")! }))).toBeUndefined();
+    expect(await readAdminSession(k, `${session}x`)).toBeUndefined();
+  });
+});
+
+describe("authorization of every dashboard change", () => {
+  let nonAdmin: string;
+  let admin: string;
+  beforeAll(async () => {
+    nonAdmin = await signIn(wallet(privateKeyToAccount(generatePrivateKey()).address));
+    admin = await signIn(wallet(bootstrapWallet));
+  });
+
+  for (const name of ADMIN_ACTIONS) {
+    it(`${name}: 401 signed out, 403 for a non-admin, and nothing changes`, async () => {
+      const { clientId } = await seededClient();
+      const before = await snapshot(clientId);
+      expect(await performAdminAction(k, undefined, name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 401 });
+      expect(await performAdminAction(k, "forged.session.token", name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 401 });
+      expect(await performAdminAction(k, nonAdmin, name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 403 });
+      expect(await snapshot(clientId)).toEqual(before);
+    });
+  }
+
+  async function seededClient() {
+    const created = await performAdminAction(k, admin, "client.create", { name: "Seeded" });
+    if (!created.ok) throw new Error(created.error);
+    const clientId = created.value.clientId as string;
+    await performAdminAction(k, admin, "redirect_uri.add", { clientId, uri: "https://app.example.com/cb" });
+    return { clientId };
+  }
+
+  async function snapshot(clientId: string) {
+    const [client, keys, roles] = await Promise.all([
+      k.db.client.findUnique({ where: { id: clientId }, include: { redirectUris: true, signers: true } }),
+      k.db.signingKey.count(),
+      k.db.adminRole.count(),
+    ]);
+    return { client, keys, roles };
+  }
+
+  it("lets an admin change things, with field-level errors for bad input, and audits it", async () => {
+    const created = await performAdminAction(k, admin, "client.create", { id: "", name: "Fleet", logoUrl: "" });
+    expect(created.ok).toBe(true);
+    const clientId = created.ok ? (created.value.clientId as string) : "";
+    expect(await performAdminAction(k, admin, "redirect_uri.add", { clientId, uri: "http://insecure.example.com/cb" })).toMatchObject({
+      ok: false,
+      status: 400,
+      fieldErrors: { uri: expect.stringMatching(/http is allowed only on localhost/) },
+    });
+    expect(await performAdminAction(k, admin, "client.create", { name: "" })).toMatchObject({ ok: false, fieldErrors: { name: "required" } });
+    expect(await performAdminAction(k, admin, "signer.add", { clientId, address: "0x123" })).toMatchObject({ ok: false, fieldErrors: { address: expect.any(String) } });
+    expect(await performAdminAction(k, admin, "client.create", { id: clientId, name: "Again" })).toMatchObject({ ok: false, fieldErrors: { id: expect.stringMatching(/already exists/) } });
+    const secret = await performAdminAction(k, admin, "client.rotate_secret", { clientId });
+    expect(secret.ok && secret.value.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const events = await k.db.auditEvent.findMany({ where: { clientId }, orderBy: { id: "asc" } });
+    expect(events.map((e) => [e.action, e.outcome, e.actor])).toEqual([
+      ["client.created", "success", bootstrapWallet],
+      ["redirect_uri.added", "rejected", bootstrapWallet],
+      ["signer.added", "rejected", bootstrapWallet],
+      ["client.created", "rejected", bootstrapWallet],
+      ["client.secret_rotated", "success", bootstrapWallet],
+    ]);
+    const csv = await auditCsv(k, { accountId: bootstrapWallet, label: "x" }, { clientId });
+    expect(csv.split("\r\n")[0]).toBe("at,actor,action,clientId,accountId,ip,outcome,detail");
+    expect(csv).toContain('"client.secret_rotated"');
+    expect((await overview(k, { accountId: bootstrapWallet, label: "x" })).perDay).toHaveLength(14);
+  });
+
+  it("admits verified allowlisted emails, not unverified ones, and roles granted in the dashboard until revoked", async () => {
+    expect(await performAdminAction(k, await signIn(googleUser("boss@example.com")), "key.rotate", {})).toMatchObject({ ok: true });
+    expect(await performAdminAction(k, await signIn(googleUser("boss@example.com", false)), "key.rotate", {})).toMatchObject({ status: 403 });
+
+    const helper = privateKeyToAccount(generatePrivateKey()).address;
+    const helperSession = await signIn(wallet(helper));
+    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 403 });
+    expect(await performAdminAction(k, admin, "admin.grant", { accountId: helper })).toMatchObject({ ok: true });
+    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ ok: true });
+    expect(await performAdminAction(k, admin, "admin.revoke", { accountId: helper })).toMatchObject({ ok: true });
+    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 403 });
+  });
+});
