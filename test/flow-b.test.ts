@@ -372,3 +372,21 @@ describe("userinfo, revocation, introspection", () => {
     expect(await (await introspect(resourceServer, flowA.access_token)).json()).toMatchObject({ active: true, client_id: license.clientId, provider_id: "web3" });
   });
 });
+
+describe("linking a wallet to a signed-in account", () => {
+  it("links the wallet that signs a message carrying the account's link nonce", async () => {
+    const { accountLinkNonce, verifyAccountLink } = await import("@/lib/siwe/login");
+    const { resolveAccount } = await import("@/lib/accounts/accounts");
+    const accountId = await resolveAccount(keyfob(), google());
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const message = (nonce: string) =>
+      createSiweMessage({ domain: "localhost:3000", address: wallet.address, uri: ISSUER, version: "1", chainId: 1, nonce, issuedAt: new Date() });
+    // A nonce issued for another account does not link.
+    const foreign = message(accountLinkNonce(keyfob(), "0x0000000000000000000000000000000000000002"));
+    await expect(verifyAccountLink(keyfob(), accountId, foreign, await wallet.signMessage({ message: foreign }))).rejects.toMatchObject({ code: "invalid_grant" });
+    const own = message(accountLinkNonce(keyfob(), accountId));
+    await expect(verifyAccountLink(keyfob(), accountId, own, await wallet.signMessage({ message: own }))).resolves.toBe(wallet.address);
+    const identity = await keyfob().db.identity.findUniqueOrThrow({ where: { provider_subject: { provider: "web3", subject: wallet.address } } });
+    expect(identity.accountId).toBe(accountId);
+  });
+});

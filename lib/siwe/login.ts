@@ -3,6 +3,7 @@ import type { Address } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { Keyfob } from "../keyfob";
 import { invalidGrant, invalidRequest } from "../oauth/errors";
+import { linkWallet } from "../accounts/accounts";
 import { verifySignature } from "./signature";
 
 /** How long a wallet login message may take between being issued and being submitted. */
@@ -54,4 +55,21 @@ export function checkAccountLinkNonce(keyfob: Keyfob, accountId: string, nonce: 
 
 function linkMac({ encryptionKey }: Keyfob, accountId: string, expires: string): string {
   return createHmac("sha256", encryptionKey).update(`link-wallet:${accountId}:${expires}`).digest("hex").slice(0, 32);
+}
+
+/**
+ * Links the wallet that signed `message` to a signed-in account: the message must carry a link
+ * nonce issued for this account (accountLinkNonce) and pass the same checks as a login.
+ */
+export async function verifyAccountLink(keyfob: Keyfob, accountId: string, message: string, signature: string): Promise<Address> {
+  let nonce: string | undefined;
+  try {
+    nonce = parseSiweMessage(message).nonce;
+  } catch {
+    throw invalidRequest("the sign-in message is not an EIP-4361 message");
+  }
+  if (!nonce || !checkAccountLinkNonce(keyfob, accountId, nonce)) throw invalidGrant("the link request has expired; try again");
+  const wallet = await verifyLoginMessage(keyfob, message, signature, nonce);
+  await linkWallet(keyfob, accountId, wallet);
+  return wallet;
 }
