@@ -1,0 +1,46 @@
+/**
+ * Binds a Google/Apple login to the browser that started it: the login page's server action
+ * stores the interaction (and the /auth URL to retry from) in an httpOnly cookie before leaving
+ * for the upstream provider, and /auth/callback completes only the interaction this browser
+ * started. A link to /auth/callback?interaction=... sent to someone else's browser therefore
+ * cannot turn their upstream session into a code.
+ */
+import { cookies } from "next/headers";
+import { keyfob } from "@/lib/runtime";
+
+const NAME = "keyfob.login";
+const MAX_AGE = 15 * 60;
+
+export type RememberedLogin = { interactionId: string; returnTo?: string };
+
+/** Only a same-origin /auth?... URL may be offered as "try again". */
+export function safeReturnTo(value: unknown): string | undefined {
+  return typeof value === "string" && value.startsWith("/auth?") && !value.includes("\\") ? value : undefined;
+}
+
+export async function rememberLogin(login: RememberedLogin): Promise<void> {
+  const jar = await cookies();
+  jar.set(NAME, Buffer.from(JSON.stringify(login)).toString("base64url"), {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: keyfob().config.issuerUrl.startsWith("https:"),
+    path: "/auth",
+    maxAge: MAX_AGE,
+  });
+}
+
+export async function rememberedLogin(): Promise<RememberedLogin | undefined> {
+  const value = (await cookies()).get(NAME)?.value;
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as Partial<RememberedLogin>;
+    if (typeof parsed.interactionId !== "string" || !parsed.interactionId) return undefined;
+    return { interactionId: parsed.interactionId, returnTo: safeReturnTo(parsed.returnTo) };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function forgetLogin(): Promise<void> {
+  (await cookies()).delete({ name: NAME, path: "/auth" });
+}

@@ -1,0 +1,58 @@
+/**
+ * "Continue with Google / Apple" (each only when configured), and "Continue as ..." for a browser
+ * that is already signed in upstream. Plain forms posting to server actions: they work before the
+ * page's JavaScript has loaded, and show a pending state once it has.
+ */
+import { AppleIcon, GoogleIcon } from "./icons";
+import { SubmitButton } from "./submit-button";
+import { buttonStyles } from "./ui";
+
+type FormAction = (form: FormData) => Promise<void>;
+
+export type UpstreamButtonsProps = {
+  providers: ("google" | "apple")[];
+  interactionId: string;
+  returnTo: string;
+  loginHint?: string;
+  action: FormAction;
+};
+
+const LABELS = { google: "Google", apple: "Apple" } as const;
+
+export function UpstreamButtons({ providers, interactionId, returnTo, loginHint, action }: UpstreamButtonsProps) {
+  return (
+    <div className="space-y-3">
+      {providers.map((provider) => (
+        <form key={provider} action={action}>
+          <input type="hidden" name="provider" value={provider} />
+          <input type="hidden" name="interaction" value={interactionId} />
+          <input type="hidden" name="returnTo" value={returnTo} />
+          {loginHint && <input type="hidden" name="loginHint" value={loginHint} />}
+          <SubmitButton
+            className={buttonStyles.option}
+            icon={provider === "google" ? <GoogleIcon /> : <AppleIcon className="size-5 text-black" />}
+            pendingLabel={`Opening ${LABELS[provider]}…`}
+          >
+            Continue with {LABELS[provider]}
+          </SubmitButton>
+        </form>
+      ))}
+    </div>
+  );
+}
+
+export function ContinueAsSession({ label, provider, interactionId, action }: { label: string; provider: "google" | "apple"; interactionId: string; action: FormAction }) {
+  return (
+    <form action={action} className="rounded-xl border border-indigo-200 bg-indigo-50/60 p-3">
+      <input type="hidden" name="interaction" value={interactionId} />
+      <p className="mb-2 text-center text-xs font-medium text-indigo-900">You are signed in with {LABELS[provider]}</p>
+      <SubmitButton
+        className={buttonStyles.option}
+        icon={provider === "google" ? <GoogleIcon /> : <AppleIcon className="size-5 text-black" />}
+        pendingLabel="Signing you in…"
+      >
+        <span className="block max-w-[16rem] truncate">Continue as {label}</span>
+      </SubmitButton>
+    </form>
+  );
+}

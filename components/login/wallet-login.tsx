@@ -1,0 +1,133 @@
+"use client";
+/**
+ * "Continue with a wallet": connects the browser wallet (wagmi, injected connector), has it sign
+ * the EIP-4361 message for this login (Keyfob's domain and URI, CHAIN_ID, the interaction's
+ * single-use nonce), and hands it to the server action, which redirects to the application.
+ */
+import { useCallback, useMemo } from "react";
+import type { Address } from "viem";
+import { createSiweMessage } from "viem/siwe";
+import { chainName } from "../providers";
+import { Spinner, WalletIcon } from "./icons";
+import { buttonStyles, Notice, ShortAddress } from "./ui";
+import { useSiwe, type SubmitResult } from "./use-siwe";
+
+export type WalletLoginProps = {
+  interactionId: string;
+  walletNonce: string;
+  clientName: string;
+  issuerUrl: string;
+  chainId: number;
+  /** Milliseconds to add to this browser's clock to get the server's (messages carry an issue time). */
+  serverTime: number;
+  /** Where "Start again" goes: the same authorization request, as a new login. */
+  restartHref: string;
+  login: (interactionId: string, message: string, signature: string) => Promise<SubmitResult>;
+};
+
+export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl, chainId, serverTime, restartHref, login }: WalletLoginProps) {
+  const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
+  const chainLabel = chainName(chainId);
+  const message = useCallback(
+    (address: Address) =>
+      createSiweMessage({
+        domain: new URL(issuerUrl).host,
+        address,
+        statement: `Sign in to ${clientName.replace(/[\r\n]+/g, " ")} with Keyfob. This does not send a transaction or cost a fee.`,
+        uri: issuerUrl,
+        version: "1",
+        chainId,
+        nonce: walletNonce,
+        issuedAt: new Date(Date.now() + clockOffset),
+      }),
+    [chainId, clientName, clockOffset, issuerUrl, walletNonce],
+  );
+  const submit = useCallback((text: string, signature: string) => login(interactionId, text, signature), [interactionId, login]);
+  const siwe = useSiwe({ chainId, chainLabel, message, submit });
+  const { step, problem, address } = siwe;
+  const busy = step === "connecting" || step === "switching" || step === "signing" || step === "submitting" || step === "done";
+
+  const progress = {
+    connecting: "Approve the connection in your wallet…",
+    switching: `Approve the switch to ${chainLabel} in your wallet…`,
+    signing: "Check your wallet and sign the message…",
+    submitting: "Verifying your signature…",
+    done: `Signed in. Returning to ${clientName}…`,
+  } as Partial<Record<typeof step, string>>;
+
+  return (
+    <div className="space-y-3">
+      <button type="button" className={buttonStyles.option} onClick={siwe.start} disabled={busy || step === "wrong-chain"} aria-describedby="wallet-help">
+        <span className="flex size-5 items-center justify-center text-slate-700">{busy ? <Spinner className="size-5" /> : <WalletIcon />}</span>
+        {address && step !== "connecting" ? (
+          <span>
+            Sign in with <ShortAddress address={address} />
+          </span>
+        ) : (
+          <span>Continue with a wallet</span>
+        )}
+      </button>
+
+      <p id="wallet-help" className="text-center text-xs leading-relaxed text-slate-500">
+        Your wallet signs a sign-in message: no transaction, no fee.
+      </p>
+
+      <div aria-live="polite" className="sr-only">
+        {busy ? progress[step] : ""}
+      </div>
+      {busy && (
+        <p className="flex items-center justify-center gap-2 text-sm text-slate-700" aria-hidden="true">
+          {progress[step]}
+        </p>
+      )}
+
+      {step === "wrong-chain" && siwe.walletChainId !== undefined && (
+        <Notice
+          tone="warning"
+          title={`Your wallet is on ${chainName(siwe.walletChainId)}`}
+          actions={
+            <>
+              <button type="button" className={buttonStyles.primary} onClick={siwe.switchAndSign}>
+                Switch to {chainLabel} and sign
+              </button>
+              <button type="button" className={buttonStyles.secondary} onClick={siwe.signAnyway}>
+                Sign anyway
+              </button>
+            </>
+          }
+        >
+          This sign-in is for {chainLabel}. Switch networks, or sign anyway: the message names {chainLabel}, and signing
+          sends no transaction. Smart-contract wallets should switch.
+        </Notice>
+      )}
+
+      {problem && (
+        <Notice
+          tone={problem.kind === "no-wallet" ? "info" : "error"}
+          title={problem.title}
+          actions={
+            problem.restart ? (
+              <a className={buttonStyles.primary} href={restartHref}>
+                Start again
+              </a>
+            ) : undefined
+          }
+        >
+          {problem.message}
+        </Notice>
+      )}
+
+      {!problem && siwe.walletDetected === false && !address && (
+        <p className="text-center text-xs text-slate-500">No browser wallet detected in this browser.</p>
+      )}
+
+      {address && !busy && (
+        <p className="text-center">
+          <button type="button" className={buttonStyles.quiet} onClick={siwe.forgetWallet}>
+            Use a different wallet
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}
