@@ -1,8 +1,11 @@
 import { defineConfig, devices } from "@playwright/test";
+import { upstreamEnv } from "./e2e/support/upstream";
 
 /**
  * End-to-end tests against the built server (`npm run serve`), started here on E2E_PORT with the
  * database that scripts/test.ts prepared (DATABASE_URL, KEYFOB_SECRET in the environment).
+ * Google and Apple are local OpenID providers (e2e/support/upstream.ts), started by globalSetup;
+ * Keyfob gets their issuers and clients through GOOGLE_* / APPLE_*.
  */
 const port = Number(process.env.E2E_PORT ?? 3100);
 export const baseURL = `http://localhost:${port}`;
@@ -13,6 +16,7 @@ export default defineConfig({
   timeout: 60_000,
   workers: 1,
   reporter: [["list"]],
+  globalSetup: "./e2e/support/global-setup.ts",
   use: {
     baseURL,
     ...devices["Desktop Chrome"],
@@ -38,6 +42,6 @@ export default defineConfig({
     timeout: 120_000,
     stdout: "ignore",
     stderr: "pipe",
-    env: { PORT: String(port), ISSUER_URL: baseURL, NEXT_TELEMETRY_DISABLED: "1" },
+    env: { PORT: String(port), ISSUER_URL: baseURL, NEXT_TELEMETRY_DISABLED: "1", ...upstreamEnv() },
   },
 });

@@ -1,0 +1,307 @@
+/**
+ * Flow B's hosted login page (GET /auth) in real Chromium against the built server: a browser
+ * wallet (fake EIP-1193 provider whose key stays in Node), Google and Apple (local OpenID providers
+ * standing in for them, see e2e/support/), the error page, error redirects, cancel, and wallet
+ * linking on /account. Codes are exchanged at /token (with PKCE for a public client, without for a
+ * confidential one) and the ID tokens checked against the published JWKS.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { addRedirectUri, createClient, rotateClientSecret } from "../lib/clients/registry";
+import { createDatabase } from "../lib/db/client";
+import { baseURL } from "../playwright.config";
+import { emailOf } from "./support/idp";
+import { upstreams } from "./support/upstream";
+import { installWallet } from "./support/wallet";
+
+const db = createDatabase(process.env.DATABASE_URL!, 2);
+const jwks = createRemoteJWKSet(new URL(`${baseURL}/keys`));
+const CHAIN_ID = 1; // Keyfob's default CHAIN_ID
+
+/** The application's redirect URI: a real local server that records what reached it. */
+let app: { url: string; hits: URL[]; close: () => Promise<void> };
+
+test.beforeAll(async () => {
+  const hits: URL[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(new URL(req.url!, "http://localhost"));
+    res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Application</title><h1>Back at the application</h1>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  const port = (server.address() as AddressInfo).port;
+  app = {
+    url: `http://localhost:${port}/callback`,
+    hits,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+});
+test.afterAll(async () => {
+  await app.close();
+  await db.$disconnect();
+});
+
+/** A registered application: public (PKCE) or confidential (client secret). */
+async function registerClient(name: string, confidential = false) {
+  const id = privateKeyToAccount(generatePrivateKey()).address;
+  await createClient(db, { id, name });
+  await addRedirectUri(db, id, app.url);
+  const secret = confidential ? await rotateClientSecret(db, id) : undefined;
+  return { id, secret };
+}
+
+function pkce() {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+function authorizeUrl(params: Record<string, string | undefined>) {
+  const query = new URLSearchParams({ response_type: "code", scope: "openid email", redirect_uri: app.url });
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, value);
+  return `/auth?${query}`;
+}
+
+/** Waits until the browser is back at the application, and returns the response parameters. */
+async function backAtApplication(page: Page) {
+  await page.waitForURL((url) => url.href.startsWith(`${app.url}?`), { timeout: 30_000 });
+  return new URL(page.url()).searchParams;
+}
+
+async function exchange(client: { id: string; secret?: string }, code: string, verifier?: string) {
+  const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: app.url });
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (client.secret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString("base64")}`;
+  else form.set("client_id", client.id);
+  if (verifier) form.set("code_verifier", verifier);
+  const response = await fetch(`${baseURL}/token`, { method: "POST", headers, body: form });
+  const body = await response.json();
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  const { payload } = await jwtVerify(body.id_token, jwks, { issuer: baseURL, audience: client.id });
+  await jwtVerify(body.access_token, jwks, { issuer: baseURL, audience: client.id });
+  return payload as JWTPayload & Record<string, unknown>;
+}
+
+async function loginAtStandIn(page: Page, upstream: "google" | "apple", login: string) {
+  await page.waitForURL((url) => url.href.startsWith(upstreams[upstream].issuer));
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill("any password");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+}
+
+test.describe("wallet", () => {
+  test("signs in with a browser wallet; the code, with PKCE, gives tokens for the wallet", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    const { verifier, challenge } = pkce();
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-wallet", nonce: "n-wallet", code_challenge: challenge, code_challenge_method: "S256" }));
+
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByText("to continue to Acme Fleet")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Continue with Google" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Continue with Apple" })).toBeVisible();
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+
+    const response = await backAtApplication(page);
+    expect(response.get("state")).toBe("st-wallet");
+    expect(response.get("iss")).toBe(baseURL);
+    expect(wallet.requests).toEqual(expect.arrayContaining(["eth_requestAccounts", "personal_sign"]));
+
+    const claims = await exchange(client, response.get("code")!, verifier);
+    expect(claims).toMatchObject({ provider_id: "web3", ethereum_address: wallet.address, nonce: "n-wallet", email_verified: false });
+  });
+
+  test("a declined signature is explained, and signing again works", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    wallet.rejectSignatures(true);
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-retry" }));
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+
+    const alert = page.getByRole("main").getByRole("alert");
+    await expect(alert).toContainText("Signature declined");
+    await expect(alert).toContainText("Nothing was signed or sent");
+    expect(app.hits.some((hit) => hit.searchParams.get("state") === "st-retry")).toBe(false);
+
+    wallet.rejectSignatures(false);
+    await page.getByRole("button", { name: /^Sign in with 0x/ }).click();
+    expect((await backAtApplication(page)).get("state")).toBe("st-retry");
+  });
+
+  test("a wallet on another chain is told so, and can switch or sign anyway", async ({ page, context }) => {
+    const client = await registerClient("Acme Fleet");
+    const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: 137 });
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-switch" }));
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Your wallet is on Polygon" })).toBeVisible();
+    await page.getByRole("button", { name: "Switch to Ethereum and sign" }).click();
+    expect((await backAtApplication(page)).get("state")).toBe("st-switch");
+    expect(wallet.requests).toContain("wallet_switchEthereumChain");
+
+    const other = await context.newPage();
+    const second = await installWallet(other, { privateKey: generatePrivateKey(), chainId: 137 });
+    await other.goto(authorizeUrl({ client_id: client.id, state: "st-anyway" }));
+    await other.getByRole("button", { name: "Continue with a wallet" }).click();
+    await other.getByRole("button", { name: "Sign anyway" }).click();
+    expect((await backAtApplication(other)).get("state")).toBe("st-anyway");
+    expect(second.requests).not.toContain("wallet_switchEthereumChain");
+  });
+
+  test("without a browser wallet the page says how to get one", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    await page.goto(authorizeUrl({ client_id: client.id }));
+    await expect(page.getByText("No browser wallet detected in this browser.")).toBeVisible();
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "No wallet found in this browser" })).toContainText("MetaMask");
+  });
+});
+
+test.describe("Google and Apple", () => {
+  test("signs in with Google; the code gives tokens with the verified email; prompt=none then reuses the session", async ({ page }) => {
+    const client = await registerClient("Acme Fleet", true);
+    const login = `alice-${randomBytes(4).toString("hex")}`;
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-google", nonce: "n-google" }));
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await loginAtStandIn(page, "google", login);
+
+    const response = await backAtApplication(page);
+    expect(response.get("state")).toBe("st-google");
+    expect(response.get("iss")).toBe(baseURL);
+    const claims = await exchange(client, response.get("code")!);
+    expect(claims).toMatchObject({ provider_id: "google", email: emailOf(login, upstreams.google), email_verified: true, nonce: "n-google" });
+
+    // Same browser, prompt=none: straight back with a code for the same account.
+    await page.goto(`${baseURL}${authorizeUrl({ client_id: client.id, state: "st-silent", prompt: "none" })}`);
+    const silent = await backAtApplication(page);
+    expect(silent.get("state")).toBe("st-silent");
+    const again = await exchange(client, silent.get("code")!);
+    expect(again.ethereum_address).toBe(claims.ethereum_address);
+
+    // Without prompt=none, the page offers to continue with that session.
+    await page.goto(`${baseURL}${authorizeUrl({ client_id: client.id, state: "st-continue" })}`);
+    await page.getByRole("button", { name: `Continue as ${emailOf(login, upstreams.google)}` }).click();
+    expect((await backAtApplication(page)).get("state")).toBe("st-continue");
+  });
+
+  test("signs in with Apple (form_post answer, email_verified as a string)", async ({ page }) => {
+    const client = await registerClient("Acme Fleet", true);
+    const login = `bob-${randomBytes(4).toString("hex")}`;
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-apple" }));
+    await page.getByRole("button", { name: "Continue with Apple" }).click();
+    await loginAtStandIn(page, "apple", login);
+
+    const response = await backAtApplication(page);
+    expect(response.get("state")).toBe("st-apple");
+    expect(response.get("iss")).toBe(baseURL);
+    const claims = await exchange(client, response.get("code")!);
+    expect(claims).toMatchObject({ provider_id: "apple", email: emailOf(login, upstreams.apple), email_verified: true });
+  });
+
+  test("a Google account links a wallet on /account; the wallet then signs in to the same account", async ({ page, context }) => {
+    const client = await registerClient("Acme Fleet");
+    await page.goto("/account");
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await loginAtStandIn(page, "google", `carol-${randomBytes(4).toString("hex")}`);
+    await page.waitForURL(`${baseURL}/account`);
+    const accountId = (await page.getByTestId("account-address").textContent())!.trim();
+    expect(accountId).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
+    const key = generatePrivateKey();
+    const linking = await context.newPage();
+    await installWallet(linking, { privateKey: key, chainId: CHAIN_ID });
+    await linking.goto("/account");
+    await linking.getByRole("button", { name: "Link wallet" }).click();
+    await expect(linking.getByRole("status").filter({ hasText: "Wallet linked" })).toBeVisible();
+
+    const login = await context.newPage();
+    await installWallet(login, { privateKey: key, chainId: CHAIN_ID });
+    const { verifier, challenge } = pkce();
+    await login.goto(authorizeUrl({ client_id: client.id, code_challenge: challenge, code_challenge_method: "S256" }));
+    await login.getByRole("button", { name: "Continue with a wallet" }).click();
+    const claims = await exchange(client, (await backAtApplication(login)).get("code")!, verifier);
+    expect(claims).toMatchObject({ provider_id: "web3", ethereum_address: accountId });
+  });
+});
+
+test.describe("errors", () => {
+  test("an unregistered redirect_uri gets an error page, and no redirect", async ({ page, request }) => {
+    const client = await registerClient("Acme Fleet");
+    const hitsBefore = app.hits.length;
+    const url = authorizeUrl({ client_id: client.id, redirect_uri: "http://localhost:1/elsewhere", state: "st-bad-uri" });
+    await page.goto(url);
+    await expect(page.getByRole("heading", { name: "This sign-in link doesn't work" })).toBeVisible();
+    await expect(page.getByRole("main").getByRole("alert")).toContainText("The redirect_uri is not registered for this application.");
+    expect(new URL(page.url()).pathname).toBe("/auth");
+    expect(app.hits.length).toBe(hitsBefore);
+
+    const raw = await request.get(url, { maxRedirects: 0 });
+    expect(raw.headers().location).toBeUndefined();
+    const unknown = await request.get(authorizeUrl({ client_id: "unknown-client" }), { maxRedirects: 0 });
+    expect(unknown.headers().location).toBeUndefined();
+    expect(await unknown.text()).toContain("This application is unknown or disabled.");
+  });
+
+  test("a bad scope goes back to the application with error=invalid_scope, state and iss", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    await page.goto(authorizeUrl({ client_id: client.id, scope: "openid wallet:everything", state: "st-scope" }));
+    const response = await backAtApplication(page);
+    expect(response.get("error")).toBe("invalid_scope");
+    expect(response.get("state")).toBe("st-scope");
+    expect(response.get("iss")).toBe(baseURL);
+    expect(response.get("code")).toBeNull();
+  });
+
+  test("Cancel goes back to the application with error=access_denied", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-cancel" }));
+    await page.getByRole("button", { name: "Cancel and return to Acme Fleet" }).click();
+    const response = await backAtApplication(page);
+    expect(response.get("error")).toBe("access_denied");
+    expect(response.get("state")).toBe("st-cancel");
+    expect(response.get("iss")).toBe(baseURL);
+  });
+
+  test("a Google callback for a login this browser did not start is refused", async ({ page }) => {
+    await page.goto("/auth/callback?interaction=not-started-here");
+    await expect(page.getByRole("main").getByRole("alert")).toContainText("This sign-in was started elsewhere");
+  });
+});
+
+test("screenshots of the login page, desktop and mobile", async ({ page }, testInfo) => {
+  const client = await registerClient("Acme Fleet");
+  const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+  const dir = path.resolve("e2e/artifacts");
+  await mkdir(dir, { recursive: true });
+  const shoot = async (name: string) => {
+    const file = path.join(dir, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    await testInfo.attach(name, { path: file, contentType: "image/png" });
+  };
+  for (const [name, viewport] of [
+    ["desktop", { width: 1280, height: 860 }],
+    ["mobile", { width: 390, height: 844 }],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-shot" }));
+    await expect(page.getByRole("button", { name: "Continue with a wallet" })).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    await shoot(`login-${name}`);
+  }
+  // The mobile page after a declined signature, and the error page on a desktop.
+  wallet.rejectSignatures(true);
+  await page.getByRole("button", { name: "Continue with a wallet" }).click();
+  await expect(page.getByRole("main").getByRole("alert")).toContainText("Signature declined");
+  await shoot("login-mobile-declined");
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.goto(authorizeUrl({ client_id: client.id, redirect_uri: "https://elsewhere.example/cb" }));
+  await expect(page.getByRole("main").getByRole("alert")).toBeVisible();
+  await shoot("error-desktop");
+});
