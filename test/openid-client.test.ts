@@ -1,0 +1,87 @@
+/**
+ * A standard OpenID client library (oauth4webapi, by the author of openid-client) completes Flow B
+ * from Keyfob's discovery document: PKCE, state, nonce, the iss response parameter (RFC 9207), the
+ * ID token's claims, userinfo and revocation. Its HTTP requests reach the real route handlers.
+ * The user's login itself (a browser step) is done through lib/ here; e2e/ does it in Chromium.
+ */
+import * as oauth from "oauth4webapi";
+import { createLocalJWKSet, jwtVerify } from "jose";
+import { describe, expect, it } from "vitest";
+import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
+import { GET as keysRoute } from "@/app/keys/route";
+import { POST as revokeRoute } from "@/app/token/revoke/route";
+import { POST as tokenRoute } from "@/app/token/route";
+import { GET as userinfoRoute } from "@/app/userinfo/route";
+import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
+import { addRedirectUri, createClient } from "@/lib/clients/registry";
+import { keyfob } from "@/lib/runtime";
+import { ISSUER } from "./support/flow-a";
+
+const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
+  "/.well-known/openid-configuration": () => discoveryRoute(),
+  "/keys": () => keysRoute(),
+  "/token": tokenRoute,
+  "/userinfo": userinfoRoute,
+  "/token/revoke": revokeRoute,
+};
+
+/** Sends the library's requests to the route handlers, as Next would. */
+const routeFetch = async (url: string, init: RequestInit) => {
+  const request = new Request(url, init);
+  const handler = routes[new URL(request.url).pathname];
+  if (!handler) throw new Error(`no route for ${url}`);
+  return handler(request);
+};
+const options = { [oauth.customFetch]: routeFetch, [oauth.allowInsecureRequests]: true };
+
+describe("oauth4webapi against Keyfob", () => {
+  it("discovers, authorizes with PKCE, exchanges the code, validates the ID token, calls userinfo and revokes", async () => {
+    const app = await createClient(keyfob().db, { name: "Standard client" });
+    const redirectUri = "https://rp.example.com/callback";
+    await addRedirectUri(keyfob().db, app.id, redirectUri);
+
+    const issuer = new URL(ISSUER);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: "oidc" }));
+    expect(as.code_challenge_methods_supported).toEqual(["S256"]);
+    const client: oauth.Client = { client_id: app.id };
+
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const nonce = oauth.generateRandomNonce();
+    const authorizationUrl = new URL(as.authorization_endpoint!);
+    authorizationUrl.search = new URLSearchParams({
+      client_id: app.id,
+      redirect_uri: redirectUri,
+      response_type: "code",
+      scope: "openid email",
+      state,
+      nonce,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+    }).toString();
+
+    const start = await startAuthorization(keyfob(), authorizationUrl.searchParams);
+    if (start.kind !== "login") throw new Error("expected the login page");
+    const callback = new URL(
+      await completeAuthorization(keyfob(), start.interactionId, { provider: "apple", subject: "apple-001", email: "driver@example.com", emailVerified: true }),
+    );
+
+    const params = oauth.validateAuthResponse(as, client, callback, state); // checks iss too
+    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, options);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: nonce, requireIdToken: true });
+    const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+    expect(claims).toMatchObject({ iss: ISSUER, aud: app.id, nonce, provider_id: "apple", email: "driver@example.com", email_verified: true });
+
+    // The library checks claims; the signature is checked here against jwks_uri.
+    const jwks = createLocalJWKSet(await (await routeFetch(as.jwks_uri!, {})).json());
+    await expect(jwtVerify(tokens.id_token!, jwks, { issuer: ISSUER, audience: app.id })).resolves.toBeDefined();
+
+    const info = await oauth.processUserInfoResponse(as, client, claims.sub, await oauth.userInfoRequest(as, client, tokens.access_token, options));
+    expect(info).toMatchObject({ sub: claims.sub, email: "driver@example.com", provider_id: "apple" });
+
+    const revoked = await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, options);
+    await oauth.processRevocationResponse(revoked);
+    const after = await oauth.userInfoRequest(as, client, tokens.access_token, options);
+    expect(after.status).toBe(401);
+  });
+});
