@@ -1,6 +1,7 @@
 import { AuditLog } from "./audit";
 import type { Config } from "./config";
-import { createDatabase, type Database } from "./db/client";
+import type pg from "pg";
+import { createStorage, type Database, type Storage } from "./db/client";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
 import { createChainVerifier, type ChainVerifier } from "./siwe/signature";
@@ -9,6 +10,8 @@ import { createChainVerifier, type ChainVerifier } from "./siwe/signature";
 export type Keyfob = {
   config: Config;
   db: Database;
+  /** The pool under Prisma, for Flow A's hot-path statements (lib/db/flow-a.ts). */
+  pool: pg.Pool;
   keys: KeyStore;
   /** Encrypts secrets at rest: signing keys and server-generated account keys. */
   encryptionKey: Uint8Array;
@@ -17,15 +20,17 @@ export type Keyfob = {
   chain?: ChainVerifier;
 };
 
-export function createKeyfob(config: Config, db?: Database): Keyfob {
+/** Builds a Keyfob; `storage` lets several share one database connection pool (tests, CLI). */
+export function createKeyfob(config: Config, storage?: Storage): Keyfob {
   if (!config.databaseUrl || !config.secret) {
     throw new Error("createKeyfob needs DATABASE_URL and KEYFOB_SECRET (the launcher sets both for the embedded database)");
   }
-  const database = db ?? createDatabase(config.databaseUrl, config.dbPoolSize);
+  const { db: database, pool } = storage ?? createStorage(config.databaseUrl, config.dbPoolSize);
   const encryptionKey = deriveEncryptionKey(config.secret);
   return {
     config,
     db: database,
+    pool,
     encryptionKey,
     audit: new AuditLog(database),
     keys: new KeyStore(database, encryptionKey, {

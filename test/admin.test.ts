@@ -19,7 +19,7 @@ const bootstrapWallet = privateKeyToAccount(generatePrivateKey()).address;
 let k: Keyfob;
 
 beforeAll(() => {
-  k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrapWallet.toLowerCase(), ADMIN_EMAILS: "Boss@Example.com" }), sharedKeyfob().db);
+  k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrapWallet.toLowerCase(), ADMIN_EMAILS: "Boss@Example.com" }), sharedKeyfob());
 });
 
 /** Signs in through the admin client's code flow (hosted login → code → PKCE exchange) and returns the session token. */

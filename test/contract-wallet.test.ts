@@ -17,7 +17,6 @@ import { addRedirectUri, createClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { endpoint } from "@/lib/http/respond";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
-import { readParams } from "@/lib/oauth/params";
 import { keyfob } from "@/lib/runtime";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { compileContracts, startLocalChain, type LocalChain } from "./chain/local-chain";
@@ -117,12 +116,12 @@ function submit(clientId: string, state: string, signature: Hex, handler: Handle
 
 /** submit_challenge exactly as the route serves it, but on another Keyfob (another RPC_URL). */
 function submitOn(other: Keyfob): Handler {
-  return endpoint("submit_challenge", async (request) => submitChallenge(other, await readParams(request)));
+  return endpoint("submit_challenge", (_, params) => submitChallenge(other, params));
 }
 
 /** A Keyfob on the same database as the routes, with its chain verifier on `rpcUrl`. */
 function keyfobWithRpc(rpcUrl: string): Keyfob {
-  return createKeyfob(loadConfig({ ...process.env, RPC_URL: rpcUrl, CHAIN_ID: String(chain.chainId) }), app.db);
+  return createKeyfob(loadConfig({ ...process.env, RPC_URL: rpcUrl, CHAIN_ID: String(chain.chainId) }), app);
 }
 
 function expectError(reply: Reply, status: number, error: string) {

@@ -1,5 +1,6 @@
 import { getAddress, type Address } from "viem";
 import { normalizeClientId } from "../clients/registry";
+import { clientForChallenge, insertChallenge } from "../db/flow-a";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidRequest, OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
@@ -13,7 +14,7 @@ export type ChallengeResponse = { state: string; challenge: string };
  * Flow A, step 1 (`/auth/web3/generate_challenge`): an EIP-4361 challenge for `address` to sign,
  * and the single-use state that redeems it.
  */
-export async function generateChallenge({ config, db }: Keyfob, params: Params): Promise<ChallengeResponse> {
+export async function generateChallenge({ config, pool }: Keyfob, params: Params): Promise<ChallengeResponse> {
   const clientId = normalizeClientId(required(params, "client_id"));
   const domain = required(params, "domain");
   const scope = parseScope(required(params, "scope"));
@@ -24,12 +25,9 @@ export async function generateChallenge({ config, db }: Keyfob, params: Params):
   const address = parseWalletAddress(required(params, "address"));
   const nonce = params.get("nonce");
 
-  const client = await db.client.findUnique({
-    where: { id: clientId },
-    select: { enabled: true, redirectUris: { where: { uri: domain }, select: { uri: true } } },
-  });
+  const client = await clientForChallenge(pool, clientId, domain);
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
-  if (client.redirectUris.length === 0) throw invalidRequest("domain is not a redirect URI registered for this client");
+  if (!client.domain_registered) throw invalidRequest("domain is not a redirect URI registered for this client");
 
   const state = randomOpaque();
   const now = new Date();
@@ -41,17 +39,15 @@ export async function generateChallenge({ config, db }: Keyfob, params: Params):
     nonce: generateNonce(),
     issuedAt: now,
   });
-  await db.challenge.create({
-    data: {
-      stateHash: opaqueDigest(state),
-      clientId,
-      domain,
-      address,
-      scope: scope.join(" "),
-      nonce,
-      message: challenge,
-      expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
-    },
+  await insertChallenge(pool, {
+    stateHash: opaqueDigest(state),
+    clientId,
+    domain,
+    address,
+    scope: scope.join(" "),
+    nonce,
+    message: challenge,
+    expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
   });
   return { state, challenge };
 }

@@ -1,4 +1,5 @@
-import { isActiveSigner, normalizeClientId } from "../clients/registry";
+import { normalizeClientId } from "../clients/registry";
+import { consumeChallenge, findChallenge } from "../db/flow-a";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
@@ -6,7 +7,6 @@ import { required, type Params } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { verifySignature } from "../siwe/signature";
 import { issueTokens, type TokenResponse } from "../tokens/issue";
-import { consumeChallenge } from "../tokens/record";
 import type { Address } from "viem";
 
 /**
@@ -14,7 +14,7 @@ import type { Address } from "viem";
  * state and records the token in one statement, so that of concurrent submissions exactly one gets tokens.
  */
 export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<TokenResponse> {
-  const { config, db } = keyfob;
+  const { config, pool } = keyfob;
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") {
     throw new OAuthError("unsupported_grant_type", 'grant_type must be "authorization_code"');
@@ -25,17 +25,14 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
   const signature = required(params, "signature");
 
   const stateHash = opaqueDigest(state);
-  const challenge = await db.challenge.findUnique({
-    where: { stateHash },
-    include: { client: { select: { enabled: true } } },
-  });
   const now = new Date();
+  const challenge = await findChallenge(pool, stateHash, now);
   if (!challenge) throw invalidGrant("unknown state");
-  if (challenge.clientId !== clientId) throw invalidGrant("the state was issued to another client");
+  if (challenge.client_id !== clientId) throw invalidGrant("the state was issued to another client");
   if (challenge.domain !== domain) throw invalidGrant("the state was issued for another domain");
-  if (!challenge.client.enabled) throw invalidClient("unknown or disabled client");
-  if (challenge.usedAt) throw invalidGrant("the state has already been used");
-  if (challenge.expiresAt <= now) throw invalidGrant("the state has expired");
+  if (!challenge.client_enabled) throw invalidClient("unknown or disabled client");
+  if (challenge.used_at) throw invalidGrant("the state has already been used");
+  if (challenge.expires_at <= now) throw invalidGrant("the state has expired");
 
   const address = challenge.address as Address;
   await verifySignature(
@@ -43,7 +40,7 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
       message: challenge.message,
       address,
       signature,
-      client: { id: clientId, isSigner: (signer) => isActiveSigner(db, clientId, signer) },
+      client: { id: clientId, isSigner: async (signer) => challenge.signers.includes(signer) },
     },
     keyfob.chain,
   );
@@ -59,7 +56,7 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
     nonce: challenge.nonce ?? undefined,
     emailVerified: false,
   });
-  const consumed = await consumeChallenge(db, stateHash, { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt });
+  const consumed = await consumeChallenge(pool, stateHash, { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt });
   if (!consumed) throw invalidGrant("the state has already been used");
   return response;
 }

@@ -102,15 +102,6 @@ export async function revokeSigner(db: Database, clientId: string, address: stri
   if (count === 0) throw new RegistryError("address", "no active signer with this address for the client");
 }
 
-/** Whether `address` may sign for the client now: enabled, not expired, not revoked. */
-export async function isActiveSigner(db: Database, clientId: string, address: Address, now = new Date()) {
-  const found = await db.signer.findFirst({
-    where: { clientId, address: getAddress(address), revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-    select: { address: true },
-  });
-  return found !== null;
-}
-
 async function existingClient(db: Database, clientId: string): Promise<string> {
   const id = normalizeClientId(clientId);
   if (!(await db.client.findUnique({ where: { id }, select: { id: true } }))) {

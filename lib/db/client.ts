@@ -1,8 +1,17 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/client";
 
 export type Database = PrismaClient;
 export { Prisma } from "./generated/client";
+
+/** Prisma for the domain, and the node-postgres pool under it for the few hot-path statements. */
+export type Storage = { db: Database; pool: pg.Pool };
+
+export function createStorage(url: string, poolSize = 10): Storage {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  return { db: new PrismaClient({ adapter: new PrismaPg(pool) }), pool };
+}
 
 export function createDatabase(url: string, poolSize = 10): Database {
   return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });

@@ -4,23 +4,10 @@ import type { Database } from "../db/client";
 export type TokenRecord = { jti: string; userId: string; connector: string; scope: string; expiresAt: Date };
 
 /**
- * Consumes a Flow A state and records the token issued for it, in one statement: of concurrent
- * submissions exactly one sees a row, and a token is never recorded without its state consumed.
+ * Consumes an authorization code and records the token issued from it, in one statement: of
+ * concurrent redemptions exactly one sees a row, and the token remembers its code, so reusing the
+ * code finds it to revoke. (Flow A's state: lib/db/flow-a.ts.)
  */
-export async function consumeChallenge(db: Database, stateHash: string, token: TokenRecord, now = new Date()): Promise<boolean> {
-  const rows = await db.$queryRaw<unknown[]>`
-    WITH consumed AS (
-      UPDATE challenges SET used_at = ${now}
-      WHERE state_hash = ${stateHash} AND used_at IS NULL AND expires_at > ${now}
-      RETURNING client_id
-    )
-    INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at)
-    SELECT ${token.jti}, client_id, ${token.userId}, ${token.connector}, ${token.scope}, ${now}, ${token.expiresAt} FROM consumed
-    RETURNING jti`;
-  return rows.length === 1;
-}
-
-/** The same for an authorization code; the token remembers its code, so reusing the code revokes it. */
 export async function consumeCode(db: Database, codeHash: string, token: TokenRecord, now = new Date()): Promise<boolean> {
   const rows = await db.$queryRaw<unknown[]>`
     WITH consumed AS (
