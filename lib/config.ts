@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -64,6 +65,11 @@ const envSchema = z.object({
   KEY_ROTATION_PERIOD: duration("30d"),
   KEY_PUBLISH_LEAD: duration("1d"),
   DB_POOL_SIZE: positiveInt("10"),
+  RECOVERY_THREADS: z
+    .string()
+    .default(String(Math.max(1, availableParallelism() - 1)))
+    .refine((v) => /^\d+$/.test(v.trim()), "expected a whole number (0: recover signatures on the event loop)")
+    .transform(Number),
   AUTHORIZATION_CODE_TTL: duration("60s"),
   GOOGLE_CLIENT_ID: optional(z.string()),
   GOOGLE_CLIENT_SECRET: optional(z.string()),
@@ -98,6 +104,8 @@ export type Config = {
   /** How long a new signing key is published before it signs. */
   keyPublishLead: number;
   dbPoolSize: number;
+  /** Worker threads for EIP-191 signature recovery; 0 runs it on the event loop. */
+  recoveryThreads: number;
   authorizationCodeTtl: number;
   /** Configured only when both client id and secret are set. */
   google?: UpstreamProvider;
@@ -149,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyRotationPeriod: e.KEY_ROTATION_PERIOD,
     keyPublishLead: e.KEY_PUBLISH_LEAD,
     dbPoolSize: e.DB_POOL_SIZE,
+    recoveryThreads: e.RECOVERY_THREADS,
     authorizationCodeTtl: e.AUTHORIZATION_CODE_TTL,
     google: upstream(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, e.GOOGLE_ISSUER),
     apple: upstream(e.APPLE_CLIENT_ID, e.APPLE_CLIENT_SECRET, e.APPLE_ISSUER),

@@ -4,7 +4,8 @@ import type pg from "pg";
 import { createStorage, type Database, type Storage } from "./db/client";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
-import { createChainVerifier, type ChainVerifier } from "./siwe/signature";
+import { createRecovery } from "./siwe/recovery";
+import { createChainVerifier, type SignatureVerifiers } from "./siwe/signature";
 
 /** Everything a protocol action needs: configuration, storage, signing keys and the chain. */
 export type Keyfob = {
@@ -16,8 +17,8 @@ export type Keyfob = {
   /** Encrypts secrets at rest: signing keys and server-generated account keys. */
   encryptionKey: Uint8Array;
   audit: AuditLog;
-  /** ERC-1271/6492 verification, when RPC_URL is set. */
-  chain?: ChainVerifier;
+  /** EIP-191 recovery, and ERC-1271/6492 verification when RPC_URL is set. */
+  signatures: SignatureVerifiers;
 };
 
 /** Builds a Keyfob; `storage` lets several share one database connection pool (tests, CLI). */
@@ -38,6 +39,6 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
       publishLead: config.keyPublishLead,
       tokenTtl: config.accessTokenTtl,
     }),
-    chain: createChainVerifier(config.rpcUrl, config.chainId),
+    signatures: { recover: createRecovery(config.recoveryThreads), onChain: createChainVerifier(config.rpcUrl, config.chainId) },
   };
 }

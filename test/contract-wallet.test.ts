@@ -54,7 +54,7 @@ beforeAll(async () => {
   process.env.RPC_URL = chain.rpcUrl;
   process.env.CHAIN_ID = String(chain.chainId);
   app = keyfob();
-  expect(app.chain).toBeDefined();
+  expect(app.signatures.onChain).toBeDefined();
 
   accounts = await deployLicenseAccounts(chain, compileContracts());
   license = await accounts.deployAccount(licenseOwner.address);

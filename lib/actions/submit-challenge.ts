@@ -42,7 +42,7 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
       signature,
       client: { id: clientId, isSigner: async (signer) => challenge.signers.includes(signer) },
     },
-    keyfob.chain,
+    keyfob.signatures,
   );
 
   // Signed before the state is consumed; released only if this request is the one that consumes it.

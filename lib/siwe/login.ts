@@ -33,7 +33,7 @@ export async function verifyLoginMessage(keyfob: Keyfob, message: string, signat
   if (!issuedHere || !parsed.address) throw invalidGrant("the sign-in message was not issued for this login");
   const age = now.getTime() - (parsed.issuedAt?.getTime() ?? 0);
   if (age > MAX_MESSAGE_AGE_MS || age < -60_000) throw invalidGrant("the sign-in message is too old or from the future");
-  await verifySignature({ message, address: parsed.address, signature }, keyfob.chain);
+  await verifySignature({ message, address: parsed.address, signature }, keyfob.signatures);
   return parsed.address;
 }
 

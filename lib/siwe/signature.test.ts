@@ -62,3 +62,18 @@ describe("verifySignature", () => {
     await expect(verifySignature(check({ signature: long }))).rejects.toMatchObject({ code: "invalid_grant" });
   });
 });
+
+describe("signature recovery on worker threads", () => {
+  it("recovers the vector's signer, and nothing from a signature that is not a curve point", async () => {
+    const { createRecovery } = await import("./recovery");
+    const recover = createRecovery(2);
+    const [first, second, invalid] = await Promise.all([
+      recover(challenge.text, signature.signature),
+      recover(challenge.text, withYParity(signature.signature) as Hex),
+      recover(challenge.text, `0x${"00".repeat(64)}1b`),
+    ]);
+    expect([first, second]).toEqual([wallet, wallet]);
+    expect(invalid).toBeUndefined();
+    await expect(verifySignature(check(), { recover })).resolves.toBe("wallet");
+  });
+});

@@ -5,7 +5,6 @@ import {
   HttpRequestError,
   isAddressEqual,
   isHex,
-  recoverMessageAddress,
   size,
   TimeoutError,
   type Address,
@@ -13,6 +12,7 @@ import {
   type Transport,
 } from "viem";
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
+import { recoverInThread, type Recover } from "./recovery";
 
 /** How a signature was accepted. */
 export type SignatureKind = "wallet" | "signer" | "contract";
@@ -25,6 +25,9 @@ export type SignatureCheck = {
   /** For Flow A: the client, and whether a key is one of its enabled, unexpired, unrevoked signers. */
   client?: { id: string; isSigner(signer: Address): Promise<boolean> };
 };
+
+/** How signatures are checked: EIP-191 recovery (on worker threads in the server), and a chain when configured. */
+export type SignatureVerifiers = { recover?: Recover; onChain?: ChainVerifier };
 
 /** Checks a signature against a contract account on the configured chain (ERC-1271, ERC-6492). */
 export type ChainVerifier = (address: Address, message: string, signature: Hex) => Promise<boolean>;
@@ -84,13 +87,13 @@ function isExecutionRevert(error: unknown): boolean {
  * license signing through one of its keys); (3) a contract account through ERC-1271, or ERC-6492
  * before it is deployed, when a chain is configured.
  */
-export async function verifySignature(check: SignatureCheck, onChain?: ChainVerifier): Promise<SignatureKind> {
+export async function verifySignature(check: SignatureCheck, { recover = recoverInThread, onChain }: SignatureVerifiers = {}): Promise<SignatureKind> {
   if (!isHex(check.signature, { strict: true }) || check.signature.length % 2 !== 0 || size(check.signature) < 65) {
     throw invalidRequest("signature must be 0x-prefixed hex of at least 65 bytes");
   }
   const signature = check.signature as Hex;
   if (size(signature) === 65) {
-    const recovered = await recoverMessageAddress({ message: check.message, signature }).catch(() => undefined);
+    const recovered = await recover(check.message, signature);
     if (recovered && isAddressEqual(recovered, check.address)) return "wallet";
     const { client } = check;
     if (recovered && client && check.address.toLowerCase() === client.id.toLowerCase() && (await client.isSigner(recovered))) {
