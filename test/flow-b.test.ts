@@ -212,6 +212,20 @@ describe("POST /token (code exchange)", () => {
     expect(secretRow.secretHash).not.toContain(app.secret);
   });
 
+  it("refuses malformed client authentication and request bodies", async () => {
+    const app = await registerApp({ confidential: true });
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const post = (headers: Record<string, string>, body: string) => tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers, body }));
+    const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_secret: app.secret! }).toString();
+    const basic = `Basic ${Buffer.from(`${app.clientId}:${app.secret}`).toString("base64")}`;
+    await expectError(await post({ ...FORM, authorization: basic }, form), 400, "invalid_request"); // two methods at once
+    await expectError(await post({ ...FORM, authorization: `Basic ${Buffer.from("no-colon").toString("base64")}` }, form), 401, "invalid_client");
+    await expectError(await post({ "content-type": "application/json" }, JSON.stringify({ grant_type: "authorization_code", code })), 415, "invalid_request");
+    const wrongId = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_id: "kf_other" }).toString();
+    await expectError(await post({ ...FORM, authorization: basic }, wrongId), 400, "invalid_request");
+    expect((await token(app, { code })).status).toBe(200); // none of the refusals consumed the code
+  });
+
   it("refuses a redeemed code and revokes the tokens issued from it", async () => {
     const app = await registerApp();
     const code = (await authorize(app)).searchParams.get("code")!;
@@ -353,6 +367,22 @@ describe("userinfo, revocation, introspection", () => {
     expect(own.status).toBe(200);
     expect(await own.json()).toEqual({});
     await expectError(await userinfo(access_token), 401, "invalid_token");
+  });
+
+  it("refuses revocation and introspection requests without a token or with bad client credentials", async () => {
+    const app = await registerApp();
+    const resourceServer = await registerApp({ confidential: true });
+    const { access_token } = await tokens(app);
+    await expectError(await revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: FORM, body: `client_id=${app.clientId}` })), 400, "invalid_request");
+    await expectError(await revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: FORM, body: `token=${access_token}` })), 401, "invalid_client");
+    await expectError(await introspect({ ...resourceServer, secret: "wrong" }, access_token), 401, "invalid_client");
+    const noToken = new Request(`${ISSUER}/token/introspect`, {
+      method: "POST",
+      headers: { ...FORM, authorization: `Basic ${Buffer.from(`${resourceServer.clientId}:${resourceServer.secret}`).toString("base64")}` },
+      body: "",
+    });
+    await expectError(await introspectRoute(noToken), 400, "invalid_request");
+    expect((await userinfo(access_token)).status).toBe(200);
   });
 
   it("introspects tokens for confidential clients (RFC 7662), Flow A and Flow B alike", async () => {
