@@ -1,0 +1,127 @@
+/**
+ * /admin/admins: who is an admin. Bootstrap admins come from the configuration (ADMIN_ADDRESSES,
+ * ADMIN_EMAILS) and are read-only here; the role can be granted to and revoked from any account.
+ */
+import type { Metadata } from "next";
+import { ConfirmAction } from "@/components/admin/confirm";
+import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
+import { Badge, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import type { Admin } from "@/lib/admin/access";
+import type { Keyfob } from "@/lib/keyfob";
+import { grantAdminAction, revokeAdminAction } from "../../_lib/actions";
+import { adminPage } from "../../_lib/guard";
+
+export const metadata: Metadata = { title: "Admins" };
+
+/**
+ * The accounts granted the admin role. TODO: lib/admin/operations has no read for this yet; replace
+ * with `listAdmins(k, admin)` once it exists (see the dashboard's issue note).
+ */
+async function grantedAdmins(k: Keyfob, _admin: Admin) {
+  return k.db.adminRole.findMany({ orderBy: { grantedAt: "asc" } });
+}
+
+export default async function AdminsPage() {
+  const { k, admin } = await adminPage();
+  const granted = await grantedAdmins(k, admin);
+  const { adminAddresses, adminEmails } = k.config;
+
+  return (
+    <>
+      <PageHeader title="Admins" description="Accounts that may use this dashboard. Changes apply to their very next request." />
+      <div className="grid gap-6">
+        <Card id="granted" title="Granted admin role" description="Granted here, by account address.">
+          {granted.length === 0 ? (
+            <EmptyState title="No granted admins">Only the configured admins below can use the dashboard.</EmptyState>
+          ) : (
+            <Table
+              caption="Accounts granted the admin role"
+              head={
+                <tr>
+                  <th className={th}>Account</th>
+                  <th className={`${th} hidden md:table-cell`}>Granted by</th>
+                  <th className={th}>Granted</th>
+                  <th className={th}>
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              }
+            >
+              {granted.map((role) => {
+                const self = role.accountId === admin.accountId;
+                return (
+                  <tr key={role.accountId}>
+                    <td className={td}>
+                      <Mono>{role.accountId}</Mono> {self && <Badge tone="indigo">You</Badge>}
+                    </td>
+                    <td className={`${td} hidden md:table-cell`}>
+                      <Mono>{role.grantedBy}</Mono>
+                    </td>
+                    <td className={td}>
+                      <DateText date={role.grantedAt} />
+                    </td>
+                    <td className={`${td} text-right`}>
+                      <ConfirmAction
+                        action={revokeAdminAction}
+                        fields={{ accountId: role.accountId }}
+                        trigger="Revoke"
+                        triggerLabel={`Revoke the admin role of ${role.accountId}`}
+                        title="Revoke the admin role?"
+                        confirmLabel="Revoke role"
+                        pendingLabel="Revoking…"
+                      >
+                        <p className="mb-2">
+                          <Mono>{role.accountId}</Mono>
+                        </p>
+                        {self
+                          ? "This is your own account: unless the configuration lists you, you lose access to the dashboard at once."
+                          : "The account loses access to the dashboard at once, unless the configuration lists it."}
+                      </ConfirmAction>
+                    </td>
+                  </tr>
+                );
+              })}
+            </Table>
+          )}
+          <ActionForm action={grantAdminAction} fields={["accountId"]} label="Grant the admin role" className="mt-5 space-y-3 border-t border-slate-100 pt-4">
+            <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
+              <Field
+                name="accountId"
+                label="Grant the admin role to an account"
+                className="flex-1"
+                autoComplete="off"
+                spellCheck={false}
+                placeholder="0x…"
+                hint="The account's address: a wallet's own address, or the address Keyfob gave a Google or Apple account."
+              />
+              <div className="sm:pt-6">
+                <SubmitButton pendingLabel="Granting…" className={button.secondary}>
+                  Grant role
+                </SubmitButton>
+              </div>
+            </div>
+          </ActionForm>
+        </Card>
+
+        <Card id="configured" title="Configured admins" description="From ADMIN_ADDRESSES and ADMIN_EMAILS (verified emails); change them in the server's environment.">
+          {adminAddresses.length === 0 && adminEmails.length === 0 ? (
+            <p className="text-sm text-slate-600">None configured.</p>
+          ) : (
+            <ul className="space-y-2 text-sm">
+              {adminAddresses.map((address) => (
+                <li key={address} className="flex flex-wrap items-center gap-2">
+                  <Badge tone="slate">Address</Badge> <Mono>{address}</Mono>
+                </li>
+              ))}
+              {adminEmails.map((email) => (
+                <li key={email} className="flex flex-wrap items-center gap-2">
+                  <Badge tone="slate">Email</Badge> <Mono>{email}</Mono>
+                </li>
+              ))}
+            </ul>
+          )}
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,153 @@
+/** /admin/audit: the audit log, newest first, filtered by action, client, account, outcome and dates; CSV export. */
+import type { Metadata } from "next";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { Badge, button, Card, DateText, EmptyState, inputClass, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
+import { auditEvents } from "@/lib/admin/operations";
+import { ACTION_CHOICES, OUTCOME_CHOICES, parseAuditQuery, type AuditQuery } from "../../_lib/audit-filter";
+import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
+
+export const metadata: Metadata = { title: "Audit log" };
+
+const label = "mb-1 block text-sm font-medium text-slate-800";
+
+function FilterField({ name, title, error, children }: { name: keyof AuditQuery; title: string; error?: string; children: ReactNode }) {
+  return (
+    <div>
+      <label htmlFor={`audit-${name}`} className={label}>
+        {title}
+      </label>
+      {children}
+      {error && (
+        <p id={`audit-${name}-error`} className="mt-1 text-sm font-medium text-red-700">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
+  const { k, admin } = await adminPage();
+  const query = await searchParams;
+  const { values, filter, errors } = parseAuditQuery((name) => param(query[name]));
+  const invalid = Object.keys(errors).length > 0;
+  const result = invalid ? { items: [], total: 0, page: 1, pageSize: 20 } : await auditEvents(k, admin, { ...filter, page: pageNumber(query.page) });
+  const active = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ""));
+  const href = (page: number) => `/admin/audit?${new URLSearchParams({ ...active, page: String(page) })}`;
+  const exportHref = `/admin/audit/export?${new URLSearchParams(active)}`;
+  const field = (name: keyof AuditQuery) => ({
+    id: `audit-${name}`,
+    name,
+    defaultValue: values[name],
+    "aria-invalid": errors[name] ? true : undefined,
+    "aria-describedby": errors[name] ? `audit-${name}-error` : undefined,
+    className: inputClass,
+  });
+
+  return (
+    <>
+      <PageHeader
+        title="Audit log"
+        description="Admin changes (refused ones too) and token issuances and failures, newest first. Times are UTC."
+        actions={
+          invalid ? undefined : (
+            <a href={exportHref} className={button.secondary} download>
+              Export CSV
+            </a>
+          )
+        }
+      />
+      <Card>
+        <form action="/admin/audit" aria-label="Filter the audit log" className="mb-5 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+          <FilterField name="action" title="Action">
+            <select {...field("action")}>
+              {ACTION_CHOICES.map((choice) => (
+                <option key={choice.value} value={choice.value}>
+                  {choice.label}
+                </option>
+              ))}
+              {values.action && !ACTION_CHOICES.some((c) => c.value === values.action) && <option value={values.action}>{values.action}</option>}
+            </select>
+          </FilterField>
+          <FilterField name="outcome" title="Outcome">
+            <input {...field("outcome")} list="audit-outcomes" placeholder="Any outcome" autoComplete="off" />
+            <datalist id="audit-outcomes">
+              {OUTCOME_CHOICES.map((outcome) => (
+                <option key={outcome} value={outcome} />
+              ))}
+            </datalist>
+          </FilterField>
+          <FilterField name="client" title="Client ID">
+            <input {...field("client")} placeholder="Any client" autoComplete="off" spellCheck={false} />
+          </FilterField>
+          <FilterField name="account" title="Account address" error={errors.account}>
+            <input {...field("account")} placeholder="Any account (0x…)" autoComplete="off" spellCheck={false} />
+          </FilterField>
+          <FilterField name="from" title="From (UTC day)" error={errors.from}>
+            <input {...field("from")} type="date" />
+          </FilterField>
+          <FilterField name="to" title="To (UTC day, inclusive)" error={errors.to}>
+            <input {...field("to")} type="date" />
+          </FilterField>
+          <div className="flex gap-2 sm:col-span-2 lg:col-span-3">
+            <button type="submit" className={button.primary}>
+              Apply filter
+            </button>
+            {Object.keys(active).length > 0 && (
+              <Link href="/admin/audit" className={button.secondary}>
+                Clear
+              </Link>
+            )}
+          </div>
+        </form>
+
+        {invalid ? (
+          <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+            Please correct the highlighted fields.
+          </p>
+        ) : result.items.length === 0 ? (
+          <EmptyState title={Object.keys(active).length > 0 ? "No events match this filter" : "No events yet"}>
+            {Object.keys(active).length > 0 ? "Widen the date range or clear a field." : "Admin changes and token requests are recorded here."}
+          </EmptyState>
+        ) : (
+          <Table
+            caption="Audit events"
+            head={
+              <tr>
+                <th className={th}>Time</th>
+                <th className={th}>Action</th>
+                <th className={th}>Outcome</th>
+                <th className={th}>Actor</th>
+                <th className={`${th} hidden md:table-cell`}>Client</th>
+                <th className={`${th} hidden md:table-cell`}>Account</th>
+                <th className={`${th} hidden lg:table-cell`}>Detail</th>
+                <th className={`${th} hidden xl:table-cell`}>IP</th>
+              </tr>
+            }
+          >
+            {result.items.map((event) => (
+              <tr key={event.id}>
+                <td className={td}>
+                  <DateText date={event.at} />
+                </td>
+                <td className={td}>
+                  <Mono>{event.action}</Mono>
+                </td>
+                <td className={td}>
+                  <Badge tone={event.outcome === "success" ? "green" : event.outcome === "rejected" ? "amber" : "red"}>{event.outcome}</Badge>
+                </td>
+                <td className={`${td} max-w-48`}>{event.actor ? <Mono>{event.actor}</Mono> : <span className="text-slate-400">—</span>}</td>
+                <td className={`${td} hidden max-w-56 md:table-cell`}>{event.clientId ? <Mono>{event.clientId}</Mono> : <span className="text-slate-400">—</span>}</td>
+                <td className={`${td} hidden max-w-56 md:table-cell`}>{event.accountId ? <Mono>{event.accountId}</Mono> : <span className="text-slate-400">—</span>}</td>
+                <td className={`${td} hidden max-w-72 lg:table-cell`}>{event.detail ? <Mono>{event.detail}</Mono> : <span className="text-slate-400">—</span>}</td>
+                <td className={`${td} hidden xl:table-cell`}>{event.ip ? <Mono>{event.ip}</Mono> : <span className="text-slate-400">—</span>}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
+        <Pagination page={result.page} pageSize={result.pageSize} total={result.total} href={href} />
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,269 @@
+/**
+ * /admin/clients/[clientId]: one client. Enable/disable, delete, redirect URIs (shown exactly as
+ * stored), signers of a developer license, and the client secret (shown once).
+ */
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { ConfirmAction } from "@/components/admin/confirm";
+import { CopyButton } from "@/components/admin/copy-button";
+import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
+import { SecretRotation } from "@/components/admin/secret";
+import { Badge, Banner, button, Card, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { getClient } from "@/lib/admin/operations";
+import {
+  addRedirectUriAction,
+  addSignerAction,
+  deleteClientAction,
+  removeRedirectUriAction,
+  revokeSignerAction,
+  rotateSecretAction,
+  setClientEnabledAction,
+} from "../../../_lib/actions";
+import { adminPage, param, type SearchParams } from "../../../_lib/guard";
+
+type Params = Promise<{ clientId: string }>;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return { title: `Client ${decodeURIComponent((await params).clientId)}` };
+}
+
+function signerStatus(signer: { expiresAt: Date | null; revokedAt: Date | null }, now: Date) {
+  if (signer.revokedAt) return <Badge tone="slate">Revoked</Badge>;
+  if (signer.expiresAt && signer.expiresAt <= now) return <Badge tone="amber">Expired</Badge>;
+  return <Badge tone="green">Active</Badge>;
+}
+
+export default async function ClientPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
+  const { k, admin } = await adminPage();
+  const clientId = decodeURIComponent((await params).clientId);
+  const client = await getClient(k, admin, clientId);
+  if (!client) notFound();
+  const created = param((await searchParams).created) === "1";
+  const now = new Date();
+  const id = { clientId: client.id };
+  const activeSigners = client.signers.filter((s) => !s.revokedAt && (!s.expiresAt || s.expiresAt > now)).length;
+
+  return (
+    <>
+      <PageHeader
+        title={client.name}
+        breadcrumb={
+          <Link href="/admin/clients" className="hover:underline">
+            Clients
+          </Link>
+        }
+        description={
+          <span className="flex flex-wrap items-center gap-2">
+            {client.enabled ? <Badge tone="green">Enabled</Badge> : <Badge tone="red">Disabled</Badge>}
+            {client.confidential ? <Badge tone="indigo">Confidential</Badge> : <Badge tone="slate">Public</Badge>}
+            <span>
+              Created <DateText date={client.createdAt} />
+            </span>
+          </span>
+        }
+        actions={
+          client.enabled ? (
+            <ConfirmAction
+              action={setClientEnabledAction}
+              fields={{ ...id, enabled: "false" }}
+              trigger="Disable"
+              triggerClassName={button.dangerOutline}
+              title={`Disable ${client.name}?`}
+              confirmLabel="Disable client"
+              pendingLabel="Disabling…"
+            >
+              Both flows refuse a disabled client at once: new challenges and sign-ins fail with <Mono>invalid_client</Mono>. Tokens already
+              issued stay valid until they expire or are revoked. You can enable it again.
+            </ConfirmAction>
+          ) : (
+            <ActionForm action={setClientEnabledAction} fields={[]} hidden={{ ...id, enabled: "true" }} label="Enable client" className="contents">
+              <SubmitButton pendingLabel="Enabling…">Enable</SubmitButton>
+            </ActionForm>
+          )
+        }
+      />
+      {created && <Banner tone="success">Client created. Add a redirect URI, and a signer or a secret, so it can get tokens.</Banner>}
+      {!client.enabled && (
+        <Banner tone="error">This client is disabled: Keyfob refuses its challenges, sign-ins and token requests.</Banner>
+      )}
+
+      <div className="grid gap-6">
+        <Card id="details" title="Details">
+          <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-[10rem_1fr]">
+            <dt className="font-medium text-slate-600">Client ID</dt>
+            <dd className="flex flex-wrap items-center gap-2">
+              <Mono>{client.id}</Mono>
+              <CopyButton value={client.id} label="Copy ID" />
+            </dd>
+            <dt className="font-medium text-slate-600">Logo URL</dt>
+            <dd>{client.logoUrl ? <Mono>{client.logoUrl}</Mono> : <span className="text-slate-500">None</span>}</dd>
+            <dt className="font-medium text-slate-600">Activity</dt>
+            <dd className="flex flex-wrap gap-x-4 gap-y-1">
+              <Link className="text-indigo-700 hover:underline" href={`/admin/tokens?client=${encodeURIComponent(client.id)}`}>
+                Active tokens
+              </Link>
+              <Link className="text-indigo-700 hover:underline" href={`/admin/audit?client=${encodeURIComponent(client.id)}`}>
+                Audit log
+              </Link>
+            </dd>
+          </dl>
+        </Card>
+
+        <Card
+          id="redirect-uris"
+          title="Redirect URIs"
+          description="Matched exactly as written: https, or http on localhost only; no fragment. Flow A's domain is one of these."
+        >
+          {client.redirectUris.length === 0 ? (
+            <p className="mb-4 text-sm text-slate-600">No redirect URIs yet: the client cannot sign anyone in until it has one.</p>
+          ) : (
+            <ul className="mb-4 divide-y divide-slate-100" aria-label="Registered redirect URIs">
+              {client.redirectUris.map((redirect) => (
+                <li key={redirect.uri} className="flex flex-col gap-2 py-2.5 sm:flex-row sm:items-center sm:justify-between">
+                  <Mono>{redirect.uri}</Mono>
+                  <span className="shrink-0">
+                    <ConfirmAction
+                      action={removeRedirectUriAction}
+                      fields={{ ...id, uri: redirect.uri }}
+                      trigger="Remove"
+                      triggerLabel={`Remove ${redirect.uri}`}
+                      title="Remove this redirect URI?"
+                      confirmLabel="Remove"
+                      pendingLabel="Removing…"
+                    >
+                      <p className="mb-2">
+                        <Mono>{redirect.uri}</Mono>
+                      </p>
+                      Sign-ins and challenges for this URI are refused from now on.
+                    </ConfirmAction>
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+          <ActionForm action={addRedirectUriAction} fields={["uri"]} hidden={id} label="Add a redirect URI" className="space-y-3 border-t border-slate-100 pt-4">
+            <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
+              <Field name="uri" label="New redirect URI" className="flex-1" type="url" autoComplete="off" spellCheck={false} placeholder="https://app.example.com/callback" />
+              <div className="sm:pt-6">
+                <SubmitButton pendingLabel="Adding…" className={button.secondary}>
+                  Add URI
+                </SubmitButton>
+              </div>
+            </div>
+          </ActionForm>
+        </Card>
+
+        <Card
+          id="signers"
+          title="Signers"
+          description={
+            <>
+              Keys that may sign Flow A challenges for this license ({activeSigners} active). Revocation applies to the next token request.
+            </>
+          }
+        >
+          {client.signers.length === 0 ? (
+            <p className="mb-4 text-sm text-slate-600">No signers. The license address itself can always sign for itself.</p>
+          ) : (
+            <div className="mb-4">
+              <Table
+                caption="Signers"
+                head={
+                  <tr>
+                    <th className={th}>Address</th>
+                    <th className={th}>Status</th>
+                    <th className={`${th} hidden md:table-cell`}>Enabled</th>
+                    <th className={th}>Expires</th>
+                    <th className={`${th} hidden md:table-cell`}>Revoked</th>
+                    <th className={th}>
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                }
+              >
+                {client.signers.map((signer) => (
+                  <tr key={signer.address}>
+                    <td className={td}>
+                      <Mono>{signer.address}</Mono>
+                    </td>
+                    <td className={td}>{signerStatus(signer, now)}</td>
+                    <td className={`${td} hidden md:table-cell`}>
+                      <DateText date={signer.enabledAt} />
+                    </td>
+                    <td className={td}>{signer.expiresAt ? <DateText date={signer.expiresAt} /> : <span className="text-slate-500">Never</span>}</td>
+                    <td className={`${td} hidden md:table-cell`}>
+                      <DateText date={signer.revokedAt} />
+                    </td>
+                    <td className={`${td} text-right`}>
+                      {!signer.revokedAt && (
+                        <ConfirmAction
+                          action={revokeSignerAction}
+                          fields={{ ...id, address: signer.address }}
+                          trigger="Revoke"
+                          triggerLabel={`Revoke signer ${signer.address}`}
+                          title="Revoke this signer?"
+                          confirmLabel="Revoke signer"
+                          pendingLabel="Revoking…"
+                        >
+                          <p className="mb-2">
+                            <Mono>{signer.address}</Mono>
+                          </p>
+                          Its next token request for {client.name} is refused. Adding it again later enables it anew.
+                        </ConfirmAction>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
+            </div>
+          )}
+          <ActionForm action={addSignerAction} fields={["address", "expiresAt"]} hidden={id} label="Add a signer" className="space-y-3 border-t border-slate-100 pt-4">
+            <div className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-start">
+              <Field name="address" label="Signer address" autoComplete="off" spellCheck={false} placeholder="0x…" />
+              <Field name="expiresAt" label="Expires" optional type="date" hint="At 00:00 UTC on that day." />
+              <div className="sm:pt-6">
+                <SubmitButton pendingLabel="Adding…" className={button.secondary}>
+                  Add signer
+                </SubmitButton>
+              </div>
+            </div>
+          </ActionForm>
+        </Card>
+
+        <Card
+          id="secret"
+          title="Client secret"
+          description={
+            client.confidential
+              ? "This client is confidential: it authenticates at the token endpoint with its secret. Keyfob stores only a hash."
+              : "This client is public (PKCE, or Flow A signatures). Generate a secret to make it confidential."
+          }
+        >
+          <SecretRotation action={rotateSecretAction} clientId={client.id} confidential={client.confidential} />
+        </Card>
+
+        <Card id="danger" title="Delete client">
+          <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+            <p className="text-sm text-slate-600">Deletes the client with its redirect URIs, signers and issued-token records. This cannot be undone.</p>
+            <ConfirmAction
+              action={deleteClientAction}
+              fields={id}
+              trigger="Delete client"
+              triggerClassName={button.danger}
+              title={`Delete ${client.name}?`}
+              confirmLabel="Delete permanently"
+              pendingLabel="Deleting…"
+            >
+              <p className="mb-2">
+                <Mono>{client.id}</Mono>
+              </p>
+              The client, its redirect URIs, its signers and the records of its tokens are deleted. Applications using it stop working. This
+              cannot be undone; to stop it temporarily, disable it instead.
+            </ConfirmAction>
+          </div>
+        </Card>
+      </div>
+    </>
+  );
+}

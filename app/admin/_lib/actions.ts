@@ -1,0 +1,103 @@
+"use server";
+/**
+ * The dashboard's server actions: each one hands the form's fields and the session cookie to
+ * performAdminAction (lib/admin/dispatch), which checks the admin on the server, validates, and
+ * runs the audited change. Signed out → the sign-in; not an admin → the 403 page. Next.js checks
+ * that a server action comes from this origin; nothing here adds CORS.
+ */
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
+import type { FormState } from "@/components/admin/form-state";
+import { performAdminAction, type AdminActionName } from "@/lib/admin/dispatch";
+import { keyfob } from "@/lib/runtime";
+import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "./guard";
+
+type Fields = Record<string, string>;
+
+function fields(form: FormData, names: string[]): Fields {
+  const values: Fields = {};
+  for (const name of names) {
+    const value = form.get(name);
+    values[name] = typeof value === "string" ? value : "";
+  }
+  return values;
+}
+
+async function perform(name: AdminActionName, input: Fields): Promise<{ state: FormState; value?: Record<string, unknown> }> {
+  const result = await performAdminAction(keyfob(), await sessionToken(), name, input);
+  const at = Date.now();
+  if (!result.ok) {
+    if (result.status === 401) redirect(LOGIN_PATH);
+    if (result.status === 403) redirect(FORBIDDEN_PATH);
+    return { state: { ok: false, error: result.error, fieldErrors: result.fieldErrors, values: input, at } };
+  }
+  revalidatePath("/admin", "layout");
+  return { state: { ok: true, at }, value: result.value };
+}
+
+const done = async (name: AdminActionName, input: Fields, message?: string): Promise<FormState> => {
+  const { state } = await perform(name, input);
+  return state.ok ? { ...state, message } : state;
+};
+
+const clientPath = (clientId: string) => `/admin/clients/${encodeURIComponent(clientId)}`;
+
+export async function createClientAction(_: FormState, form: FormData): Promise<FormState> {
+  const input = fields(form, ["id", "name", "logoUrl"]);
+  const { state, value } = await perform("client.create", input);
+  if (!state.ok) return state;
+  redirect(`${clientPath(String(value!.clientId))}?created=1`);
+}
+
+export async function setClientEnabledAction(_: FormState, form: FormData): Promise<FormState> {
+  const enable = form.get("enabled") === "true";
+  return done(enable ? "client.enable" : "client.disable", fields(form, ["clientId"]), enable ? "Client enabled." : "Client disabled.");
+}
+
+export async function deleteClientAction(_: FormState, form: FormData): Promise<FormState> {
+  const input = fields(form, ["clientId"]);
+  const { state } = await perform("client.delete", input);
+  if (!state.ok) return state;
+  redirect(`/admin/clients?deleted=${encodeURIComponent(input.clientId)}`);
+}
+
+export async function rotateSecretAction(_: FormState, form: FormData): Promise<FormState> {
+  const { state, value } = await perform("client.rotate_secret", fields(form, ["clientId"]));
+  return state.ok ? { ...state, secret: String(value!.secret) } : state;
+}
+
+export async function addRedirectUriAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("redirect_uri.add", fields(form, ["clientId", "uri"]), "Redirect URI added.");
+}
+
+export async function removeRedirectUriAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("redirect_uri.remove", fields(form, ["clientId", "uri"]), "Redirect URI removed.");
+}
+
+export async function addSignerAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("signer.add", fields(form, ["clientId", "address", "expiresAt"]), "Signer added.");
+}
+
+export async function revokeSignerAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("signer.revoke", fields(form, ["clientId", "address"]), "Signer revoked.");
+}
+
+export async function rotateKeyAction(): Promise<FormState> {
+  return done("key.rotate", {}, "A new signing key is published; it signs once its activation time comes.");
+}
+
+export async function revokeTokensAction(_: FormState, form: FormData): Promise<FormState> {
+  const input = Object.fromEntries(Object.entries(fields(form, ["jti", "clientId", "accountId"])).filter(([, value]) => value !== ""));
+  const { state, value } = await perform("token.revoke", input);
+  if (!state.ok) return state;
+  const revoked = Number(value!.revoked);
+  return { ...state, message: revoked === 1 ? "1 token revoked." : `${revoked} tokens revoked.` };
+}
+
+export async function grantAdminAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("admin.grant", fields(form, ["accountId"]), "Admin role granted.");
+}
+
+export async function revokeAdminAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("admin.revoke", fields(form, ["accountId"]), "Admin role revoked.");
+}

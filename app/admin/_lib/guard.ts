@@ -1,0 +1,42 @@
+/**
+ * The dashboard's server-side check, run by the layout (so a full page load gets a real redirect
+ * before anything streams) and again by every page (client-side navigations render only the page).
+ * Signed out → /admin/login; signed in but not an admin → /admin/forbidden (HTTP 403).
+ */
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { cache } from "react";
+import { AdminAccessError, requireAdmin, type Admin } from "@/lib/admin/access";
+import { ADMIN_SESSION_COOKIE } from "@/lib/admin/session";
+import type { Keyfob } from "@/lib/keyfob";
+import { keyfob } from "@/lib/runtime";
+
+export const LOGIN_PATH = "/admin/login";
+export const FORBIDDEN_PATH = "/admin/forbidden";
+
+export async function sessionToken(): Promise<string | undefined> {
+  return (await cookies()).get(ADMIN_SESSION_COOKIE)?.value;
+}
+
+/** The signed-in admin, once per request; redirects everyone else. */
+export const adminPage = cache(async (): Promise<{ k: Keyfob; admin: Admin }> => {
+  const k = keyfob();
+  try {
+    return { k, admin: await requireAdmin(k, await sessionToken()) };
+  } catch (error) {
+    if (error instanceof AdminAccessError) redirect(error.reason === "signed-out" ? LOGIN_PATH : FORBIDDEN_PATH);
+    throw error;
+  }
+});
+
+/** A query parameter as one string. */
+export function param(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value)?.trim() ?? "";
+}
+
+export function pageNumber(value: string | string[] | undefined): number {
+  const n = Number.parseInt(param(value), 10);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 100_000) : 1;
+}
+
+export type SearchParams = Promise<Record<string, string | string[] | undefined>>;

@@ -1,0 +1,115 @@
+"use client";
+/**
+ * Destructive actions ask first: the button opens a modal <dialog> (focus moves into it and stays
+ * there, Escape closes it, focus returns to the button), whose form runs the server action.
+ * Cancel has the initial focus, so pressing Enter by habit does nothing harmful.
+ */
+import { useActionState, useEffect, useId, useRef, useState, type ReactNode } from "react";
+import type { FormAction } from "./form-state";
+import { capitalise, SubmitButton } from "./form";
+import { button } from "./ui";
+
+export function ConfirmAction({
+  action,
+  fields,
+  trigger,
+  triggerClassName = button.smallDanger,
+  triggerLabel,
+  title,
+  children,
+  confirmLabel,
+  pendingLabel = "Working…",
+  tone = "danger",
+}: {
+  action: FormAction;
+  /** Hidden inputs of the action's form. */
+  fields: Record<string, string>;
+  trigger: ReactNode;
+  triggerClassName?: string;
+  /** An accessible name for the trigger when its text alone is ambiguous (e.g. "Revoke" in a table row). */
+  triggerLabel?: string;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  pendingLabel?: string;
+  tone?: "danger" | "primary";
+}) {
+  const [state, formAction] = useActionState(action, {});
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" className={triggerClassName} aria-label={triggerLabel} aria-haspopup="dialog" onClick={() => setOpen(true)}>
+        {trigger}
+      </button>
+      {state.ok && state.message && !open && (
+        <span role="status" className="ml-2 text-sm text-emerald-800">
+          {state.message}
+        </span>
+      )}
+      <Dialog open={open} onClose={() => setOpen(false)} title={title} closeWhen={state.ok ? state.at : undefined}>
+        <form action={formAction}>
+          {Object.entries(fields).map(([name, value]) => (
+            <input key={name} type="hidden" name={name} value={value} />
+          ))}
+          <div className="text-sm leading-relaxed text-slate-700">{children}</div>
+          {!state.ok && state.error && (
+            <p role="alert" className="mt-4 rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+              {capitalise(state.error)}
+            </p>
+          )}
+          <DialogButtons confirm={<SubmitButton className={tone === "danger" ? button.danger : button.primary} pendingLabel={pendingLabel}>{confirmLabel}</SubmitButton>} onCancel={() => setOpen(false)} />
+        </form>
+      </Dialog>
+    </>
+  );
+}
+
+export function DialogButtons({ confirm, onCancel, cancelLabel = "Cancel" }: { confirm?: ReactNode; onCancel: () => void; cancelLabel?: string }) {
+  return (
+    <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+      <button type="button" className={button.secondary} onClick={onCancel} data-autofocus>
+        {cancelLabel}
+      </button>
+      {confirm}
+    </div>
+  );
+}
+
+/** A modal dialog on the native <dialog> element. `closeWhen` closes it when it changes (an action succeeded). */
+export function Dialog({ open, onClose, title, children, closeWhen }: { open: boolean; onClose: () => void; title: string; children: ReactNode; closeWhen?: number }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      dialog.showModal();
+      dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    }
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  useEffect(() => {
+    if (closeWhen !== undefined) onClose();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [closeWhen]);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onClose={onClose}
+      onClick={(event) => {
+        if (event.target === ref.current) onClose(); // a click on the backdrop
+      }}
+      className="m-auto w-[calc(100%-2rem)] max-w-md rounded-2xl bg-white p-0 text-slate-900 shadow-xl ring-1 ring-slate-200 backdrop:bg-slate-900/50"
+    >
+      {open && (
+        <div className="p-5 sm:p-6">
+          <h2 id={titleId} className="mb-2 text-lg font-semibold text-slate-900">
+            {title}
+          </h2>
+          {children}
+        </div>
+      )}
+    </dialog>
+  );
+}

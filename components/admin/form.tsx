@@ -1,0 +1,127 @@
+"use client";
+/**
+ * Dashboard forms: a server action run through useActionState, field-level errors next to their
+ * fields (aria-invalid + aria-describedby, focus moved to the first one), the submitted values kept
+ * after an error, and a pending state on the submit button.
+ */
+import { createContext, useActionState, useContext, useEffect, useId, useRef, type InputHTMLAttributes, type ReactNode } from "react";
+import { useFormStatus } from "react-dom";
+import type { FormAction, FormState } from "./form-state";
+import { button, inputClass } from "./ui";
+
+const StateContext = createContext<FormState>({});
+
+export function ActionForm({
+  action,
+  fields,
+  children,
+  className = "space-y-4",
+  hidden,
+  label,
+}: {
+  action: FormAction;
+  /** The names of the visible fields (errors for other names are shown for the whole form). */
+  fields: string[];
+  children: ReactNode;
+  className?: string;
+  hidden?: Record<string, string>;
+  /** The form's accessible name. */
+  label: string;
+}) {
+  const [state, formAction] = useActionState(action, {});
+  const formRef = useRef<HTMLFormElement>(null);
+  const fieldProblem = Object.keys(state.fieldErrors ?? {}).some((name) => fields.includes(name));
+
+  useEffect(() => {
+    if (!state.at) return;
+    if (state.ok) return;
+    const invalid = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    invalid?.focus();
+  }, [state]);
+
+  return (
+    <StateContext value={state}>
+      <form ref={formRef} action={formAction} noValidate className={className} aria-label={label}>
+        {hidden && Object.entries(hidden).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />)}
+        {children}
+        {!state.ok && state.error && (
+          <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+            {fieldProblem ? "Please correct the highlighted fields." : capitalise(state.error)}
+          </p>
+        )}
+        {state.ok && state.message && (
+          <p role="status" className="rounded-lg border border-emerald-200 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+            {state.message}
+          </p>
+        )}
+      </form>
+    </StateContext>
+  );
+}
+
+type FieldProps = {
+  name: string;
+  label: string;
+  hint?: ReactNode;
+  optional?: boolean;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, "name" | "defaultValue" | "id">;
+
+/** A labelled input with its hint and its error from the last submission. */
+export function Field({ name, label, hint, optional, className, ...input }: FieldProps) {
+  const state = useContext(StateContext);
+  const id = useId();
+  const error = state.fieldErrors?.[name];
+  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="mb-1 block text-sm font-medium text-slate-800">
+        {label} {optional && <span className="font-normal text-slate-500">(optional)</span>}
+      </label>
+      <input
+        // A new key after every answer: the field shows what was submitted (after an error) or starts empty.
+        key={state.at ?? 0}
+        id={id}
+        name={name}
+        defaultValue={state.ok ? "" : (state.values?.[name] ?? "")}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described}
+        aria-required={optional ? undefined : true}
+        className={inputClass}
+        {...input}
+      />
+      {hint && (
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${id}-error`} className="mt-1 text-sm font-medium text-red-700">
+          {capitalise(error)}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function SubmitButton({ children, pendingLabel, className = button.primary }: { children: ReactNode; pendingLabel: string; className?: string }) {
+  const { pending } = useFormStatus();
+  return (
+    <button type="submit" className={className} disabled={pending} aria-disabled={pending}>
+      {pending && <Spinner />}
+      {pending ? pendingLabel : children}
+    </button>
+  );
+}
+
+export function Spinner() {
+  return (
+    <svg className="size-4 animate-spin" viewBox="0 0 24 24" fill="none" aria-hidden="true">
+      <circle cx="12" cy="12" r="9" stroke="currentColor" strokeOpacity="0.25" strokeWidth="3" />
+      <path d="M21 12a9 9 0 0 0-9-9" stroke="currentColor" strokeWidth="3" strokeLinecap="round" />
+    </svg>
+  );
+}
+
+export function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
