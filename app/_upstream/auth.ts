@@ -48,7 +48,8 @@ function authConfig(): NextAuthConfig {
     secret: authSecret(config.secret),
     trustHost: true,
     session: { strategy: "jwt", maxAge: 24 * 60 * 60 },
-    pages: { error: "/auth/error", signIn: "/account" },
+    // Failed upstream logins (Auth.js sends "signIn"-kind errors to the sign-in page) land on our error page.
+    pages: { error: "/auth/error", signIn: "/auth/error" },
     cookies: crossSite && { state: crossSite, nonce: crossSite, pkceCodeVerifier: crossSite, callbackUrl: crossSite },
     callbacks: {
       jwt({ token, account, profile }) {

@@ -1,11 +1,10 @@
 "use server";
 /** Server actions of /account: sign in or out upstream, and link a wallet to the signed-in account. */
-import { parseSiweMessage } from "viem/siwe";
-import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
+import { resolveAccount } from "@/lib/accounts/accounts";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import { keyfob } from "@/lib/runtime";
-import { checkAccountLinkNonce, verifyLoginMessage } from "@/lib/siwe/login";
+import { verifyAccountLink } from "@/lib/siwe/login";
 import { sessionIdentity, signIn, signOut, upstreamProviders } from "../_upstream/auth";
 
 export type LinkResult = { error: string } | { linked: string };
@@ -20,11 +19,7 @@ export async function accountSignOut(): Promise<void> {
   await signOut({ redirectTo: "/account" });
 }
 
-/**
- * Links the wallet that signed `message` to the signed-in account. The message must carry a
- * link nonce issued for this account (accountLinkNonce) and pass the same checks as a wallet login.
- * (Meant to move into lib/ as verifyAccountLink(keyfob, accountId, message, signature).)
- */
+/** Links the wallet that signed `message` (with this account's link nonce) to the signed-in account. */
 export async function linkWalletToAccount(message: string, signature: string): Promise<LinkResult> {
   const identity = await sessionIdentity();
   if (!identity) return { error: "You are no longer signed in. Reload the page and sign in again." };
@@ -34,17 +29,7 @@ export async function linkWalletToAccount(message: string, signature: string): P
   const app = keyfob();
   try {
     const accountId = await resolveAccount(app, identity);
-    let nonce: string | undefined;
-    try {
-      nonce = parseSiweMessage(message).nonce;
-    } catch {
-      nonce = undefined;
-    }
-    if (!nonce || !checkAccountLinkNonce(app, accountId, nonce)) {
-      return { error: "This link request has expired or belongs to another account. Reload the page and try again." };
-    }
-    const wallet = await verifyLoginMessage(app, message, signature, nonce);
-    await linkWallet(app, accountId, wallet);
+    const wallet = await verifyAccountLink(app, accountId, message, signature);
     log.info("wallet linked", { endpoint: "account", provider: identity.provider });
     return { linked: wallet };
   } catch (caught) {

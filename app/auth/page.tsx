@@ -107,6 +107,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
           chainId={config.chainId}
           serverTime={Date.now()}
           restartHref={returnTo}
+          otherOptions={providers.map((id) => (id === "google" ? "Google" : "Apple")).join(" or ") || undefined}
           login={loginWithWalletSignature}
         />
       </Web3Providers>

@@ -176,7 +176,7 @@ export function useSiwe({ chainId, chainLabel, message, submit }: Options) {
 const noWallet: SiweProblem = {
   kind: "no-wallet",
   title: "No wallet found in this browser",
-  message: "Install a browser wallet such as MetaMask, Rabby or Coinbase Wallet, then reload this page. You can also sign in another way.",
+  message: "Install a browser wallet such as MetaMask, Rabby or Coinbase Wallet, then reload this page.",
 };
 
 /** EIP-1193 / JSON-RPC error codes anywhere in the error's cause chain. */

@@ -22,10 +22,12 @@ export type WalletLoginProps = {
   serverTime: number;
   /** Where "Start again" goes: the same authorization request, as a new login. */
   restartHref: string;
+  /** The other ways in offered on the page ("Google or Apple"), named when no wallet is found. */
+  otherOptions?: string;
   login: (interactionId: string, message: string, signature: string) => Promise<SubmitResult>;
 };
 
-export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl, chainId, serverTime, restartHref, login }: WalletLoginProps) {
+export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl, chainId, serverTime, restartHref, otherOptions, login }: WalletLoginProps) {
   const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
   const chainLabel = chainName(chainId);
   const message = useCallback(
@@ -114,6 +116,7 @@ export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl,
           }
         >
           {problem.message}
+          {problem.kind === "no-wallet" && otherOptions ? ` You can also continue with ${otherOptions} above.` : null}
         </Notice>
       )}
 

@@ -30,6 +30,10 @@ const REASONS: Record<string, { title: string; message: string }> = {
     message: "Something on our side is not available right now. Please try again in a moment.",
   },
   // Auth.js error codes (https://authjs.dev/reference/core/errors).
+  OAuthCallbackError: {
+    title: "Sign-in with Google or Apple did not complete",
+    message: "It was cancelled or the provider refused it. Try again, or choose another way to sign in.",
+  },
   AccessDenied: { title: "Sign-in was refused", message: "The provider did not let you sign in. Try again, or choose another way to sign in." },
   Configuration: {
     title: "The sign-in provider is not available",
