@@ -205,6 +205,22 @@ test.describe("Google and Apple", () => {
     expect(claims).toMatchObject({ provider_id: "apple", email: emailOf(login, upstreams.apple), email_verified: true });
   });
 
+  test("cancelling at Google shows what happened, and offers to try again or return to the application", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-google-cancel" }));
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await page.waitForURL((url) => url.href.startsWith(upstreams.google.issuer));
+    await page.getByRole("link", { name: "[ Cancel ]" }).click();
+
+    await page.waitForURL((url) => url.pathname === "/auth/error");
+    await expect(page.getByRole("main").getByRole("alert")).toContainText("Sign-in with Google or Apple did not complete");
+    await expect(page.getByRole("link", { name: "Try again" })).toHaveAttribute("href", /^\/auth\?/);
+    await page.getByRole("button", { name: "Return to the application" }).click();
+    const response = await backAtApplication(page);
+    expect(response.get("error")).toBe("access_denied");
+    expect(response.get("state")).toBe("st-google-cancel");
+  });
+
   test("a Google account links a wallet on /account; the wallet then signs in to the same account", async ({ page, context }) => {
     const client = await registerClient("Acme Fleet");
     await page.goto("/account");
