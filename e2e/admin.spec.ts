@@ -310,6 +310,25 @@ test("signing keys rotate, tokens are revoked, the audit log filters and exports
   await expect(page.getByRole("row").filter({ hasText: newcomer })).toHaveCount(0);
 });
 
+test("client ids are shown and linked exactly as stored; lists have empty states", async ({ page }) => {
+  const odd = `odd/${Date.now()}%41:é?#x`.replace("é", "e"); // printable ASCII, no spaces
+  await createClient(db, { id: odd, name: "Odd Id" });
+  await signIn(page, await adminWallet());
+  await page.goto(`/admin/clients?q=${encodeURIComponent(odd)}`);
+  await page.getByRole("link", { name: "Odd Id" }).click();
+  await expect(page.getByRole("heading", { name: "Odd Id" })).toBeVisible();
+  await expect(page.getByRole("main").getByText(odd, { exact: true })).toBeVisible();
+
+  await page.goto("/admin/clients?q=no-such-client-anywhere");
+  await expect(page.getByText("No clients match “no-such-client-anywhere”")).toBeVisible();
+  await page.goto("/admin/clients/no-such-client-anywhere");
+  await expect(page.getByText("No such client")).toBeVisible();
+  await page.goto(`/admin/tokens?account=${privateKeyToAccount(generatePrivateKey()).address}`);
+  await expect(page.getByText(/^No active tokens for account 0x/)).toBeVisible();
+  await page.goto("/admin/tokens?account=0x12");
+  await expect(page.getByLabel("Account address")).toHaveAccessibleDescription("Must be a 0x-prefixed 20-byte hex address.");
+});
+
 test("the dashboard works at phone width", async ({ page }, testInfo) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, await adminWallet());

@@ -11,7 +11,7 @@ export function AdminShell({ who, children }: { who: string; children: ReactNode
         Skip to content
       </a>
       <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex max-w-6xl flex-col gap-3 px-4 pt-3 sm:px-6">
+        <div className="mx-auto flex max-w-7xl flex-col gap-3 px-4 pt-3 sm:px-6">
           <div className="flex items-center justify-between gap-3">
             <Link href="/admin" className={`flex items-center gap-2 rounded-md text-slate-900 ${focusRing}`}>
               <span className="grid size-8 place-items-center rounded-lg bg-indigo-600 text-white shadow-sm">
@@ -41,7 +41,7 @@ export function AdminShell({ who, children }: { who: string; children: ReactNode
           </div>
         </div>
       </header>
-      <main id="main" className="mx-auto max-w-6xl px-4 py-6 sm:px-6 sm:py-8">
+      <main id="main" className="mx-auto max-w-7xl px-4 py-6 sm:px-6 sm:py-8">
         {children}
       </main>
     </div>

@@ -32,8 +32,9 @@ export async function GET(): Promise<Response> {
   p { margin: 0 0 1rem; color: #475569; font-size: .9375rem; }
   code { font: 13px ui-monospace, SFMono-Regular, Menlo, monospace; color: #0f172a; word-break: break-all; }
   .actions { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: 1.5rem; }
-  button, a.button { display: inline-flex; align-items: center; min-height: 2.5rem; padding: 0 1rem; border-radius: .5rem;
-         font: 600 .875rem/1 inherit; cursor: pointer; text-decoration: none; }
+  button, a.button { box-sizing: border-box; display: inline-flex; align-items: center; min-height: 2.5rem; padding: 0 1rem;
+         border-radius: .5rem; font-family: inherit; font-size: .875rem; font-weight: 600; line-height: 1; cursor: pointer;
+         text-decoration: none; }
   button { background: #4f46e5; color: #fff; border: 0; }
   a.button { background: #fff; color: #1e293b; border: 1px solid #cbd5e1; }
   :focus-visible { outline: 2px solid #4f46e5; outline-offset: 2px; }

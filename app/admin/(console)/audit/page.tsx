@@ -27,6 +27,19 @@ function FilterField({ name, title, error, children }: { name: keyof AuditQuery;
   );
 }
 
+/** One party of an event (the admin who acted, the client, the account), when there is one. */
+function Party({ label, value }: { label: string; value: string | null }) {
+  if (!value) return null;
+  return (
+    <>
+      <dt className="text-xs leading-5 text-slate-500">{label}</dt>
+      <dd className="min-w-0">
+        <Mono>{value}</Mono>
+      </dd>
+    </>
+  );
+}
+
 export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
   const query = await searchParams;
@@ -118,9 +131,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                 <th className={th}>Time</th>
                 <th className={th}>Action</th>
                 <th className={th}>Outcome</th>
-                <th className={th}>Actor</th>
-                <th className={`${th} hidden md:table-cell`}>Client</th>
-                <th className={`${th} hidden md:table-cell`}>Account</th>
+                <th className={th}>Actor, client, account</th>
                 <th className={`${th} hidden lg:table-cell`}>Detail</th>
                 <th className={`${th} hidden xl:table-cell`}>IP</th>
               </tr>
@@ -131,17 +142,26 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                 <td className={td}>
                   <DateText date={event.at} />
                 </td>
-                <td className={td}>
+                <td className={`${td} whitespace-nowrap`}>
                   <Mono>{event.action}</Mono>
                 </td>
                 <td className={td}>
                   <Badge tone={event.outcome === "success" ? "green" : event.outcome === "rejected" ? "amber" : "red"}>{event.outcome}</Badge>
                 </td>
-                <td className={`${td} max-w-48`}>{event.actor ? <Mono>{event.actor}</Mono> : <span className="text-slate-400">—</span>}</td>
-                <td className={`${td} hidden max-w-56 md:table-cell`}>{event.clientId ? <Mono>{event.clientId}</Mono> : <span className="text-slate-400">—</span>}</td>
-                <td className={`${td} hidden max-w-56 md:table-cell`}>{event.accountId ? <Mono>{event.accountId}</Mono> : <span className="text-slate-400">—</span>}</td>
-                <td className={`${td} hidden max-w-72 lg:table-cell`}>{event.detail ? <Mono>{event.detail}</Mono> : <span className="text-slate-400">—</span>}</td>
-                <td className={`${td} hidden xl:table-cell`}>{event.ip ? <Mono>{event.ip}</Mono> : <span className="text-slate-400">—</span>}</td>
+                <td className={`${td} min-w-[16rem]`}>
+                  <dl className="grid grid-cols-[3.5rem_1fr] gap-x-2 gap-y-0.5">
+                    <Party label="by" value={event.actor} />
+                    <Party label="client" value={event.clientId} />
+                    <Party label="account" value={event.accountId} />
+                  </dl>
+                  {!event.actor && !event.clientId && !event.accountId && <span className="text-slate-400">—</span>}
+                </td>
+                <td className={`${td} hidden min-w-[10rem] lg:table-cell`}>
+                  {event.detail ? <Mono>{event.detail}</Mono> : <span className="text-slate-400">—</span>}
+                </td>
+                <td className={`${td} hidden whitespace-nowrap xl:table-cell`}>
+                  {event.ip ? <Mono>{event.ip}</Mono> : <span className="text-slate-400">—</span>}
+                </td>
               </tr>
             ))}
           </Table>

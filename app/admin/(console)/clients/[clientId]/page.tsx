@@ -11,6 +11,7 @@ import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
 import { SecretRotation } from "@/components/admin/secret";
 import { Badge, Banner, button, Card, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
 import { getClient } from "@/lib/admin/operations";
+import { ADMIN_CLIENT_ID } from "@/lib/admin/session";
 import {
   addRedirectUriAction,
   addSignerAction,
@@ -84,6 +85,12 @@ export default async function ClientPage({ params, searchParams }: { params: Par
         }
       />
       {created && <Banner tone="success">Client created. Add a redirect URI, and a signer or a secret, so it can get tokens.</Banner>}
+      {client.id === ADMIN_CLIENT_ID && (
+        <Banner tone="info">
+          This is the dashboard&apos;s own client: admins sign in through it. Keyfob registers it again, enabled and with its callback,
+          at every admin sign-in.
+        </Banner>
+      )}
       {!client.enabled && (
         <Banner tone="error">This client is disabled: Keyfob refuses its challenges, sign-ins and token requests.</Banner>
       )}
