@@ -143,7 +143,9 @@ describe("authorization of every dashboard change", () => {
     expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 403 });
     expect(await performAdminAction(k, admin, "admin.grant", { accountId: helper })).toMatchObject({ ok: true });
     expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ ok: true });
-    expect(await performAdminAction(k, admin, "admin.revoke", { accountId: helper })).toMatchObject({ ok: true });
+    expect(await performAdminAction(k, admin, "admin.revoke", { accountId: helper.toLowerCase() })).toMatchObject({ ok: true }); // any case
+    const revokedEvent = await k.db.auditEvent.findFirstOrThrow({ where: { action: "admin.revoked" }, orderBy: { id: "desc" } });
+    expect(revokedEvent.accountId).toBe(helper);
     expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 403 });
   });
 });

@@ -10,6 +10,7 @@ import Apple from "next-auth/providers/apple";
 import Google from "next-auth/providers/google";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import type { Config } from "@/lib/config";
+import { log } from "@/lib/log";
 import { keyfob } from "@/lib/runtime";
 
 export type UpstreamId = "google" | "apple";
@@ -47,6 +48,12 @@ function authConfig(): NextAuthConfig {
     providers,
     secret: authSecret(config.secret),
     trustHost: true,
+    // One line per problem in Keyfob's log format: no stack traces, no tokens.
+    logger: {
+      error: (error) => log.warn("upstream login failed", { error: error.name, cause: (error.cause as { err?: Error } | undefined)?.err?.name }),
+      warn: (code) => log.warn("upstream login warning", { code }),
+      debug: () => {},
+    },
     session: { strategy: "jwt", maxAge: 24 * 60 * 60 },
     // Failed upstream logins (Auth.js sends "signIn"-kind errors to the sign-in page) land on our error page.
     pages: { error: "/auth/error", signIn: "/auth/error" },

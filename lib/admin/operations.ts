@@ -64,25 +64,35 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
 export const rotateSigningKey = (k: Keyfob, admin: Admin) => change(k, admin, "key.rotated", {}, () => k.keys.rotateNow());
 
 /** Revokes one token, or every active token of a client or an account. Returns how many were revoked. */
-export const revokeTokens = (k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) =>
-  change(k, admin, "token.revoked", { clientId: target.clientId, accountId: target.accountId, detail: target.jti }, async () => {
-    if (!target.jti && !target.clientId && !target.accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
+export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) {
+  // A single token is audited under its own client and account, so filtering the log by either finds it.
+  const token = target.jti ? await k.db.issuedToken.findUnique({ where: { jti: target.jti }, select: { clientId: true, userId: true } }) : null;
+  const clientId = target.clientId ? registry.normalizeClientId(target.clientId) : token?.clientId;
+  const accountId = target.accountId ? normalizeAccountId(target.accountId) : token?.userId;
+  return change(k, admin, "token.revoked", { clientId, accountId, detail: target.jti }, async () => {
+    if (!target.jti && !clientId && !accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
     const { count } = await k.db.issuedToken.updateMany({
-      where: { jti: target.jti, clientId: target.clientId, userId: target.accountId, revokedAt: null, expiresAt: { gt: new Date() } },
+      where: { jti: target.jti, clientId, userId: accountId, revokedAt: null, expiresAt: { gt: new Date() } },
       data: { revokedAt: new Date() },
     });
     return count;
   });
+}
+
+/** Account ids are EIP-55 addresses; any case is accepted from admins. */
+function normalizeAccountId(accountId: string): string {
+  return /^0x[0-9a-fA-F]{40}$/.test(accountId) ? registry.parseAddress(accountId, "accountId") : accountId;
+}
 
 export const grantAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
-  change(k, admin, "admin.granted", { accountId }, async () => {
+  change(k, admin, "admin.granted", { accountId: normalizeAccountId(accountId) }, async () => {
     const id = registry.parseAddress(accountId, "accountId");
     await k.db.adminRole.upsert({ where: { accountId: id }, create: { accountId: id, grantedBy: admin.label }, update: {} });
   });
 
 export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
-  change(k, admin, "admin.revoked", { accountId }, async () => {
-    const { count } = await k.db.adminRole.deleteMany({ where: { accountId } });
+  change(k, admin, "admin.revoked", { accountId: normalizeAccountId(accountId) }, async () => {
+    const { count } = await k.db.adminRole.deleteMany({ where: { accountId: normalizeAccountId(accountId) } });
     if (count === 0) throw new registry.RegistryError("accountId", "this account has no admin role");
   });
 
@@ -125,6 +135,11 @@ export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
   return { ...rest, confidential: secretHash !== null };
 }
 
+/** The accounts granted the admin role in the dashboard (the configured ones are in k.config). */
+export function listAdmins(k: Keyfob, _admin: Admin) {
+  return k.db.adminRole.findMany({ orderBy: { grantedAt: "asc" } });
+}
+
 export function keySchedule(k: Keyfob, _admin: Admin) {
   return k.keys.schedule();
 }
@@ -132,7 +147,12 @@ export function keySchedule(k: Keyfob, _admin: Admin) {
 /** Active (unexpired, unrevoked) tokens of a client or an account, newest first. */
 export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
   const page = Math.max(1, Math.floor(query.page ?? 1));
-  const where = { clientId: query.clientId, userId: query.accountId, revokedAt: null, expiresAt: { gt: new Date() } };
+  const where = {
+    clientId: query.clientId ? registry.normalizeClientId(query.clientId) : undefined,
+    userId: query.accountId ? normalizeAccountId(query.accountId) : undefined,
+    revokedAt: null,
+    expiresAt: { gt: new Date() },
+  };
   const [items, total] = await Promise.all([
     k.db.issuedToken.findMany({ where, orderBy: { issuedAt: "desc" }, skip: (page - 1) * PAGE_SIZE, take: PAGE_SIZE, omit: { codeHash: true } }),
     k.db.issuedToken.count({ where }),

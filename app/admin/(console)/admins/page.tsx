@@ -6,24 +6,15 @@ import type { Metadata } from "next";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
 import { Badge, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
-import type { Admin } from "@/lib/admin/access";
-import type { Keyfob } from "@/lib/keyfob";
+import { listAdmins } from "@/lib/admin/operations";
 import { grantAdminAction, revokeAdminAction } from "../../_lib/actions";
 import { adminPage } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Admins" };
 
-/**
- * The accounts granted the admin role. TODO: lib/admin/operations has no read for this yet; replace
- * with `listAdmins(k, admin)` once it exists (see the dashboard's issue note).
- */
-async function grantedAdmins(k: Keyfob, _admin: Admin) {
-  return k.db.adminRole.findMany({ orderBy: { grantedAt: "asc" } });
-}
-
 export default async function AdminsPage() {
   const { k, admin } = await adminPage();
-  const granted = await grantedAdmins(k, admin);
+  const granted = await listAdmins(k, admin);
   const { adminAddresses, adminEmails } = k.config;
 
   return (
