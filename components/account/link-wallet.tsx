@@ -1,11 +1,10 @@
 "use client";
 /** "Link wallet" on /account: the wallet signs an EIP-4361 message carrying the account's link nonce. */
-import { useCallback, useMemo, useState } from "react";
-import type { Address } from "viem";
-import { createSiweMessage } from "viem/siwe";
+import { useCallback, useState } from "react";
 import { Spinner, WalletIcon } from "../login/icons";
 import { buttonStyles, Notice, ShortAddress } from "../login/ui";
-import { useSiwe } from "../login/use-siwe";
+import { useSiwe, walletProgress } from "../login/use-siwe";
+import { WrongChainNotice } from "../login/wrong-chain-notice";
 import { chainName } from "../providers";
 
 type Props = {
@@ -18,23 +17,9 @@ type Props = {
 };
 
 export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, link }: Props) {
-  const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
   const [linked, setLinked] = useState<string | null>(null);
   const chainLabel = chainName(chainId);
-  const message = useCallback(
-    (address: Address) =>
-      createSiweMessage({
-        domain: new URL(issuerUrl).host,
-        address,
-        statement: `Link this wallet to the Keyfob account ${accountId}. This does not send a transaction or cost a fee.`,
-        uri: issuerUrl,
-        version: "1",
-        chainId,
-        nonce,
-        issuedAt: new Date(Date.now() + clockOffset),
-      }),
-    [accountId, chainId, clockOffset, issuerUrl, nonce],
-  );
+  const statement = `Link this wallet to the Keyfob account ${accountId}. This does not send a transaction or cost a fee.`;
   const submit = useCallback(
     async (text: string, signature: string) => {
       const result = await link(text, signature);
@@ -43,15 +28,10 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
     },
     [link],
   );
-  const siwe = useSiwe({ chainId, chainLabel, message, submit });
+  const siwe = useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, serverTime, submit });
   const { step, problem, address } = siwe;
   const busy = step === "connecting" || step === "switching" || step === "signing" || step === "submitting";
-  const progress: Partial<Record<typeof step, string>> = {
-    connecting: "Approve the connection in your wallet…",
-    switching: `Approve the switch to ${chainLabel} in your wallet…`,
-    signing: "Check your wallet and sign the message…",
-    submitting: "Linking…",
-  };
+  const progress: Partial<Record<typeof step, string>> = { ...walletProgress(chainLabel), submitting: "Linking…" };
 
   if (linked) {
     return (
@@ -75,24 +55,9 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
       <div aria-live="polite" className="text-center text-sm text-slate-700">
         {busy ? progress[step] : ""}
       </div>
-      {step === "wrong-chain" && siwe.walletChainId !== undefined && (
-        <Notice
-          tone="warning"
-          title={`Your wallet is on ${chainName(siwe.walletChainId)}`}
-          actions={
-            <>
-              <button type="button" className={buttonStyles.primary} onClick={siwe.switchAndSign}>
-                Switch to {chainLabel} and sign
-              </button>
-              <button type="button" className={buttonStyles.secondary} onClick={siwe.signAnyway}>
-                Sign anyway
-              </button>
-            </>
-          }
-        >
-          Keyfob uses {chainLabel}. Switch networks, or sign anyway: the message names {chainLabel}, and signing sends no transaction.
-        </Notice>
-      )}
+      <WrongChainNotice siwe={siwe} chainLabel={chainLabel}>
+        Keyfob uses {chainLabel}. Switch networks, or sign anyway: the message names {chainLabel}, and signing sends no transaction.
+      </WrongChainNotice>
       {problem && (
         <Notice
           tone={problem.kind === "no-wallet" ? "info" : "error"}

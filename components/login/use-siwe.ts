@@ -8,8 +8,9 @@
  * the network it is on, so the person may sign anyway; a smart-contract wallet signs for the chain
  * it is on, so switching first is offered as the main choice.
  */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { getAddress, type Address } from "viem";
+import { createSiweMessage } from "viem/siwe";
 import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage, useSwitchChain } from "wagmi";
 
 export type SiweStep = "idle" | "connecting" | "wrong-chain" | "switching" | "signing" | "submitting" | "done";
@@ -25,8 +26,12 @@ export type SubmitResult = { error: string; restart?: boolean } | void | undefin
 type Options = {
   chainId: number;
   chainLabel: string;
-  /** The message to sign for this address. */
-  message: (address: Address) => string;
+  issuerUrl: string;
+  /** The server-issued nonce the message must carry. */
+  nonce: string;
+  statement: string;
+  /** The server's clock when the page was rendered (ms): messages carry the server's time. */
+  serverTime: number;
   /** Sends message and signature to the server; an error keeps the person on the page. */
   submit: (message: string, signature: string) => Promise<SubmitResult>;
 };
@@ -35,7 +40,32 @@ export function hasBrowserWallet(): boolean {
   return typeof window !== "undefined" && Boolean((window as { ethereum?: unknown }).ethereum);
 }
 
-export function useSiwe({ chainId, chainLabel, message, submit }: Options) {
+/** The first steps of every wallet flow, as the page announces them. */
+export function walletProgress(chainLabel: string): Partial<Record<SiweStep, string>> {
+  return {
+    connecting: "Approve the connection in your wallet…",
+    switching: `Approve the switch to ${chainLabel} in your wallet…`,
+    signing: "Check your wallet and sign the message…",
+  };
+}
+
+export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, serverTime, submit }: Options) {
+  const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
+  /** The EIP-4361 message for this address: Keyfob's domain and URI, CHAIN_ID, the nonce, the server's time. */
+  const message = useCallback(
+    (address: Address) =>
+      createSiweMessage({
+        domain: new URL(issuerUrl).host,
+        address,
+        statement,
+        uri: issuerUrl,
+        version: "1",
+        chainId,
+        nonce,
+        issuedAt: new Date(Date.now() + clockOffset),
+      }),
+    [chainId, clockOffset, issuerUrl, nonce, statement],
+  );
   const connection = useConnection();
   const connectors = useConnectors();
   const connect = useConnect();

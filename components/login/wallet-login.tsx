@@ -4,13 +4,12 @@
  * the EIP-4361 message for this login (Keyfob's domain and URI, CHAIN_ID, the interaction's
  * single-use nonce), and hands it to the server action, which redirects to the application.
  */
-import { useCallback, useMemo } from "react";
-import type { Address } from "viem";
-import { createSiweMessage } from "viem/siwe";
+import { useCallback } from "react";
 import { chainName } from "../providers";
 import { Spinner, WalletIcon } from "./icons";
 import { buttonStyles, Notice, ShortAddress } from "./ui";
-import { useSiwe, type SubmitResult } from "./use-siwe";
+import { useSiwe, walletProgress, type SubmitResult } from "./use-siwe";
+import { WrongChainNotice } from "./wrong-chain-notice";
 
 export type WalletLoginProps = {
   interactionId: string;
@@ -28,31 +27,15 @@ export type WalletLoginProps = {
 };
 
 export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl, chainId, serverTime, restartHref, otherOptions, login }: WalletLoginProps) {
-  const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
   const chainLabel = chainName(chainId);
-  const message = useCallback(
-    (address: Address) =>
-      createSiweMessage({
-        domain: new URL(issuerUrl).host,
-        address,
-        statement: `Sign in to ${clientName.replace(/[\r\n]+/g, " ")} with Keyfob. This does not send a transaction or cost a fee.`,
-        uri: issuerUrl,
-        version: "1",
-        chainId,
-        nonce: walletNonce,
-        issuedAt: new Date(Date.now() + clockOffset),
-      }),
-    [chainId, clientName, clockOffset, issuerUrl, walletNonce],
-  );
+  const statement = `Sign in to ${clientName.replace(/[\r\n]+/g, " ")} with Keyfob. This does not send a transaction or cost a fee.`;
   const submit = useCallback((text: string, signature: string) => login(interactionId, text, signature), [interactionId, login]);
-  const siwe = useSiwe({ chainId, chainLabel, message, submit });
+  const siwe = useSiwe({ chainId, chainLabel, issuerUrl, nonce: walletNonce, statement, serverTime, submit });
   const { step, problem, address } = siwe;
   const busy = step === "connecting" || step === "switching" || step === "signing" || step === "submitting" || step === "done";
 
   const progress = {
-    connecting: "Approve the connection in your wallet…",
-    switching: `Approve the switch to ${chainLabel} in your wallet…`,
-    signing: "Check your wallet and sign the message…",
+    ...walletProgress(chainLabel),
     submitting: "Verifying your signature…",
     done: `Signed in. Returning to ${clientName}…`,
   } as Partial<Record<typeof step, string>>;
@@ -83,25 +66,10 @@ export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl,
         </p>
       )}
 
-      {step === "wrong-chain" && siwe.walletChainId !== undefined && (
-        <Notice
-          tone="warning"
-          title={`Your wallet is on ${chainName(siwe.walletChainId)}`}
-          actions={
-            <>
-              <button type="button" className={buttonStyles.primary} onClick={siwe.switchAndSign}>
-                Switch to {chainLabel} and sign
-              </button>
-              <button type="button" className={buttonStyles.secondary} onClick={siwe.signAnyway}>
-                Sign anyway
-              </button>
-            </>
-          }
-        >
-          This sign-in is for {chainLabel}. Switch networks, or sign anyway: the message names {chainLabel}, and signing
-          sends no transaction. Smart-contract wallets should switch.
-        </Notice>
-      )}
+      <WrongChainNotice siwe={siwe} chainLabel={chainLabel}>
+        This sign-in is for {chainLabel}. Switch networks, or sign anyway: the message names {chainLabel}, and signing
+        sends no transaction. Smart-contract wallets should switch.
+      </WrongChainNotice>
 
       {problem && (
         <Notice
