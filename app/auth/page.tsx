@@ -70,7 +70,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
           </form>
           <p className="px-2 text-xs leading-relaxed text-slate-500">
             After you sign in, Keyfob sends you back to <span className="font-medium text-slate-700">{redirectHost}</span> and
-            shares your account address{providers.length > 0 ? " and, with Google or Apple, your email address" : ""} with{" "}
+            shares your account address{providers.length > 0 && start.scope.includes("email") ? " and, with Google or Apple, your email address" : ""} with{" "}
             {start.clientName}.
           </p>
         </>

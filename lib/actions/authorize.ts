@@ -19,7 +19,7 @@ export type AuthorizationStart =
   /** Send the browser to the client: an error response (RFC 6749 4.1.2.1) or, for prompt=none, a code. */
   | { kind: "redirect"; location: string }
   /** Show the login page for this interaction. */
-  | { kind: "login"; interactionId: string; clientName: string; walletNonce: string; loginHint?: string };
+  | { kind: "login"; interactionId: string; clientName: string; walletNonce: string; scope: string[]; loginHint?: string };
 
 /**
  * Validates an authorization request (GET /auth). Only once client_id and redirect_uri are known
@@ -86,6 +86,7 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
     interactionId: interaction.id,
     clientName: client.name,
     walletNonce: interaction.walletNonce!,
+    scope: request.scope.split(" "),
     loginHint: query.get("login_hint") || undefined,
   };
 }
