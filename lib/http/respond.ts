@@ -80,9 +80,13 @@ function claimedClientId(request: Request, params: Params | undefined): string |
   }
 }
 
-/** The caller's address as the proxy in front (or Next's server) reports it. */
+/**
+ * The caller's address for the audit log: the last X-Forwarded-For entry, the one added by the
+ * nearest proxy (or by Next's server from the socket when there is none); earlier entries are
+ * whatever the client sent.
+ */
 export function clientIp(request: Request): string | undefined {
-  return request.headers.get("x-forwarded-for")?.split(",")[0].trim() || request.headers.get("x-real-ip") || undefined;
+  return request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim() || undefined;
 }
 
 const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P03", "53300", "P1001", "P1002", "P1017", "P2024"]);
