@@ -50,7 +50,7 @@ function authConfig(): NextAuthConfig {
     trustHost: true,
     // One line per problem in Keyfob's log format: no stack traces, no tokens.
     logger: {
-      error: (error) => log.warn("upstream login failed", { error: error.name, cause: (error.cause as { err?: Error } | undefined)?.err?.name }),
+      error: (error) => log.warn("upstream login failed", { error: (error as { type?: string }).type ?? error.name }),
       warn: (code) => log.warn("upstream login warning", { code }),
       debug: () => {},
     },
