@@ -4,8 +4,8 @@
  */
 import type { Metadata } from "next";
 import { LinkWallet } from "@/components/account/link-wallet";
-import { AppleIcon, GoogleIcon } from "@/components/login/icons";
 import { SubmitButton } from "@/components/login/submit-button";
+import { UpstreamButtons } from "@/components/login/upstream-buttons";
 import { AuthShell, buttonStyles, Notice } from "@/components/login/ui";
 import { Web3Providers } from "@/components/providers";
 import { resolveAccount } from "@/lib/accounts/accounts";
@@ -32,20 +32,7 @@ export default async function AccountPage() {
             This Keyfob has no Google or Apple sign-in configured. Wallets sign in directly and need no linking.
           </Notice>
         ) : (
-          <div className="space-y-3">
-            {providers.map((provider) => (
-              <form key={provider} action={accountSignIn}>
-                <input type="hidden" name="provider" value={provider} />
-                <SubmitButton
-                  className={buttonStyles.option}
-                  icon={provider === "google" ? <GoogleIcon /> : <AppleIcon className="size-5 text-black" />}
-                  pendingLabel={`Opening ${LABELS[provider]}…`}
-                >
-                  Continue with {LABELS[provider]}
-                </SubmitButton>
-              </form>
-            ))}
-          </div>
+          <UpstreamButtons providers={providers} action={accountSignIn} />
         )}
       </AuthShell>
     );

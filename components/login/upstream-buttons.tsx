@@ -11,8 +11,9 @@ type FormAction = (form: FormData) => Promise<void>;
 
 export type UpstreamButtonsProps = {
   providers: ("google" | "apple")[];
-  interactionId: string;
-  returnTo: string;
+  /** The login this sign-in completes (the hosted login page); none on /account. */
+  interactionId?: string;
+  returnTo?: string;
   loginHint?: string;
   action: FormAction;
 };
@@ -25,8 +26,8 @@ export function UpstreamButtons({ providers, interactionId, returnTo, loginHint,
       {providers.map((provider) => (
         <form key={provider} action={action}>
           <input type="hidden" name="provider" value={provider} />
-          <input type="hidden" name="interaction" value={interactionId} />
-          <input type="hidden" name="returnTo" value={returnTo} />
+          {interactionId && <input type="hidden" name="interaction" value={interactionId} />}
+          {returnTo && <input type="hidden" name="returnTo" value={returnTo} />}
           {loginHint && <input type="hidden" name="loginHint" value={loginHint} />}
           <SubmitButton
             className={buttonStyles.option}
