@@ -16,16 +16,10 @@ export type LoadOptions = {
   durationSeconds: number;
 };
 
-export type PhaseResult = {
+/** The workers' results merged, with the phase's length and CPU use. */
+export type PhaseResult = WorkerResult & {
   handshakes: number;
   seconds: number;
-  total: number[];
-  generate: number[];
-  sign: number[];
-  submit: number[];
-  errors: Record<string, ErrorSample>;
-  warmupErrors: Record<string, ErrorSample>;
-  warmupHandshakes: number;
   /** CPU milliseconds used during the measured window (undefined when /proc is not available). */
   cpu: { server?: number; database?: number; client: number; machineBusy?: number; machineTotal?: number };
 };
