@@ -1,7 +1,13 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
+import type { Address, Hex } from "viem";
+import flowA from "../vectors/flow-a.json" with { type: "json" };
 
-/** The known-answer vectors of Flow A's wire format, kept in shared/ beside the repository. */
-export const flowAVectors = JSON.parse(
-  readFileSync(path.resolve(import.meta.dirname, "../../../shared/vectors/flow-a.json"), "utf8"),
-);
+type FlowAVectors = typeof flowA & {
+  challenge: { address_as_sent: Address };
+  signature: { signature: Hex; recovers_to: Address; eip191_hash: Hex };
+};
+
+/**
+ * The known-answer vectors of Flow A's wire format (test/vectors/flow-a.json), copied from the
+ * platform's shared vectors: challenges and `sub` values of tokens already in use.
+ */
+export const flowAVectors = flowA as FlowAVectors;
