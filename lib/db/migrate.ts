@@ -1,15 +1,64 @@
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import pg from "pg";
+import { log } from "../log";
 
 const require = createRequire(import.meta.url);
 const projectRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+const migrationsDir = path.join(projectRoot, "prisma/migrations");
+
+/** Keyfob's own lock around migrating, distinct from Prisma's, which gives up after 10 s (P1002). */
+const MIGRATION_LOCK_ID = 0x6b66_6d696772; // "kfmigr"
 
 /**
- * Applies prisma/migrations with `prisma migrate deploy`. Prisma takes an advisory lock, so
- * several instances starting together on one PostgreSQL apply each migration once.
+ * Brings the database schema up to date. A database that already has every migration of this
+ * checkout costs one query (start-up and CLI calls stay fast). Otherwise the caller waits, as long
+ * as it takes, for Keyfob's migration lock, so instances starting together on an empty database
+ * migrate one at a time instead of timing out on Prisma's own lock; the one holding the lock runs
+ * `prisma migrate deploy`, the others find the schema up to date once they get it.
  */
-export function migrateDatabase(url: string): Promise<void> {
+export async function migrateDatabase(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    if (await isUpToDate(client)) return;
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [MIGRATION_LOCK_ID]);
+    if (!rows[0].locked) {
+      log.info("waiting for another instance to finish migrating the database");
+      await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+    }
+    try {
+      if (!(await isUpToDate(client))) await prismaMigrateDeploy(url);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** The migrations this checkout ships, by folder name (Prisma's migration_name). */
+export function localMigrations(): string[] {
+  return readdirSync(migrationsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** Whether every local migration is recorded as applied (finished, not rolled back). */
+async function isUpToDate(client: pg.Client): Promise<boolean> {
+  const { rows: table } = await client.query<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists");
+  if (!table[0].exists) return false;
+  const { rows } = await client.query<{ migration_name: string }>(
+    "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
+  );
+  const applied = new Set(rows.map((row) => row.migration_name));
+  return localMigrations().every((name) => applied.has(name));
+}
+
+function prismaMigrateDeploy(url: string): Promise<void> {
   const cli = require.resolve("prisma/build/index.js");
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, "migrate", "deploy"], {
@@ -22,7 +71,7 @@ export function migrateDatabase(url: string): Promise<void> {
     child.stderr.on("data", (chunk) => (output += chunk));
     child.on("error", reject);
     child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`prisma migrate deploy failed (exit ${code}):\n${output.replace(url, "<DATABASE_URL>")}`)),
+      code === 0 ? resolve() : reject(new Error(`prisma migrate deploy failed (exit ${code}):\n${output.replaceAll(url, "<DATABASE_URL>")}`)),
     );
   });
 }

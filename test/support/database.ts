@@ -7,6 +7,13 @@ import { migrateDatabase } from "@/lib/db/migrate";
  * tables (such as signing_keys) without disturbing the files running beside it.
  */
 export async function isolatedDatabase(name: string) {
+  const url = await emptyDatabase(name);
+  await migrateDatabase(url);
+  return createDatabase(url, 4);
+}
+
+/** A new, empty database (no schema) in the test cluster; returns its URL. */
+export async function emptyDatabase(name: string): Promise<string> {
   const url = new URL(process.env.DATABASE_URL!);
   const admin = new pg.Client({ connectionString: url.toString() });
   await admin.connect();
@@ -17,6 +24,5 @@ export async function isolatedDatabase(name: string) {
     await admin.end();
   }
   url.pathname = `/${name}`;
-  await migrateDatabase(url.toString());
-  return createDatabase(url.toString(), 4);
+  return url.toString();
 }
