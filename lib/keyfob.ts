@@ -19,6 +19,8 @@ export type Keyfob = {
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification when RPC_URL is set. */
   signatures: SignatureVerifiers;
+  /** Writes buffered audit events, stops the recovery threads and, if it opened it, closes the pool. */
+  close(): Promise<void>;
 };
 
 /** Builds a Keyfob; `storage` lets several share one database connection pool (tests, CLI). */
@@ -28,17 +30,27 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
   }
   const { db: database, pool } = storage ?? createStorage(config.databaseUrl, config.dbPoolSize);
   const encryptionKey = deriveEncryptionKey(config.secret);
+  const audit = new AuditLog(database);
+  const recover = createRecovery(config.recoveryThreads);
   return {
     config,
     db: database,
     pool,
     encryptionKey,
-    audit: new AuditLog(database),
+    audit,
     keys: new KeyStore(database, encryptionKey, {
       rotationPeriod: config.keyRotationPeriod,
       publishLead: config.keyPublishLead,
       tokenTtl: config.accessTokenTtl,
     }),
-    signatures: { recover: createRecovery(config.recoveryThreads), onChain: createChainVerifier(config.rpcUrl, config.chainId) },
+    signatures: { recover, onChain: createChainVerifier(config.rpcUrl, config.chainId) },
+    async close() {
+      await audit.flush();
+      await recover.close();
+      if (!storage) {
+        await database.$disconnect();
+        await pool.end();
+      }
+    },
   };
 }

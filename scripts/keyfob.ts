@@ -87,7 +87,7 @@ async function main() {
   try {
     await command(k, positionals.slice(2), values);
   } finally {
-    await k.db.$disconnect();
+    await k.close();
     await stop();
   }
 }

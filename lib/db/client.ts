@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { log } from "../log";
 import { PrismaClient } from "./generated/client";
 
 export type Database = PrismaClient;
@@ -10,6 +11,8 @@ export type Storage = { db: Database; pool: pg.Pool };
 
 export function createStorage(url: string, poolSize = 10): Storage {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection dropped by the server (restart, failover) must not crash the process.
+  pool.on("error", (error) => log.warn("database connection lost", { error: (error as { code?: string }).code ?? error.name }));
   return { db: new PrismaClient({ adapter: new PrismaPg(pool) }), pool };
 }
 

@@ -7,30 +7,44 @@ export type Recover = (message: string, signature: Hex) => Promise<Address | und
 /** Recovery on the calling thread. */
 export const recoverInThread: Recover = (message, signature) => recoverMessageAddress({ message, signature }).catch(() => undefined);
 
+/** Recovery that can release its resources (worker threads). */
+export type Recovery = Recover & { close(): Promise<void> };
+
 /**
  * Recovery on `threads` worker threads: viem's pure-JS secp256k1 takes a few ms a call, so the
- * event loop keeps serving requests meanwhile and the other cores share the work. The worker is
+ * event loop keeps serving requests meanwhile and the other cores share the work. The workers start
+ * on the first call (a CLI never pays for them) and never keep the process alive. The worker is
  * plain CommonJS evaluated from a string, so it runs the same under Next's bundler, tsx and vitest.
  */
-export function createRecovery(threads: number): Recover {
-  if (threads === 0) return recoverInThread;
+export function createRecovery(threads: number): Recovery {
+  if (threads === 0) return Object.assign((message: string, signature: Hex) => recoverInThread(message, signature), { close: async () => {} });
   const pending = new Map<number, (address: Address | undefined) => void>();
-  const workers = Array.from({ length: threads }, () => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
-    worker.unref();
-    worker.on("message", ({ id, address }: { id: number; address: Address | null }) => {
-      pending.get(id)?.(address ?? undefined);
-      pending.delete(id);
+  let workers: Worker[] | undefined;
+  const start = () =>
+    Array.from({ length: threads }, () => {
+      const worker = new Worker(WORKER_SOURCE, { eval: true });
+      worker.on("message", ({ id, address }: { id: number; address: Address | null }) => {
+        pending.get(id)?.(address ?? undefined);
+        pending.delete(id);
+      });
+      worker.unref(); // after on("message"), which would otherwise ref the worker again
+      return worker;
     });
-    return worker;
-  });
   let calls = 0;
-  return (message, signature) =>
+  const recover: Recover = (message, signature) =>
     new Promise((resolve) => {
       const id = calls++;
       pending.set(id, resolve);
+      workers ??= start();
       workers[id % workers.length].postMessage({ id, message, signature });
     });
+  return Object.assign(recover, {
+    async close() {
+      const running = workers ?? [];
+      workers = undefined;
+      await Promise.all(running.map((worker) => worker.terminate()));
+    },
+  });
 }
 
 const WORKER_SOURCE = `

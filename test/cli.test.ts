@@ -1,0 +1,48 @@
+/**
+ * The admin CLI as an operator runs it (a separate process on the shared database): every command
+ * exits as soon as its work is done, with code 0, and overlapping calls all succeed.
+ */
+import { spawn } from "node:child_process";
+import { expect, it } from "vitest";
+import { keyfob } from "@/lib/runtime";
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/keyfob.ts", ...args], {
+      env: { ...process.env, KEYFOB_LOG: "silent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    // A hung command is the defect under test: kill it rather than wait for the test timeout.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+it("exits with code 0 once a command is done, and runs overlapping calls side by side", { timeout: 60_000 }, async () => {
+  const results = await Promise.all([
+    cli("clients", "add", "--name", "CLI one"),
+    cli("clients", "add", "--name", "CLI two"),
+    cli("clients", "add", "--name", "CLI three"),
+  ]);
+  for (const result of results) {
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^client kf_\S+ created$/m);
+  }
+  const ids = results.map((r) => /client (\S+) created/.exec(r.stdout)![1]);
+  const found = await keyfob().db.client.findMany({ where: { id: { in: ids } } });
+  expect(found.map((c) => c.name).sort()).toEqual(["CLI one", "CLI three", "CLI two"]);
+});
+
+it("exits with code 1 and one line on stderr for bad input", { timeout: 60_000 }, async () => {
+  const result = await cli("redirect-uris", "add", "kf_missing", "https://app.example.com/cb");
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim()).toBe("error: clientId: no client with id kf_missing");
+});
