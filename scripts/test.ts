@@ -1,7 +1,8 @@
 /**
  * `npm test`: everything, on real parts.
  *   1. vitest: unit and integration tests (real PostgreSQL, real signatures, a local chain);
- *   2. next build, then Playwright against the built server on its own embedded PostgreSQL.
+ *   2. next build, then Playwright against the built server on its own embedded PostgreSQL, in
+ *      a Chromium found or installed by scripts/browser.ts (passed on as CHROMIUM_PATH).
  * Extra arguments go to Playwright (e.g. `npm test -- --grep demo`); SKIP_UNIT=1 runs only step 2.
  */
 import { spawn } from "node:child_process";
@@ -11,6 +12,7 @@ import path from "node:path";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 import { freePort } from "../test/support/global-setup";
+import { findChromium } from "./browser";
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolve) => {
@@ -25,9 +27,12 @@ const results: [string, number][] = [];
 async function main() {
   if (!process.env.SKIP_UNIT) results.push(["vitest", await run(bin("vitest"), ["run"])]);
 
+  // Found (or installed) before the build; without one only the Playwright step fails.
+  const chromium = findChromium();
   const build = await run(bin("next"), ["build"]);
   results.push(["next build", build]);
-  if (build === 0) {
+  if (build === 0 && !chromium) results.push(["playwright", 1]);
+  if (build === 0 && chromium) {
     const dir = path.resolve(".data/e2e");
     await rm(dir, { recursive: true, force: true });
     const database = await startEmbeddedPostgres(dir, await freePort());
@@ -38,6 +43,7 @@ async function main() {
         DATABASE_URL: database.url,
         KEYFOB_SECRET: randomBytes(32).toString("base64url"),
         E2E_PORT: String(await freePort()),
+        CHROMIUM_PATH: chromium,
       };
       results.push(["playwright", await run(bin("playwright"), ["test", ...process.argv.slice(2)], env)]);
     } finally {
