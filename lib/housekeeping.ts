@@ -5,7 +5,7 @@ import { log } from "./log";
 const RETENTION_MS = 24 * 3600_000;
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** Deletes challenges, interactions, codes and token records that expired more than a day ago. */
+/** Deletes challenges, interactions, codes and token records that expired more than a day ago, and spent rate-limit counters. */
 export async function sweepExpired(db: Database, now = new Date()): Promise<number> {
   const where = { expiresAt: { lt: new Date(now.getTime() - RETENTION_MS) } };
   const deleted = await db.$transaction([
@@ -13,6 +13,7 @@ export async function sweepExpired(db: Database, now = new Date()): Promise<numb
     db.interaction.deleteMany({ where }),
     db.authorizationCode.deleteMany({ where }),
     db.issuedToken.deleteMany({ where }),
+    db.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
   ]);
   return deleted.reduce((sum, { count }) => sum + count, 0);
 }

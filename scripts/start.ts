@@ -1,47 +1,52 @@
 /**
  * Starts Keyfob: gets the database ready (embedded PostgreSQL under ./.data when DATABASE_URL is
- * unset), applies migrations, then runs the Next.js server on PORT.
- *   npm start          build, then serve
+ * unset), applies pending migrations, then serves on PORT (server/serve.ts).
+ *   npm start          build if the sources changed since the last build, then serve
  *   npm run serve      serve the existing build (e.g. several instances on one PostgreSQL)
  *   npm run dev        development server with reloading
  */
 import "./load-env";
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { ConfigError, loadConfig } from "../lib/config";
 import { prepareStorage } from "../lib/bootstrap";
+import { ConfigError, loadConfig } from "../lib/config";
+import { log } from "../lib/log";
+import { build, buildNeeded } from "../server/build";
+import { serve } from "../server/serve";
 
 const mode = process.argv.includes("--dev") ? "dev" : process.argv.includes("--build") ? "build" : "serve";
-const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-
-function run(args: string[], env: NodeJS.ProcessEnv) {
-  return spawn(process.execPath, [nextBin, ...args], { stdio: "inherit", env: { ...env, NEXT_TELEMETRY_DISABLED: "1" } });
-}
 
 async function main() {
   const { config, stop } = await prepareStorage(loadConfig());
-  const env = { ...process.env, DATABASE_URL: config.databaseUrl, KEYFOB_SECRET: config.secret };
+  // The handlers read their configuration from the environment, embedded database included.
+  Object.assign(process.env, { DATABASE_URL: config.databaseUrl, KEYFOB_SECRET: config.secret, NEXT_TELEMETRY_DISABLED: "1" });
 
   if (mode === "build") {
-    const code = await new Promise<number>((resolve) => run(["build"], env).on("exit", (c) => resolve(c ?? 1)));
-    if (code !== 0) {
-      await stop();
-      process.exit(code);
+    const reason = buildNeeded();
+    if (reason) {
+      console.log(`Building Keyfob (${reason})…`);
+      const code = await build(process.env);
+      if (code !== 0) {
+        await stop();
+        process.exit(code);
+      }
     }
   }
-  const server = run([mode === "dev" ? "dev" : "start", "--port", String(config.port)], env);
+  const server = await serve(config, { dev: mode === "dev" });
+  console.log(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
+
   let stopping = false;
-  const shutdown = async (code: number) => {
+  const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    server.kill("SIGTERM");
-    await stop();
-    process.exit(code);
+    log.info("shutting down", { signal });
+    try {
+      await server.close();
+    } finally {
+      await stop();
+      process.exit(0);
+    }
   };
-  process.on("SIGINT", () => void shutdown(0));
-  process.on("SIGTERM", () => void shutdown(0));
-  server.on("exit", (code) => void shutdown(code ?? 0));
-  console.log(`Keyfob: ${config.issuerUrl} (port ${config.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
 main().catch((error) => {

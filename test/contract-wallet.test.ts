@@ -15,7 +15,7 @@ import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/r
 import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { addRedirectUri, createClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
-import { endpoint } from "@/lib/http/respond";
+import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { decodeSubject } from "@/lib/tokens/sub";
@@ -116,7 +116,7 @@ function submit(clientId: string, state: string, signature: Hex, handler: Handle
 
 /** submit_challenge exactly as the route serves it, but on another Keyfob (another RPC_URL). */
 function submitOn(other: Keyfob): Handler {
-  return endpoint("submit_challenge", (_, params) => submitChallenge(other, params));
+  return endpoint("submit_challenge", (k, _, params) => submitChallenge(k, params), () => other);
 }
 
 /** A Keyfob on the same database as the routes, with its chain verifier on `rpcUrl`. */

@@ -1,4 +1,4 @@
-import { jwksResponse } from "@/lib/http/jwks";
+import { jwksResponse } from "@/lib/http/metadata";
 import { keyfob } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";

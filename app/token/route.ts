@@ -1,7 +1,7 @@
 import { exchangeCode } from "@/lib/actions/exchange-code";
-import { endpoint } from "@/lib/http/respond";
-import { keyfob } from "@/lib/runtime";
+import { endpoint, preflight } from "@/lib/http/endpoint";
 
 export const dynamic = "force-dynamic";
 
-export const POST = endpoint("token", (request, params) => exchangeCode(keyfob(), request, params), { audit: () => keyfob().audit });
+export const POST = endpoint("token", exchangeCode);
+export const OPTIONS = preflight("POST");

@@ -1,8 +1,8 @@
 import { userinfo } from "@/lib/actions/userinfo";
-import { endpoint } from "@/lib/http/respond";
-import { keyfob } from "@/lib/runtime";
+import { endpoint, preflight } from "@/lib/http/endpoint";
 
 export const dynamic = "force-dynamic";
 
-export const GET = endpoint("userinfo", (request) => userinfo(keyfob(), request));
+export const GET = endpoint("userinfo", (k, request) => userinfo(k, request));
 export const POST = GET;
+export const OPTIONS = preflight("GET, POST");

@@ -6,6 +6,8 @@ import { invalidClient, invalidRequest, OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { parseScope } from "../oauth/scope";
+import { rateLimited } from "../metrics";
+import { tooManyRequests } from "../rate-limit";
 import { createChallengeMessage, generateNonce } from "../siwe/challenge";
 
 export type ChallengeResponse = { state: string; challenge: string };
@@ -20,7 +22,7 @@ export async function generateChallenge({ config, pool }: Keyfob, params: Params
   const scope = parseScope(required(params, "scope"));
   const responseType = required(params, "response_type");
   if (responseType !== "code") {
-    throw new OAuthError("unsupported_response_type", 'response_type must be "code"');
+    throw new OAuthError("unsupported_response_type", "response_type must be code");
   }
   const address = parseWalletAddress(required(params, "address"));
   const nonce = params.get("nonce");
@@ -39,16 +41,25 @@ export async function generateChallenge({ config, pool }: Keyfob, params: Params
     nonce: generateNonce(),
     issuedAt: now,
   });
-  await insertChallenge(pool, {
-    stateHash: opaqueDigest(state),
-    clientId,
-    domain,
-    address,
-    scope: scope.join(" "),
-    nonce,
-    message: challenge,
-    expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
-  });
+  const stored = await insertChallenge(
+    pool,
+    {
+      stateHash: opaqueDigest(state),
+      clientId,
+      domain,
+      address,
+      scope: scope.join(" "),
+      nonce,
+      message: challenge,
+      expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
+    },
+    { perClient: config.pendingCaps.challengesPerClient, perAddress: config.pendingCaps.challengesPerAddress },
+    now,
+  );
+  if (!stored) {
+    rateLimited.inc({ endpoint: "generate_challenge", limit: "pending_challenges" });
+    throw tooManyRequests(60, "too many unused challenges for this client or address; use or let them expire");
+  }
   return { state, challenge };
 }
 

@@ -37,13 +37,20 @@ export type NewChallenge = {
   expiresAt: Date;
 };
 
-export async function insertChallenge(pool: pg.Pool, c: NewChallenge): Promise<void> {
-  await pool.query({
+/**
+ * Stores a challenge unless its client or its address already has `caps` unused, unexpired ones
+ * (counted up to the cap only, on partial indexes). Returns false when a cap is reached.
+ */
+export async function insertChallenge(pool: pg.Pool, c: NewChallenge, caps: { perClient: number; perAddress: number }, now = new Date()): Promise<boolean> {
+  const { rowCount } = await pool.query({
     name: "keyfob_insert_challenge",
     text: `INSERT INTO challenges (state_hash, client_id, domain, address, scope, nonce, message, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    values: [c.stateHash, c.clientId, c.domain, c.address, c.scope, c.nonce ?? null, c.message, utc(c.expiresAt)],
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8
+           WHERE (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 LIMIT $10) AS p) < $10
+             AND (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 LIMIT $11) AS p) < $11`,
+    values: [c.stateHash, c.clientId, c.domain, c.address, c.scope, c.nonce ?? null, c.message, utc(c.expiresAt), utc(now), caps.perClient, caps.perAddress],
   });
+  return rowCount === 1;
 }
 
 export type StoredChallenge = {

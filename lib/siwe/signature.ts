@@ -11,6 +11,7 @@ import {
   type Hex,
   type Transport,
 } from "viem";
+import { chainRpcFailures, signatureChecks } from "../metrics";
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 import { recoverInThread, type Recover } from "./recovery";
 
@@ -56,7 +57,10 @@ export function createChainVerifier(rpcUrl: string | undefined, chainId: number)
           try {
             return await transport.request(args, requestOptions);
           } catch (error) {
-            if (!isExecutionRevert(error)) unreachable = true;
+            if (!isExecutionRevert(error)) {
+              unreachable = true;
+              chainRpcFailures.inc();
+            }
             throw error;
           }
         },
@@ -92,14 +96,34 @@ export async function verifySignature(check: SignatureCheck, { recover = recover
     throw invalidRequest("signature must be 0x-prefixed hex of at least 65 bytes");
   }
   const signature = check.signature as Hex;
-  if (size(signature) === 65) {
-    const recovered = await recover(check.message, signature);
-    if (recovered && isAddressEqual(recovered, check.address)) return "wallet";
-    const { client } = check;
-    if (recovered && client && check.address.toLowerCase() === client.id.toLowerCase() && (await client.isSigner(recovered))) {
-      return "signer";
+  const { client } = check;
+  const throughSigner = client !== undefined && check.address.toLowerCase() === client.id.toLowerCase();
+  let tried: SignatureMetricKind = throughSigner ? "signer" : "wallet";
+  try {
+    if (size(signature) === 65) {
+      const recovered = await recover(check.message, signature);
+      if (recovered && isAddressEqual(recovered, check.address)) return counted("wallet", "wallet");
+      if (recovered && throughSigner && (await client.isSigner(recovered))) return counted("signer", "signer");
     }
+    if (onChain) {
+      tried = signature.endsWith(ERC6492_MAGIC) ? "erc6492" : "erc1271";
+      if (await onChain(check.address, check.message, signature)) return counted("contract", tried);
+    }
+  } catch (error) {
+    signatureChecks.inc({ kind: tried, result: "unavailable" });
+    throw error;
   }
-  if (onChain && (await onChain(check.address, check.message, signature))) return "contract";
+  signatureChecks.inc({ kind: tried, result: "invalid" });
   throw invalidGrant("the signature does not match the address, an enabled signer of the client, or a contract account");
+}
+
+/** How a check is counted in keyfob_signature_checks_total. */
+type SignatureMetricKind = "wallet" | "signer" | "erc1271" | "erc6492";
+
+/** ERC-6492: a signature for an account not deployed yet ends with this suffix. */
+const ERC6492_MAGIC = "6492649264926492649264926492649264926492649264926492649264926492";
+
+function counted(kind: SignatureKind, metric: SignatureMetricKind): SignatureKind {
+  signatureChecks.inc({ kind: metric, result: "valid" });
+  return kind;
 }

@@ -12,12 +12,15 @@ import { log } from "@/lib/log";
 import { keyfob } from "@/lib/runtime";
 import { loginCookie, sessionCookie } from "../_lib/cookies";
 import { fullPageLoadRequired, isRscRequest } from "../_lib/rsc";
+import { adminSignInRefusal } from "../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
   if (isRscRequest(request)) return fullPageLoadRequired(); // never redeem the code outside the browser
   const k = keyfob();
+  const refused = await adminSignInRefusal(k, request);
+  if (refused) return refused;
   const query = new URL(request.url).searchParams;
   const login = (await cookies()).get(ADMIN_LOGIN_COOKIE)?.value;
 

@@ -8,12 +8,15 @@ import { beginAdminLogin } from "@/lib/admin/session";
 import { keyfob } from "@/lib/runtime";
 import { loginCookie } from "../_lib/cookies";
 import { fullPageLoadRequired, isRscRequest } from "../_lib/rsc";
+import { adminSignInRefusal } from "../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
   if (isRscRequest(request)) return fullPageLoadRequired(); // the login cookie must reach the browser
   const k = keyfob();
+  const refused = await adminSignInRefusal(k, request);
+  if (refused) return refused;
   const { location, cookie } = await beginAdminLogin(k);
   const response = new NextResponse(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
   response.cookies.set(loginCookie(k)[0], cookie, loginCookie(k)[1]);

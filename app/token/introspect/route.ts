@@ -1,7 +1,7 @@
 import { introspectToken } from "@/lib/actions/introspect";
-import { endpoint } from "@/lib/http/respond";
-import { keyfob } from "@/lib/runtime";
+import { endpoint } from "@/lib/http/endpoint";
 
 export const dynamic = "force-dynamic";
 
-export const POST = endpoint("introspect", (request, params) => introspectToken(keyfob(), request, params));
+/** Server-to-server only (resource servers): no CORS. */
+export const POST = endpoint("introspect", introspectToken);

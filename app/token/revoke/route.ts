@@ -1,7 +1,7 @@
 import { revokeToken } from "@/lib/actions/revoke";
-import { endpoint } from "@/lib/http/respond";
-import { keyfob } from "@/lib/runtime";
+import { endpoint, preflight } from "@/lib/http/endpoint";
 
 export const dynamic = "force-dynamic";
 
-export const POST = endpoint("revoke", (request, params) => revokeToken(keyfob(), request, params));
+export const POST = endpoint("revoke", revokeToken);
+export const OPTIONS = preflight("POST");

@@ -1,7 +1,7 @@
 import { submitChallenge } from "@/lib/actions/submit-challenge";
-import { endpoint } from "@/lib/http/respond";
-import { keyfob } from "@/lib/runtime";
+import { endpoint, preflight } from "@/lib/http/endpoint";
 
 export const dynamic = "force-dynamic";
 
-export const POST = endpoint("submit_challenge", (_, params) => submitChallenge(keyfob(), params), { audit: () => keyfob().audit });
+export const POST = endpoint("submit_challenge", (k, _, params) => submitChallenge(k, params));
+export const OPTIONS = preflight("POST");

@@ -1,0 +1,47 @@
+import type { IncomingMessage } from "node:http";
+import ipaddr from "ipaddr.js";
+import proxyaddr from "proxy-addr";
+
+/**
+ * The request header in which Keyfob's HTTP server hands the caller's address to the handlers.
+ * The server removes whatever a client sent under this name before setting it.
+ */
+export const CLIENT_IP_HEADER = "x-keyfob-client-ip";
+
+/** Which proxies' X-Forwarded-For entries to believe: (address, hop index) → trusted. */
+export type ProxyTrust = (address: string, hop: number) => boolean;
+
+/**
+ * TRUSTED_PROXIES, as Express's `trust proxy` reads it: empty (no proxy: the socket's address is
+ * the client), a number of proxy hops in front of Keyfob, or a comma-separated list of addresses,
+ * CIDR ranges and the presets `loopback`, `linklocal` and `uniquelocal`. Throws on a bad entry.
+ */
+export function parseTrustedProxies(setting: string): ProxyTrust {
+  const value = setting.trim();
+  if (value === "") return () => false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return proxyaddr.compile(value.split(/\s*,\s*/).filter(Boolean));
+}
+
+/**
+ * The caller's address: the socket's, or, through trusted proxies only, the nearest
+ * X-Forwarded-For entry a trusted proxy did not add. IPv4-mapped IPv6 is written as IPv4.
+ */
+export function clientAddress(request: IncomingMessage, trust: ProxyTrust): string | undefined {
+  if (!request.socket.remoteAddress) return undefined;
+  return normalizeAddress(proxyaddr(request, trust));
+}
+
+export function normalizeAddress(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address().toString() : parsed.toString();
+}
+
+/** The caller's address as the server vouched for it, or undefined outside Keyfob's server (tests calling handlers). */
+export function clientIp(request: Request): string | undefined {
+  return request.headers.get(CLIENT_IP_HEADER) ?? undefined;
+}

@@ -1,0 +1,116 @@
+import { decodeJwt } from "jose";
+import type { Keyfob } from "../keyfob";
+import { log } from "../log";
+import { requestDuration, requests, tokensIssued } from "../metrics";
+import { parseBasic } from "../oauth/client-auth";
+import { readParams, type Params } from "../oauth/params";
+import { limitProtocolRequest } from "../rate-limit";
+import { keyfob as runtimeKeyfob } from "../runtime";
+import { decodeSubject } from "../tokens/sub";
+import { clientIp } from "./client-ip";
+import { clientCors, preflightResponse } from "./cors";
+import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
+
+/**
+ * What each protocol endpoint gets from the wrapper, in one place: CORS for browser applications
+ * (the calling client's origins), the per-address and per-client rate limits, and, for token
+ * endpoints, audit events and the flow their tokens count under. Introspection stays
+ * server-to-server (no CORS).
+ */
+const ENDPOINTS = {
+  generate_challenge: { cors: true, rateLimited: true },
+  submit_challenge: { cors: true, rateLimited: true, issues: "wallet_signature" },
+  token: { cors: true, rateLimited: true, issues: "code_exchange" },
+  revoke: { cors: true, rateLimited: true },
+  introspect: { cors: false, rateLimited: true },
+  userinfo: { cors: true, rateLimited: false },
+} as const satisfies Record<string, { cors: boolean; rateLimited: boolean; issues?: string }>;
+
+export type EndpointName = keyof typeof ENDPOINTS;
+type Policy = { cors: boolean; rateLimited: boolean; issues?: "wallet_signature" | "code_exchange" };
+type Action = (keyfob: Keyfob, request: Request, params: Params) => Promise<unknown>;
+
+/**
+ * Wraps a protocol action as a route handler: reads the parameters (query and form body), applies
+ * the endpoint's rate limits and CORS, turns every failure into the documented error body, logs one
+ * line per refusal or failure (never the parameters' values), counts it in the metrics and audits
+ * token endpoints. `keyfob` is the process-wide one unless a test supplies another.
+ */
+export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfob = runtimeKeyfob) {
+  const policy: Policy = ENDPOINTS[name];
+  return async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const k = keyfob();
+    let params: Params | undefined;
+    let clientId: string | undefined;
+    let cors: Record<string, string> = policy.cors ? { Vary: "Origin" } : {};
+    let outcome = "success";
+    try {
+      // Bad parameters are counted against the limits too: read first, refuse after counting.
+      let readError: unknown;
+      params = await readParams(request).catch((error: unknown) => void (readError = error));
+      clientId = claimedClientId(request, params);
+      if (policy.rateLimited) await limitProtocolRequest(k, name, { ip: clientIp(request), clientId });
+      if (readError) throw readError;
+      if (policy.cors) cors = await clientCors(k, request, clientId);
+      const result = await action(k, request, params!);
+      if (policy.issues) recordIssued(k, name, policy.issues, request, result);
+      return jsonResponse(result, 200, cors);
+    } catch (caught) {
+      const error = toOAuthError(caught);
+      outcome = error.code;
+      const fields = { endpoint: name, status: error.status, error: error.code, ms: Math.round(performance.now() - started) };
+      if (error.status >= 500) log.error("request failed", { ...fields, cause: describe(caught) });
+      else log.info("request refused", fields);
+      if (policy.issues) k.audit.record({ action: "token.failed", outcome: error.code, detail: name, ip: clientIp(request), clientId });
+      return errorResponse(error, cors);
+    } finally {
+      requests.inc({ endpoint: name, outcome });
+      requestDuration.observe({ endpoint: name }, (performance.now() - started) / 1000);
+    }
+  };
+}
+
+/** The OPTIONS handler of an endpoint that browser applications call. */
+export function preflight(methods: string) {
+  return async (request: Request): Promise<Response> => preflightResponse(request, methods);
+}
+
+function recordIssued(k: Keyfob, name: EndpointName, flow: "wallet_signature" | "code_exchange", request: Request, result: unknown) {
+  const { clientId, accountId, connector } = tokenParties(result);
+  tokensIssued.inc({ flow, connector: connector ?? "unknown" });
+  k.audit.record({ action: "token.issued", outcome: "success", detail: name, ip: clientIp(request), clientId, accountId });
+}
+
+/** The client, account and connector a token response was issued to, read back from its access token. */
+function tokenParties(result: unknown): { clientId?: string; accountId?: string; connector?: string } {
+  const accessToken = (result as { access_token?: unknown })?.access_token;
+  if (typeof accessToken !== "string") return {};
+  const { aud, sub } = decodeJwt(accessToken);
+  const subject = sub ? decodeSubject(sub) : undefined;
+  return { clientId: typeof aud === "string" ? aud : undefined, accountId: subject?.userId, connector: subject?.connector };
+}
+
+/**
+ * The client a request says it comes from, before anything is verified: Basic credentials, the
+ * client_id parameter, or the audience of a bearer token (userinfo). For limits, CORS and the audit log.
+ */
+function claimedClientId(request: Request, params: Params | undefined): string | undefined {
+  let id: string | undefined;
+  try {
+    id = parseBasic(request.headers.get("authorization"))?.id;
+  } catch {
+    // A malformed header is refused by the action itself.
+  }
+  id ??= params?.get("client_id");
+  if (id === undefined) {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    try {
+      const aud = bearer ? decodeJwt(bearer).aud : undefined;
+      if (typeof aud === "string") id = aud;
+    } catch {
+      // Not a JWT: verifyAccessToken says so.
+    }
+  }
+  return id?.slice(0, 200);
+}

@@ -1,0 +1,70 @@
+import client, { type Counter, type Gauge, type Histogram } from "prom-client";
+import type { Keyfob } from "./keyfob";
+
+/**
+ * Keyfob's Prometheus metrics (prom-client's default registry). Next.js may load this module more
+ * than once (one copy per route bundle, and the launcher's own), so every metric is registered once
+ * and found again by name; prom-client itself is loaded outside the bundles (next.config.mjs).
+ */
+const { register } = client;
+
+function counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return (register.getSingleMetric(name) as Counter<L>) ?? new client.Counter({ name, help, labelNames });
+}
+
+function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+  return (register.getSingleMetric(name) as Histogram<L>) ?? new client.Histogram({ name, help, labelNames, buckets });
+}
+
+function gauge<L extends string>(name: string, help: string, labelNames: readonly L[], collect: (this: Gauge<L>) => Promise<void> | void): Gauge<L> {
+  return (register.getSingleMetric(name) as Gauge<L>) ?? new client.Gauge({ name, help, labelNames, collect });
+}
+
+export const requests = counter("keyfob_requests_total", "Requests to protocol endpoints, by endpoint and outcome (success or the OAuth error code).", ["endpoint", "outcome"]);
+
+export const requestDuration = histogram(
+  "keyfob_request_duration_seconds",
+  "Time to answer a protocol endpoint.",
+  ["endpoint"],
+  [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+);
+
+export const tokensIssued = counter("keyfob_tokens_issued_total", "Token responses issued, by flow (wallet_signature, code_exchange) and connector.", ["flow", "connector"]);
+
+export const signatureChecks = counter(
+  "keyfob_signature_checks_total",
+  "Signature checks, by how the signature was accepted or tried (wallet, signer, erc1271, erc6492) and result (valid, invalid, unavailable).",
+  ["kind", "result"],
+);
+
+export const chainRpcFailures = counter("keyfob_chain_rpc_failures_total", "Chain RPC calls that failed without an answer from the contract (network, timeout, HTTP or JSON-RPC errors).", []);
+
+export const rateLimited = counter("keyfob_rate_limited_total", "Requests refused by a rate limit or a cap, by endpoint and limit.", ["endpoint", "limit"]);
+
+/** The runtime's Keyfob, if one was built in this process (read at scrape time). */
+const current = () => (globalThis as { keyfob?: Keyfob }).keyfob;
+
+gauge("keyfob_db_pool_connections", "Database connections of this instance's pool, by state (total, idle, waiting requests).", ["state"], function () {
+  const pool = current()?.pool;
+  if (!pool) return;
+  this.set({ state: "total" }, pool.totalCount);
+  this.set({ state: "idle" }, pool.idleCount);
+  this.set({ state: "waiting" }, pool.waitingCount);
+});
+
+gauge("keyfob_signing_key_age_seconds", "Age of each published signing key since it started (or will start) signing, by status.", ["kid", "status"], async function () {
+  const keys = current()?.keys;
+  if (!keys) return;
+  this.reset();
+  const now = Date.now();
+  for (const key of await keys.schedule()) this.set({ kid: key.kid, status: key.status }, Math.round((now - key.activatesAt.getTime()) / 1000));
+});
+
+if (!register.getSingleMetric("process_cpu_seconds_total")) client.collectDefaultMetrics();
+
+export const metricsContentType = register.contentType;
+
+/** The metrics in Prometheus's text format. */
+export function renderMetrics(): Promise<string> {
+  return register.metrics();
+}

@@ -1,0 +1,57 @@
+/**
+ * Security headers of the hosted pages (login, account, dashboard): no framing by other sites, a
+ * Content-Security-Policy with a fresh script nonce per request (Next.js reads it from the request's
+ * policy header and puts it on its own scripts), no referrer where URLs carry codes or states,
+ * no MIME sniffing, and HSTS when the issuer is https. The protocol endpoints are not matched,
+ * so this costs their requests nothing.
+ */
+import { NextResponse, type NextRequest } from "next/server";
+
+export function proxy(request: NextRequest) {
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
+  const https = (process.env.ISSUER_URL ?? "").startsWith("https:");
+  const policy = contentSecurityPolicy(nonce, { https, dev: process.env.NODE_ENV === "development" });
+
+  const headers = new Headers(request.headers);
+  headers.set("content-security-policy", policy);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("Content-Security-Policy", policy);
+  response.headers.set("X-Frame-Options", "DENY");
+  response.headers.set("Referrer-Policy", carriesSecrets(request.nextUrl.pathname) ? "no-referrer" : "same-origin");
+  response.headers.set("X-Content-Type-Options", "nosniff");
+  if (https) response.headers.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  return response;
+}
+
+/**
+ * Login URLs carry states, codes and interaction ids: no referrer at all. Elsewhere only Keyfob's own
+ * pages get one, because with no referrer a browser sends `Origin: null` on same-origin form posts
+ * (the dashboard's sign-out checks the origin).
+ */
+function carriesSecrets(pathname: string): boolean {
+  return pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback";
+}
+
+/**
+ * Scripts: only Next's own, by nonce ('strict-dynamic' lets them load their chunks). Styles allow
+ * inline attributes (React style props, charts). Images: client logos are https URLs. Forms may
+ * lead to the upstream providers and back to applications, which are https (http on a local issuer).
+ */
+export function contentSecurityPolicy(nonce: string, { https, dev }: { https: boolean; dev: boolean }): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: https:",
+    "font-src 'self' data:",
+    `connect-src 'self'${dev ? " ws:" : ""}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "object-src 'none'",
+    `form-action 'self' https:${https ? "" : " http:"}`,
+  ].join("; ");
+}
+
+export const config = {
+  matcher: ["/", "/auth", "/auth/interaction/:path*", "/auth/error", "/auth/callback", "/account", "/account/:path*", "/admin", "/admin/:path*"],
+};

@@ -1,0 +1,92 @@
+/**
+ * Keyfob's HTTP server: Next.js's request handler behind a node:http server of our own, so that
+ * the handlers learn the caller's real address (the socket, or X-Forwarded-For through
+ * TRUSTED_PROXIES only), metrics can have a port of their own, and SIGTERM drains in-flight
+ * requests before the database pool closes.
+ */
+import http from "node:http";
+import path from "node:path";
+import type { Config } from "../lib/config";
+import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
+import { log } from "../lib/log";
+import { beginDraining, closeKeyfob } from "../lib/runtime";
+
+const projectRoot = path.resolve(import.meta.dirname, "..");
+
+export type RunningServer = { port: number; close(): Promise<void> };
+
+export async function serve(config: Config, options: { dev: boolean }): Promise<RunningServer> {
+  // React and Next pick their production or development builds when first loaded.
+  (process.env as Record<string, string>).NODE_ENV ??= options.dev ? "development" : "production";
+  const { default: next } = await import("next");
+
+  const server = http.createServer();
+  const app = next({ dev: options.dev, dir: projectRoot, hostname: "localhost", port: config.port, httpServer: server });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+
+  server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+    delete request.headers[CLIENT_IP_HEADER];
+    const ip = clientAddress(request, config.trustProxy);
+    if (ip) request.headers[CLIENT_IP_HEADER] = ip;
+    handle(request, response).catch((error: unknown) => {
+      log.error("request failed", { path: request.url?.split("?")[0], error: error instanceof Error ? error.name : typeof error });
+      if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
+      response.end();
+    });
+  });
+  await listen(server, config.port, config.host);
+
+  const metrics = config.metricsPort ? await serveMetrics(config.metricsPort, config.host) : undefined;
+
+  return {
+    port: (server.address() as { port: number }).port,
+    async close() {
+      beginDraining();
+      await drain(server, config.shutdownTimeout * 1000);
+      if (metrics) await new Promise((resolve) => metrics.close(resolve));
+      await app.close();
+      await closeKeyfob();
+    },
+  };
+}
+
+/** Stops accepting connections and waits for in-flight requests, closing keep-alive connections as they go idle. */
+async function drain(server: http.Server, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const idle = setInterval(() => server.closeIdleConnections(), 250);
+  const deadline = setTimeout(() => {
+    log.warn("shutdown timeout: closing the remaining connections", { timeoutSeconds: timeoutMs / 1000 });
+    server.closeAllConnections();
+  }, timeoutMs);
+  await closed;
+  clearInterval(idle);
+  clearTimeout(deadline);
+}
+
+/** Prometheus metrics on a port of their own (METRICS_PORT): GET /metrics, nothing else. */
+async function serveMetrics(port: number, host: string | undefined): Promise<http.Server> {
+  const { metricsResponse } = await import("../lib/http/metrics");
+  const server = http.createServer(async (request, response) => {
+    if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {
+      response.writeHead(404).end();
+      return;
+    }
+    const answer = await metricsResponse();
+    response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(await answer.text());
+  });
+  await listen(server, port, host);
+  log.info("metrics listening", { port });
+  return server;
+}
+
+function listen(server: http.Server, port: number, host: string | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
