@@ -11,6 +11,7 @@ import * as admin from "../lib/admin/operations";
 import { listClients, RegistryError } from "../lib/clients/registry";
 import { ConfigError, loadConfig } from "../lib/config";
 import { createKeyfob, type Keyfob } from "../lib/keyfob";
+import { hasControlCharacter } from "../lib/oauth/params";
 
 const USAGE = `Usage: npm run keyfob -- <command>
 
@@ -20,8 +21,11 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients disable <client_id>
   clients delete <client_id>
   clients secret <client_id>                       make confidential with a new secret (printed once)
+  clients pkce <client_id> required|optional       PKCE for a confidential client (public clients always need it)
   redirect-uris add <client_id> <uri>
   redirect-uris remove <client_id> <uri>
+  origins add <client_id> <origin>                 allow browser pages on <origin> (CORS), besides the redirect URIs' origins
+  origins remove <client_id> <origin>
   signers add <client_id> <address> [--expires <ISO date>]
   signers revoke <client_id> <address>`;
 
@@ -34,7 +38,9 @@ const commands: Record<string, Command> = {
   "clients list": async (k) => {
     for (const c of await listClients(k.db)) {
       console.log(`${c.id}  ${c.enabled ? "enabled " : "disabled"}  ${c.name}`);
+      console.log(`    PKCE          ${c.secretHash && !c.requirePkce ? "optional" : "required"}`);
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
+      for (const o of c.allowedOrigins) console.log(`    origin        ${o.origin}`);
       for (const s of c.signers) {
         const status = s.revokedAt ? `revoked ${s.revokedAt.toISOString()}` : s.expiresAt ? `expires ${s.expiresAt.toISOString()}` : "active";
         console.log(`    signer        ${s.address}  ${status}`);
@@ -53,6 +59,15 @@ const commands: Record<string, Command> = {
     const secret = await admin.rotateClientSecret(k, operator, need(id, "client_id"));
     console.log(`client secret for ${id} (shown once, stored hashed):\n${secret}`);
   },
+  "clients pkce": async (k, [id, setting]) => {
+    if (setting !== "required" && setting !== "optional") throw new RegistryError("setting", "give required or optional");
+    await admin.setRequirePkce(k, operator, need(id, "client_id"), setting === "required");
+    console.log(`PKCE ${setting} for ${id}`);
+  },
+  "origins add": (k, [id, origin]) =>
+    admin.addAllowedOrigin(k, operator, need(id, "client_id"), need(origin, "origin")).then(() => console.log(`origin ${origin} allowed`)),
+  "origins remove": (k, [id, origin]) =>
+    admin.removeAllowedOrigin(k, operator, need(id, "client_id"), need(origin, "origin")).then(() => console.log(`origin ${origin} removed`)),
   "redirect-uris add": (k, [id, uri]) =>
     admin.addRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} added`)),
   "redirect-uris remove": (k, [id, uri]) =>
@@ -72,6 +87,11 @@ function need(value: string | undefined, name: string): string {
   return value;
 }
 
+/** Arguments reach PostgreSQL: refuse control characters (NUL is refused by the database) with a clear line. */
+function refuseControlCharacters(values: (string | undefined)[]) {
+  if (values.some((value) => value !== undefined && hasControlCharacter(value))) throw new RegistryError("arguments", "must not contain control characters");
+}
+
 async function main() {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
@@ -82,6 +102,7 @@ async function main() {
     console.log(USAGE);
     process.exit(positionals.length === 0 || positionals[0] === "help" ? 0 : 2);
   }
+  refuseControlCharacters([...positionals, ...Object.values(values)]);
   const { config, stop } = await prepareStorage(loadConfig());
   const k = createKeyfob({ ...config, dbPoolSize: 2 });
   try {

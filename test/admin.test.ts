@@ -47,6 +47,9 @@ function sampleInput(name: AdminActionName, clientId: string): Record<string, un
     "client.rotate_secret": { clientId },
     "redirect_uri.add": { clientId, uri: "https://new.example.com/cb" },
     "redirect_uri.remove": { clientId, uri: "https://app.example.com/cb" },
+    "client.require_pkce": { clientId, required: "true" },
+    "allowed_origin.add": { clientId, origin: "https://spa.example.com" },
+    "allowed_origin.remove": { clientId, origin: "https://spa.example.com" },
     "signer.add": { clientId, address },
     "signer.revoke": { clientId, address },
     "key.rotate": {},
@@ -98,7 +101,7 @@ describe("authorization of every dashboard change", () => {
 
   async function snapshot(clientId: string) {
     const [client, keys, roles] = await Promise.all([
-      k.db.client.findUnique({ where: { id: clientId }, include: { redirectUris: true, signers: true } }),
+      k.db.client.findUnique({ where: { id: clientId }, include: { redirectUris: true, signers: true, allowedOrigins: true } }),
       k.db.signingKey.count(),
       k.db.adminRole.count(),
     ]);

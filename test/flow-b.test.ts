@@ -16,7 +16,7 @@ import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
 import { linkWallet, type LoginIdentity } from "@/lib/accounts/accounts";
 import { completeAuthorization, loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
-import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled } from "@/lib/clients/registry";
+import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, setRequirePkce } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { decodeSubject } from "@/lib/tokens/sub";
@@ -29,7 +29,8 @@ beforeAll(async () => {
   jwks = createLocalJWKSet((await (await keysRoute()).json()) as JSONWebKeySet);
 });
 
-type App = { clientId: string; redirectUri: string; secret?: string };
+/** A registered client; a public one uses PKCE with its own verifier unless a test says otherwise. */
+type App = { clientId: string; redirectUri: string; secret?: string; pkce: { verifier: string; challenge: string } };
 
 async function registerApp(options: { confidential?: boolean; redirectUri?: string } = {}): Promise<App> {
   const { db } = keyfob();
@@ -37,11 +38,12 @@ async function registerApp(options: { confidential?: boolean; redirectUri?: stri
   const redirectUri = options.redirectUri ?? `https://fleet.example.com/cb/${client.id.slice(3, 9)}?tenant=7`;
   await addRedirectUri(db, client.id, redirectUri);
   const secret = options.confidential ? await rotateClientSecret(db, client.id) : undefined;
-  return { clientId: client.id, redirectUri, secret };
+  return { clientId: client.id, redirectUri, secret, pkce: pkce() };
 }
 
 function authorizeQuery(app: App, extra: Record<string, string> = {}) {
-  return new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, scope: "openid email", response_type: "code", ...extra });
+  const pkceParams: Record<string, string> = app.secret || "code_challenge" in extra ? {} : { code_challenge: app.pkce.challenge, code_challenge_method: "S256" };
+  return new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, scope: "openid email", response_type: "code", ...pkceParams, ...extra });
 }
 
 const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({
@@ -65,7 +67,8 @@ async function authorize(app: App, identity: LoginIdentity = google(), extra: Re
 
 function token(app: App, params: Record<string, string>, auth: "basic" | "post" | "none" = app.secret ? "basic" : "none") {
   const headers: Record<string, string> = { ...FORM };
-  const form = new URLSearchParams({ grant_type: "authorization_code", redirect_uri: app.redirectUri, ...params });
+  const verifier: Record<string, string> = app.secret || "code_verifier" in params ? {} : { code_verifier: app.pkce.verifier };
+  const form = new URLSearchParams({ grant_type: "authorization_code", redirect_uri: app.redirectUri, ...verifier, ...params });
   if (auth === "basic") headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
   else form.set("client_id", app.clientId);
   if (auth === "post") form.set("client_secret", app.secret!);
@@ -116,7 +119,7 @@ describe("GET /auth (authorization request)", () => {
     const app = await registerApp();
     const without = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none" }));
     expect(without.kind === "redirect" && new URL(without.location).searchParams.get("error")).toBe("login_required");
-    const withSession = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none" }), google());
+    const withSession = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none" }), { session: google() });
     expect(withSession.kind === "redirect" && new URL(withSession.location).searchParams.get("code")).toBeTruthy();
   });
 
@@ -162,11 +165,37 @@ describe("POST /token (code exchange)", () => {
     const app = await registerApp();
     const { verifier, challenge } = pkce();
     const withPkce = () => authorize(app, google(), { code_challenge: challenge, code_challenge_method: "S256" }).then((u) => u.searchParams.get("code")!);
-    await expectError(await token(app, { code: await withPkce() }), 400, "invalid_grant");
+    await expectError(await token(app, { code: await withPkce(), code_verifier: "" }), 400, "invalid_grant");
     await expectError(await token(app, { code: await withPkce(), code_verifier: pkce().verifier }), 400, "invalid_grant");
     expect((await token(app, { code: await withPkce(), code_verifier: verifier })).status).toBe(200);
-    const plain = (await authorize(app)).searchParams.get("code")!;
-    await expectError(await token(app, { code: plain, code_verifier: verifier }), 400, "invalid_grant");
+    const confidential = await registerApp({ confidential: true });
+    const plain = (await authorize(confidential)).searchParams.get("code")!;
+    await expectError(await token(confidential, { code: plain, code_verifier: verifier }), 400, "invalid_grant");
+  });
+
+  it("requires PKCE of public clients (RFC 9700), and of confidential ones when an admin says so", async () => {
+    const publicApp = await registerApp();
+    const refused = await startAuthorization(keyfob(), authorizeQuery(publicApp, { code_challenge: "", state: "no-pkce" }));
+    if (refused.kind !== "redirect") throw new Error("expected a redirect");
+    const params = new URL(refused.location).searchParams;
+    expect([params.get("error"), params.get("state")]).toEqual(["invalid_request", "no-pkce"]);
+    expect(params.get("error_description")).toMatch(/code_challenge is required/);
+
+    const confidential = await registerApp({ confidential: true });
+    expect((await startAuthorization(keyfob(), authorizeQuery(confidential))).kind).toBe("login");
+    await setRequirePkce(keyfob().db, confidential.clientId, true);
+    const now = await startAuthorization(keyfob(), authorizeQuery(confidential));
+    expect(now.kind === "redirect" && new URL(now.location).searchParams.get("error")).toBe("invalid_request");
+    const withPkce = await authorize(confidential, google(), { code_challenge: confidential.pkce.challenge, code_challenge_method: "S256" });
+    expect((await token(confidential, { code: withPkce.searchParams.get("code")!, code_verifier: confidential.pkce.verifier })).status).toBe(200);
+  });
+
+  it("never redeems a public client's code that was issued without PKCE", async () => {
+    const app = await registerApp({ confidential: true });
+    const code = (await authorize(app)).searchParams.get("code")!;
+    // The client turned public (its secret removed) after the code was issued.
+    await keyfob().db.client.update({ where: { id: app.clientId }, data: { secretHash: null } });
+    await expectError(await token({ ...app, secret: undefined }, { code, code_verifier: "" }), 400, "invalid_grant");
   });
 
   it.each([

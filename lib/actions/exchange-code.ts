@@ -15,7 +15,7 @@ import { consumeCode, revokeTokensOfCode } from "../tokens/record";
  */
 export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
   const grantType = required(params, "grant_type");
-  if (grantType !== "authorization_code") throw new OAuthError("unsupported_grant_type", 'grant_type must be "authorization_code"');
+  if (grantType !== "authorization_code") throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code");
   return redeemCode(keyfob, await authenticateClient(keyfob.db, request, params), params);
 }
 
@@ -34,6 +34,8 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
   }
   if (grant.expiresAt <= new Date()) throw invalidGrant("the authorization code has expired");
   if (grant.redirectUri !== redirectUri) throw invalidGrant("redirect_uri differs from the one of the authorization request");
+  // A public client's code must have been requested with PKCE (startAuthorization refuses it otherwise).
+  if (!client.confidential && grant.codeChallenge === null) throw invalidGrant("a public client must use PKCE");
   verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
 
   const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, config.accessTokenTtl, {

@@ -17,7 +17,7 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
   const { config, pool } = keyfob;
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") {
-    throw new OAuthError("unsupported_grant_type", 'grant_type must be "authorization_code"');
+    throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code");
   }
   const clientId = normalizeClientId(required(params, "client_id"));
   const state = required(params, "state");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasControlCharacter } from "../oauth/params";
 import { RegistryError } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { AdminAccessError, requireAdmin, type Admin } from "./access";
@@ -10,7 +11,13 @@ import * as ops from "./operations";
  * audited operation runs. Server actions are thin wrappers around `performAdminAction`.
  */
 
-const text = (max = 500) => z.string().trim().max(max);
+/** Form text: trimmed, bounded, and never a control character (PostgreSQL refuses NUL). */
+const text = (max = 500) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .refine((value) => !hasControlCharacter(value), "must not contain control characters");
 const clientId = text(128).min(1, "required");
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
@@ -30,8 +37,20 @@ const actions = {
     input: z.object({ clientId, uri: text(2000).min(1, "required") }),
     run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.addRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
   },
+  "client.require_pkce": {
+    input: z.object({ clientId, required: z.enum(["true", "false"]) }),
+    run: (k: Keyfob, a: Admin, i: { clientId: string; required: "true" | "false" }) => ops.setRequirePkce(k, a, i.clientId, i.required === "true").then(() => ({})),
+  },
+  "allowed_origin.add": {
+    input: z.object({ clientId, origin: text(2000).min(1, "required") }),
+    run: (k: Keyfob, a: Admin, i: { clientId: string; origin: string }) => ops.addAllowedOrigin(k, a, i.clientId, i.origin).then(() => ({})),
+  },
+  "allowed_origin.remove": {
+    input: z.object({ clientId, origin: text(2000).min(1, "required") }),
+    run: (k: Keyfob, a: Admin, i: { clientId: string; origin: string }) => ops.removeAllowedOrigin(k, a, i.clientId, i.origin).then(() => ({})),
+  },
   "redirect_uri.remove": {
-    input: z.object({ clientId, uri: z.string().min(1, "required") }),
+    input: z.object({ clientId, uri: text(2000).min(1, "required") }),
     run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.removeRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
   },
   "signer.add": {

@@ -49,6 +49,17 @@ export const addRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: s
 export const removeRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
   change(k, admin, "redirect_uri.removed", { clientId, detail: uri }, () => registry.removeRedirectUri(k.db, clientId, uri));
 
+export const setRequirePkce = (k: Keyfob, admin: Admin, clientId: string, required: boolean) =>
+  change(k, admin, "client.pkce_requirement", { clientId, detail: required ? "required" : "public clients only" }, () =>
+    registry.setRequirePkce(k.db, clientId, required),
+  );
+
+export const addAllowedOrigin = (k: Keyfob, admin: Admin, clientId: string, origin: string) =>
+  change(k, admin, "allowed_origin.added", { clientId, detail: origin }, () => registry.addAllowedOrigin(k.db, clientId, origin));
+
+export const removeAllowedOrigin = (k: Keyfob, admin: Admin, clientId: string, origin: string) =>
+  change(k, admin, "allowed_origin.removed", { clientId, detail: origin }, () => registry.removeAllowedOrigin(k.db, clientId, origin));
+
 export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) =>
   change(k, admin, "signer.added", { clientId, detail: address }, () => registry.addSigner(k.db, clientId, address, expiresAt));
 
@@ -128,7 +139,11 @@ function clientSummaries(k: Keyfob, where: Prisma.ClientWhereInput, page: number
 export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
   const client = await k.db.client.findUnique({
     where: { id: registry.normalizeClientId(clientId) },
-    include: { redirectUris: { orderBy: { createdAt: "asc" } }, signers: { orderBy: { enabledAt: "desc" } } },
+    include: {
+      redirectUris: { orderBy: { createdAt: "asc" } },
+      allowedOrigins: { orderBy: { createdAt: "asc" } },
+      signers: { orderBy: { enabledAt: "desc" } },
+    },
   });
   if (!client) return undefined;
   const { secretHash, ...rest } = client;

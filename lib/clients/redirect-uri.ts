@@ -21,3 +21,17 @@ export function redirectUriProblem(uri: string): string | undefined {
   }
   return "must use https (or http on localhost)";
 }
+
+/** Why an origin cannot be allowed for CORS, or undefined: scheme, host and port only; https, or http on loopback. */
+export function originProblem(origin: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return "must be an origin such as https://app.example.com";
+  }
+  if (url.origin !== origin) return `must be an origin only (scheme, host and port), such as ${url.origin}`;
+  if (url.protocol === "https:") return undefined;
+  if (url.protocol === "http:") return LOOPBACK_HOSTS.has(url.hostname) ? undefined : "http is allowed only on localhost or a loopback address; use https";
+  return "must use https (or http on localhost)";
+}

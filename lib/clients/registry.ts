@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { getAddress, isAddress, type Address } from "viem";
 import { Prisma, type Database } from "../db/client";
 import { clientSecretHash } from "../oauth/client-auth";
-import { redirectUriProblem } from "./redirect-uri";
+import { originProblem, redirectUriProblem } from "./redirect-uri";
 
 /** Bad input to a registry change, naming the field at fault (for the CLI and the dashboard). */
 export class RegistryError extends Error {
@@ -50,7 +50,11 @@ export async function createClient(db: Database, input: { id?: string; name: str
 export function listClients(db: Database) {
   return db.client.findMany({
     orderBy: { createdAt: "asc" },
-    include: { redirectUris: { orderBy: { createdAt: "asc" } }, signers: { orderBy: { enabledAt: "asc" } } },
+    include: {
+      redirectUris: { orderBy: { createdAt: "asc" } },
+      allowedOrigins: { orderBy: { createdAt: "asc" } },
+      signers: { orderBy: { enabledAt: "asc" } },
+    },
   });
 }
 
@@ -67,6 +71,24 @@ export async function rotateClientSecret(db: Database, clientId: string): Promis
   const secret = randomBytes(32).toString("base64url");
   await db.client.update({ where: { id: await existingClient(db, clientId) }, data: { secretHash: clientSecretHash(secret) } });
   return secret;
+}
+
+/** Requires PKCE of a confidential client too (public clients always need it). */
+export async function setRequirePkce(db: Database, clientId: string, required: boolean) {
+  return db.client.update({ where: { id: await existingClient(db, clientId) }, data: { requirePkce: required } });
+}
+
+/** Lets browser pages on `origin` call the token endpoints for the client (CORS), besides its redirect URIs' origins. */
+export async function addAllowedOrigin(db: Database, clientId: string, origin: string) {
+  const problem = originProblem(origin);
+  if (problem) throw new RegistryError("origin", `origin ${problem}`);
+  const id = await existingClient(db, clientId);
+  return db.allowedOrigin.upsert({ where: { clientId_origin: { clientId: id, origin } }, create: { clientId: id, origin }, update: {} });
+}
+
+export async function removeAllowedOrigin(db: Database, clientId: string, origin: string) {
+  const { count } = await db.allowedOrigin.deleteMany({ where: { clientId: normalizeClientId(clientId), origin } });
+  if (count === 0) throw new RegistryError("origin", "this origin is not allowed for the client");
 }
 
 export async function addRedirectUri(db: Database, clientId: string, uri: string) {

@@ -14,17 +14,30 @@ const STATUS = {
 
 export type OAuthErrorCode = keyof typeof STATUS;
 
+/**
+ * An error description as RFC 6749 (5.2, 4.1.2.1) allows it: printable ASCII without `"` and `\`
+ * (%x20-21 / %x23-5B / %x5D-7E). Messages are written that way; this keeps it so whatever a
+ * message quotes.
+ */
+export function errorDescription(text: string): string {
+  return text.replace(/"/g, "'").replace(/\\/g, "/").replace(/[^\x20-\x7e]/g, "?");
+}
+
 /** An error the client is meant to see. Its description must never carry a secret or token. */
 export class OAuthError extends Error {
   readonly status: number;
+  /** Seconds after which a retry may succeed (429, 503): sent as Retry-After. */
+  readonly retryAfter?: number;
   constructor(
     readonly code: OAuthErrorCode,
     description: string,
     status?: number,
+    options: { retryAfter?: number } = {},
   ) {
-    super(description);
+    super(errorDescription(description));
     this.name = "OAuthError";
     this.status = status ?? STATUS[code];
+    this.retryAfter = options.retryAfter;
   }
 
   /** Both shapes at once: OAuth's (`error`, `error_description`) and the platform SDKs' (`status`, `message`). */

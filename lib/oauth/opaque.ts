@@ -9,3 +9,8 @@ export function randomOpaque(): string {
 export function opaqueDigest(value: string): string {
   return createHash("sha256").update(value).digest("base64url");
 }
+
+/** Whether a value has the shape of one of ours (43 base64url characters), checked before any lookup. */
+export function isOpaque(value: unknown): value is string {
+  return typeof value === "string" && /^[A-Za-z0-9_-]{43}$/.test(value);
+}

@@ -1,5 +1,18 @@
 import { invalidRequest, OAuthError } from "./errors";
 
+/** C0 controls and DEL: never part of a valid parameter, and PostgreSQL refuses NUL in text (22021). */
+const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
+
+export function hasControlCharacter(value: string): boolean {
+  return CONTROL_CHARACTER.test(value);
+}
+
+/** Refuses a parameter name or value with a control character (400 invalid_request). */
+export function refuseControlCharacters(name: string, value: string): void {
+  if (hasControlCharacter(name)) throw invalidRequest("a parameter name contains a control character");
+  if (hasControlCharacter(value)) throw invalidRequest(`parameter ${name} contains a control character`);
+}
+
 /** Request bodies larger than this are refused with 413. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
@@ -19,8 +32,9 @@ export async function readParams(request: Request): Promise<Params> {
   const merged = new Map<string, string>();
   for (const source of [query, body]) {
     for (const [name, value] of source) {
+      refuseControlCharacters(name, value);
       const seen = merged.get(name);
-      if (seen !== undefined && seen !== value) throw invalidRequest(`parameter "${name}" is included more than once`);
+      if (seen !== undefined && seen !== value) throw invalidRequest(`parameter ${name} is included more than once`);
       merged.set(name, value);
     }
   }
@@ -63,6 +77,6 @@ export async function readBodyText(request: Request): Promise<string> {
 /** The value of a required parameter. */
 export function required(params: Params, name: string): string {
   const value = params.get(name);
-  if (value === undefined) throw invalidRequest(`missing required parameter "${name}"`);
+  if (value === undefined) throw invalidRequest(`missing required parameter: ${name}`);
   return value;
 }

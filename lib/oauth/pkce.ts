@@ -12,7 +12,7 @@ export function parseCodeChallenge(challenge: string | undefined, method: string
     if (method !== undefined) throw invalidRequest("code_challenge_method without code_challenge");
     return undefined;
   }
-  if (method !== "S256") throw invalidRequest('code_challenge_method must be "S256"');
+  if (method !== "S256") throw invalidRequest("code_challenge_method must be S256");
   if (!CHALLENGE.test(challenge)) throw invalidRequest("code_challenge must be a base64url SHA-256 (43 characters)");
   return challenge;
 }

@@ -10,6 +10,6 @@ export function parseScope(raw: string): Scope[] {
   if (unknown.length > 0) {
     throw new OAuthError("invalid_scope", `unsupported scope: ${unknown.join(" ")} (supported: ${SUPPORTED_SCOPES.join(" ")})`);
   }
-  if (!values.includes("openid")) throw new OAuthError("invalid_scope", 'scope must include "openid"');
+  if (!values.includes("openid")) throw new OAuthError("invalid_scope", "scope must include openid");
   return values as Scope[];
 }

@@ -74,6 +74,19 @@ export async function removeRedirectUriAction(_: FormState, form: FormData): Pro
   return done("redirect_uri.remove", fields(form, ["clientId", "uri"]), "Redirect URI removed.");
 }
 
+export async function setRequirePkceAction(_: FormState, form: FormData): Promise<FormState> {
+  const input = fields(form, ["clientId", "required"]);
+  return done("client.require_pkce", input, input.required === "true" ? "PKCE is now required." : "PKCE is now optional for this confidential client.");
+}
+
+export async function addAllowedOriginAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("allowed_origin.add", fields(form, ["clientId", "origin"]), "Origin allowed.");
+}
+
+export async function removeAllowedOriginAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("allowed_origin.remove", fields(form, ["clientId", "origin"]), "Origin removed.");
+}
+
 export async function addSignerAction(_: FormState, form: FormData): Promise<FormState> {
   return done("signer.add", fields(form, ["clientId", "address", "expiresAt"]), "Signer added.");
 }

@@ -13,13 +13,16 @@ import { Badge, Banner, button, Card, DateText, Mono, PageHeader, Table, td, th 
 import { getClient } from "@/lib/admin/operations";
 import { ADMIN_CLIENT_ID } from "@/lib/admin/session";
 import {
+  addAllowedOriginAction,
   addRedirectUriAction,
   addSignerAction,
   deleteClientAction,
+  removeAllowedOriginAction,
   removeRedirectUriAction,
   revokeSignerAction,
   rotateSecretAction,
   setClientEnabledAction,
+  setRequirePkceAction,
 } from "../../../_lib/actions";
 import { adminPage, param, type SearchParams } from "../../../_lib/guard";
 
@@ -162,6 +165,55 @@ export default async function ClientPage({ params, searchParams }: { params: Par
         </Card>
 
         <Card
+          id="allowed-origins"
+          title="Browser applications (CORS)"
+          description={
+            <>
+              Web pages on these origins may call the token, userinfo and revocation endpoints and Flow A for this client. The origins
+              of its redirect URIs are always allowed; add others here (scheme, host and port, e.g. <Mono>https://app.example.com</Mono>).
+            </>
+          }
+        >
+          {client.allowedOrigins.length === 0 ? (
+            <p className="mb-4 text-sm text-slate-600">No extra origins: only pages on the redirect URIs&apos; origins may call Keyfob from a browser.</p>
+          ) : (
+            <ul className="mb-4 divide-y divide-slate-100" aria-label="Allowed origins">
+              {client.allowedOrigins.map(({ origin }) => (
+                <li key={origin} className="flex flex-col gap-2 py-2.5 sm:flex-row sm:items-center sm:justify-between">
+                  <Mono>{origin}</Mono>
+                  <span className="shrink-0">
+                    <ConfirmAction
+                      action={removeAllowedOriginAction}
+                      fields={{ ...id, origin }}
+                      trigger="Remove"
+                      triggerLabel={`Remove ${origin}`}
+                      title="Remove this origin?"
+                      confirmLabel="Remove"
+                      pendingLabel="Removing…"
+                    >
+                      <p className="mb-2">
+                        <Mono>{origin}</Mono>
+                      </p>
+                      Browser requests from this origin are refused from now on.
+                    </ConfirmAction>
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+          <ActionForm action={addAllowedOriginAction} fields={["origin"]} hidden={id} label="Allow an origin" className="space-y-3 border-t border-slate-100 pt-4">
+            <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
+              <Field name="origin" label="New allowed origin" className="flex-1" type="url" autoComplete="off" spellCheck={false} placeholder="https://app.example.com" />
+              <div className="sm:pt-6">
+                <SubmitButton pendingLabel="Adding…" className={button.secondary}>
+                  Allow origin
+                </SubmitButton>
+              </div>
+            </div>
+          </ActionForm>
+        </Card>
+
+        <Card
           id="signers"
           title="Signers"
           description={
@@ -248,6 +300,35 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           }
         >
           <SecretRotation action={rotateSecretAction} clientId={client.id} confidential={client.confidential} />
+        </Card>
+
+        <Card
+          id="pkce"
+          title="PKCE"
+          description="Public clients must always send a PKCE code challenge (S256). A confidential client may be required to as well."
+        >
+          <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+            <p className="text-sm text-slate-600">
+              {!client.confidential
+                ? "Required: this client is public."
+                : client.requirePkce
+                  ? "Required: authorization requests without a code challenge are refused."
+                  : "Optional: this confidential client may omit PKCE."}
+            </p>
+            {client.confidential && (
+              <ActionForm
+                action={setRequirePkceAction}
+                fields={[]}
+                hidden={{ ...id, required: client.requirePkce ? "false" : "true" }}
+                label={client.requirePkce ? "Make PKCE optional" : "Require PKCE"}
+                className="contents"
+              >
+                <SubmitButton pendingLabel="Saving…" className={button.secondary}>
+                  {client.requirePkce ? "Make PKCE optional" : "Require PKCE"}
+                </SubmitButton>
+              </ActionForm>
+            )}
+          </div>
         </Card>
 
         <Card id="danger" title="Delete client">
