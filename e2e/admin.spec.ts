@@ -36,7 +36,7 @@ async function adminWallet(): Promise<Hex> {
 async function signIn(page: Page, key: Hex, landing = `${baseURL}/admin`) {
   await installWallet(page, { privateKey: key, chainId: CHAIN_ID });
   await page.goto("/admin");
-  await page.waitForURL((url) => url.pathname === "/auth");
+  await page.waitForURL((url) => url.pathname.startsWith("/auth/interaction/"));
   await expect(page.getByText("to continue to Keyfob admin")).toBeVisible();
   await page.getByRole("button", { name: "Continue with a wallet" }).click();
   await page.waitForURL(landing, { timeout: 30_000 });

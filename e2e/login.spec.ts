@@ -2,8 +2,8 @@
  * Flow B's hosted login page (GET /auth) in real Chromium against the built server: a browser
  * wallet (fake EIP-1193 provider whose key stays in Node), Google and Apple (local OpenID providers
  * standing in for them, see e2e/support/), the error page, error redirects, cancel, and wallet
- * linking on /account. Codes are exchanged at /token (with PKCE for a public client, without for a
- * confidential one) and the ID tokens checked against the published JWKS.
+ * linking on /account. Codes are exchanged at /token (every request uses PKCE, which public clients
+ * must) and the ID tokens checked against the published JWKS.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
@@ -63,8 +63,11 @@ function pkce() {
   return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }
 
+/** The PKCE pair of requests that bring none of their own: a public client must use PKCE. */
+const defaultPkce = pkce();
+
 function authorizeUrl(params: Record<string, string | undefined>) {
-  const query = new URLSearchParams({ response_type: "code", scope: "openid email", redirect_uri: app.url });
+  const query = new URLSearchParams({ response_type: "code", scope: "openid email", redirect_uri: app.url, code_challenge: defaultPkce.challenge, code_challenge_method: "S256" });
   for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, value);
   return `/auth?${query}`;
 }
@@ -75,12 +78,12 @@ async function backAtApplication(page: Page) {
   return new URL(page.url()).searchParams;
 }
 
-async function exchange(client: { id: string; secret?: string }, code: string, verifier?: string) {
+async function exchange(client: { id: string; secret?: string }, code: string, verifier = defaultPkce.verifier) {
   const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: app.url });
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
   if (client.secret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString("base64")}`;
   else form.set("client_id", client.id);
-  if (verifier) form.set("code_verifier", verifier);
+  form.set("code_verifier", verifier);
   const response = await fetch(`${baseURL}/token`, { method: "POST", headers, body: form });
   const body = await response.json();
   expect(response.status, JSON.stringify(body)).toBe(200);
@@ -254,11 +257,12 @@ test.describe("errors", () => {
     const url = authorizeUrl({ client_id: client.id, redirect_uri: "http://localhost:1/elsewhere", state: "st-bad-uri" });
     await page.goto(url);
     await expect(page.getByRole("heading", { name: "This sign-in link doesn't work" })).toBeVisible();
-    await expect(page.getByRole("main").getByRole("alert")).toContainText("The redirect_uri is not registered for this application.");
+    await expect(page.getByRole("main")).toContainText("The redirect_uri is not registered for this application.");
     expect(new URL(page.url()).pathname).toBe("/auth");
     expect(app.hits.length).toBe(hitsBefore);
 
     const raw = await request.get(url, { maxRedirects: 0 });
+    expect(raw.status()).toBe(400);
     expect(raw.headers().location).toBeUndefined();
     const unknown = await request.get(authorizeUrl({ client_id: "unknown-client" }), { maxRedirects: 0 });
     expect(unknown.headers().location).toBeUndefined();
@@ -318,6 +322,6 @@ test("screenshots of the login page, desktop and mobile", async ({ page }, testI
   await shoot("login-mobile-declined");
   await page.setViewportSize({ width: 1280, height: 860 });
   await page.goto(authorizeUrl({ client_id: client.id, redirect_uri: "https://elsewhere.example/cb" }));
-  await expect(page.getByRole("main").getByRole("alert")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "This sign-in link doesn't work" })).toBeVisible();
   await shoot("error-desktop");
 });

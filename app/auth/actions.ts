@@ -4,13 +4,16 @@
  * redirects (a code or an error for the client, or the upstream provider) or returns a message
  * the page shows.
  */
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { completeAuthorization, interactionRedirect, loginWithWallet } from "@/lib/actions/authorize";
+import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
+import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
 import { sessionIdentity, signIn, upstreamProviders } from "../_upstream/auth";
-import { forgetLogin, rememberLogin, safeReturnTo } from "./login-cookie";
+import { forgetLogin, rememberLogin, safeReturnTo, startedInThisBrowser } from "./login-cookie";
 
 /** What a failed action tells the page: a sentence for the user, and whether starting over helps. */
 export type ActionResult = { error: string; restart?: boolean };
@@ -27,6 +30,7 @@ export async function loginWithUpstream(form: FormData): Promise<void> {
   if (!interactionId || !upstreamProviders(keyfob().config).includes(provider as "google")) {
     redirect("/auth/error?reason=unavailable");
   }
+  if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
   await rememberLogin({ interactionId, returnTo: safeReturnTo(field(form, "returnTo")) });
   const loginHint = field(form, "loginHint");
   await signIn(
@@ -40,30 +44,36 @@ export async function loginWithUpstream(form: FormData): Promise<void> {
 export async function continueWithSession(form: FormData): Promise<void> {
   const identity = await sessionIdentity();
   if (!identity) redirect("/auth/error?reason=session");
-  const location = await settle("continue_session", () => completeAuthorization(keyfob(), field(form, "interaction"), identity));
+  const interactionId = field(form, "interaction");
+  if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
+  const location = await settle("continue_session", () => completeAuthorization(keyfob(), interactionId, identity));
   redirect(location);
 }
 
 /** "Cancel": back to the application with error=access_denied (and its state and iss). */
 export async function cancelLogin(form: FormData): Promise<void> {
-  const location = await settle("cancel", () =>
-    interactionRedirect(keyfob(), field(form, "interaction"), "access_denied", "the user cancelled the login"),
-  );
+  const interactionId = field(form, "interaction");
+  if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
+  const location = await settle("cancel", () => interactionRedirect(keyfob(), interactionId, "access_denied", "the user cancelled the login"));
   await forgetLogin();
   redirect(location);
 }
 
 /** A signed EIP-4361 message from the wallet: on success, 303 to the application with a code. */
 export async function loginWithWalletSignature(interactionId: string, message: string, signature: string): Promise<ActionResult> {
-  if (typeof interactionId !== "string" || typeof message !== "string" || typeof signature !== "string" || message.length > 4096) {
+  if (typeof interactionId !== "string" || typeof message !== "string" || typeof signature !== "string" || message.length > 4096 || message.includes("\0")) {
     return { error: "The wallet's answer could not be read. Please try again." };
   }
+  if (!(await startedInThisBrowser(interactionId))) return { error: "This sign-in was started in another browser. Start again from the application.", restart: true };
   let location: string;
   try {
-    location = await loginWithWallet(keyfob(), interactionId, message, signature);
+    const k = keyfob();
+    await limitProtocolRequest(k, "authorize_wallet", { ip: (await headers()).get(CLIENT_IP_HEADER) ?? undefined });
+    location = await loginWithWallet(k, interactionId, message, signature);
   } catch (caught) {
     const error = toOAuthError(caught);
     logRefusal("wallet_login", error.code, caught);
+    if (error.status === 429) return { error: `Too many sign-in attempts from this network. Wait ${error.retryAfter ?? 60} seconds, then try again.` };
     if (error.code === "temporarily_unavailable" || error.code === "server_error") {
       return { error: "Keyfob could not check your signature just now. Please try again in a moment." };
     }

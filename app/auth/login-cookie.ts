@@ -1,5 +1,10 @@
 /**
- * Binds a Google/Apple login to the browser that started it: the login page's server action
+ * Binds logins to the browser that started them. /auth sets a cookie scoped to the interaction's
+ * page (so several logins in several tabs do not overwrite each other), and the page's actions
+ * (wallet, "Continue as", Cancel) accept only an interaction this browser started: a link to
+ * someone else's login page cannot log its reader into that login.
+ *
+ * A Google/Apple login is bound the same way: the login page's server action
  * stores the interaction (and the /auth URL to retry from) in an httpOnly cookie before leaving
  * for the upstream provider, and /auth/callback completes only the interaction this browser
  * started. A link to /auth/callback?interaction=... sent to someone else's browser therefore
@@ -9,6 +14,7 @@ import { cookies } from "next/headers";
 import { keyfob } from "@/lib/runtime";
 
 const NAME = "keyfob.login";
+const INTERACTION = "keyfob.interaction";
 const MAX_AGE = 15 * 60;
 
 export type RememberedLogin = { interactionId: string; returnTo?: string };
@@ -43,4 +49,22 @@ export async function rememberedLogin(): Promise<RememberedLogin | undefined> {
 
 export async function forgetLogin(): Promise<void> {
   (await cookies()).delete({ name: NAME, path: "/auth" });
+}
+
+const interactionPath = (interactionId: string) => `/auth/interaction/${interactionId}`;
+
+export async function bindInteraction(interactionId: string): Promise<void> {
+  (await cookies()).set(INTERACTION, interactionId, {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: keyfob().config.issuerUrl.startsWith("https:"),
+    path: interactionPath(interactionId),
+    maxAge: MAX_AGE,
+  });
+}
+
+/** Whether this browser started the interaction: its page cookie, or a Google/Apple login it left for. */
+export async function startedInThisBrowser(interactionId: string): Promise<boolean> {
+  const jar = await cookies();
+  return jar.get(INTERACTION)?.value === interactionId || (await rememberedLogin())?.interactionId === interactionId;
 }

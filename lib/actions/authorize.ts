@@ -2,7 +2,9 @@ import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
 import { normalizeClientId } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { invalidRequest, OAuthError } from "../oauth/errors";
-import { opaqueDigest, randomOpaque } from "../oauth/opaque";
+import { rateLimited } from "../metrics";
+import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
+import { hasControlCharacter, refuseControlCharacters } from "../oauth/params";
 import { parseCodeChallenge } from "../oauth/pkce";
 import { parseScope } from "../oauth/scope";
 import { generateNonce } from "../siwe/challenge";
@@ -21,12 +23,15 @@ export type AuthorizationStart =
   /** Show the login page for this interaction. */
   | { kind: "login"; interactionId: string; clientName: string; walletNonce: string; scope: string[]; loginHint?: string };
 
+/** Who is asking: the browser's current upstream session, and its address (for the cap on unfinished logins). */
+export type AuthorizationContext = { session?: LoginIdentity; ip?: string };
+
 /**
- * Validates an authorization request (GET /auth). Only once client_id and redirect_uri are known
- * to belong together are errors sent back to the redirect URI, with state and iss (RFC 9207).
+ * Validates an authorization request (GET or POST /auth). Only once client_id and redirect_uri are
+ * known to belong together are errors sent back to the redirect URI, with state and iss (RFC 9207).
  * With prompt=none the current session, if any, completes the request at once.
  */
-export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams, session?: LoginIdentity): Promise<AuthorizationStart> {
+export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams, context: AuthorizationContext = {}): Promise<AuthorizationStart> {
   const { db, config } = keyfob;
   const rawClientId = query.get("client_id");
   const redirectUri = query.get("redirect_uri");
@@ -34,10 +39,13 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   if (query.getAll("client_id").length > 1 || query.getAll("redirect_uri").length > 1) {
     return { kind: "error", description: "client_id and redirect_uri must each be given once." };
   }
+  if (hasControlCharacter(rawClientId) || hasControlCharacter(redirectUri ?? "")) {
+    return { kind: "error", description: "client_id or redirect_uri contains a control character." };
+  }
   const clientId = normalizeClientId(rawClientId);
   const client = await db.client.findUnique({
     where: { id: clientId },
-    select: { name: true, enabled: true, redirectUris: { where: { uri: redirectUri ?? "" }, select: { uri: true } } },
+    select: { name: true, enabled: true, secretHash: true, requirePkce: true, redirectUris: { where: { uri: redirectUri ?? "" }, select: { uri: true } } },
   });
   if (!client?.enabled) return { kind: "error", description: "This application is unknown or disabled." };
   if (!redirectUri || client.redirectUris.length === 0) {
@@ -47,27 +55,34 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   const state = query.get("state") ?? undefined;
   const respond = (params: Record<string, string | undefined>) => ({
     kind: "redirect" as const,
-    location: authorizationResponse(redirectUri, { ...params, state, iss: config.issuerUrl }),
+    location: authorizationResponse(redirectUri, { ...params, state: state !== undefined && !hasControlCharacter(state) ? state : undefined, iss: config.issuerUrl }),
   });
   let request: PendingRequest;
   try {
     for (const name of new Set(query.keys())) {
-      if (query.getAll(name).length > 1) throw invalidRequest(`parameter "${name}" is included more than once`);
+      if (query.getAll(name).length > 1) throw invalidRequest(`parameter ${name} is included more than once`);
+      refuseControlCharacters(name, query.get(name)!);
     }
     const responseType = query.get("response_type");
-    if (!responseType) throw invalidRequest("missing required parameter \"response_type\"");
-    if (responseType !== "code") throw new OAuthError("unsupported_response_type", 'response_type must be "code"');
+    if (!responseType) throw invalidRequest("missing required parameter: response_type");
+    if (responseType !== "code") throw new OAuthError("unsupported_response_type", "response_type must be code");
     const scope = query.get("scope");
-    if (!scope) throw invalidRequest('missing required parameter "scope"');
+    if (!scope) throw invalidRequest("missing required parameter: scope");
     const prompt = parsePrompt(query.get("prompt") || undefined);
+    const codeChallenge = parseCodeChallenge(query.get("code_challenge") || undefined, query.get("code_challenge_method") || undefined) ?? null;
+    // RFC 9700 2.1.1: PKCE for every public client; a confidential one when an admin requires it.
+    if (!codeChallenge && (!client.secretHash || client.requirePkce)) {
+      throw invalidRequest("code_challenge is required for this client (PKCE with S256)");
+    }
     request = {
       clientId,
       redirectUri,
       scope: parseScope(scope).join(" "),
       state: state ?? null,
       nonce: query.get("nonce") || null,
-      codeChallenge: parseCodeChallenge(query.get("code_challenge") || undefined, query.get("code_challenge_method") || undefined) ?? null,
+      codeChallenge,
       prompt: prompt ?? null,
+      loginHint: query.get("login_hint") || null,
     };
   } catch (error) {
     if (error instanceof OAuthError) return respond({ error: error.code, error_description: error.message });
@@ -75,11 +90,20 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   }
 
   if (request.prompt?.split(" ").includes("none")) {
-    if (!session) return respond({ error: "login_required", error_description: "the user is not logged in" });
-    return { kind: "redirect", location: await issueAuthorizationCode(keyfob, request, session) };
+    if (!context.session) return respond({ error: "login_required", error_description: "the user is not logged in" });
+    return { kind: "redirect", location: await issueAuthorizationCode(keyfob, request, context.session) };
+  }
+  const now = new Date();
+  if (context.ip) {
+    const cap = config.pendingCaps.loginsPerIp;
+    const pending = await db.interaction.count({ where: { ip: context.ip, completedAt: null, expiresAt: { gt: now } }, take: cap });
+    if (pending >= cap) {
+      rateLimited.inc({ endpoint: "authorize", limit: "pending_logins" });
+      return respond({ error: "temporarily_unavailable", error_description: "too many unfinished sign-ins from this address; finish or wait for them to expire" });
+    }
   }
   const interaction = await db.interaction.create({
-    data: { id: randomOpaque(), ...request, walletNonce: generateNonce(), expiresAt: new Date(Date.now() + INTERACTION_TTL_MS) },
+    data: { id: randomOpaque(), ...request, walletNonce: generateNonce(), ip: context.ip ?? null, expiresAt: new Date(now.getTime() + INTERACTION_TTL_MS) },
   });
   return {
     kind: "login",
@@ -87,14 +111,48 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
     clientName: client.name,
     walletNonce: interaction.walletNonce!,
     scope: request.scope.split(" "),
-    loginHint: query.get("login_hint") || undefined,
+    loginHint: request.loginHint ?? undefined,
   };
+}
+
+/** What the hosted login page shows for an interaction, or undefined when it is unknown, expired or finished. */
+export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
+  if (!isOpaque(interactionId)) return undefined;
+  const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId }, include: { client: { select: { name: true, logoUrl: true } } } });
+  if (!interaction || interaction.completedAt || interaction.expiresAt <= new Date()) return undefined;
+  return {
+    id: interaction.id,
+    clientName: interaction.client.name,
+    clientLogoUrl: interaction.client.logoUrl,
+    redirectUri: interaction.redirectUri,
+    scope: interaction.scope.split(" "),
+    prompt: interaction.prompt,
+    walletNonce: interaction.walletNonce!,
+    loginHint: interaction.loginHint ?? undefined,
+    /** The authorization request again, to start over from. */
+    restartUrl: `/auth?${authorizationRequestQuery(interaction)}`,
+  };
+}
+
+/** The query of the authorization request an interaction was made from. */
+function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
+  const query = new URLSearchParams({ client_id: request.clientId, redirect_uri: request.redirectUri, response_type: "code", scope: request.scope });
+  if (request.state !== null) query.set("state", request.state);
+  if (request.nonce) query.set("nonce", request.nonce);
+  if (request.codeChallenge) {
+    query.set("code_challenge", request.codeChallenge);
+    query.set("code_challenge_method", "S256");
+  }
+  if (request.prompt) query.set("prompt", request.prompt);
+  if (request.loginHint) query.set("login_hint", request.loginHint);
+  return query;
 }
 
 /** Ends an interaction with the identity that logged in: an authorization code, and where to send it. */
 export async function completeAuthorization(keyfob: Keyfob, interactionId: string, identity: LoginIdentity): Promise<string> {
   const { db } = keyfob;
   const now = new Date();
+  if (!isOpaque(interactionId)) throw expiredInteraction();
   const interaction = await db.interaction.findUnique({ where: { id: interactionId }, include: { client: { select: { enabled: true } } } });
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
@@ -108,6 +166,7 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
 
 /** A wallet login on the hosted page: the EIP-4361 message must carry this interaction's nonce. */
 export async function loginWithWallet(keyfob: Keyfob, interactionId: string, message: string, signature: string): Promise<string> {
+  if (!isOpaque(interactionId)) throw expiredInteraction();
   const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId }, select: { walletNonce: true } });
   if (!interaction?.walletNonce) throw expiredInteraction();
   const address = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce);
@@ -116,6 +175,7 @@ export async function loginWithWallet(keyfob: Keyfob, interactionId: string, mes
 
 /** The interaction's client and redirect URI, for an error redirect when the user cancels. */
 export async function interactionRedirect(keyfob: Keyfob, interactionId: string, error: string, description: string) {
+  if (!isOpaque(interactionId)) throw expiredInteraction();
   const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId } });
   if (!interaction) throw expiredInteraction();
   return authorizationResponse(interaction.redirectUri, {
@@ -134,6 +194,7 @@ type PendingRequest = {
   nonce: string | null;
   codeChallenge: string | null;
   prompt: string | null;
+  loginHint: string | null;
 };
 
 async function issueAuthorizationCode(keyfob: Keyfob, request: PendingRequest, identity: LoginIdentity): Promise<string> {

@@ -1,55 +1,46 @@
 /**
- * GET /auth: the authorization endpoint and hosted login page of the code flow.
- * The request is checked by lib/ (startAuthorization). An untrusted client_id or redirect_uri gets
- * an error page and never a redirect; other errors, and prompt=none, go back to the application;
- * otherwise the page offers Google, Apple (when configured) and a browser wallet.
+ * /auth/interaction/[id]: the hosted login page of an authorization request that /auth accepted.
+ * It offers Google, Apple (when configured) and a browser wallet; the interaction must be one this
+ * browser started (its cookie), unexpired and unfinished.
  */
 import type { Metadata } from "next";
-import { redirect } from "next/navigation";
 import { SubmitButton } from "@/components/login/submit-button";
 import { buttonStyles, AuthShell, Divider, Notice } from "@/components/login/ui";
 import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-buttons";
 import { WalletLogin } from "@/components/login/wallet-login";
 import { Web3Providers } from "@/components/providers";
-import { startAuthorization } from "@/lib/actions/authorize";
+import { pendingInteraction } from "@/lib/actions/authorize";
 import { keyfob } from "@/lib/runtime";
-import { sessionIdentity, upstreamProviders } from "../_upstream/auth";
-import { cancelLogin, continueWithSession, loginWithUpstream, loginWithWalletSignature } from "./actions";
+import { sessionIdentity, upstreamProviders } from "../../../_upstream/auth";
+import { cancelLogin, continueWithSession, loginWithUpstream, loginWithWalletSignature } from "../../actions";
+import { startedInThisBrowser } from "../../login-cookie";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in · Keyfob", robots: { index: false, follow: false }, referrer: "no-referrer" };
 
-type SearchParams = Record<string, string | string[] | undefined>;
-
-export default async function AuthorizePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(await searchParams)) {
-    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) query.append(name, item);
-  }
+export default async function LoginPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
   const app = keyfob();
-  const session = await sessionIdentity();
-  const start = await startAuthorization(app, query, session);
-
-  if (start.kind === "redirect") redirect(start.location);
-  if (start.kind === "error") {
+  const interaction = await pendingInteraction(app, id);
+  if (!interaction || !(await startedInThisBrowser(interaction.id))) {
     return (
-      <AuthShell title="This sign-in link doesn't work">
-        <Notice tone="error" title="The application's request was refused">
-          {start.description}
+      <AuthShell title="This sign-in has ended">
+        <Notice tone="error" title={interaction ? "This sign-in was started elsewhere" : "This sign-in has expired"}>
+          {interaction
+            ? "The sign-in you opened was not started in this browser, so Keyfob stopped it. Start again from the application."
+            : "It took too long, or the sign-in was already used. Start again from the application."}
         </Notice>
-        <p className="mt-5 text-sm leading-relaxed text-slate-600">
-          For your safety you have not been sent anywhere. Go back to the application and try again; if this keeps happening,
-          tell its developers that its Keyfob settings (client ID or redirect URI) need attention.
-        </p>
       </AuthShell>
     );
   }
+  const start = { interactionId: interaction.id, clientName: interaction.clientName, walletNonce: interaction.walletNonce, scope: interaction.scope, loginHint: interaction.loginHint };
+  const session = await sessionIdentity();
 
   const { config } = app;
   const providers = upstreamProviders(config);
-  const returnTo = `/auth?${query}`;
-  const redirectHost = new URL(query.get("redirect_uri")!).host;
-  const reauthenticate = (query.get("prompt") ?? "").split(" ").includes("login");
+  const returnTo = interaction.restartUrl;
+  const redirectHost = new URL(interaction.redirectUri).host;
+  const reauthenticate = (interaction.prompt ?? "").split(" ").includes("login");
   const offerSession = session && !reauthenticate && providers.includes(session.provider as "google");
 
   return (
