@@ -1,6 +1,8 @@
 import type pg from "pg";
 import type { RateLimit } from "./config";
 import type { Keyfob } from "./keyfob";
+import { describe } from "./http/respond";
+import { log } from "./log";
 import { rateLimited } from "./metrics";
 import { OAuthError } from "./oauth/errors";
 
@@ -45,7 +47,24 @@ type Counted = { key: string; hits: number; previous_hits: number; window: strin
 export async function enforceRateLimits(pool: pg.Pool, endpoint: string, checks: LimitCheck[], now = Date.now()): Promise<void> {
   if (checks.length === 0) return;
   const windows = checks.map((c) => Math.floor(now / 1000 / c.limit.windowSeconds));
-  const { rows } = await pool.query<Counted>({
+  const { rows } = await pool.query<Counted>(hitStatement(checks, windows)).catch((error: unknown) => {
+    // Fail closed: a request that cannot be counted is refused, whatever stopped the count.
+    log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
+    throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, { retryAfter: 5 });
+  });
+  for (const row of rows) {
+    const check = checks.find((c) => c.key === row.key)!;
+    const retryAfter = secondsUntilAllowed(check.limit, row.hits, row.previous_hits, now);
+    if (retryAfter > 0) {
+      rateLimited.inc({ endpoint, limit: check.name });
+      throw tooManyRequests(retryAfter, check.name === "ip" ? "too many requests from this address" : "too many requests for this client");
+    }
+  }
+}
+
+/** One statement for every key: count the hit, rolling the window over when it has passed. */
+function hitStatement(checks: LimitCheck[], windows: number[]) {
+  return {
     name: "keyfob_rate_limit_hit",
     text: `INSERT INTO rate_limits AS r (key, "window", hits, previous_hits, expires_at)
            SELECT k, w, 1, 0, to_timestamp(e) AT TIME ZONE 'UTC' FROM unnest($1::text[], $2::bigint[], $3::float8[]) AS t(k, w, e)
@@ -62,15 +81,7 @@ export async function enforceRateLimits(pool: pg.Pool, endpoint: string, checks:
       // A row is needed until its window and the next one are over.
       checks.map((c, i) => (windows[i] + 2) * c.limit.windowSeconds),
     ],
-  });
-  for (const row of rows) {
-    const check = checks.find((c) => c.key === row.key)!;
-    const retryAfter = secondsUntilAllowed(check.limit, row.hits, row.previous_hits, now);
-    if (retryAfter > 0) {
-      rateLimited.inc({ endpoint, limit: check.name });
-      throw tooManyRequests(retryAfter, check.name === "ip" ? "too many requests from this address" : "too many requests for this client");
-    }
-  }
+  };
 }
 
 /**
