@@ -8,14 +8,35 @@
 import "./load-env";
 import { prepareStorage } from "../lib/bootstrap";
 import { ConfigError, loadConfig } from "../lib/config";
+import { leaveSignalsToCaller } from "../lib/db/embedded";
 import { log } from "../lib/log";
 import { build, buildNeeded } from "../server/build";
-import { serve } from "../server/serve";
+import { serve, type RunningServer } from "../server/serve";
 
 const mode = process.argv.includes("--dev") ? "dev" : process.argv.includes("--build") ? "build" : "serve";
 
 async function main() {
-  const { config, stop } = await prepareStorage(loadConfig());
+  let server: RunningServer | undefined;
+  let stop = async () => {};
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal });
+    try {
+      await server?.close();
+    } finally {
+      await stop();
+      process.exit(0);
+    }
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+  const prepared = await prepareStorage(loadConfig());
+  const { config } = prepared;
+  stop = prepared.stop;
+  leaveSignalsToCaller(); // the embedded database is stopped by shutdown(), after the requests in flight
   // The handlers read their configuration from the environment, embedded database included.
   Object.assign(process.env, { DATABASE_URL: config.databaseUrl, KEYFOB_SECRET: config.secret, NEXT_TELEMETRY_DISABLED: "1" });
 
@@ -30,23 +51,9 @@ async function main() {
       }
     }
   }
-  const server = await serve(config, { dev: mode === "dev" });
+  if (stopping) return;
+  server = await serve(config, { dev: mode === "dev" });
   console.log(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info("shutting down", { signal });
-    try {
-      await server.close();
-    } finally {
-      await stop();
-      process.exit(0);
-    }
-  };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
 main().catch((error) => {

@@ -9,9 +9,12 @@ import path from "node:path";
 import type { Config } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
 import { log } from "../lib/log";
-import { beginDraining, closeKeyfob } from "../lib/runtime";
+import { beginDraining, closeKeyfob, isDraining } from "../lib/runtime";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
+
+/** How long an instance keeps answering after SIGTERM before it stops accepting connections. */
+const DRAIN_GRACE_MS = 1_000;
 
 export type RunningServer = { port: number; close(): Promise<void> };
 
@@ -26,6 +29,7 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
   const handle = app.getRequestHandler();
 
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (isDraining()) response.setHeader("Connection", "close"); // keep-alive clients move to another instance
     delete request.headers[CLIENT_IP_HEADER];
     const ip = clientAddress(request, config.trustProxy);
     if (ip) request.headers[CLIENT_IP_HEADER] = ip;
@@ -43,6 +47,9 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
     port: (server.address() as { port: number }).port,
     async close() {
       beginDraining();
+      // Requests sent just before the signal can sit unread in socket buffers while the event loop
+      // is busy; closing now would drop them as idle connections. Meanwhile readiness fails.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_GRACE_MS, config.shutdownTimeout * 1000)));
       await drain(server, config.shutdownTimeout * 1000);
       if (metrics) await new Promise((resolve) => metrics.close(resolve));
       await app.close();

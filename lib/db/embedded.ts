@@ -25,6 +25,15 @@ async function stopped(server: EmbeddedPostgres): Promise<void> {
   }
 }
 
+/**
+ * For a process that shuts down on signals itself (the server drains its requests first, then
+ * stops the database): without this, async-exit-hook stops PostgreSQL at SIGTERM/SIGINT at once,
+ * under the requests still in flight.
+ */
+export function leaveSignalsToCaller(): void {
+  for (const event of ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"]) if (exitHooks.hookedEvents().includes(event)) exitHooks.unhookEvent(event);
+}
+
 const DATABASE = "keyfob";
 const USER = "keyfob";
 
