@@ -3,7 +3,8 @@
  *   1. vitest: unit and integration tests (real PostgreSQL, real signatures, a local chain);
  *   2. next build, then Playwright against the built server on its own embedded PostgreSQL, in
  *      a Chromium found or installed by scripts/browser.ts (passed on as CHROMIUM_PATH).
- * Extra arguments go to Playwright (e.g. `npm test -- --grep demo`); SKIP_UNIT=1 runs only step 2.
+ * Extra arguments go to Playwright (e.g. `npm test -- --grep demo`); SKIP_UNIT=1 runs only step 2,
+ * and SKIP_BUILD=1 reuses the last build (when only tests changed).
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -29,7 +30,7 @@ async function main() {
 
   // Found (or installed) before the build; without one only the Playwright step fails.
   const chromium = findChromium();
-  const build = await run(bin("next"), ["build"]);
+  const build = process.env.SKIP_BUILD ? 0 : await run(bin("next"), ["build"]);
   results.push(["next build", build]);
   if (build === 0 && !chromium) results.push(["playwright", 1]);
   if (build === 0 && chromium) {

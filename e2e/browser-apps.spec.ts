@@ -1,0 +1,196 @@
+/**
+ * Browser applications on other origins, in real Chromium: a single-page app on a registered
+ * origin runs Flow A and a PKCE code exchange with fetch and calls /userinfo (CORS, with the
+ * preflight its Authorization header needs); a page on an unregistered origin is refused by the
+ * browser; discovery and JWKS are readable from anywhere; the hosted pages cannot be framed and
+ * carry their security headers.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect, test, type Page } from "@playwright/test";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { addRedirectUri, createClient } from "../lib/clients/registry";
+import { createDatabase } from "../lib/db/client";
+import { baseURL } from "../playwright.config";
+import { installWallet } from "./support/wallet";
+
+const db = createDatabase(process.env.DATABASE_URL!, 2);
+const CHAIN_ID = 1;
+
+/** A tiny web server standing for an application's origin: it serves whatever page a test sets. */
+type Site = { origin: string; pages: Map<string, string>; close(): Promise<void> };
+
+async function site(): Promise<Site> {
+  const pages = new Map<string, string>();
+  const server = http.createServer((req, res) => {
+    const page = pages.get(new URL(req.url!, "http://localhost").pathname);
+    res.writeHead(page ? 200 : 404, { "content-type": "text/html; charset=utf-8" }).end(page ?? "not found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  return {
+    origin: `http://localhost:${(server.address() as AddressInfo).port}`,
+    pages,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let app: Site;
+let elsewhere: Site;
+test.beforeAll(async () => {
+  [app, elsewhere] = await Promise.all([site(), site()]);
+});
+test.afterAll(async () => {
+  await Promise.all([app.close(), elsewhere.close()]);
+  await db.$disconnect();
+});
+
+/** A public client (a license address) whose redirect URI is on the application's origin. */
+async function registerSpa() {
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const redirectUri = `${app.origin}/callback`;
+  await createClient(db, { id: owner.address, name: "Browser app" });
+  await addRedirectUri(db, owner.address, redirectUri);
+  return { owner, clientId: owner.address, redirectUri };
+}
+
+/** A page whose script runs `body` (an async function body with `keyfob` in scope) and shows its result. */
+function scriptPage(body: string) {
+  return `<!doctype html><title>app</title><pre id="result">running</pre><script type="module">
+const keyfob = ${JSON.stringify(baseURL)};
+const show = (value) => { document.getElementById("result").textContent = JSON.stringify(value); };
+try { show(await (async () => { ${body} })()); } catch (error) { show({ thrown: String(error) }); }
+</script>`;
+}
+
+async function result(page: Page): Promise<Record<string, unknown>> {
+  await expect(page.locator("#result")).not.toHaveText("running", { timeout: 20_000 });
+  return JSON.parse((await page.locator("#result").textContent())!);
+}
+
+test("a single-page app on a registered origin completes a PKCE login and calls /userinfo", async ({ page }) => {
+  const spa = await registerSpa();
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  app.pages.set(
+    "/callback",
+    scriptPage(`
+      const code = new URLSearchParams(location.search).get("code");
+      const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: ${JSON.stringify(spa.redirectUri)},
+        client_id: ${JSON.stringify(spa.clientId)}, code_verifier: ${JSON.stringify(verifier)} });
+      const token = await fetch(keyfob + "/token", { method: "POST", body: form });
+      const tokens = await token.json();
+      // The Authorization header makes this a preflighted request.
+      const userinfo = await fetch(keyfob + "/userinfo", { headers: { Authorization: "Bearer " + tokens.access_token } });
+      return { tokenStatus: token.status, tokenType: tokens.token_type, userinfoStatus: userinfo.status, userinfo: await userinfo.json() };`),
+  );
+  const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+  const query = new URLSearchParams({
+    client_id: spa.clientId,
+    redirect_uri: spa.redirectUri,
+    response_type: "code",
+    scope: "openid email",
+    state: "spa-state",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
+  await page.goto(`/auth?${query}`);
+  await page.getByRole("button", { name: "Continue with a wallet" }).click();
+  await page.waitForURL((url) => url.origin === app.origin);
+  expect(await result(page)).toMatchObject({
+    tokenStatus: 200,
+    tokenType: "bearer",
+    userinfoStatus: 200,
+    userinfo: { sub: expect.any(String), ethereum_address: wallet.address },
+  });
+});
+
+test("a single-page app runs Flow A with fetch", async ({ page }) => {
+  const spa = await registerSpa();
+  await page.exposeFunction("signChallenge", (message: string) => spa.owner.signMessage({ message }));
+  app.pages.set(
+    "/flow-a",
+    scriptPage(`
+      const params = { client_id: ${JSON.stringify(spa.clientId)}, domain: ${JSON.stringify(spa.redirectUri)}, scope: "openid", response_type: "code", address: ${JSON.stringify(spa.clientId)} };
+      const generated = await (await fetch(keyfob + "/auth/web3/generate_challenge", { method: "POST", body: new URLSearchParams(params) })).json();
+      const signature = await window.signChallenge(generated.challenge);
+      const submitted = await fetch(keyfob + "/auth/web3/submit_challenge", { method: "POST", body: new URLSearchParams({
+        client_id: params.client_id, state: generated.state, grant_type: "authorization_code", domain: params.domain, signature }) });
+      return { status: submitted.status, keys: Object.keys(await submitted.json()) };`),
+  );
+  await page.goto(`${app.origin}/flow-a`);
+  expect(await result(page)).toEqual({ status: 200, keys: ["access_token", "token_type", "expires_in", "id_token"] });
+});
+
+test("a page on an unregistered origin is refused by the browser, and Keyfob does nothing for it", async ({ page, request }) => {
+  const spa = await registerSpa();
+  elsewhere.pages.set(
+    "/steal",
+    scriptPage(`
+      const attempts = {};
+      for (const [name, call] of Object.entries({
+        token: () => fetch(keyfob + "/token", { method: "POST", body: new URLSearchParams({ grant_type: "authorization_code", code: "x", client_id: ${JSON.stringify(spa.clientId)} }) }),
+        challenge: () => fetch(keyfob + "/auth/web3/generate_challenge", { method: "POST", body: new URLSearchParams({ client_id: ${JSON.stringify(spa.clientId)},
+          domain: ${JSON.stringify(spa.redirectUri)}, scope: "openid", response_type: "code", address: ${JSON.stringify(spa.clientId)} }) }),
+        userinfo: () => fetch(keyfob + "/userinfo", { headers: { Authorization: "Bearer x" } }),
+      })) {
+        attempts[name] = await call().then((r) => "read " + r.status, (e) => e.name);
+      }
+      // Public metadata is readable from anywhere.
+      attempts.discovery = (await (await fetch(keyfob + "/.well-known/openid-configuration")).json()).issuer;
+      attempts.keys = (await (await fetch(keyfob + "/keys")).json()).keys.length > 0;
+      return attempts;`),
+  );
+  const before = await db.challenge.count({ where: { clientId: spa.clientId } });
+  await page.goto(`${elsewhere.origin}/steal`);
+  expect(await result(page)).toEqual({ token: "TypeError", challenge: "TypeError", userinfo: "TypeError", discovery: baseURL, keys: true });
+  // The form POST went out without a preflight, but Keyfob refused it before doing anything.
+  expect(await db.challenge.count({ where: { clientId: spa.clientId } })).toBe(before);
+
+  // What the browser saw: no Access-Control-Allow-Origin for that origin; a preflight is answered
+  // (any origin may ask), and the actual request is then judged against the client.
+  const refused = await request.post("/token", { headers: { Origin: elsewhere.origin }, form: { grant_type: "authorization_code", code: "x", client_id: spa.clientId } });
+  expect(refused.status()).toBe(400);
+  expect(refused.headers()["access-control-allow-origin"]).toBeUndefined();
+  const allowed = await request.post("/token", { headers: { Origin: app.origin }, form: { grant_type: "authorization_code", code: "x", client_id: spa.clientId } });
+  expect(allowed.headers()["access-control-allow-origin"]).toBe(app.origin);
+  expect(allowed.headers()["access-control-allow-credentials"]).toBeUndefined();
+  const preflight = await request.fetch("/userinfo", {
+    method: "OPTIONS",
+    headers: { Origin: app.origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" },
+  });
+  expect(preflight.status()).toBe(204);
+  expect(preflight.headers()).toMatchObject({ "access-control-allow-origin": app.origin, "access-control-allow-headers": "Authorization, Content-Type" });
+  expect(preflight.headers()["access-control-allow-methods"]).toContain("GET");
+  const introspection = await request.post("/token/introspect", { headers: { Origin: app.origin }, form: { token: "x" } });
+  expect(introspection.headers()["access-control-allow-origin"]).toBeUndefined(); // server-to-server only
+});
+
+test("the hosted pages cannot be framed, and carry their security headers", async ({ page, request }) => {
+  const spa = await registerSpa();
+  const authorize = `/auth?${new URLSearchParams({ client_id: spa.clientId, redirect_uri: spa.redirectUri, response_type: "code", scope: "openid", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })}`;
+  const login = await request.get(authorize, { maxRedirects: 0 });
+  expect(login.status()).toBe(303);
+  const interaction = login.headers().location;
+  expect(interaction).toMatch(/^\/auth\/interaction\/[\w-]{43}$/);
+
+  for (const path of [authorize, interaction, "/auth/error?reason=expired", "/account", "/admin/login", "/admin/signed-out"]) {
+    const response = await request.get(path, { maxRedirects: 0 });
+    const headers = response.headers();
+    expect(headers["content-security-policy"], path).toMatch(/frame-ancestors 'none'/);
+    expect(headers["content-security-policy"], path).toMatch(/script-src 'self' 'nonce-[\w+/=]+' 'strict-dynamic'/);
+    expect(headers["x-frame-options"], path).toBe("DENY");
+    expect(headers["x-content-type-options"], path).toBe("nosniff");
+    expect(headers["referrer-policy"], path).toBe(path.startsWith("/auth") ? "no-referrer" : "same-origin");
+    expect(headers["strict-transport-security"], path).toBeUndefined(); // the e2e issuer is http
+  }
+
+  // A page on another site frames the login and, for contrast, the JWKS (which may be framed):
+  // Chromium renders the JWKS and replaces the login with its error page.
+  elsewhere.pages.set("/frame", `<!doctype html><title>frame</title><iframe src="${baseURL}/keys"></iframe><iframe src="${baseURL}${interaction}"></iframe>`);
+  await page.goto(`${elsewhere.origin}/frame`);
+  await expect.poll(() => page.frames().map((frame) => frame.url()).sort()).toEqual([`${baseURL}/keys`, "chrome-error://chromewebdata/", `${elsewhere.origin}/frame`].sort());
+});
