@@ -13,6 +13,7 @@ import path from "node:path";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 import { freePort } from "../test/support/global-setup";
+import { build } from "../server/build";
 import { findChromium } from "./browser";
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -30,10 +31,10 @@ async function main() {
 
   // Found (or installed) before the build; without one only the Playwright step fails.
   const chromium = findChromium();
-  const build = process.env.SKIP_BUILD ? 0 : await run(bin("next"), ["build"]);
-  results.push(["next build", build]);
-  if (build === 0 && !chromium) results.push(["playwright", 1]);
-  if (build === 0 && chromium) {
+  const built = process.env.SKIP_BUILD ? 0 : await build(process.env); // recorded: npm start then reuses it
+  results.push(["next build", built]);
+  if (built === 0 && !chromium) results.push(["playwright", 1]);
+  if (built === 0 && chromium) {
     const dir = path.resolve(".data/e2e");
     await rm(dir, { recursive: true, force: true });
     const database = await startEmbeddedPostgres(dir, await freePort());

@@ -14,28 +14,33 @@ const projectRoot = path.resolve(import.meta.dirname, "..");
 /** What Next.js compiles: these folders (tests aside), and the configuration files at the root. */
 const SOURCE_DIRS = ["app", "components", "lib", "public"];
 const ROOT_FILES = /^(next\.config\.mjs|postcss\.config\.mjs|tsconfig\.json|package\.json|package-lock\.json|proxy\.ts|instrumentation\.ts)$/;
-const FINGERPRINT = path.join(projectRoot, ".next", "keyfob-sources.sha256");
+const fingerprintFile = (root: string) => path.join(root, ".next", "keyfob-sources.sha256");
 
 /** A digest of every file the build is made of, by path and content. */
-export function sourceFingerprint(): string {
+export function sourceFingerprint(root = projectRoot): string {
   const hash = createHash("sha256");
-  const files = readdirSync(projectRoot).filter((name) => ROOT_FILES.test(name));
+  const files = readdirSync(root).filter((name) => ROOT_FILES.test(name));
   for (const dir of SOURCE_DIRS) {
-    const full = path.join(projectRoot, dir);
+    const full = path.join(root, dir);
     if (!existsSync(full)) continue;
     for (const entry of readdirSync(full, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile() && !entry.name.endsWith(".test.ts")) files.push(path.relative(projectRoot, path.join(entry.parentPath, entry.name)));
+      if (entry.isFile() && !entry.name.endsWith(".test.ts")) files.push(path.relative(root, path.join(entry.parentPath, entry.name)));
     }
   }
-  for (const file of files.sort()) hash.update(`${file}\0`).update(readFileSync(path.join(projectRoot, file))).update("\0");
+  for (const file of files.sort()) hash.update(`${file}\0`).update(readFileSync(path.join(root, file))).update("\0");
   return hash.digest("hex");
 }
 
 /** Why a build is needed, or undefined when the last build is of these sources. */
-export function buildNeeded(): string | undefined {
-  if (!existsSync(path.join(projectRoot, ".next", "BUILD_ID"))) return "no build yet";
-  const last = existsSync(FINGERPRINT) ? readFileSync(FINGERPRINT, "utf8").trim() : "";
-  return last === sourceFingerprint() ? undefined : "the sources changed since the last build";
+export function buildNeeded(root = projectRoot): string | undefined {
+  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) return "no build yet";
+  const last = existsSync(fingerprintFile(root)) ? readFileSync(fingerprintFile(root), "utf8").trim() : "";
+  return last === sourceFingerprint(root) ? undefined : "the sources changed since the last build";
+}
+
+/** Records that the build in `root` is of its current sources. */
+export async function recordBuild(root = projectRoot, fingerprint = sourceFingerprint(root)): Promise<void> {
+  await writeFile(fingerprintFile(root), `${fingerprint}\n`);
 }
 
 /** Runs `next build` and records what it was built from. Resolves with the exit code. */
@@ -47,6 +52,6 @@ export async function build(env: NodeJS.ProcessEnv): Promise<number> {
       resolve(c ?? 1),
     ),
   );
-  if (code === 0) await writeFile(FINGERPRINT, `${fingerprint}\n`);
+  if (code === 0) await recordBuild(projectRoot, fingerprint);
   return code;
 }
