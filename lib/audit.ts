@@ -28,14 +28,14 @@ export class AuditLog {
 
   /** Queues a protocol event. */
   record(entry: AuditEntry): void {
-    this.buffer.push({ ...entry, at: new Date() });
+    this.buffer.push({ ...storable(entry), at: new Date() });
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
     this.timer.unref?.();
   }
 
   /** Writes an event now (admin changes). */
   async write(entry: AuditEntry): Promise<void> {
-    await this.db.auditEvent.create({ data: entry });
+    await this.db.auditEvent.create({ data: storable(entry) });
   }
 
   /** Writes what is queued; called on a timer and before the process exits. */
@@ -47,8 +47,31 @@ export class AuditLog {
     if (batch.length === 0) return;
     try {
       await this.db.auditEvent.createMany({ data: batch });
-    } catch (error) {
-      log.error("audit events could not be written", { count: batch.length, error: String(error) });
+    } catch {
+      // One bad row must not take the others with it: write them one by one.
+      const results = await Promise.allSettled(batch.map((event) => this.db.auditEvent.create({ data: event })));
+      const failed = results.filter((r) => r.status === "rejected");
+      if (failed.length > 0) log.error("audit events could not be written", { count: failed.length, of: batch.length, error: String(failed[0].reason).slice(0, 200) });
     }
   }
+}
+
+/** Longest value kept per field: a request cannot grow the log by sending long values. */
+const MAX_FIELD = 2000;
+
+/**
+ * An entry as it is stored: whatever a request sent, it cannot break the insert (PostgreSQL refuses
+ * NUL in text) or the log's readers (control characters), and it is bounded in length.
+ */
+function storable(entry: AuditEntry): AuditEntry {
+  const clean = (value: string | undefined) => (typeof value === "string" ? value.replace(/[\x00-\x1f\x7f]/g, "\uFFFD").slice(0, MAX_FIELD) : value);
+  return {
+    action: clean(entry.action)!,
+    outcome: clean(entry.outcome)!,
+    actor: clean(entry.actor),
+    clientId: clean(entry.clientId),
+    accountId: clean(entry.accountId),
+    ip: clean(entry.ip),
+    detail: clean(entry.detail),
+  };
 }

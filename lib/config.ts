@@ -115,6 +115,7 @@ const envSchema = z.object({
   METRICS_PORT: optional(positiveInt("0")),
   METRICS_TOKEN: optional(z.string().min(16, "must be at least 16 characters")),
   SHUTDOWN_TIMEOUT: duration("10s"),
+  AUDIT_RETENTION: duration("365d"),
   RATE_LIMIT_PER_IP: rateLimit("600/1m"),
   RATE_LIMIT_PER_CLIENT: rateLimit("6000/1m"),
   RATE_LIMIT_ADMIN_SIGNIN: rateLimit("30/1m"),
@@ -164,6 +165,8 @@ export type Config = {
   metricsToken?: string;
   /** Seconds in-flight requests get to finish after SIGTERM. */
   shutdownTimeout: number;
+  /** Seconds audit events are kept. */
+  auditRetention: number;
   rateLimits: { perIp: RateLimit; perClient: RateLimit; adminSignIn: RateLimit };
   /** Caps on rows one caller can leave waiting: unused Flow A challenges and unfinished logins. */
   pendingCaps: { challengesPerAddress: number; challengesPerClient: number; loginsPerIp: number };
@@ -222,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: e.METRICS_PORT,
     metricsToken: e.METRICS_TOKEN,
     shutdownTimeout: e.SHUTDOWN_TIMEOUT,
+    auditRetention: e.AUDIT_RETENTION,
     rateLimits: { perIp: e.RATE_LIMIT_PER_IP, perClient: e.RATE_LIMIT_PER_CLIENT, adminSignIn: e.RATE_LIMIT_ADMIN_SIGNIN },
     pendingCaps: {
       challengesPerAddress: e.PENDING_CHALLENGES_PER_ADDRESS,

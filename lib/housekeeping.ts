@@ -5,8 +5,11 @@ import { log } from "./log";
 const RETENTION_MS = 24 * 3600_000;
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** Deletes challenges, interactions, codes and token records that expired more than a day ago, and spent rate-limit counters. */
-export async function sweepExpired(db: Database, now = new Date()): Promise<number> {
+/**
+ * Deletes challenges, interactions, codes and token records that expired more than a day ago, spent
+ * rate-limit counters, and audit events older than the retention (AUDIT_RETENTION, in seconds).
+ */
+export async function sweepExpired(db: Database, auditRetention: number, now = new Date()): Promise<number> {
   const where = { expiresAt: { lt: new Date(now.getTime() - RETENTION_MS) } };
   const deleted = await db.$transaction([
     db.challenge.deleteMany({ where }),
@@ -14,13 +17,14 @@ export async function sweepExpired(db: Database, now = new Date()): Promise<numb
     db.authorizationCode.deleteMany({ where }),
     db.issuedToken.deleteMany({ where }),
     db.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
+    db.auditEvent.deleteMany({ where: { at: { lt: new Date(now.getTime() - auditRetention * 1000) } } }),
   ]);
   return deleted.reduce((sum, { count }) => sum + count, 0);
 }
 
 /** Sweeps every SWEEP_INTERVAL_MS for as long as the process runs; each instance may do it, deletes are idempotent. */
-export function scheduleSweeps(db: Database): void {
+export function scheduleSweeps(db: Database, auditRetention: number): void {
   setInterval(() => {
-    sweepExpired(db).catch((error) => log.error("sweep of expired rows failed", { error: String(error) }));
+    sweepExpired(db, auditRetention).catch((error) => log.error("sweep of expired rows failed", { error: String(error) }));
   }, SWEEP_INTERVAL_MS).unref();
 }

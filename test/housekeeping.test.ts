@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => db.$disconnect());
 
-it("deletes single-use rows a day after they expire, and keeps the others", async () => {
+it("deletes single-use rows a day after they expire and audit events past their retention, and keeps the others", async () => {
   const now = new Date("2030-06-01T00:00:00Z");
   const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);
   const challenge = (stateHash: string, expiresAt: Date) =>
@@ -20,7 +20,11 @@ it("deletes single-use rows a day after they expire, and keeps the others", asyn
   await db.issuedToken.create({ data: { jti: "old", clientId: "c", userId: "u", connector: "web3", scope: "openid", expiresAt: ago(48) } });
   await db.issuedToken.create({ data: { jti: "live", clientId: "c", userId: "u", connector: "web3", scope: "openid", expiresAt: ago(-1) } });
 
-  expect(await sweepExpired(db, now)).toBe(2);
+  await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 31) } });
+  await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 29) } });
+
+  expect(await sweepExpired(db, 30 * 86400, now)).toBe(3);
   expect((await db.challenge.findMany()).map((c) => c.stateHash)).toEqual(["recent"]);
   expect((await db.issuedToken.findMany()).map((t) => t.jti)).toEqual(["live"]);
+  expect((await db.auditEvent.findMany()).map((e) => e.at)).toEqual([ago(24 * 29)]); // AUDIT_RETENTION of 30 days
 });
