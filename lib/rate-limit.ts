@@ -26,7 +26,7 @@ export function limitProtocolRequest({ pool, config }: Keyfob, endpoint: string,
   const checks: LimitCheck[] = [];
   const { perIp, perClient } = config.rateLimits;
   if (caller.ip && perIp) checks.push({ key: `ip:${rateLimitAddress(caller.ip)}`, limit: perIp, name: "ip" });
-  if (caller.clientId && perClient) checks.push({ key: `client:${caller.clientId.slice(0, 200)}`, limit: perClient, name: "client" });
+  if (caller.clientId && perClient) checks.push({ key: `client:${caller.clientId}`, limit: perClient, name: "client" });
   return enforceRateLimits(pool, endpoint, checks);
 }
 

@@ -6,6 +6,7 @@
  * redirect to the login page of a new interaction, bound to this browser by a cookie.
  */
 import { startAuthorization } from "@/lib/actions/authorize";
+import { claimedClientId } from "@/lib/clients/registry";
 import { clientIp } from "@/lib/http/client-ip";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
@@ -28,7 +29,7 @@ async function authorize(request: Request): Promise<Response> {
   try {
     const query = request.method === "POST" ? await formParameters(request) : new URL(request.url).searchParams;
     const ip = clientIp(request);
-    await limitProtocolRequest(k, "authorize", { ip, clientId: query.get("client_id") ?? undefined });
+    await limitProtocolRequest(k, "authorize", { ip, clientId: claimedClientId(query.get("client_id")) });
     const start = await startAuthorization(k, query, { session: await sessionIdentity(), ip });
     if (start.kind === "redirect") return seeOther(start.location);
     if (start.kind === "error") {

@@ -1,7 +1,7 @@
 import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
 import { normalizeClientId } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
-import { invalidRequest, OAuthError } from "../oauth/errors";
+import { errorDescription, invalidRequest, OAuthError } from "../oauth/errors";
 import { rateLimited } from "../metrics";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { hasControlCharacter, refuseControlCharacters } from "../oauth/params";
@@ -167,6 +167,9 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
 /** A wallet login on the hosted page: the EIP-4361 message must carry this interaction's nonce. */
 export async function loginWithWallet(keyfob: Keyfob, interactionId: string, message: string, signature: string): Promise<string> {
   if (!isOpaque(interactionId)) throw expiredInteraction();
+  // EIP-4361 messages are lines of printable text: a NUL or another control character (line feeds
+  // aside) is no sign-in message, whatever the wallet signed.
+  if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest("the sign-in message contains a control character");
   const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId }, select: { walletNonce: true } });
   if (!interaction?.walletNonce) throw expiredInteraction();
   const address = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce);
@@ -180,7 +183,8 @@ export async function interactionRedirect(keyfob: Keyfob, interactionId: string,
   if (!interaction) throw expiredInteraction();
   return authorizationResponse(interaction.redirectUri, {
     error,
-    error_description: description,
+    // In RFC 6749's character set whatever the caller wrote, like every OAuthError's.
+    error_description: errorDescription(description),
     state: interaction.state ?? undefined,
     iss: keyfob.config.issuerUrl,
   });

@@ -1,7 +1,7 @@
 import { decodeJwt } from "jose";
 import type { Keyfob } from "../keyfob";
 import { authenticateClient } from "../oauth/client-auth";
-import { required, type Params } from "../oauth/params";
+import { hasControlCharacter, required, type Params } from "../oauth/params";
 
 /**
  * Token revocation (RFC 7009, `POST /token/revoke`): the authenticated client revokes one of its
@@ -17,7 +17,10 @@ export async function revokeToken({ db }: Keyfob, request: Request, params: Para
   } catch {
     return {};
   }
-  if (typeof jti === "string") {
+  // The token is not verified here, so its jti may hold anything. One with a control character or a
+  // lone surrogate was never issued, and would fail the query (PostgreSQL refuses NUL, Prisma
+  // unpaired surrogates): a 500 instead of the empty 200.
+  if (typeof jti === "string" && jti.isWellFormed() && !hasControlCharacter(jti)) {
     await db.issuedToken.updateMany({ where: { jti, clientId: client.id, revokedAt: null }, data: { revokedAt: new Date() } });
   }
   return {};

@@ -25,6 +25,17 @@ export function parseAddress(value: string, field = "address"): Address {
   return getAddress(value);
 }
 
+/** What a client id can be: 1 to 128 printable ASCII characters without spaces. */
+const CLIENT_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * The client a request names before anything is verified (for rate limits, CORS and the audit
+ * log), or undefined when the value cannot be a client id: nothing else is counted or looked up.
+ */
+export function claimedClientId(value: string | undefined | null): string | undefined {
+  return value && CLIENT_ID.test(value) ? value : undefined;
+}
+
 /** A client id for clients that are not a license address. */
 export function generateClientId(): string {
   return `kf_${randomBytes(16).toString("base64url")}`;
@@ -34,7 +45,7 @@ export async function createClient(db: Database, input: { id?: string; name: str
   const id = input.id?.trim() ? normalizeClientId(input.id.trim()) : generateClientId();
   const name = input.name.trim();
   const logoUrl = input.logoUrl?.trim() || null;
-  if (!/^[\x21-\x7e]{1,128}$/.test(id)) throw new RegistryError("id", "must be 1 to 128 printable characters without spaces");
+  if (!CLIENT_ID.test(id)) throw new RegistryError("id", "must be 1 to 128 printable characters without spaces");
   if (name.length === 0 || name.length > 200) throw new RegistryError("name", "must be 1 to 200 characters");
   if (logoUrl && !/^https:\/\/[^\s]+$/.test(logoUrl)) throw new RegistryError("logoUrl", "must be an https URL");
   try {

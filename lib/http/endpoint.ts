@@ -2,6 +2,7 @@ import { decodeJwt } from "jose";
 import type { Keyfob } from "../keyfob";
 import { log } from "../log";
 import { requestDuration, requests, tokensIssued } from "../metrics";
+import { claimedClientId } from "../clients/registry";
 import { parseBasic } from "../oauth/client-auth";
 import { readParams, type Params } from "../oauth/params";
 import { limitProtocolRequest } from "../rate-limit";
@@ -49,7 +50,7 @@ export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfo
       // Bad parameters are counted against the limits too: read first, refuse after counting.
       let readError: unknown;
       params = await readParams(request).catch((error: unknown) => void (readError = error));
-      clientId = claimedClientId(request, params);
+      clientId = requestClientId(request, params);
       if (policy.rateLimited) await limitProtocolRequest(k, name, { ip: clientIp(request), clientId });
       if (readError) throw readError;
       if (policy.cors) cors = await clientCors(k, request, clientId);
@@ -93,9 +94,10 @@ function tokenParties(result: unknown): { clientId?: string; accountId?: string;
 
 /**
  * The client a request says it comes from, before anything is verified: Basic credentials, the
- * client_id parameter, or the audience of a bearer token (userinfo). For limits, CORS and the audit log.
+ * client_id parameter, or the audience of a bearer token (userinfo). For limits, CORS and the audit
+ * log; a value that cannot be a client id names none.
  */
-function claimedClientId(request: Request, params: Params | undefined): string | undefined {
+function requestClientId(request: Request, params: Params | undefined): string | undefined {
   let id: string | undefined;
   try {
     id = parseBasic(request.headers.get("authorization"))?.id;
@@ -112,5 +114,5 @@ function claimedClientId(request: Request, params: Params | undefined): string |
       // Not a JWT: verifyAccessToken says so.
     }
   }
-  return id?.slice(0, 200);
+  return claimedClientId(id);
 }

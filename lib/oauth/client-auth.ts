@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Database } from "../db/client";
 import { normalizeClientId } from "../clients/registry";
 import { invalidClient, invalidRequest } from "./errors";
-import type { Params } from "./params";
+import { hasControlCharacter, type Params } from "./params";
 
 export type AuthenticatedClient = { id: string; confidential: boolean };
 
@@ -56,9 +56,16 @@ export function parseBasic(header: string | null): { id: string; secret: string 
   const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon < 0) throw invalidClient("malformed Basic authorization header");
+  let credentials: { id: string; secret: string };
   try {
-    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")) };
+    credentials = { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")) };
   } catch {
     throw invalidClient("malformed Basic authorization header");
   }
+  // Refused like a control character in any other parameter: the id is looked up, counted and
+  // audited, and PostgreSQL refuses NUL in text (a 500 or 503 otherwise).
+  if (hasControlCharacter(header) || hasControlCharacter(credentials.id) || hasControlCharacter(credentials.secret)) {
+    throw invalidRequest("the Basic authorization header contains a control character");
+  }
+  return credentials;
 }

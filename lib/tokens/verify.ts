@@ -1,7 +1,8 @@
 import { jwtVerify, type JWTPayload } from "jose";
 import type { Keyfob } from "../keyfob";
 import { SIGNING_ALG } from "../keys/keystore";
-import { OAuthError } from "../oauth/errors";
+import { invalidRequest, OAuthError } from "../oauth/errors";
+import { hasControlCharacter } from "../oauth/params";
 
 const invalidToken = (description: string) => new OAuthError("invalid_token", description);
 
@@ -27,6 +28,8 @@ export async function verifyAccessToken({ config, db, keys }: Keyfob, token: str
 /** The bearer token of a request: `Authorization: Bearer` (RFC 6750 2.1). */
 export function bearerToken(request: Request): string {
   const header = request.headers.get("authorization");
+  // A malformed request (RFC 6750 3.1), refused like a control character in any parameter.
+  if (header && hasControlCharacter(header)) throw invalidRequest("the Authorization header contains a control character");
   const match = header && /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
   if (!match) throw new OAuthError("invalid_token", "an access token is required: Authorization: Bearer <token>");
   return match[1];
