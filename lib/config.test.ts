@@ -36,6 +36,15 @@ describe("loadConfig", () => {
     expect(message).toContain("RPC_URL: expected an http(s) URL");
   });
 
+  it("trusts identities only over https, or http on this machine", () => {
+    for (const name of ["ISSUER_URL", "RPC_URL", "GOOGLE_ISSUER", "APPLE_ISSUER"]) {
+      expect(() => loadConfig({ [name]: "http://rpc.example.com" }), name).toThrow(new RegExp(`${name}: must use https`));
+      for (const local of ["http://localhost:8545", "http://127.0.0.1:8545", "http://[::1]:8545", "https://rpc.example.com"]) {
+        expect(() => loadConfig({ [name]: local }), `${name}=${local}`).not.toThrow();
+      }
+    }
+  });
+
   it("requires KEYFOB_SECRET with a shared DATABASE_URL", () => {
     expect(() => loadConfig({ DATABASE_URL: "postgresql://u:p@db:5432/keyfob" })).toThrow(/KEYFOB_SECRET: required with DATABASE_URL/);
     expect(() => loadConfig({ DATABASE_URL: "postgresql://u:p@db:5432/keyfob", KEYFOB_SECRET: "short" })).toThrow(/at least 32/);

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { isLoopbackHost } from "./clients/redirect-uri";
 import { parseTrustedProxies, type ProxyTrust } from "./http/client-ip";
 
 /** JWKS responses may be cached 5 minutes and instances reload keys every minute: a new key must be out longer. */
@@ -47,6 +48,15 @@ const httpUrl = z
     }
   }, "expected an http(s) URL without query or fragment");
 
+/**
+ * A URL Keyfob trusts for identities (its own issuer, the upstream providers, the chain RPC): https,
+ * or http on this machine only, so that nobody on the network can answer in its place.
+ */
+const secureUrl = httpUrl.refine((value) => {
+  const url = URL.parse(value);
+  return !url || url.protocol === "https:" || isLoopbackHost(url.hostname); // an unparseable URL is httpUrl's to name
+}, "must use https (http only on localhost or a loopback address)");
+
 /** A rate limit: `<count>/<duration>` (e.g. `600/1m`), or `off`. */
 export type RateLimit = { max: number; windowSeconds: number } | undefined;
 
@@ -70,7 +80,7 @@ const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
 
 const envSchema = z.object({
-  ISSUER_URL: httpUrl.default("http://localhost:3000").transform((url) => url.replace(/\/+$/, "")),
+  ISSUER_URL: secureUrl.default("http://localhost:3000").transform((url) => url.replace(/\/+$/, "")),
   PORT: positiveInt("3000"),
   DATABASE_URL: optional(
     z.string().regex(/^postgres(ql)?:\/\//, "expected a postgresql:// connection URL"),
@@ -79,7 +89,7 @@ const envSchema = z.object({
   EMBEDDED_POSTGRES_PORT: positiveInt("54329"),
   KEYFOB_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)")),
   CHAIN_ID: positiveInt("1"),
-  RPC_URL: optional(httpUrl),
+  RPC_URL: optional(secureUrl),
   ACCESS_TOKEN_TTL: duration("14d"),
   CHALLENGE_TTL: duration("10m"),
   KEY_ROTATION_PERIOD: duration("30d"),
@@ -93,10 +103,10 @@ const envSchema = z.object({
   AUTHORIZATION_CODE_TTL: duration("60s"),
   GOOGLE_CLIENT_ID: optional(z.string()),
   GOOGLE_CLIENT_SECRET: optional(z.string()),
-  GOOGLE_ISSUER: httpUrl.default("https://accounts.google.com"),
+  GOOGLE_ISSUER: secureUrl.default("https://accounts.google.com"),
   APPLE_CLIENT_ID: optional(z.string()),
   APPLE_CLIENT_SECRET: optional(z.string()),
-  APPLE_ISSUER: httpUrl.default("https://appleid.apple.com"),
+  APPLE_ISSUER: secureUrl.default("https://appleid.apple.com"),
   WALLETCONNECT_PROJECT_ID: optional(z.string()),
   ADMIN_ADDRESSES: z.string().default(""),
   ADMIN_EMAILS: z.string().default(""),

@@ -345,6 +345,38 @@ describe("Flow A when the chain cannot be reached", () => {
   }
 });
 
+describe("a compromised RPC provider", () => {
+  /** An RPC that vouches for every signature: eth_call says "valid"; it records what it was asked. */
+  async function lyingRpc(): Promise<{ url: string; methods: string[] }> {
+    const methods: string[] = [];
+    const url = await failingRpc(200, () => null);
+    const server = httpServers.at(-1)!;
+    server.removeAllListeners("request");
+    server.on("request", (request, response) => {
+      let text = "";
+      request.on("data", (chunk) => (text += chunk));
+      request.on("end", () => {
+        const { id, method } = JSON.parse(text) as { id: unknown; method: string };
+        methods.push(method);
+        const result = method === "eth_chainId" ? `0x${chain.chainId.toString(16)}` : method === "eth_getCode" ? "0x" : `0x${"00".repeat(31)}01`;
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
+      });
+    });
+    return { url, methods };
+  }
+
+  it("cannot log a plain wallet's address in: the chain is asked only for accounts with code", async () => {
+    const rpc = await lyingRpc();
+    const lied = submitOn(keyfobWithRpc(rpc.url));
+    const victim = privateKeyToAccount(generatePrivateKey());
+    const { state, challenge } = await challengeFor(appClientId, victim.address);
+    expectError(await submit(appClientId, state, await stranger.signMessage({ message: challenge }), lied), 400, "invalid_grant");
+    expectError(await submit(appClientId, state, garbage(120), lied), 400, "invalid_grant");
+    expect(rpc.methods).toContain("eth_getCode");
+    expect(rpc.methods).not.toContain("eth_call");
+  });
+});
+
 describe("the decoded ID token", () => {
   it("carries ethereum_address only with the email scope", async () => {
     const reply = await call(generateChallengeRoute, "/auth/web3/generate_challenge", {

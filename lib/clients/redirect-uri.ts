@@ -1,5 +1,8 @@
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/** Whether a URL's hostname is this machine: the one place plain http is acceptable. */
+export const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname);
+
 /**
  * Why a redirect URI cannot be registered, or undefined when it can: an absolute https URI, or
  * http on a loopback host (RFC 8252 7.3), without a fragment (RFC 6749 3.1.2). It is then stored

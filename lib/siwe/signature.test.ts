@@ -61,6 +61,17 @@ describe("verifySignature", () => {
     const long = `0x${"ab".repeat(200)}` as Hex;
     await expect(verifySignature(check({ signature: long }))).rejects.toMatchObject({ code: "invalid_grant" });
   });
+
+  it("refuses the malleable twin of a valid signature (high s, EIP-2), which recovers to the same address", async () => {
+    const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const r = signature.signature.slice(2, 66);
+    const s = BigInt(`0x${signature.signature.slice(66, 130)}`);
+    const v = parseInt(signature.signature.slice(130, 132), 16);
+    const twin = `0x${r}${(n - s).toString(16).padStart(64, "0")}${(v === 27 ? 28 : 27).toString(16)}` as Hex;
+    const { recoverMessageAddress } = await import("viem");
+    expect(await recoverMessageAddress({ message: challenge.text, signature: twin })).toBe(wallet);
+    await expect(verifySignature(check({ signature: twin }))).rejects.toMatchObject({ code: "invalid_grant", message: expect.stringMatching(/EIP-2/) });
+  });
 });
 
 describe("signature recovery on worker threads", () => {

@@ -1,11 +1,13 @@
 import {
   createPublicClient,
   defineChain,
+  hexToBigInt,
   http,
   HttpRequestError,
   isAddressEqual,
   isHex,
   size,
+  slice,
   TimeoutError,
   type Address,
   type Hex,
@@ -67,8 +69,16 @@ export function createChainVerifier(rpcUrl: string | undefined, chainId: number)
       } as ReturnType<Transport>;
     };
     const client = createPublicClient({ chain, transport: watched });
+    const unavailable = () => new OAuthError("temporarily_unavailable", "the chain could not be reached to verify a contract signature");
+    // Only a contract account (or one an ERC-6492 wrapper deploys) is asked: the RPC provider must
+    // never be able to vouch for a plain wallet's address.
+    if (!signature.endsWith(ERC6492_MAGIC)) {
+      const code = await client.getCode({ address }).catch(() => undefined);
+      if (unreachable) throw unavailable();
+      if (!code || code === "0x") return false;
+    }
     const valid = await client.verifyMessage({ address, message, signature }).catch(() => false);
-    if (unreachable) throw new OAuthError("temporarily_unavailable", "the chain could not be reached to verify a contract signature");
+    if (unreachable) throw unavailable();
     return valid;
   };
 }
@@ -96,6 +106,9 @@ export async function verifySignature(check: SignatureCheck, { recover = recover
     throw invalidRequest("signature must be 0x-prefixed hex of at least 65 bytes");
   }
   const signature = check.signature as Hex;
+  if (size(signature) === 65 && hexToBigInt(slice(signature, 32, 64)) > SECP256K1_HALF_ORDER) {
+    throw invalidGrant("the signature is malleable: its s value is in the upper half of the curve order (EIP-2)");
+  }
   const { client } = check;
   const throughSigner = client !== undefined && check.address.toLowerCase() === client.id.toLowerCase();
   let tried: SignatureMetricKind = throughSigner ? "signer" : "wallet";
@@ -116,6 +129,9 @@ export async function verifySignature(check: SignatureCheck, { recover = recover
   signatureChecks.inc({ kind: tried, result: "invalid" });
   throw invalidGrant("the signature does not match the address, an enabled signer of the client, or a contract account");
 }
+
+/** secp256k1's n / 2: EIP-2 signatures have s at most this, so each message has one signature per key. */
+const SECP256K1_HALF_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n / 2n;
 
 /** How a check is counted in keyfob_signature_checks_total. */
 type SignatureMetricKind = "wallet" | "signer" | "erc1271" | "erc6492";
