@@ -36,6 +36,12 @@ describe("loadConfig", () => {
     expect(message).toContain("RPC_URL: expected an http(s) URL");
   });
 
+  it("gives ID tokens the access token's lifetime unless ID_TOKEN_TTL says otherwise", () => {
+    expect(loadConfig({ ACCESS_TOKEN_TTL: "2h" })).toMatchObject({ accessTokenTtl: 7200, idTokenTtl: 7200 });
+    expect(loadConfig({ ACCESS_TOKEN_TTL: "2h", ID_TOKEN_TTL: "5m" })).toMatchObject({ accessTokenTtl: 7200, idTokenTtl: 300 });
+    expect(() => loadConfig({ ID_TOKEN_TTL: "soon" })).toThrow(/ID_TOKEN_TTL: expected a positive duration/);
+  });
+
   it("trusts identities only over https, or http on this machine", () => {
     for (const name of ["ISSUER_URL", "RPC_URL", "GOOGLE_ISSUER", "APPLE_ISSUER"]) {
       expect(() => loadConfig({ [name]: "http://rpc.example.com" }), name).toThrow(new RegExp(`${name}: must use https`));

@@ -91,6 +91,7 @@ const envSchema = z.object({
   CHAIN_ID: positiveInt("1"),
   RPC_URL: optional(secureUrl),
   ACCESS_TOKEN_TTL: duration("14d"),
+  ID_TOKEN_TTL: optional(duration("14d")),
   CHALLENGE_TTL: duration("10m"),
   KEY_ROTATION_PERIOD: duration("30d"),
   KEY_PUBLISH_LEAD: duration("1d"),
@@ -151,6 +152,8 @@ export type Config = {
   rpcUrl?: string;
   /** Lifetimes, in seconds. */
   accessTokenTtl: number;
+  /** ID token lifetime in seconds; the access token's unless ID_TOKEN_TTL is set. */
+  idTokenTtl: number;
   challengeTtl: number;
   keyRotationPeriod: number;
   /** How long a new signing key is published before it signs. */
@@ -219,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chainId: e.CHAIN_ID,
     rpcUrl: e.RPC_URL,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
+    idTokenTtl: e.ID_TOKEN_TTL ?? e.ACCESS_TOKEN_TTL,
     challengeTtl: e.CHALLENGE_TTL,
     keyRotationPeriod: e.KEY_ROTATION_PERIOD,
     keyPublishLead: e.KEY_PUBLISH_LEAD,

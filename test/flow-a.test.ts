@@ -1,7 +1,7 @@
 /**
  * Flow A through the real route handlers, a real PostgreSQL and real signatures from viem accounts.
  */
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from "jose";
 import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseSiweMessage } from "viem/siwe";
@@ -9,7 +9,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { GET as jwksAlias } from "@/app/.well-known/jwks.json/route";
 import { GET as discovery } from "@/app/.well-known/openid-configuration/route";
 import { GET as keysRoute } from "@/app/keys/route";
+import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { revokeSigner, setClientEnabled } from "@/lib/clients/registry";
+import { endpoint } from "@/lib/http/endpoint";
+import { createKeyfob } from "@/lib/keyfob";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { accessTokenHash } from "@/lib/tokens/issue";
@@ -154,9 +157,12 @@ describe("submit_challenge", () => {
       ethereum_address: license.clientId,
       email_verified: false,
     };
+    // The access token is typed at+jwt (RFC 9068), the ID token as the platform's tokens always were.
+    expect(decodeProtectedHeader(body.access_token)).toEqual({ alg: "RS256", kid: expect.stringMatching(/^[0-9a-f]{40}$/), typ: "at+jwt" });
+    expect(decodeProtectedHeader(body.id_token)).toEqual({ alg: "RS256", kid: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    await jwtVerify(body.access_token, jwks, { typ: "at+jwt", requiredClaims: ["client_id"] });
+    await expect(jwtVerify(body.id_token, jwks, { typ: "at+jwt" })).rejects.toThrow(/typ/); // a resource server can tell them apart
     for (const token of [body.access_token, body.id_token]) {
-      const header = decodeProtectedHeader(token);
-      expect(header).toEqual({ alg: "RS256", kid: expect.stringMatching(/^[0-9a-f]{40}$/) });
       const { payload } = await jwtVerify(token, jwks, { issuer: ISSUER, audience: license.clientId });
       expect(payload).toMatchObject(expected);
       expect(typeof payload.aud).toBe("string");
@@ -166,6 +172,25 @@ describe("submit_challenge", () => {
     }
     const { payload: idClaims } = await jwtVerify(body.id_token, jwks);
     expect(idClaims.at_hash).toBe(accessTokenHash(body.access_token));
+  });
+
+  it("gives the ID token its own lifetime when ID_TOKEN_TTL is set; expires_in stays the access token's", async () => {
+    const shortId = createKeyfob({ ...keyfob().config, idTokenTtl: 300, recoveryThreads: 0 }, keyfob());
+    const license = await registerLicense();
+    const { state, challenge } = await requestChallenge(license);
+    const signature = await license.owner.signMessage({ message: challenge });
+    const response = await endpoint("submit_challenge", (k, _, params) => submitChallenge(k, params), () => shortId)(
+      new Request(`${ISSUER}/auth/web3/submit_challenge`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ client_id: license.clientId, state, grant_type: "authorization_code", domain: license.domain, signature }),
+      }),
+    );
+    const body = await response.json();
+    expect(body.expires_in).toBe(1209600);
+    const [access, id] = [decodeJwt(body.access_token), decodeJwt(body.id_token)];
+    expect(access.exp! - access.iat!).toBe(1209600);
+    expect(id.exp! - id.iat!).toBe(300);
   });
 
   it("issues tokens to a user's own wallet (address other than client_id)", async () => {

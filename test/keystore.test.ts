@@ -72,7 +72,7 @@ describe("KeyStore", () => {
 
     // A token signed by the first key just before the switch...
     advance(1.99);
-    const { response } = await issueTokens(a, "https://issuer.example", policy.tokenTtl, {
+    const { response } = await issueTokens(a, "https://issuer.example", { accessToken: policy.tokenTtl, idToken: policy.tokenTtl }, {
       clientId: "c",
       userId: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9",
       connector: "web3",

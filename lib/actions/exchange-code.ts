@@ -5,7 +5,7 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
 import type { Scope } from "../oauth/scope";
-import { issueTokens, type TokenResponse } from "../tokens/issue";
+import { issueTokens, tokenLifetimes, type TokenResponse } from "../tokens/issue";
 import { consumeCode, revokeTokensOfCode } from "../tokens/record";
 
 /**
@@ -38,7 +38,7 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
   if (!client.confidential && grant.codeChallenge === null) throw invalidGrant("a public client must use PKCE");
   verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
 
-  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, config.accessTokenTtl, {
+  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
     clientId: client.id,
     userId: grant.accountId,
     connector: grant.connector,

@@ -6,7 +6,7 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { verifySignature } from "../siwe/signature";
-import { issueTokens, type TokenResponse } from "../tokens/issue";
+import { issueTokens, tokenLifetimes, type TokenResponse } from "../tokens/issue";
 import type { Address } from "viem";
 
 /**
@@ -47,7 +47,7 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
 
   // Signed before the state is consumed; released only if this request is the one that consumes it.
   const scope = challenge.scope.split(" ") as Scope[];
-  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, config.accessTokenTtl, {
+  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
     clientId,
     userId: address,
     connector: "web3",

@@ -4,6 +4,9 @@ import type { Scope } from "../oauth/scope";
 import { SIGNING_ALG } from "../keys/keystore";
 import { encodeSubject } from "./sub";
 
+/** The JOSE `typ` of access tokens (RFC 9068 2.1). */
+export const ACCESS_TOKEN_TYPE = "at+jwt";
+
 export type TokenSigner = { signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> };
 
 /** Who the tokens are for, and what the client asked to know. */
@@ -31,22 +34,33 @@ export function accessTokenHash(accessToken: string): string {
   return createHash("sha256").update(accessToken).digest().subarray(0, 16).toString("base64url");
 }
 
-/** Issues an access token and an ID token (RS256, with kid) carrying the platform's claims. */
+/** Lifetimes in seconds: the access token's is `expires_in`; the ID token's may be shorter. */
+export type TokenLifetimes = { accessToken: number; idToken: number };
+
+export const tokenLifetimes = (config: { accessTokenTtl: number; idTokenTtl: number }): TokenLifetimes => ({
+  accessToken: config.accessTokenTtl,
+  idToken: config.idTokenTtl,
+});
+
+/**
+ * Issues an access token and an ID token (RS256, with kid) carrying the platform's claims. The
+ * access token is typed `at+jwt` and names its client (RFC 9068), so that a resource server can
+ * tell it from an ID token.
+ */
 export async function issueTokens(
   signer: TokenSigner,
   issuer: string,
-  ttlSeconds: number,
+  lifetimes: TokenLifetimes,
   grant: Grant,
-): Promise<{ response: TokenResponse; jti: string; expiresAt: Date }> {
+): Promise<{ response: TokenResponse; jti: string; kid: string; expiresAt: Date }> {
   const { kid, privateKey } = await signer.signingKey();
   const iat = Math.floor(Date.now() / 1000);
-  const exp = iat + ttlSeconds;
+  const exp = iat + lifetimes.accessToken;
   const claims: JWTPayload = {
     iss: issuer,
     sub: encodeSubject({ userId: grant.userId, connector: grant.connector }),
     aud: grant.clientId,
     iat,
-    exp,
     provider_id: grant.connector,
     ...(grant.scope.includes("email") && {
       ethereum_address: grant.ethereumAddress,
@@ -55,14 +69,15 @@ export async function issueTokens(
     email_verified: grant.emailVerified,
     ...(grant.nonce !== undefined && { nonce: grant.nonce }),
   };
-  const sign = (payload: JWTPayload) => new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid }).sign(privateKey);
+  const sign = (payload: JWTPayload, typ?: string) => new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey);
 
   const jti = randomUUID();
-  const accessToken = await sign({ ...claims, jti, scope: grant.scope.join(" ") });
-  const idToken = await sign({ ...claims, jti: randomUUID(), at_hash: accessTokenHash(accessToken) });
+  const accessToken = await sign({ ...claims, exp, client_id: grant.clientId, jti, scope: grant.scope.join(" ") }, ACCESS_TOKEN_TYPE);
+  const idToken = await sign({ ...claims, exp: iat + lifetimes.idToken, jti: randomUUID(), at_hash: accessTokenHash(accessToken) });
   return {
-    response: { access_token: accessToken, token_type: "bearer", expires_in: ttlSeconds, id_token: idToken },
+    response: { access_token: accessToken, token_type: "bearer", expires_in: lifetimes.accessToken, id_token: idToken },
     jti,
+    kid,
     expiresAt: new Date(exp * 1000),
   };
 }
