@@ -111,6 +111,7 @@ const envSchema = z.object({
   WALLETCONNECT_PROJECT_ID: optional(z.string()),
   ADMIN_ADDRESSES: z.string().default(""),
   ADMIN_EMAILS: z.string().default(""),
+  ADMIN_CONTRACT_SIGNATURES: z.enum(["true", "false"], "expected true or false").default("false"),
   HOST: optional(z.string()),
   TRUSTED_PROXIES: z
     .string()
@@ -169,6 +170,8 @@ export type Config = {
   /** Bootstrap admins: account addresses and verified emails, lower case. */
   adminAddresses: string[];
   adminEmails: string[];
+  /** Whether admins may sign in with smart-account (ERC-1271/6492) signatures, which the RPC provider vouches for. */
+  adminContractSignatures: boolean;
   /** Interface to listen on; unset: every interface. */
   host?: string;
   /** Which X-Forwarded-For entries to believe (TRUSTED_PROXIES). */
@@ -234,6 +237,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walletConnectProjectId: e.WALLETCONNECT_PROJECT_ID,
     adminAddresses: list(e.ADMIN_ADDRESSES).map((a) => a.toLowerCase()),
     adminEmails: list(e.ADMIN_EMAILS).map((a) => a.toLowerCase()),
+    adminContractSignatures: e.ADMIN_CONTRACT_SIGNATURES === "true",
     host: e.HOST,
     trustProxy: parseTrustedProxies(e.TRUSTED_PROXIES),
     metricsPort: e.METRICS_PORT,

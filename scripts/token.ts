@@ -15,11 +15,12 @@ const { values } = parseArgs({
     "private-key": { type: "string" },
     address: { type: "string" },
     scope: { type: "string" },
+    "chain-id": { type: "string" },
   },
 });
 const privateKey = values["private-key"] ?? process.env.KEYFOB_PRIVATE_KEY;
 if (!values["client-id"] || !values.domain || !privateKey) {
-  console.error("usage: npm run token -- --client-id <id> --domain <redirect URI> --private-key <0x...> [--auth-url URL] [--address 0x...] [--scope 'openid email']");
+  console.error("usage: npm run token -- --client-id <id> --domain <redirect URI> --private-key <0x...> [--auth-url URL] [--address 0x...] [--scope 'openid email'] [--chain-id 1]");
   process.exit(2);
 }
 getToken({
@@ -29,6 +30,7 @@ getToken({
   privateKey: privateKey as Hex,
   address: values.address,
   scope: values.scope,
+  chainId: values["chain-id"] ? Number(values["chain-id"]) : undefined,
 })
   .then((tokens) => console.log(JSON.stringify(tokens, null, 2)))
   .catch((error) => {

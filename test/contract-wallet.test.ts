@@ -8,16 +8,20 @@ import type { AddressInfo } from "node:net";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import { bytesToHex, concatHex, getAddress, serializeErc6492Signature, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as jwksRoute } from "@/app/.well-known/jwks.json/route";
 import { POST as generateChallengeRoute } from "@/app/auth/web3/generate_challenge/route";
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
+import { loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
 import { submitChallenge } from "@/lib/actions/submit-challenge";
+import { ADMIN_CLIENT_ID, adminRedirectUri, ensureAdminClient } from "@/lib/admin/session";
 import { addRedirectUri, createClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { compileContracts, startLocalChain, type LocalChain } from "./chain/local-chain";
 import { freePort } from "./support/global-setup";
@@ -374,6 +378,43 @@ describe("a compromised RPC provider", () => {
     expectError(await submit(appClientId, state, garbage(120), lied), 400, "invalid_grant");
     expect(rpc.methods).toContain("eth_getCode");
     expect(rpc.methods).not.toContain("eth_call");
+  });
+});
+
+describe("hosted login with a smart account", () => {
+  async function hostedLogin(k: Keyfob, clientId: string, redirectUri: string) {
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      response_type: "code",
+      scope: "openid",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    });
+    const start = await startAuthorization(k, query);
+    if (start.kind !== "login") throw new Error(`expected a login page, got ${start.kind}`);
+    const message = createSiweMessage({
+      domain: new URL(process.env.ISSUER_URL!).host,
+      address: userAccount,
+      uri: process.env.ISSUER_URL!,
+      version: "1",
+      chainId: chain.chainId,
+      nonce: start.walletNonce,
+      issuedAt: new Date(),
+      resources: [SIWE_PURPOSE.login],
+    });
+    return loginWithWallet(k, start.interactionId, message, await userOwner.signMessage({ message }));
+  }
+
+  it("logs a contract account in to an application, but not to the dashboard unless ADMIN_CONTRACT_SIGNATURES", async () => {
+    expect(new URL(await hostedLogin(app, appClientId, DOMAIN)).searchParams.get("code")).toBeTruthy();
+    await ensureAdminClient(app);
+    await expect(hostedLogin(app, ADMIN_CLIENT_ID, adminRedirectUri(app))).rejects.toMatchObject({
+      code: "invalid_grant",
+      message: expect.stringMatching(/smart-account signatures are not accepted for admin sign-in/),
+    });
+    const allowing = createKeyfob(loadConfig({ ...process.env, ADMIN_CONTRACT_SIGNATURES: "true" }), app);
+    expect(new URL(await hostedLogin(allowing, ADMIN_CLIENT_ID, adminRedirectUri(app))).searchParams.get("code")).toBeTruthy();
   });
 });
 

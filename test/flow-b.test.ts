@@ -8,6 +8,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { jwtVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
+import { createChallengeMessage } from "@/lib/siwe/challenge";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as keysRoute } from "@/app/keys/route";
 import { POST as introspectRoute } from "@/app/token/introspect/route";
@@ -287,6 +289,7 @@ describe("wallet login on the hosted page", () => {
       chainId: 1,
       nonce: start.walletNonce,
       issuedAt: new Date(),
+      resources: [SIWE_PURPOSE.login],
       ...tamper,
     });
     const signature = await wallet.signMessage({ message });
@@ -310,10 +313,32 @@ describe("wallet login on the hosted page", () => {
     ["another URI", { uri: "https://evil.example.com" }],
     ["another chain", { chainId: 137 }],
     ["an old message", { issuedAt: new Date(Date.now() - 3600_000) }],
+    ["no purpose (a Flow A challenge has no Resources line)", { resources: undefined }],
+    ["the link-wallet purpose", { resources: [SIWE_PURPOSE.linkWallet] }],
+    ["a second resource", { resources: [SIWE_PURPOSE.login, "https://example.com/more"] }],
   ])("refuses a message with %s", async (_, tamper) => {
     const app = await registerApp();
     const { login } = await walletLogin(app, undefined, tamper);
     await expect(login()).rejects.toMatchObject({ code: "invalid_grant" });
+  });
+
+  it("refuses a message whose Issued At is not a time", async () => {
+    const app = await registerApp();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const { start, message } = await walletLogin(app, wallet);
+    const whenever = message.replace(/Issued At: .*/, "Issued At: whenever");
+    await expect(loginWithWallet(keyfob(), start.interactionId, whenever, await wallet.signMessage({ message: whenever }))).rejects.toMatchObject({
+      code: "invalid_grant",
+      message: "the sign-in message has no valid Issued At time",
+    });
+  });
+
+  it("refuses a signed Flow A challenge carrying the interaction's nonce (a relayed signature)", async () => {
+    const app = await registerApp();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const { start } = await walletLogin(app, wallet);
+    const challenge = createChallengeMessage({ issuerUrl: ISSUER, domain: app.redirectUri, address: wallet.address, chainId: 1, nonce: start.walletNonce, issuedAt: new Date() });
+    await expect(loginWithWallet(keyfob(), start.interactionId, challenge, await wallet.signMessage({ message: challenge }))).rejects.toMatchObject({ code: "invalid_grant" });
   });
 
   it("refuses a signature by another key, and a replay after login", async () => {
@@ -438,11 +463,14 @@ describe("linking a wallet to a signed-in account", () => {
     const { resolveAccount } = await import("@/lib/accounts/accounts");
     const accountId = await resolveAccount(keyfob(), google());
     const wallet = privateKeyToAccount(generatePrivateKey());
-    const message = (nonce: string) =>
-      createSiweMessage({ domain: "localhost:3000", address: wallet.address, uri: ISSUER, version: "1", chainId: 1, nonce, issuedAt: new Date() });
+    const message = (nonce: string, purpose: string = SIWE_PURPOSE.linkWallet) =>
+      createSiweMessage({ domain: "localhost:3000", address: wallet.address, uri: ISSUER, version: "1", chainId: 1, nonce, issuedAt: new Date(), resources: [purpose] });
     // A nonce issued for another account does not link.
     const foreign = message(accountLinkNonce(keyfob(), "0x0000000000000000000000000000000000000002"));
     await expect(verifyAccountLink(keyfob(), accountId, foreign, await wallet.signMessage({ message: foreign }))).rejects.toMatchObject({ code: "invalid_grant" });
+    // A login message (another purpose) with the right nonce does not link either.
+    const login = message(accountLinkNonce(keyfob(), accountId), SIWE_PURPOSE.login);
+    await expect(verifyAccountLink(keyfob(), accountId, login, await wallet.signMessage({ message: login }))).rejects.toMatchObject({ code: "invalid_grant" });
     const own = message(accountLinkNonce(keyfob(), accountId));
     await expect(verifyAccountLink(keyfob(), accountId, own, await wallet.signMessage({ message: own }))).resolves.toBe(wallet.address);
     const identity = await keyfob().db.identity.findUniqueOrThrow({ where: { provider_subject: { provider: "web3", subject: wallet.address } } });

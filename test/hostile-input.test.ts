@@ -18,6 +18,7 @@ import path from "node:path";
 import ts from "typescript";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as authorizeGet, POST as authorizePost } from "@/app/auth/route";
 import { GET as generateGet, POST as generatePost } from "@/app/auth/web3/generate_challenge/route";
@@ -953,7 +954,7 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
     const { id, walletNonce } = await pendingLogin();
     const wallet = privateKeyToAccount(generatePrivateKey());
     const siwe = (statement: string) =>
-      createSiweMessage({ domain: "localhost:3000", address: wallet.address, statement: "STATEMENT", uri: ISSUER, version: "1", chainId: 1, nonce: walletNonce, issuedAt: new Date() }).replace(
+      createSiweMessage({ domain: "localhost:3000", address: wallet.address, statement: "STATEMENT", uri: ISSUER, version: "1", chainId: 1, nonce: walletNonce, issuedAt: new Date(), resources: [SIWE_PURPOSE.login] }).replace(
         "STATEMENT",
         statement,
       );

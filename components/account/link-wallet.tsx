@@ -1,6 +1,7 @@
 "use client";
 /** "Link wallet" on /account: the wallet signs an EIP-4361 message carrying the account's link nonce. */
 import { useCallback, useState } from "react";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { Spinner, WalletIcon } from "../login/icons";
 import { buttonStyles, Notice, ShortAddress } from "../login/ui";
 import { useSiwe, walletProgress } from "../login/use-siwe";
@@ -28,7 +29,7 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
     },
     [link],
   );
-  const siwe = useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, serverTime, submit });
+  const siwe = useSiwe({ purpose: SIWE_PURPOSE.linkWallet, chainId, chainLabel, issuerUrl, nonce, statement, serverTime, submit });
   const { step, problem, address } = siwe;
   const busy = step === "connecting" || step === "switching" || step === "signing" || step === "submitting";
   const progress: Partial<Record<typeof step, string>> = { ...walletProgress(chainLabel), submitting: "Linking…" };

@@ -30,6 +30,8 @@ type Options = {
   /** The server-issued nonce the message must carry. */
   nonce: string;
   statement: string;
+  /** What the message is for (its Resources line): the server accepts it for that page only. */
+  purpose: string;
   /** The server's clock when the page was rendered (ms): messages carry the server's time. */
   serverTime: number;
   /** Sends message and signature to the server; an error keeps the person on the page. */
@@ -49,7 +51,7 @@ export function walletProgress(chainLabel: string): Partial<Record<SiweStep, str
   };
 }
 
-export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, serverTime, submit }: Options) {
+export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, purpose, serverTime, submit }: Options) {
   const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
   /** The EIP-4361 message for this address: Keyfob's domain and URI, CHAIN_ID, the nonce, the server's time. */
   const message = useCallback(
@@ -63,8 +65,9 @@ export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, serv
         chainId,
         nonce,
         issuedAt: new Date(Date.now() + clockOffset),
+        resources: [purpose],
       }),
-    [chainId, clockOffset, issuerUrl, nonce, statement],
+    [chainId, clockOffset, issuerUrl, nonce, statement, purpose],
   );
   const connection = useConnection();
   const connectors = useConnectors();

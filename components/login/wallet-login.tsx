@@ -5,6 +5,7 @@
  * single-use nonce), and hands it to the server action, which redirects to the application.
  */
 import { useCallback } from "react";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { chainName } from "../providers";
 import { Spinner, WalletIcon } from "./icons";
 import { buttonStyles, Notice, ShortAddress } from "./ui";
@@ -30,7 +31,7 @@ export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl,
   const chainLabel = chainName(chainId);
   const statement = `Sign in to ${clientName.replace(/[\r\n]+/g, " ")} with Keyfob. This does not send a transaction or cost a fee.`;
   const submit = useCallback((text: string, signature: string) => login(interactionId, text, signature), [interactionId, login]);
-  const siwe = useSiwe({ chainId, chainLabel, issuerUrl, nonce: walletNonce, statement, serverTime, submit });
+  const siwe = useSiwe({ purpose: SIWE_PURPOSE.login, chainId, chainLabel, issuerUrl, nonce: walletNonce, statement, serverTime, submit });
   const { step, problem, address } = siwe;
   const busy = step === "connecting" || step === "switching" || step === "signing" || step === "submitting" || step === "done";
 

@@ -1,7 +1,8 @@
 import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
 import { normalizeClientId } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
-import { errorDescription, invalidRequest, OAuthError } from "../oauth/errors";
+import { ADMIN_CLIENT_ID } from "../admin/session";
+import { errorDescription, invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 import { rateLimited } from "../metrics";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { hasControlCharacter, refuseControlCharacters } from "../oauth/params";
@@ -170,9 +171,13 @@ export async function loginWithWallet(keyfob: Keyfob, interactionId: string, mes
   // EIP-4361 messages are lines of printable text: a NUL or another control character (line feeds
   // aside) is no sign-in message, whatever the wallet signed.
   if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest("the sign-in message contains a control character");
-  const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId }, select: { walletNonce: true } });
+  const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId }, select: { walletNonce: true, clientId: true } });
   if (!interaction?.walletNonce) throw expiredInteraction();
-  const address = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce);
+  const { address, kind } = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce, "login");
+  // The RPC provider vouches for smart-account signatures: not enough for the dashboard unless the operator says so.
+  if (kind === "contract" && interaction.clientId === ADMIN_CLIENT_ID && !keyfob.config.adminContractSignatures) {
+    throw invalidGrant("smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)");
+  }
   return completeAuthorization(keyfob, interactionId, { provider: "web3", subject: address, emailVerified: false });
 }
 

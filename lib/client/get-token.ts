@@ -1,5 +1,6 @@
+import { getAddress, isAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { Hex } from "viem";
+import { isLoopbackHost } from "../clients/redirect-uri";
 
 export type GetTokenOptions = {
   /** Keyfob's base URL, e.g. https://auth.example.com */
@@ -13,6 +14,8 @@ export type GetTokenOptions = {
   /** The address the tokens are for; defaults to clientId when it is an address (a license signing through a signer). */
   address?: string;
   scope?: string;
+  /** The chain Keyfob's challenges name (its CHAIN_ID); default 1. */
+  chainId?: number;
 };
 
 export type Tokens = { access_token: string; token_type: string; expires_in: number; id_token: string };
@@ -29,11 +32,47 @@ export class KeyfobError extends Error {
   }
 }
 
-/** Flow A from the application's side: generate_challenge, sign it with the key, submit_challenge. */
+/** A "challenge" the library refuses to sign: it is not the Flow A challenge it asked for. */
+export class UnsafeChallengeError extends Error {
+  constructor(reason: string) {
+    super(`refusing to sign: ${reason}`);
+    this.name = "UnsafeChallengeError";
+  }
+}
+
+/** How long a challenge's Issued At may be from this machine's clock. */
+const MAX_CLOCK_DIFFERENCE_MS = 5 * 60_000;
+
+/** The Flow A challenge's exact layout (lib/siwe/challenge.ts), and nothing else: no statement of its own, no resources. */
+const FLOW_A_CHALLENGE =
+  /^(?<host>\S+) wants you to sign in with your Ethereum account:\n(?<address>0x[0-9a-fA-F]{40})\n\n(?<domainHost>\S+) is asking you sign in\.\n\nURI: (?<uri>\S+)\nVersion: 1\nChain ID: (?<chainId>\d+)\nNonce: [0-9A-Za-z]{30}\nIssued At: (?<issuedAt>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/;
+
+/**
+ * Checks that `challenge` is a fresh Flow A challenge from `authUrl` for this domain, address and
+ * chain. A key that signs whatever it is sent is a signing oracle: a hostile or mistyped authUrl
+ * could hand it another site's sign-in message (Keyfob's own hosted login, say) and log in as it.
+ */
+export function checkChallenge(challenge: string, expected: { authUrl: string; domain: string; address: string; chainId: number; now?: Date }): void {
+  const fields = FLOW_A_CHALLENGE.exec(challenge)?.groups;
+  if (!fields) throw new UnsafeChallengeError("the challenge is not a Flow A challenge");
+  const auth = new URL(expected.authUrl);
+  if (fields.host !== auth.host || fields.uri !== expected.authUrl.replace(/\/+$/, "")) throw new UnsafeChallengeError(`the challenge is not for ${auth.origin}`);
+  if (fields.domainHost !== new URL(expected.domain).hostname) throw new UnsafeChallengeError("the challenge is for another domain");
+  if (getAddress(fields.address) !== getAddress(expected.address)) throw new UnsafeChallengeError("the challenge is for another address");
+  if (Number(fields.chainId) !== expected.chainId) throw new UnsafeChallengeError(`the challenge is for chain ${fields.chainId}, not ${expected.chainId}`);
+  const skew = Math.abs(new Date(fields.issuedAt).getTime() - (expected.now ?? new Date()).getTime());
+  if (!(skew <= MAX_CLOCK_DIFFERENCE_MS)) throw new UnsafeChallengeError("the challenge was not issued just now");
+}
+
+/** Flow A from the application's side: generate_challenge, check and sign the challenge with the key, submit_challenge. */
 export async function getToken(options: GetTokenOptions): Promise<Tokens> {
   const account = privateKeyToAccount(options.privateKey);
   const base = options.authUrl.replace(/\/+$/, "");
-  const address = options.address ?? (/^0x[0-9a-fA-F]{40}$/.test(options.clientId) ? options.clientId : account.address);
+  const url = new URL(base);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+    throw new UnsafeChallengeError(`authUrl must use https (http only on localhost): ${url.origin}`);
+  }
+  const address = options.address ?? (isAddress(options.clientId, { strict: false }) ? options.clientId : account.address);
 
   const { state, challenge } = await post<{ state: string; challenge: string }>(`${base}/auth/web3/generate_challenge`, {
     client_id: options.clientId,
@@ -42,6 +81,7 @@ export async function getToken(options: GetTokenOptions): Promise<Tokens> {
     response_type: "code",
     address,
   });
+  checkChallenge(challenge, { authUrl: base, domain: options.domain, address, chainId: options.chainId ?? 1 });
   const signature = await account.signMessage({ message: challenge });
   return post<Tokens>(`${base}/auth/web3/submit_challenge`, {
     client_id: options.clientId,

@@ -4,17 +4,25 @@ import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { Keyfob } from "../keyfob";
 import { invalidGrant, invalidRequest } from "../oauth/errors";
 import { linkWallet } from "../accounts/accounts";
-import { verifySignature } from "./signature";
+import { SIWE_PURPOSE, type SiwePurpose } from "./purpose";
+import { verifySignature, type SignatureKind } from "./signature";
 
 /** How long a wallet login message may take between being issued and being submitted. */
 const MAX_MESSAGE_AGE_MS = 10 * 60_000;
 
 /**
- * Verifies an EIP-4361 login message from the hosted page: issued for this server (domain, URI,
- * chain) with the expected single-use nonce, recent, and signed by its address (plain wallet, or
- * ERC-1271/6492 smart account through RPC_URL). Returns the address.
+ * Verifies an EIP-4361 message from one of Keyfob's pages: issued for this server (domain, URI,
+ * chain) for this purpose (its Resources line) with the expected single-use nonce, recent, and
+ * signed by its address (plain wallet, or ERC-1271/6492 smart account through RPC_URL). Returns the
+ * address and how the signature was accepted.
  */
-export async function verifyLoginMessage(keyfob: Keyfob, message: string, signature: string, nonce: string): Promise<Address> {
+export async function verifyLoginMessage(
+  keyfob: Keyfob,
+  message: string,
+  signature: string,
+  nonce: string,
+  purpose: SiwePurpose,
+): Promise<{ address: Address; kind: SignatureKind }> {
   const { issuerUrl, chainId } = keyfob.config;
   let parsed: ReturnType<typeof parseSiweMessage>;
   try {
@@ -31,10 +39,16 @@ export async function verifyLoginMessage(keyfob: Keyfob, message: string, signat
     parsed.version === "1" &&
     validateSiweMessage({ message: parsed, nonce, time: now });
   if (!issuedHere || !parsed.address) throw invalidGrant("the sign-in message was not issued for this login");
-  const age = now.getTime() - (parsed.issuedAt?.getTime() ?? 0);
+  if (parsed.resources?.length !== 1 || parsed.resources[0] !== SIWE_PURPOSE[purpose]) {
+    throw invalidGrant("the sign-in message was not written for this page (its Resources line names another purpose)");
+  }
+  // An unparseable Issued At is an Invalid Date, which every comparison would let through.
+  const issuedAt = parsed.issuedAt?.getTime();
+  if (issuedAt === undefined || Number.isNaN(issuedAt)) throw invalidGrant("the sign-in message has no valid Issued At time");
+  const age = now.getTime() - issuedAt;
   if (age > MAX_MESSAGE_AGE_MS || age < -60_000) throw invalidGrant("the sign-in message is too old or from the future");
-  await verifySignature({ message, address: parsed.address, signature }, keyfob.signatures);
-  return parsed.address;
+  const kind = await verifySignature({ message, address: parsed.address, signature }, keyfob.signatures);
+  return { address: parsed.address, kind };
 }
 
 /**
@@ -69,7 +83,7 @@ export async function verifyAccountLink(keyfob: Keyfob, accountId: string, messa
     throw invalidRequest("the sign-in message is not an EIP-4361 message");
   }
   if (!nonce || !checkAccountLinkNonce(keyfob, accountId, nonce)) throw invalidGrant("the link request has expired; try again");
-  const wallet = await verifyLoginMessage(keyfob, message, signature, nonce);
+  const { address: wallet } = await verifyLoginMessage(keyfob, message, signature, nonce, "linkWallet");
   await linkWallet(keyfob, accountId, wallet);
   return wallet;
 }

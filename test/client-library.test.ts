@@ -1,0 +1,86 @@
+/**
+ * The Flow A client library (lib/client/get-token.ts) signs only a fresh Flow A challenge from the
+ * Keyfob it asked: a hostile or mistyped authUrl cannot use it as a signing oracle. The server here
+ * is a stand-in that answers whatever each test makes it answer, and records what it was sent.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkChallenge, getToken, UnsafeChallengeError } from "@/lib/client/get-token";
+import { createChallengeMessage } from "@/lib/siwe/challenge";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
+
+const license = privateKeyToAccount(generatePrivateKey());
+const domain = "https://fleet.example.com/callback";
+let authUrl: string;
+let challengeFor: (issuer: string) => string;
+const submitted: string[] = [];
+let server: http.Server;
+
+beforeAll(async () => {
+  server = http.createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      if (request.url!.endsWith("/generate_challenge")) {
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ state: "s".repeat(43), challenge: challengeFor(authUrl) }));
+      } else {
+        submitted.push(body);
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: "a", token_type: "bearer", expires_in: 1, id_token: "i" }));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  authUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+const flowA = (issuer: string, overrides: Partial<Parameters<typeof createChallengeMessage>[0]> = {}) =>
+  createChallengeMessage({ issuerUrl: issuer, domain, address: license.address, chainId: 1, nonce: "a".repeat(30), issuedAt: new Date(), ...overrides });
+
+const options = () => ({ authUrl, clientId: license.address, domain, privateKey: generatePrivateKey() });
+
+describe("getToken", () => {
+  it("signs and submits a fresh Flow A challenge from the Keyfob it asked", async () => {
+    challengeFor = (issuer) => flowA(issuer);
+    const before = submitted.length;
+    await expect(getToken(options())).resolves.toMatchObject({ token_type: "bearer" });
+    expect(submitted).toHaveLength(before + 1);
+  });
+
+  const hostile: [string, (issuer: string) => string][] = [
+    [
+      "Keyfob's hosted-login message (a relayed login)",
+      (issuer) =>
+        createSiweMessage({ domain: new URL(issuer).host, address: license.address, uri: issuer, version: "1", chainId: 1, nonce: "b".repeat(30), issuedAt: new Date(), resources: [SIWE_PURPOSE.login] }),
+    ],
+    ["another site's challenge", () => flowA("https://auth.elsewhere.example")],
+    ["a challenge for another address", (issuer) => flowA(issuer, { address: privateKeyToAccount(generatePrivateKey()).address })],
+    ["a challenge for another chain", (issuer) => flowA(issuer, { chainId: 137 })],
+    ["a challenge for another domain", (issuer) => flowA(issuer, { domain: "https://evil.example.com/cb" })],
+    ["a stale challenge", (issuer) => flowA(issuer, { issuedAt: new Date(Date.now() - 3600_000) })],
+    ["a challenge with a line added", (issuer) => `${flowA(issuer)}\nResources:\n- https://evil.example.com`],
+    ["any other text", () => "Transfer all my funds"],
+  ];
+  for (const [name, make] of hostile) {
+    it(`refuses to sign ${name}, and submits nothing`, async () => {
+      challengeFor = make;
+      const before = submitted.length;
+      await expect(getToken(options())).rejects.toBeInstanceOf(UnsafeChallengeError);
+      expect(submitted).toHaveLength(before);
+    });
+  }
+
+  it("refuses a plain-http authUrl other than localhost before sending anything", async () => {
+    await expect(getToken({ ...options(), authUrl: "http://auth.example.com" })).rejects.toThrow(/authUrl must use https/);
+  });
+
+  it("checks the chain it is told, and accepts the challenge's own time within five minutes", () => {
+    const issuer = "https://auth.example.com";
+    expect(() => checkChallenge(flowA(issuer, { chainId: 137 }), { authUrl: issuer, domain, address: license.address, chainId: 137 })).not.toThrow();
+    const now = new Date(Date.now() + 4 * 60_000);
+    expect(() => checkChallenge(flowA(issuer), { authUrl: issuer, domain, address: license.address, chainId: 1, now })).not.toThrow();
+  });
+});
