@@ -205,6 +205,16 @@ describe("submit_challenge", () => {
     expect(payload.email_verified).toBe(false);
   });
 
+  it("bounds what a request can make Keyfob store or sign: nonce and state up to 512 bytes", async () => {
+    const license = await registerLicense();
+    const long = await expectError(await call("generate_challenge", challengeParams(license, { nonce: "n".repeat(16 * 1024 - 400) })), 400, "invalid_request");
+    expect(long.error_description).toBe("parameter nonce must not exceed 512 bytes");
+    expect((await call("generate_challenge", challengeParams(license, { nonce: "n".repeat(512) }))).status).toBe(200);
+    await expectError(await call("generate_challenge", challengeParams(license, { nonce: "é".repeat(257) })), 400, "invalid_request"); // bytes, not characters
+    const { challenge } = await requestChallenge(license);
+    await expectError(await submit(license, "s".repeat(513), await license.owner.signMessage({ message: challenge })), 400, "invalid_request");
+  });
+
   it("carries the nonce given with the challenge request", async () => {
     const license = await registerLicense();
     const response = await handshake(license, license.owner, { nonce: "n-0S6_WzA2Mj" });

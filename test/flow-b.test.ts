@@ -80,6 +80,20 @@ function token(app: App, params: Record<string, string>, auth: "basic" | "post" 
 const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
 
 describe("GET /auth (authorization request)", () => {
+  it("refuses a state or nonce over 512 bytes with invalid_request, stores nothing, and does not echo the state", async () => {
+    const app = await registerApp();
+    const before = await keyfob().db.interaction.count({ where: { clientId: app.clientId } });
+    const oversized: Record<string, string>[] = [{ state: "s".repeat(513) }, { nonce: "n".repeat(513), state: "ok" }, { login_hint: "h".repeat(513), state: "ok" }];
+    for (const extra of oversized) {
+      const start = await startAuthorization(keyfob(), authorizeQuery(app, extra));
+      if (start.kind !== "redirect") throw new Error(`expected a redirect, got ${start.kind}`);
+      const params = new URL(start.location).searchParams;
+      expect(params.get("error")).toBe("invalid_request");
+      expect(params.get("state")).toBe(extra.state.length > 512 ? null : "ok");
+    }
+    expect(await keyfob().db.interaction.count({ where: { clientId: app.clientId } })).toBe(before);
+  });
+
   it.each([
     ["no client_id", (app: App) => authorizeQuery(app, { client_id: "" }), /no client_id/],
     ["an unknown client", (app: App) => authorizeQuery(app, { client_id: "kf_unknown" }), /unknown or disabled/],

@@ -552,7 +552,7 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
       ["an unknown client", () => post(withValue("client_id", "0x0000000000000000000000000000000000000001")), 401, "invalid_client"],
       ["a client_id with quotes and a backslash", () => post(withValue("client_id", QUOTES)), 401, "invalid_client"],
       ["a non-ASCII client_id", () => post(withValue("client_id", UNICODE)), 401, "invalid_client"],
-      ["a client_id of 10 000 characters", () => send("generate_challenge", { method: "GET", query: withValue("client_id", "k".repeat(10_000)) }), 401, "invalid_client"],
+      ["a client_id of 10 000 characters", () => send("generate_challenge", { method: "GET", query: withValue("client_id", "k".repeat(10_000)) }), 400, "invalid_request"],
       ["an unregistered domain", () => post(withValue("domain", "https://evil.example.com/callback")), 400, "invalid_request"],
       ["a domain that is no URL", () => post(withValue("domain", QUOTES)), 400, "invalid_request"],
       ["bytes that are not UTF-8", () => send("generate_challenge", { body: Buffer.concat([Buffer.from(new URLSearchParams(without("client_id")).toString() + "&client_id="), Buffer.from([0xff, 0xfe, 0xc3, 0x28])]) }), 401, "invalid_client"],
@@ -637,7 +637,7 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
       ["a short code_verifier", () => post(withValue("code_verifier", "abc")), 400, "invalid_grant"],
       ["a code_verifier with quotes", () => post(withValue("code_verifier", `${QUOTES}`.repeat(10))), 400, "invalid_grant"],
       ["a wrong code_verifier", () => post(withValue("code_verifier", randomBytes(32).toString("base64url"))), 400, "invalid_grant"],
-      ["a code_verifier of 129 characters", () => post(withValue("code_verifier", "a".repeat(129))), 400, "invalid_grant"],
+      ["a code_verifier of 129 characters", () => post(withValue("code_verifier", "a".repeat(129))), 400, "invalid_request"],
       ...commonCases("token", valid),
     ];
     await runCases(cases);

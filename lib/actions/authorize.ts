@@ -5,7 +5,7 @@ import { ADMIN_CLIENT_ID } from "../admin/session";
 import { errorDescription, invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 import { rateLimited } from "../metrics";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
-import { hasControlCharacter, refuseControlCharacters } from "../oauth/params";
+import { checkParameter, hasControlCharacter, isAcceptableParameter } from "../oauth/params";
 import { parseCodeChallenge } from "../oauth/pkce";
 import { parseScope } from "../oauth/scope";
 import { generateNonce } from "../siwe/challenge";
@@ -56,13 +56,14 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   const state = query.get("state") ?? undefined;
   const respond = (params: Record<string, string | undefined>) => ({
     kind: "redirect" as const,
-    location: authorizationResponse(redirectUri, { ...params, state: state !== undefined && !hasControlCharacter(state) ? state : undefined, iss: config.issuerUrl }),
+    // A state that is itself refused is not echoed back.
+    location: authorizationResponse(redirectUri, { ...params, state: state !== undefined && isAcceptableParameter("state", state) ? state : undefined, iss: config.issuerUrl }),
   });
   let request: PendingRequest;
   try {
     for (const name of new Set(query.keys())) {
       if (query.getAll(name).length > 1) throw invalidRequest(`parameter ${name} is included more than once`);
-      refuseControlCharacters(name, query.get(name)!);
+      checkParameter(name, query.get(name)!);
     }
     const responseType = query.get("response_type");
     if (!responseType) throw invalidRequest("missing required parameter: response_type");

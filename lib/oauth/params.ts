@@ -7,10 +7,36 @@ export function hasControlCharacter(value: string): boolean {
   return CONTROL_CHARACTER.test(value);
 }
 
-/** Refuses a parameter name or value with a control character (400 invalid_request). */
-export function refuseControlCharacters(name: string, value: string): void {
+/**
+ * Longest value accepted per parameter, in bytes. Whatever a request sends is stored (challenges,
+ * logins) or copied into tokens (nonce), so every value is bounded; the body as a whole is too.
+ */
+const MAX_LENGTHS: Record<string, number> = {
+  client_id: 128,
+  state: 512,
+  nonce: 512,
+  login_hint: 512,
+  code_verifier: 128, // RFC 7636 4.1: 43 to 128 characters
+  // ERC-6492 wrappers carry the account factory's calldata.
+  signature: 12 * 1024,
+};
+const MAX_LENGTH = 4096;
+
+/** Refuses (400 invalid_request) a parameter name or value with a control character, or a value longer than its bound. */
+export function checkParameter(name: string, value: string): void {
   if (hasControlCharacter(name)) throw invalidRequest("a parameter name contains a control character");
   if (hasControlCharacter(value)) throw invalidRequest(`parameter ${name} contains a control character`);
+  const max = MAX_LENGTHS[name] ?? MAX_LENGTH;
+  if (Buffer.byteLength(value) > max) throw invalidRequest(`parameter ${name} must not exceed ${max} bytes`);
+}
+
+export function isAcceptableParameter(name: string, value: string): boolean {
+  try {
+    checkParameter(name, value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Request bodies larger than this are refused with 413. */
@@ -32,7 +58,7 @@ export async function readParams(request: Request): Promise<Params> {
   const merged = new Map<string, string>();
   for (const source of [query, body]) {
     for (const [name, value] of source) {
-      refuseControlCharacters(name, value);
+      checkParameter(name, value);
       const seen = merged.get(name);
       if (seen !== undefined && seen !== value) throw invalidRequest(`parameter ${name} is included more than once`);
       merged.set(name, value);
