@@ -8,8 +8,6 @@ import { createHash, randomBytes } from "node:crypto";
 import { jwtVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
-import { createChallengeMessage } from "@/lib/siwe/challenge";
-import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as keysRoute } from "@/app/keys/route";
 import { POST as introspectRoute } from "@/app/token/introspect/route";
@@ -21,6 +19,8 @@ import { completeAuthorization, loginWithWallet, startAuthorization } from "@/li
 import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, setRequirePkce } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
+import { createChallengeMessage } from "@/lib/siwe/challenge";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 
@@ -187,6 +187,25 @@ describe("POST /token (code exchange)", () => {
     const confidential = await registerApp({ confidential: true });
     const plain = (await authorize(confidential)).searchParams.get("code")!;
     await expectError(await token(confidential, { code: plain, code_verifier: verifier }), 400, "invalid_grant");
+  });
+
+  it("refuses credentials in the URL of /token, revocation and introspection (RFC 6749 2.3.1)", async () => {
+    const app = await registerApp({ confidential: true });
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const inUrl = (route: (r: Request) => Promise<Response>, path: string, query: Record<string, string>, body: Record<string, string>) =>
+      route(new Request(`${ISSUER}${path}?${new URLSearchParams(query)}`, { method: "POST", headers: FORM, body: new URLSearchParams(body) }));
+    for (const [route, path, query, body] of [
+      [tokenRoute, "/token", { code }, { grant_type: "authorization_code", redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.secret! }],
+      [tokenRoute, "/token", { client_secret: app.secret! }, { grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_id: app.clientId }],
+      [tokenRoute, "/token", { code_verifier: app.pkce.verifier }, { grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.secret! }],
+      [revokeRoute, "/token/revoke", { token: "x" }, { client_id: app.clientId, client_secret: app.secret! }],
+      [introspectRoute, "/token/introspect", { token: "x" }, { client_id: app.clientId, client_secret: app.secret! }],
+    ] as const) {
+      const refused = await expectError(await inUrl(route, path, query, body), 400, "invalid_request");
+      expect(refused.error_description).toMatch(/must be sent in the request body, not in the URL$/);
+    }
+    // Nothing was redeemed: the same code still works from the body.
+    expect((await token(app, { code })).status).toBe(200);
   });
 
   it("requires PKCE of public clients (RFC 9700), and of confidential ones when an admin says so", async () => {

@@ -14,21 +14,25 @@ import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
 
 /**
  * What each protocol endpoint gets from the wrapper, in one place: CORS for browser applications
- * (the calling client's origins), the per-address and per-client rate limits, and, for token
- * endpoints, audit events and the flow their tokens count under. Introspection stays
- * server-to-server (no CORS).
+ * (the calling client's origins), the per-address and per-client rate limits, where credentials
+ * may be sent, and, for token endpoints, audit events and the flow their tokens count under.
+ * Introspection stays server-to-server (no CORS). Flow A keeps taking every parameter from the
+ * query, as its existing clients send them there.
  */
 const ENDPOINTS = {
   generate_challenge: { cors: true, rateLimited: true },
   submit_challenge: { cors: true, rateLimited: true, issues: "wallet_signature" },
-  token: { cors: true, rateLimited: true, issues: "code_exchange" },
-  revoke: { cors: true, rateLimited: true },
-  introspect: { cors: false, rateLimited: true },
+  token: { cors: true, rateLimited: true, issues: "code_exchange", credentialsInBody: true },
+  revoke: { cors: true, rateLimited: true, credentialsInBody: true },
+  introspect: { cors: false, rateLimited: true, credentialsInBody: true },
   userinfo: { cors: true, rateLimited: false },
-} as const satisfies Record<string, { cors: boolean; rateLimited: boolean; issues?: string }>;
+} as const satisfies Record<string, Policy>;
+
+/** Secrets that never belong in a URL, where logs and histories keep them (RFC 6749 2.3.1, RFC 9700 4.14). */
+const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "token"];
 
 export type EndpointName = keyof typeof ENDPOINTS;
-type Policy = { cors: boolean; rateLimited: boolean; issues?: "wallet_signature" | "code_exchange" };
+type Policy = { cors: boolean; rateLimited: boolean; issues?: "wallet_signature" | "code_exchange"; credentialsInBody?: boolean };
 type Action = (keyfob: Keyfob, request: Request, params: Params) => Promise<unknown>;
 
 /**
@@ -49,7 +53,7 @@ export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfo
     try {
       // Bad parameters are counted against the limits too: read first, refuse after counting.
       let readError: unknown;
-      params = await readParams(request).catch((error: unknown) => void (readError = error));
+      params = await readParams(request, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => void (readError = error));
       clientId = requestClientId(request, params);
       if (policy.rateLimited) await limitProtocolRequest(k, name, { ip: clientIp(request), clientId });
       if (readError) throw readError;

@@ -50,10 +50,14 @@ export type Params = {
 /**
  * Reads OAuth parameters from the query string and an `application/x-www-form-urlencoded` body,
  * which existing clients mix: some send everything in the query with an empty body and no
- * Content-Type. A parameter repeated with another value is refused (RFC 6749 3.1).
+ * Content-Type. A parameter repeated with another value is refused (RFC 6749 3.1), and so are the
+ * `bodyOnly` parameters in the query.
  */
-export async function readParams(request: Request): Promise<Params> {
+export async function readParams(request: Request, bodyOnly: readonly string[] = []): Promise<Params> {
   const query = new URL(request.url).searchParams;
+  for (const name of bodyOnly) {
+    if (query.has(name)) throw invalidRequest(`parameter ${name} must be sent in the request body, not in the URL`);
+  }
   const body = await readFormBody(request);
   const merged = new Map<string, string>();
   for (const source of [query, body]) {
