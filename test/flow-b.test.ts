@@ -15,7 +15,7 @@ import { POST as revokeRoute } from "@/app/token/revoke/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
 import { linkWallet, type LoginIdentity } from "@/lib/accounts/accounts";
-import { completeAuthorization, loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization, interactionRedirect, loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
 import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, setRequirePkce } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
@@ -372,6 +372,19 @@ describe("wallet login on the hosted page", () => {
     const { start } = await walletLogin(app, wallet);
     const challenge = createChallengeMessage({ issuerUrl: ISSUER, domain: app.redirectUri, address: wallet.address, chainId: 1, nonce: start.walletNonce, issuedAt: new Date() });
     await expect(loginWithWallet(keyfob(), start.interactionId, challenge, await wallet.signMessage({ message: challenge }))).rejects.toMatchObject({ code: "invalid_grant" });
+  });
+
+  it("ends the interaction on Cancel: no login after it, and no Cancel after a login", async () => {
+    const app = await registerApp();
+    const cancelled = await walletLogin(app);
+    const back = new URL(await interactionRedirect(keyfob(), cancelled.start.interactionId, "access_denied", "the user cancelled the login"));
+    expect(back.searchParams.get("error")).toBe("access_denied");
+    await expect(cancelled.login()).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(interactionRedirect(keyfob(), cancelled.start.interactionId, "access_denied", "again")).rejects.toMatchObject({ code: "invalid_request" });
+
+    const loggedIn = await walletLogin(app);
+    await loggedIn.login();
+    await expect(interactionRedirect(keyfob(), loggedIn.start.interactionId, "access_denied", "too late")).rejects.toMatchObject({ code: "invalid_request" });
   });
 
   it("refuses a signature by another key, and a replay after login", async () => {

@@ -980,10 +980,11 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
     }
     expect(await rowCounts()).toEqual(before); // no code, the interaction still pending
     expect((await k.db.interaction.findUniqueOrThrow({ where: { id } })).completedAt).toBeNull();
-    // Whatever description a caller passes, the redirect's error_description stays in the set.
-    const cancelled = new URL(await interactionRedirect(k, id, "access_denied", `he said "no" \\ \0 ${UNICODE}`));
-    expect(cancelled.searchParams.get("error_description")).toMatch(DESCRIPTION);
     expect(new URL(await loginWithWallet(k, id, message, signature)).searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Whatever description a caller passes, the redirect's error_description stays in the set.
+    const other = await pendingLogin();
+    const cancelled = new URL(await interactionRedirect(k, other.id, "access_denied", `he said "no" \\ \0 ${UNICODE}`));
+    expect(cancelled.searchParams.get("error_description")).toMatch(DESCRIPTION);
   });
 });
 

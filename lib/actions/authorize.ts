@@ -182,10 +182,18 @@ export async function loginWithWallet(keyfob: Keyfob, interactionId: string, mes
   return completeAuthorization(keyfob, interactionId, { provider: "web3", subject: address, emailVerified: false });
 }
 
-/** The interaction's client and redirect URI, for an error redirect when the user cancels. */
+/**
+ * Ends an interaction without a login (the user cancelled): it is completed in the same
+ * conditional update a login uses, so a login after a cancel (or a cancel after a login, or of an
+ * expired interaction) is refused. Returns the error redirect to the application.
+ */
 export async function interactionRedirect(keyfob: Keyfob, interactionId: string, error: string, description: string) {
   if (!isOpaque(interactionId)) throw expiredInteraction();
-  const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId } });
+  const now = new Date();
+  const [interaction] = await keyfob.db.interaction.updateManyAndReturn({
+    where: { id: interactionId, completedAt: null, expiresAt: { gt: now } },
+    data: { completedAt: now },
+  });
   if (!interaction) throw expiredInteraction();
   return authorizationResponse(interaction.redirectUri, {
     error,
