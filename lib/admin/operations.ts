@@ -204,8 +204,9 @@ export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): P
   const rows = await k.db.auditEvent.findMany({ where: auditWhere(filter), orderBy: { id: "desc" }, take: 100_000 });
   const cell = (value: unknown) => {
     const text = value instanceof Date ? value.toISOString() : value == null ? "" : String(value);
-    // Quote always; neutralise spreadsheet formulas.
-    return `"${(/^[=+\-@]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
+    // Quote always; neutralise what a spreadsheet would run: a formula character first, or after
+    // leading whitespace, and a leading tab or carriage return (OWASP CSV injection).
+    return `"${(/^(?:[=+\-@\t\r]|\s+[=+\-@])/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
   };
   return [CSV_COLUMNS.join(","), ...rows.map((row) => CSV_COLUMNS.map((c) => cell(row[c])).join(","))].join("\r\n") + "\r\n";
 }
