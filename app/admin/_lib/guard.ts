@@ -8,6 +8,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { AdminAccessError, requireAdmin, type Admin } from "@/lib/admin/access";
 import { ADMIN_SESSION_COOKIE } from "@/lib/admin/session";
+import { claimedClientId } from "@/lib/clients/registry";
 import type { Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 
@@ -28,6 +29,18 @@ export const adminPage = cache(async (): Promise<{ k: Keyfob; admin: Admin }> =>
     throw error;
   }
 });
+
+/**
+ * A client id from a path segment, or undefined when the segment cannot be one (a broken
+ * percent-encoding, a control character): such a page is simply not found.
+ */
+export function clientIdSegment(segment: string): string | undefined {
+  try {
+    return claimedClientId(decodeURIComponent(segment));
+  } catch {
+    return undefined;
+  }
+}
 
 /** A query parameter as one string. */
 export function param(value: string | string[] | undefined): string {

@@ -24,12 +24,12 @@ import {
   setClientEnabledAction,
   setRequirePkceAction,
 } from "../../../_lib/actions";
-import { adminPage, param, type SearchParams } from "../../../_lib/guard";
+import { adminPage, clientIdSegment, param, type SearchParams } from "../../../_lib/guard";
 
 type Params = Promise<{ clientId: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return { title: `Client ${decodeURIComponent((await params).clientId)}` };
+  return { title: `Client ${clientIdSegment((await params).clientId) ?? "not found"}` };
 }
 
 function signerStatus(signer: { expiresAt: Date | null; revokedAt: Date | null }, now: Date) {
@@ -40,8 +40,8 @@ function signerStatus(signer: { expiresAt: Date | null; revokedAt: Date | null }
 
 export default async function ClientPage({ params, searchParams }: { params: Params; searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
-  const clientId = decodeURIComponent((await params).clientId);
-  const client = await getClient(k, admin, clientId);
+  const clientId = clientIdSegment((await params).clientId);
+  const client = clientId === undefined ? undefined : await getClient(k, admin, clientId);
   if (!client) notFound();
   const created = param((await searchParams).created) === "1";
   const now = new Date();
