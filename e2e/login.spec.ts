@@ -289,6 +289,14 @@ test.describe("errors", () => {
     expect(response.get("iss")).toBe(baseURL);
   });
 
+  test("Google and Apple callbacks are built from ISSUER_URL, whatever the Host headers say", async ({ request }) => {
+    const response = await request.get("/api/auth/providers", { headers: { "x-forwarded-host": "evil.example.com", "x-forwarded-proto": "https" } });
+    const providers = await response.json();
+    for (const id of ["google", "apple"]) {
+      expect(providers[id]).toMatchObject({ signinUrl: `${baseURL}/api/auth/signin/${id}`, callbackUrl: `${baseURL}/api/auth/callback/${id}` });
+    }
+  });
+
   test("a Google callback for a login this browser did not start is refused", async ({ page }) => {
     await page.goto("/auth/callback?interaction=not-started-here");
     await expect(page.getByRole("main").getByRole("alert")).toContainText("This sign-in was started elsewhere");

@@ -2,6 +2,7 @@ import { AuditLog } from "./audit";
 import type { Config } from "./config";
 import type pg from "pg";
 import { createStorage, type Database, type Storage } from "./db/client";
+import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
 import { createRecovery } from "./siwe/recovery";
@@ -16,6 +17,8 @@ export type Keyfob = {
   keys: KeyStore;
   /** Encrypts secrets at rest: signing keys and server-generated account keys. */
   encryptionKey: Uint8Array;
+  /** MAC keys of their own (lib/keys/derive.ts): the dashboard's session, wallet-link nonces. */
+  macKeys: { adminSession: Uint8Array; walletLink: Uint8Array };
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification when RPC_URL is set. */
   signatures: SignatureVerifiers;
@@ -37,6 +40,7 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
     db: database,
     pool,
     encryptionKey,
+    macKeys: { adminSession: deriveKey(config.secret, "admin-session"), walletLink: deriveKey(config.secret, "wallet-link") },
     audit,
     keys: new KeyStore(database, encryptionKey, {
       rotationPeriod: config.keyRotationPeriod,

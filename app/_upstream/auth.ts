@@ -4,12 +4,12 @@
  * tests point them at a local OpenID provider. The session is a JWT cookie that keeps only who
  * logged in (provider, subject, email, email_verified); Keyfob's own accounts live in lib/.
  */
-import { createHmac } from "node:crypto";
 import NextAuth, { type NextAuthConfig } from "next-auth";
 import Apple from "next-auth/providers/apple";
 import Google from "next-auth/providers/google";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import type { Config } from "@/lib/config";
+import { deriveKey } from "@/lib/keys/derive";
 import { log } from "@/lib/log";
 import { keyfob } from "@/lib/runtime";
 
@@ -18,10 +18,6 @@ export type UpstreamId = "google" | "apple";
 /** Apple's real issuer; any other issuer is a stand-in (tests), which needs `openid` in the scope. */
 const APPLE_ISSUER = "https://appleid.apple.com";
 
-/** Auth.js gets its own key, derived from KEYFOB_SECRET with a label, never the secret itself. */
-export function authSecret(secret: string): string {
-  return createHmac("sha256", secret).update("keyfob/authjs-session-v1").digest("base64url");
-}
 
 /** Which upstream providers the login page offers. */
 export function upstreamProviders(config: Config): UpstreamId[] {
@@ -31,6 +27,9 @@ export function upstreamProviders(config: Config): UpstreamId[] {
 function authConfig(): NextAuthConfig {
   const { config } = keyfob();
   if (!config.secret) throw new Error("KEYFOB_SECRET is not set");
+  // Every URL Auth.js builds (callbacks, redirects) starts from ISSUER_URL, never from the Host or
+  // X-Forwarded-Host headers of the request: next-auth reads its base URL from AUTH_URL only.
+  process.env.AUTH_URL = `${config.issuerUrl}/api/auth`;
   const secure = config.issuerUrl.startsWith("https:");
   const providers: NextAuthConfig["providers"] = [];
   if (config.google) {
@@ -46,8 +45,8 @@ function authConfig(): NextAuthConfig {
   const crossSite = secure ? { options: { sameSite: "none" as const, secure: true } } : undefined;
   return {
     providers,
-    secret: authSecret(config.secret),
-    trustHost: true,
+    // A key of its own, derived from KEYFOB_SECRET, never the secret itself.
+    secret: Buffer.from(deriveKey(config.secret, "upstream-session")).toString("base64url"),
     // One line per problem in Keyfob's log format: no stack traces, no tokens.
     logger: {
       error: (error) => log.warn("upstream login failed", { error: (error as { type?: string }).type ?? error.name }),

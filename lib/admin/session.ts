@@ -1,4 +1,4 @@
-import { hkdfSync, randomBytes, createHash } from "node:crypto";
+import { randomBytes, createHash } from "node:crypto";
 import { jwtVerify, SignJWT } from "jose";
 import { redeemCode } from "../actions/exchange-code";
 import type { Keyfob } from "../keyfob";
@@ -71,6 +71,4 @@ export async function readAdminSession(keyfob: Keyfob, token: string | undefined
 }
 
 
-function sessionKey({ encryptionKey }: Keyfob): Uint8Array {
-  return new Uint8Array(hkdfSync("sha256", encryptionKey, "keyfob", "admin-session", 32));
-}
+const sessionKey = ({ macKeys }: Keyfob): Uint8Array => macKeys.adminSession;

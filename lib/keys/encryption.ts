@@ -1,9 +1,9 @@
-import { hkdfSync } from "node:crypto";
 import { CompactEncrypt, compactDecrypt } from "jose";
+import { deriveKey } from "./derive";
 
 /** Derives the key that encrypts secrets at rest (signing keys, account keys) from KEYFOB_SECRET. */
 export function deriveEncryptionKey(secret: string): Uint8Array {
-  return new Uint8Array(hkdfSync("sha256", secret, "keyfob", "signing-key-encryption", 32));
+  return deriveKey(secret, "signing-key-encryption");
 }
 
 /** Encrypts a secret as a compact JWE (dir, A256GCM); `id` (a kid, an account) is bound in the protected header. */

@@ -67,8 +67,8 @@ export function checkAccountLinkNonce(keyfob: Keyfob, accountId: string, nonce: 
   return mac.length === expected.length && timingSafeEqual(mac, expected) && parseInt(expires, 16) * 1000 > now;
 }
 
-function linkMac({ encryptionKey }: Keyfob, accountId: string, expires: string): string {
-  return createHmac("sha256", encryptionKey).update(`link-wallet:${accountId}:${expires}`).digest("hex").slice(0, 32);
+function linkMac({ macKeys }: Keyfob, accountId: string, expires: string): string {
+  return createHmac("sha256", macKeys.walletLink).update(`${accountId}:${expires}`).digest("hex").slice(0, 32);
 }
 
 /**
