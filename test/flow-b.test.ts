@@ -440,6 +440,15 @@ describe("userinfo, revocation, introspection", () => {
     expect(decodeSubject(claims.sub).connector).toBe("google");
     const post = await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { authorization: `Bearer ${access_token}` } }));
     expect(await post.json()).toEqual(claims);
+    // RFC 6750 2.2: the token in a form body; never in the URL, never two ways at once.
+    const inBody = await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: FORM, body: new URLSearchParams({ access_token }) }));
+    expect(await inBody.json()).toEqual(claims);
+    await expectError(await userinfoGet(new Request(`${ISSUER}/userinfo?access_token=${access_token}`)), 400, "invalid_request");
+    await expectError(
+      await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { ...FORM, authorization: `Bearer ${access_token}` }, body: new URLSearchParams({ access_token }) })),
+      400,
+      "invalid_request",
+    );
   });
 
   it("refuses /userinfo without a token, with an ID token, a forged or an expired token: 401", async () => {

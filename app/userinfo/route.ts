@@ -3,6 +3,6 @@ import { endpoint, preflight } from "@/lib/http/endpoint";
 
 export const dynamic = "force-dynamic";
 
-export const GET = endpoint("userinfo", (k, request) => userinfo(k, request));
+export const GET = endpoint("userinfo", userinfo);
 export const POST = GET;
 export const OPTIONS = preflight("GET, POST");

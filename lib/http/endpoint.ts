@@ -98,7 +98,7 @@ function tokenParties(result: unknown): { clientId?: string; accountId?: string;
 
 /**
  * The client a request says it comes from, before anything is verified: Basic credentials, the
- * client_id parameter, or the audience of a bearer token (userinfo). For limits, CORS and the audit
+ * client_id parameter, or the audience of an access token (userinfo). For limits, CORS and the audit
  * log; a value that cannot be a client id names none.
  */
 function requestClientId(request: Request, params: Params | undefined): string | undefined {
@@ -110,7 +110,7 @@ function requestClientId(request: Request, params: Params | undefined): string |
   }
   id ??= params?.get("client_id");
   if (id === undefined) {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? params?.get("access_token");
     try {
       const aud = bearer ? decodeJwt(bearer).aud : undefined;
       if (typeof aud === "string") id = aud;
