@@ -80,6 +80,19 @@ function token(app: App, params: Record<string, string>, auth: "basic" | "post" 
 const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
 
 describe("GET /auth (authorization request)", () => {
+  it("refuses request objects with request_not_supported and request_uri_not_supported, at the redirect URI with the state", async () => {
+    const app = await registerApp();
+    for (const [name, value, error] of [
+      ["request", "eyJhbGciOiJub25lIn0.eyJzdGF0ZSI6ImlubmVyIn0.", "request_not_supported"],
+      ["request_uri", "https://app.example.com/request.jwt", "request_uri_not_supported"],
+    ]) {
+      const start = await startAuthorization(keyfob(), authorizeQuery(app, { [name]: value, state: "outer" }));
+      if (start.kind !== "redirect") throw new Error(`expected a redirect, got ${start.kind}`);
+      const params = new URL(start.location).searchParams;
+      expect([params.get("error"), params.get("state"), params.get("iss")]).toEqual([error, "outer", ISSUER]);
+    }
+  });
+
   it("refuses a state or nonce over 512 bytes with invalid_request, stores nothing, and does not echo the state", async () => {
     const app = await registerApp();
     const before = await keyfob().db.interaction.count({ where: { clientId: app.clientId } });

@@ -65,6 +65,10 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
       if (query.getAll(name).length > 1) throw invalidRequest(`parameter ${name} is included more than once`);
       checkParameter(name, query.get(name)!);
     }
+    // Request objects (OpenID Connect Core 6, RFC 9101) are not supported: refused rather than
+    // ignored, since the parameters inside them would be lost (discovery says so too).
+    if (query.has("request")) throw new OAuthError("request_not_supported", "request objects are not supported; send the parameters in the query");
+    if (query.has("request_uri")) throw new OAuthError("request_uri_not_supported", "request_uri is not supported; send the parameters in the query");
     const responseType = query.get("response_type");
     if (!responseType) throw invalidRequest("missing required parameter: response_type");
     if (responseType !== "code") throw new OAuthError("unsupported_response_type", "response_type must be code");

@@ -8,6 +8,9 @@ const STATUS = {
   unsupported_grant_type: 400,
   unsupported_response_type: 400,
   invalid_token: 401,
+  // OpenID Connect Core 3.1.2.6, sent back to the redirect URI.
+  request_not_supported: 400,
+  request_uri_not_supported: 400,
   server_error: 500,
   temporarily_unavailable: 503,
 } as const;
