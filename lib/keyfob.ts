@@ -22,7 +22,7 @@ export type Keyfob = {
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification when RPC_URL is set. */
   signatures: SignatureVerifiers;
-  /** Writes buffered audit events, stops the recovery threads and, if it opened it, closes the pool. */
+  /** Writes buffered audit events, stops the recovery threads and key notifications and, if it opened it, closes the pool. */
   close(): Promise<void>;
 };
 
@@ -35,6 +35,20 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
   const encryptionKey = deriveEncryptionKey(config.secret);
   const audit = new AuditLog(database);
   const recover = createRecovery(config.recoveryThreads);
+  const keys = new KeyStore(
+    database,
+    encryptionKey,
+    {
+      rotationPeriod: config.keyRotationPeriod,
+      publishLead: config.keyPublishLead,
+      // A retired key stays published until the longest-lived token it signed has expired.
+      tokenTtl: Math.max(config.accessTokenTtl, config.idTokenTtl),
+    },
+    undefined,
+    undefined,
+    // Other instances announce key changes (an emergency revocation) on this connection.
+    { listen: { connectionString: config.databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true } },
+  );
   return {
     config,
     db: database,
@@ -42,15 +56,12 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
     encryptionKey,
     macKeys: { adminSession: deriveKey(config.secret, "admin-session"), walletLink: deriveKey(config.secret, "wallet-link") },
     audit,
-    keys: new KeyStore(database, encryptionKey, {
-      rotationPeriod: config.keyRotationPeriod,
-      publishLead: config.keyPublishLead,
-      tokenTtl: config.accessTokenTtl,
-    }),
+    keys,
     signatures: { recover, onChain: createChainVerifier(config.rpcUrl, config.chainId) },
     async close() {
       await audit.flush();
       await recover.close();
+      await keys.close();
       if (!storage) {
         await database.$disconnect();
         await pool.end();

@@ -1,5 +1,5 @@
 /**
- * Keyfob's admin command line: clients, redirect URIs, signers and secrets. It calls the same
+ * Keyfob's admin command line: clients, redirect URIs, signers, secrets and signing keys. It calls the same
  * lib/admin operations as the dashboard, and its changes are audited. Run `npm run keyfob -- help`.
  */
 import "./load-env";
@@ -27,7 +27,10 @@ const USAGE = `Usage: npm run keyfob -- <command>
   origins add <client_id> <origin>                 allow browser pages on <origin> (CORS), besides the redirect URIs' origins
   origins remove <client_id> <origin>
   signers add <client_id> <address> [--expires <ISO date>]
-  signers revoke <client_id> <address>`;
+  signers revoke <client_id> <address>
+  keys list                                        signing keys: upcoming, current, retired
+  keys revoke <kid>                                emergency: unpublish a compromised key at once and refuse every
+                                                   token it signed; if it was current, a new key signs from now`;
 
 /** The operator at the command line: has the database, so is an admin; changes are audited under this label. */
 const operator: Admin = { accountId: "cli", label: `cli:${userInfo().username}` };
@@ -80,6 +83,14 @@ const commands: Record<string, Command> = {
   },
   "signers revoke": (k, [id, address]) =>
     admin.revokeSigner(k, operator, need(id, "client_id"), need(address, "address")).then(() => console.log(`signer ${address} revoked`)),
+  "keys list": async (k) => {
+    const keys = [...(await admin.keySchedule(k, operator))].sort((a, b) => b.activatesAt.getTime() - a.activatesAt.getTime());
+    for (const key of keys) console.log(`${key.kid}  ${key.status.padEnd(8)}  signs from ${key.activatesAt.toISOString()}`);
+  },
+  "keys revoke": async (k, [kid]) => {
+    const result = await admin.revokeSigningKey(k, operator, need(kid, "kid"));
+    console.log(result.message);
+  },
 };
 
 function need(value: string | undefined, name: string): string {
@@ -108,6 +119,7 @@ async function main() {
   try {
     await command(k, positionals.slice(2), values);
   } finally {
+    await k.keys.close();
     await k.close();
     await stop();
   }

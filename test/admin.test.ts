@@ -53,6 +53,7 @@ function sampleInput(name: AdminActionName, clientId: string): Record<string, un
     "signer.add": { clientId, address },
     "signer.revoke": { clientId, address },
     "key.rotate": {},
+    "key.revoke": { kid: "0".repeat(40) },
     "token.revoke": { clientId },
     "admin.grant": { accountId: address },
     "admin.revoke": { accountId: address },

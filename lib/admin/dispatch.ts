@@ -67,6 +67,10 @@ const actions = {
     run: (k: Keyfob, a: Admin, i: { clientId: string; address: string }) => ops.revokeSigner(k, a, i.clientId, i.address).then(() => ({})),
   },
   "key.rotate": { input: z.object({}), run: (k: Keyfob, a: Admin) => ops.rotateSigningKey(k, a).then(() => ({})) },
+  "key.revoke": {
+    input: z.object({ kid: text(100).min(1, "required") }),
+    run: (k: Keyfob, a: Admin, i: { kid: string }) => ops.revokeSigningKey(k, a, i.kid).then((revocation) => ({ ...revocation })),
+  },
   "token.revoke": {
     input: z.object({ jti: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
     run: (k: Keyfob, a: Admin, i: { jti?: string; clientId?: string; accountId?: string }) => ops.revokeTokens(k, a, i).then((revoked) => ({ revoked })),

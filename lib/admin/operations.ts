@@ -2,6 +2,7 @@ import type { AuditEntry } from "../audit";
 import * as registry from "../clients/registry";
 import { Prisma } from "../db/client";
 import type { Keyfob } from "../keyfob";
+import type { KeyRevocation } from "../keys/keystore";
 import type { Admin } from "./access";
 
 /**
@@ -73,6 +74,40 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
 // Signing keys, tokens, admins.
 
 export const rotateSigningKey = (k: Keyfob, admin: Admin) => change(k, admin, "key.rotated", {}, () => k.keys.rotateNow());
+
+/**
+ * Emergency revocation of a signing key (KeyStore.revoke): it leaves the JWKS and never signs
+ * again, every token it signed is refused from the next request on every instance, and if it was
+ * the current key a new one signs at once. An unknown kid is refused (field `kid`); an already
+ * revoked key is left as it is and said so. Audited as `key.revoked` with the kid.
+ */
+export async function revokeSigningKey(k: Keyfob, admin: Admin, kid: string): Promise<SigningKeyRevocation> {
+  kid = kid.trim();
+  const entry = { actor: admin.label, action: "key.revoked", detail: kid };
+  let result: KeyRevocation;
+  try {
+    result = await k.keys.revoke(kid, admin.label);
+  } catch (error) {
+    await k.audit.write({ ...entry, outcome: "error" });
+    throw error;
+  }
+  if (result.outcome === "unknown") {
+    await k.audit.write({ ...entry, outcome: "rejected" });
+    throw new registry.RegistryError("kid", `no signing key has the kid ${kid}`);
+  }
+  if (result.outcome === "already-revoked") {
+    const message = `signing key ${kid} was already revoked on ${result.revokedAt.toISOString()}${result.revokedBy ? ` by ${result.revokedBy}` : ""}; nothing changed`;
+    await k.audit.write({ ...entry, detail: `${kid} (already revoked)`, outcome: "success" });
+    return { kid, revoked: false, message };
+  }
+  await k.audit.write({ ...entry, detail: result.successor ? `${kid} (was current; ${result.successor} signs now)` : `${kid} (was ${result.was})`, outcome: "success" });
+  const message = result.successor
+    ? `signing key ${kid} revoked; new key ${result.successor} signs from now`
+    : `signing key ${kid} (${result.was}) revoked; the current key keeps signing`;
+  return { kid, revoked: true, was: result.was, successor: result.successor, message };
+}
+
+export type SigningKeyRevocation = { kid: string; revoked: boolean; was?: "current" | "upcoming" | "retired"; successor?: string; message: string };
 
 /** Revokes one token, or every active token of a client or an account. Returns how many were revoked. */
 export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) {

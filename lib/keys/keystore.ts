@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
+import pg from "pg";
 import type { Database } from "../db/client";
 import { log } from "../log";
 import { seal, unseal } from "./encryption";
@@ -9,6 +10,18 @@ export const SIGNING_ALG = "RS256";
 const CLOCK_SKEW_MS = 60_000;
 /** Serialises key creation among instances sharing one PostgreSQL. */
 const KEY_LOCK_ID = 0x6b6579666f62; // "keyfob"
+/** The NOTIFY channel on which instances announce key changes to each other (payload: KeyChange). */
+export const KEY_CHANNEL = "keyfob_signing_keys";
+/** A key unknown to the cache reloads the keys at most this often (see reloadForUnknownKey). */
+const UNKNOWN_KEY_RELOAD_MS = 10_000;
+/** Reconnection delays of the LISTEN connection: doubling from the first, up to the last. */
+const LISTEN_RETRY_MS = [1_000, 30_000] as const;
+
+/**
+ * The payload of a NOTIFY on KEY_CHANNEL: the key revoked. (Scheduled keys need no announcement:
+ * they are published KEY_PUBLISH_LEAD, much longer than the periodic reload, before they sign.)
+ */
+type KeyChange = { revoked?: string };
 
 export type KeyPolicy = {
   /** Seconds a key signs before its successor takes over. */
@@ -53,10 +66,27 @@ export function planRotation(keys: ScheduledKey[], now: Date, policy: KeyPolicy)
 
 type StoredKey = ScheduledKey & { publicJwk: JWK; privateJwe: string };
 
+/** What an emergency revocation did (KeyStore.revoke). */
+export type KeyRevocation =
+  | { outcome: "unknown" }
+  | { outcome: "already-revoked"; revokedAt: Date; revokedBy: string | null }
+  | { outcome: "revoked"; revokedAt: Date; was: "current" | "upcoming" | "retired"; successor?: string };
+
+export type KeyStoreOptions = {
+  /** The connection on which to LISTEN for other instances' key changes; none: the periodic reload only. */
+  listen?: pg.ClientConfig;
+};
+
 /**
  * Signing keys, kept in PostgreSQL (private halves encrypted) and cached in memory. The cache is
  * reloaded in the background every `refreshMs`, which also creates successors and drops expired
  * keys, so signing never waits on the database once the first load is done.
+ *
+ * Instances sharing the database tell each other about key changes with NOTIFY on KEY_CHANNEL,
+ * which every KeyStore LISTENs to on a connection of its own once its first load succeeds: a
+ * revoked key leaves every instance's cache at once (and signing waits for the reload that brings
+ * its replacement), without a query per request. The periodic reload remains the fallback when
+ * the listening connection is down.
  */
 export class KeyStore {
   private keys?: StoredKey[];
@@ -64,6 +94,17 @@ export class KeyStore {
   private loading?: Promise<StoredKey[]>;
   private readonly privateKeys = new Map<string, Promise<CryptoKey>>();
   private verifier?: { keys: StoredKey[]; set: ReturnType<typeof createLocalJWKSet> };
+  /** Bumped by every key change announced on KEY_CHANNEL; the cache is current when it has loaded the latest. */
+  private changes = 0;
+  private loadedChanges = 0;
+  /** Keys announced as revoked: never served from the cache again, whatever a load in flight returns. */
+  private readonly revoked = new Set<string>();
+  private lastUnknownKeyReload = 0;
+  private listener?: pg.Client;
+  private listenState: "idle" | "connecting" | "listening" | "off" = "idle";
+  private listenRetry?: NodeJS.Timeout;
+  private listenFailures = 0;
+  private closed = false;
 
   constructor(
     private readonly db: Database,
@@ -72,6 +113,7 @@ export class KeyStore {
     private readonly policy: KeyPolicy,
     private readonly clock: () => Date = () => new Date(),
     private readonly refreshMs = 60_000,
+    private readonly options: KeyStoreOptions = {},
   ) {}
 
   /** The key to sign with now, imported once per key. */
@@ -101,6 +143,18 @@ export class KeyStore {
     return this.verifier.set;
   }
 
+  /**
+   * Called when a token names a key the cache does not know: reloads the keys unless that was
+   * done in the last UNKNOWN_KEY_RELOAD_MS (so made-up kids cost at most one query per period),
+   * and tells whether the key is now known. Covers a key created on another instance whose
+   * announcement did not arrive (the listening connection was down).
+   */
+  async reloadForUnknownKey(kid: string): Promise<boolean> {
+    if (Date.now() - this.lastUnknownKeyReload < UNKNOWN_KEY_RELOAD_MS) return false;
+    this.lastUnknownKeyReload = Date.now();
+    return (await this.refresh()).some((key) => key.kid === kid);
+  }
+
   /** Every key with its role at `now`, for operators. */
   async schedule(): Promise<(ScheduledKey & { status: "upcoming" | "current" | "retired" })[]> {
     const now = this.clock();
@@ -127,24 +181,163 @@ export class KeyStore {
     await this.refresh();
   }
 
+  /**
+   * Emergency revocation: the key is never published or used to sign again (its private half is
+   * erased), on every instance at once (NOTIFY). If it was the current key, a new key signs from
+   * now, without the publish lead (verifiers learn it when they next fetch the JWKS); an upcoming
+   * key is just dropped, and the schedule plans a successor again. `by` is recorded as revokedBy.
+   * Tokens it signed are refused by verifyAccessToken, which checks the key with the token's row.
+   */
+  async revoke(kid: string, by: string): Promise<KeyRevocation> {
+    const result = await this.db.$transaction(async (tx): Promise<KeyRevocation> => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
+      const row = await tx.signingKey.findUnique({ where: { kid }, select: { revokedAt: true, revokedBy: true } });
+      if (!row) return { outcome: "unknown" };
+      if (row.revokedAt) return { outcome: "already-revoked", revokedAt: row.revokedAt, revokedBy: row.revokedBy };
+      const now = this.clock();
+      const keys = await this.load(tx);
+      const key = keys.find((k) => k.kid === kid)!;
+      const was = currentKey(keys, now)?.kid === kid ? "current" : key.activatesAt > now ? "upcoming" : "retired";
+      await tx.signingKey.update({ where: { kid }, data: { revokedAt: now, revokedBy: by, privateJwe: "" } });
+      let successor: string | undefined;
+      if (was === "current") {
+        const replacement = await this.newKey(now);
+        await tx.signingKey.create({ data: replacement });
+        successor = replacement.kid;
+      }
+      await this.announce(tx, { revoked: kid });
+      return { outcome: "revoked", revokedAt: now, was, successor };
+    });
+    if (result.outcome === "revoked") {
+      log.warn("signing key revoked", { kid, by, was: result.was, successor: result.successor });
+      this.keyChanged({ revoked: kid });
+      await this.refresh();
+    }
+    return result;
+  }
+
   /** Loads the keys, creating or dropping keys as the schedule requires. Safe to run on every instance. */
   refresh(): Promise<StoredKey[]> {
-    this.loading ??= this.maintain()
-      .then((keys) => {
-        this.keys = keys;
-        this.loadedAt = Date.now();
-        return keys;
-      })
-      .finally(() => (this.loading = undefined));
+    this.loading ??= this.reload().finally(() => (this.loading = undefined));
     return this.loading;
+  }
+
+  /** Stops listening for other instances' key changes (the cache then reloads periodically only). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.listenRetry);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  private async reload(): Promise<StoredKey[]> {
+    for (;;) {
+      const changes = this.changes;
+      const keys = this.withoutRevoked(await this.maintain());
+      this.keys = keys;
+      this.loadedAt = Date.now();
+      for (const kid of this.privateKeys.keys()) if (!keys.some((key) => key.kid === kid)) this.privateKeys.delete(kid);
+      this.listen();
+      // A change announced while loading may not be in what was read: read again.
+      if (changes === this.changes) {
+        this.loadedChanges = changes;
+        return keys;
+      }
+    }
   }
 
   private async cachedKeys(): Promise<StoredKey[]> {
     if (!this.keys) return this.refresh();
+    if (this.loadedChanges !== this.changes) {
+      // Another instance changed the keys: wait for them (one shared query) rather than sign with
+      // what may be gone. If the database cannot answer, serve the cache, revoked keys removed.
+      try {
+        return await this.refresh();
+      } catch (error) {
+        log.error("signing key reload failed", { error: String(error) });
+        return this.keys;
+      }
+    }
     if (Date.now() - this.loadedAt > this.refreshMs) {
       this.refresh().catch((error) => log.error("signing key refresh failed", { error: String(error) }));
     }
     return this.keys;
+  }
+
+  /** A change announced on KEY_CHANNEL (by another instance, or this one). */
+  private keyChanged(change: KeyChange) {
+    if (change.revoked) {
+      this.revoked.add(change.revoked);
+      this.privateKeys.delete(change.revoked);
+      if (this.keys) this.keys = this.withoutRevoked(this.keys);
+    }
+    this.changes++;
+    this.refresh().catch((error) => log.error("signing key reload failed", { error: String(error) }));
+  }
+
+  private withoutRevoked(keys: StoredKey[]): StoredKey[] {
+    return this.revoked.size === 0 ? keys : keys.filter((key) => !this.revoked.has(key.kid));
+  }
+
+  /** Tells every instance (this one too) about a change, when the transaction `tx` commits. */
+  private async announce(tx: Pick<Database, "$executeRaw">, change: KeyChange) {
+    await tx.$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${JSON.stringify(change)})`;
+  }
+
+  /**
+   * LISTENs on KEY_CHANNEL on a connection of its own, reconnecting with backoff; after a
+   * reconnection the keys are reloaded, since announcements may have been missed. The connection
+   * does not keep the process alive (CLI, tests): the server has its own handles.
+   */
+  private listen() {
+    if (this.closed || this.listenState !== "idle") return;
+    const config = this.options.listen;
+    if (!config) {
+      this.listenState = "off"; // the periodic reload alone (single-instance tools and tests)
+      return;
+    }
+    this.listenState = "connecting";
+    const client = new pg.Client(config);
+    this.listener = client;
+    const lost = (error?: unknown) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listenState = "idle";
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      const delay = Math.min(LISTEN_RETRY_MS[0] * 2 ** this.listenFailures++, LISTEN_RETRY_MS[1]);
+      log.warn("signing key notifications interrupted; reconnecting", { error: error === undefined ? "connection ended" : String(error), retryMs: delay });
+      this.listenRetry = setTimeout(() => {
+        this.listenRetry = undefined;
+        this.listen();
+      }, delay);
+      this.listenRetry.unref();
+    };
+    client.on("error", lost);
+    client.on("end", () => lost());
+    client.on("notification", (message) => {
+      if (message.channel !== KEY_CHANNEL) return;
+      let change: KeyChange = {};
+      try {
+        change = JSON.parse(message.payload ?? "{}") as KeyChange;
+      } catch {
+        // Not ours to understand: reload anyway.
+      }
+      this.keyChanged(typeof change.revoked === "string" ? { revoked: change.revoked } : {});
+    });
+    const reconnected = this.listenFailures > 0;
+    client
+      .connect()
+      .then(async () => {
+        unrefConnection(client);
+        await client.query(`LISTEN ${KEY_CHANNEL}`);
+        if (this.listener !== client) return;
+        this.listenState = "listening";
+        this.listenFailures = 0;
+        if (reconnected) this.keyChanged({}); // announcements may have been missed meanwhile
+      })
+      .catch(lost);
   }
 
   private async maintain(): Promise<StoredKey[]> {
@@ -161,8 +354,9 @@ export class KeyStore {
     });
   }
 
+  /** The keys in use (revoked ones never are), by activation time. */
   private async load(db: Pick<Database, "signingKey">): Promise<StoredKey[]> {
-    const rows = await db.signingKey.findMany({ orderBy: { activatesAt: "asc" } });
+    const rows = await db.signingKey.findMany({ where: { revokedAt: null }, orderBy: { activatesAt: "asc" } });
     return rows.map((row) => ({
       kid: row.kid,
       activatesAt: row.activatesAt,
@@ -184,4 +378,9 @@ export class KeyStore {
       privateJwe: await seal(JSON.stringify(await exportJWK(privateKey)), kid, this.encryptionKey),
     };
   }
+}
+
+/** Lets the process exit with the LISTEN connection open (its socket is node-postgres's `connection.stream`). */
+function unrefConnection(client: pg.Client) {
+  (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
 }

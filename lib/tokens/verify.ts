@@ -1,6 +1,6 @@
-import { jwtVerify, type JWTPayload } from "jose";
+import { decodeProtectedHeader, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from "jose";
 import type { Keyfob } from "../keyfob";
-import { SIGNING_ALG } from "../keys/keystore";
+import { SIGNING_ALG, type KeyStore } from "../keys/keystore";
 import { invalidRequest, OAuthError } from "../oauth/errors";
 import { hasControlCharacter } from "../oauth/params";
 
@@ -9,20 +9,63 @@ const invalidToken = (description: string) => new OAuthError("invalid_token", de
 export type ActiveToken = { payload: JWTPayload & { jti: string; sub: string; scope?: string }; clientId: string };
 
 /**
- * Checks an access token: signed by one of our published keys, issued by us, unexpired, and
- * recorded as issued and not revoked. ID tokens are not recorded and so never pass.
+ * Checks an access token: signed by one of our published keys, issued by us, unexpired, recorded
+ * as issued and not revoked, and its signing key not revoked. ID tokens are not recorded and so
+ * never pass.
+ *
+ * The key is the one named by the token's `kid`, which the signature was verified with (the key
+ * set selects keys by kid, and our tokens always carry one). It is checked in the query that
+ * reads the token's row, so a revoked key's tokens are refused from the next request on every
+ * instance, whether or not its cache has dropped the key yet, at no extra round trip.
  */
-export async function verifyAccessToken({ config, db, keys }: Keyfob, token: string): Promise<ActiveToken> {
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, await keys.verificationKeys(), { issuer: config.issuerUrl, algorithms: [SIGNING_ALG] }));
-  } catch {
-    throw invalidToken("the access token is invalid or has expired");
+export async function verifyAccessToken({ config, pool, keys }: Keyfob, token: string): Promise<ActiveToken> {
+  const { payload, protectedHeader } = await verifySignature(keys, config.issuerUrl, token);
+  if (typeof payload.jti !== "string" || typeof payload.sub !== "string" || typeof protectedHeader.kid !== "string") {
+    throw invalidToken("the access token is invalid");
   }
-  if (typeof payload.jti !== "string" || typeof payload.sub !== "string") throw invalidToken("the access token is invalid");
-  const record = await db.issuedToken.findUnique({ where: { jti: payload.jti }, select: { clientId: true, revokedAt: true, expiresAt: true } });
-  if (!record || record.revokedAt || record.expiresAt <= new Date()) throw invalidToken("the access token has been revoked or has expired");
-  return { payload: payload as ActiveToken["payload"], clientId: record.clientId };
+  const { rows } = await pool.query<{ client_id: string; active: boolean; key_valid: boolean }>({
+    name: "keyfob_verify_access_token",
+    text: `SELECT t.client_id, t.revoked_at IS NULL AND t.expires_at > $3 AS active,
+                  EXISTS (SELECT 1 FROM signing_keys k WHERE k.kid = $2 AND k.revoked_at IS NULL) AS key_valid
+           FROM issued_tokens t WHERE t.jti = $1`,
+    // Timestamps are kept as UTC in `timestamp(3)` columns: compared with the UTC digits of now.
+    values: [payload.jti, protectedHeader.kid, new Date().toISOString()],
+  });
+  const record = rows[0];
+  if (!record?.active) throw invalidToken("the access token has been revoked or has expired");
+  if (!record.key_valid) throw invalidToken("the key that signed the access token has been revoked");
+  return { payload: payload as ActiveToken["payload"], clientId: record.client_id };
+}
+
+/**
+ * The signature check against the cached keys. A kid the cache does not know may be a key created
+ * on another instance moments ago (an emergency revocation's replacement) whose announcement has
+ * not arrived: the keys are then reloaded, at most once per period whatever the tokens say, and
+ * the check is tried once more. The keys failing to load is not the token's fault (503).
+ */
+async function verifySignature(keys: KeyStore, issuer: string, token: string): Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }> {
+  const options = { issuer, algorithms: [SIGNING_ALG] };
+  const refused = () => invalidToken("the access token is invalid or has expired");
+  const known = await keys.verificationKeys();
+  try {
+    return await jwtVerify(token, known, options);
+  } catch (error) {
+    if (!(error instanceof errors.JWKSNoMatchingKey)) throw refused();
+    const kid = headerKid(token);
+    if (kid === undefined || !(await keys.reloadForUnknownKey(kid))) throw refused();
+    return jwtVerify(token, await keys.verificationKeys(), options).catch(() => {
+      throw refused();
+    });
+  }
+}
+
+function headerKid(token: string): string | undefined {
+  try {
+    const { kid } = decodeProtectedHeader(token);
+    return typeof kid === "string" ? kid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The bearer token of a request: `Authorization: Bearer` (RFC 6750 2.1). */

@@ -114,3 +114,14 @@ export async function grantAdminAction(_: FormState, form: FormData): Promise<Fo
 export async function revokeAdminAction(_: FormState, form: FormData): Promise<FormState> {
   return done("admin.revoke", fields(form, ["accountId"]), "Admin role revoked.");
 }
+
+/** Emergency revocation of a signing key: back to the keys page, which says what happened (the key's row is gone). */
+export async function revokeKeyAction(_: FormState, form: FormData): Promise<FormState> {
+  const input = fields(form, ["kid"]);
+  const { state, value } = await perform("key.revoke", input);
+  if (!state.ok) return state;
+  const kid = String(value!.kid);
+  const outcome = new URLSearchParams(value!.revoked ? { revoked: kid } : { unchanged: kid });
+  if (value!.successor) outcome.set("successor", String(value!.successor));
+  redirect(`/admin/keys?${outcome}`);
+}

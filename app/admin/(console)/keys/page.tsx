@@ -1,13 +1,15 @@
 /**
  * /admin/keys: the signing-key schedule. Upcoming keys are already published in the JWKS; the
- * current key signs; retired keys stay published until the tokens they signed have expired.
+ * current key signs; retired keys stay published until the tokens they signed have expired. Any
+ * key can be revoked at once (a compromised key): it then disappears from this page and the JWKS.
  */
 import type { Metadata } from "next";
 import { ConfirmAction } from "@/components/admin/confirm";
-import { Badge, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { Badge, Banner, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
 import { keySchedule } from "@/lib/admin/operations";
-import { rotateKeyAction } from "../../_lib/actions";
-import { adminPage } from "../../_lib/guard";
+import { JWKS_MAX_AGE_SECONDS } from "@/lib/http/metadata";
+import { revokeKeyAction, rotateKeyAction } from "../../_lib/actions";
+import { adminPage, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Signing keys" };
 
@@ -20,8 +22,19 @@ function duration(seconds: number): string {
   return `${seconds} seconds`;
 }
 
-export default async function KeysPage() {
+/** A kid from the query, shown only if it looks like one (the page says what was done with it). */
+const kidParam = (value: string | string[] | undefined) => {
+  const kid = param(value);
+  return /^[0-9A-Za-z_-]{1,100}$/.test(kid) ? kid : "";
+};
+
+export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
+  const query = await searchParams;
+  const revoked = kidParam(query.revoked);
+  const successor = kidParam(query.successor);
+  const unchanged = kidParam(query.unchanged);
+  const jwksCache = duration(JWKS_MAX_AGE_SECONDS);
   const keys = [...(await keySchedule(k, admin))].sort((a, b) => a.activatesAt.getTime() - b.activatesAt.getTime());
   const upcoming = keys.find((key) => key.status === "upcoming");
   const { keyRotationPeriod, keyPublishLead } = k.config;
@@ -50,6 +63,22 @@ export default async function KeysPage() {
           )
         }
       />
+      {revoked && (
+        <Banner tone="success">
+          Key <Mono>{revoked}</Mono> was revoked: it is no longer published, never signs again, and every token it signed is refused.
+          {successor && (
+            <>
+              {" "}
+              New key <Mono>{successor}</Mono> signs from now.
+            </>
+          )}
+        </Banner>
+      )}
+      {unchanged && (
+        <Banner tone="info">
+          Key <Mono>{unchanged}</Mono> was already revoked; nothing changed.
+        </Banner>
+      )}
       {upcoming && (
         <p role="note" className="mb-5 rounded-lg border border-sky-200 bg-sky-50 px-4 py-3 text-sm text-sky-950">
           A rotation is under way: key <Mono>{upcoming.kid}</Mono> signs from <DateText date={upcoming.activatesAt} />. Another rotation can start
@@ -68,6 +97,9 @@ export default async function KeysPage() {
                 <th className={th}>Status</th>
                 <th className={th}>Signs from</th>
                 <th className={th}>Signs until</th>
+                <th className={th}>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             }
           >
@@ -83,6 +115,49 @@ export default async function KeysPage() {
                   <DateText date={key.activatesAt} />
                 </td>
                 <td className={td}>{key.until ? <DateText date={key.until} /> : <span className="text-slate-500">Until its successor</span>}</td>
+                <td className={td}>
+                  {/* Aligned with flex, not text-align, which the dialog's text would inherit. */}
+                  <div className="flex justify-end">
+                    <ConfirmAction
+                      action={revokeKeyAction}
+                      fields={{ kid: key.kid }}
+                      trigger="Revoke now"
+                      triggerLabel={`Revoke key ${key.kid} now`}
+                      title={key.status === "current" ? "Revoke the current signing key now?" : `Revoke this ${key.status} key now?`}
+                      confirmLabel="Revoke key"
+                      pendingLabel="Revoking…"
+                    >
+                      <p className="mb-2">
+                        <Mono>{key.kid}</Mono>
+                      </p>
+                      <p className="mb-2 font-medium text-slate-900">For a compromised key: this cannot be undone.</p>
+                      <ul className="list-disc space-y-1 pl-5">
+                        {key.status === "upcoming" ? (
+                          <>
+                            <li>It has signed no token. It leaves the JWKS at once and will never sign.</li>
+                            <li>The current key keeps signing; the schedule publishes a new successor when one is due.</li>
+                          </>
+                        ) : (
+                          <>
+                            <li>
+                              Every token this key signed stops working at once: /userinfo and introspection refuse them on every instance, and the key
+                              leaves the JWKS.
+                            </li>
+                            <li>Resource servers that verify JWTs locally keep accepting those tokens until their JWKS cache expires (up to {jwksCache}).</li>
+                            {key.status === "current" ? (
+                              <li>
+                                Signing moves to a new key immediately, without the usual {duration(keyPublishLead)} publish lead: resource servers that
+                                fetched the JWKS before now may refuse the new key&apos;s tokens until their cache expires (up to {jwksCache}).
+                              </li>
+                            ) : (
+                              <li>The current key keeps signing.</li>
+                            )}
+                          </>
+                        )}
+                      </ul>
+                    </ConfirmAction>
+                  </div>
+                </td>
               </tr>
             ))}
           </Table>

@@ -1,0 +1,96 @@
+/**
+ * Emergency revocation of a signing key in the dashboard, in real Chromium against the built
+ * server: the confirmation says what it breaks, Cancel changes nothing, and once confirmed the key
+ * disappears from the page and from /keys, a new key signs, and the key's tokens stop working.
+ */
+import { mkdir } from "node:fs/promises";
+import { expect, test, type Page } from "@playwright/test";
+import { decodeProtectedHeader } from "jose";
+import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { getToken } from "../lib/client/get-token";
+import { addRedirectUri, createClient } from "../lib/clients/registry";
+import { createDatabase } from "../lib/db/client";
+import { baseURL } from "../playwright.config";
+import { installWallet } from "./support/wallet";
+
+const db = createDatabase(process.env.DATABASE_URL!, 2);
+const ARTIFACTS = "e2e/artifacts";
+
+test.afterAll(() => db.$disconnect());
+
+/** Signs in at /admin with a wallet whose account holds the admin role (granted in the database, as in admin.spec.ts). */
+async function signInAsAdmin(page: Page) {
+  const key: Hex = generatePrivateKey();
+  await db.adminRole.create({ data: { accountId: privateKeyToAccount(key).address, grantedBy: "e2e" } });
+  await installWallet(page, { privateKey: key, chainId: 1 });
+  await page.goto("/admin");
+  await page.waitForURL((url) => url.pathname.startsWith("/auth/interaction/"));
+  await page.getByRole("button", { name: "Continue with a wallet" }).click();
+  await page.waitForURL(`${baseURL}/admin`, { timeout: 30_000 });
+}
+
+test("an admin revokes the current signing key: the confirmation says what breaks, and the key is gone at once", async ({ page, request }) => {
+  // A client with a token signed by the current key.
+  const ownerKey = generatePrivateKey();
+  const clientId = privateKeyToAccount(ownerKey).address;
+  const domain = `https://revocation.example.com/${clientId.slice(2, 8)}`;
+  await createClient(db, { id: clientId, name: "Revocation" });
+  await addRedirectUri(db, clientId, domain);
+  const before = await getToken({ authUrl: baseURL, clientId, domain, privateKey: ownerKey });
+  const kid = decodeProtectedHeader(before.access_token).kid as string;
+  const userinfo = (token: string) => request.get("/userinfo", { headers: { authorization: `Bearer ${token}` } });
+  expect((await userinfo(before.access_token)).status()).toBe(200);
+
+  await signInAsAdmin(page);
+  await page.goto("/admin/keys");
+  const row = page.getByRole("row").filter({ hasText: kid });
+  await expect(row.getByText("Current")).toBeVisible();
+
+  // The confirmation, plainly: tokens stop working, local verifiers lag by their JWKS cache, signing moves now.
+  const trigger = page.getByRole("button", { name: `Revoke key ${kid} now` });
+  await trigger.click();
+  const dialog = page.getByRole("dialog", { name: "Revoke the current signing key now?" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText(kid);
+  await expect(dialog).toContainText("Every token this key signed stops working at once");
+  await expect(dialog).toContainText("Resource servers that verify JWTs locally keep accepting those tokens until their JWKS cache expires (up to 5 minutes)");
+  await expect(dialog).toContainText("Signing moves to a new key immediately, without the usual 1 day publish lead");
+  await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused(); // Enter by habit does nothing harmful
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS}/admin-key-revoke-confirm.png`, fullPage: true });
+
+  // Cancel changes nothing.
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(trigger).toBeFocused();
+  expect((await (await request.get("/keys")).json()).keys.map((k: { kid: string }) => k.kid)).toContain(kid);
+  expect((await userinfo(before.access_token)).status()).toBe(200);
+
+  // Confirmed: the key leaves the page, a new key is current, and the page says so.
+  await trigger.click();
+  await dialog.getByRole("button", { name: "Revoke key" }).click();
+  await page.waitForURL((url) => url.pathname === "/admin/keys" && url.searchParams.get("revoked") === kid);
+  const notice = page.getByRole("status").filter({ hasText: `Key ${kid} was revoked` });
+  await expect(notice).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: kid })).toHaveCount(0);
+  const current = page.getByRole("row").filter({ has: page.getByText("Current", { exact: true }) });
+  await expect(current).toHaveCount(1);
+  const successor = new URL(page.url()).searchParams.get("successor")!;
+  await expect(current).toContainText(successor);
+  await expect(notice).toContainText(`New key ${successor} signs from now`);
+  await page.screenshot({ path: `${ARTIFACTS}/admin-key-revoked.png`, fullPage: true });
+
+  // Outside the browser: gone from /keys, its token refused, new tokens signed by the successor.
+  expect((await (await request.get("/keys")).json()).keys.map((k: { kid: string }) => k.kid)).not.toContain(kid);
+  const refused = await userinfo(before.access_token);
+  expect(refused.status()).toBe(401);
+  expect((await refused.json()).error).toBe("invalid_token");
+  const after = await getToken({ authUrl: baseURL, clientId, domain, privateKey: ownerKey });
+  expect(decodeProtectedHeader(after.access_token).kid).toBe(successor);
+  expect((await userinfo(after.access_token)).status()).toBe(200);
+
+  // Audited with the kid.
+  const event = await db.auditEvent.findFirstOrThrow({ where: { action: "key.revoked", detail: { startsWith: kid } }, orderBy: { id: "desc" } });
+  expect(event.outcome).toBe("success");
+});
