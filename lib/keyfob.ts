@@ -15,7 +15,7 @@ export type Keyfob = {
   /** The pool under Prisma, for Flow A's hot-path statements (lib/db/flow-a.ts). */
   pool: pg.Pool;
   keys: KeyStore;
-  /** Encrypts secrets at rest: signing keys and server-generated account keys. */
+  /** Encrypts signing keys at rest. */
   encryptionKey: Uint8Array;
   /** MAC keys of their own (lib/keys/derive.ts): the dashboard's session, wallet-link nonces. */
   macKeys: { adminSession: Uint8Array; walletLink: Uint8Array };

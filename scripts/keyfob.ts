@@ -21,9 +21,14 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients disable <client_id>
   clients delete <client_id>
   clients secret <client_id>                       make confidential with a new secret (printed once)
-  clients pkce <client_id> required|optional       PKCE for a confidential client (public clients always need it)
+  clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
+              [--resource-server yes|no] [--refresh-tokens yes|no]
+                                                   change settings: PKCE for a confidential client too (public clients
+                                                   always need it), introspecting other clients' tokens, offline_access
   redirect-uris add <client_id> <uri>
   redirect-uris remove <client_id> <uri>
+  post-logout-uris add <client_id> <uri>           where the client may send the browser after logout
+  post-logout-uris remove <client_id> <uri>
   origins add <client_id> <origin>                 allow browser pages on <origin> (CORS), besides the redirect URIs' origins
   origins remove <client_id> <origin>
   signers add <client_id> <address> [--expires <ISO date>]
@@ -42,7 +47,10 @@ const commands: Record<string, Command> = {
     for (const c of await listClients(k.db)) {
       console.log(`${c.id}  ${c.enabled ? "enabled " : "disabled"}  ${c.name}`);
       console.log(`    PKCE          ${c.secretHash && !c.requirePkce ? "optional" : "required"}`);
+      if (c.resourceServer) console.log("    resource server (introspects other clients' tokens)");
+      if (c.refreshTokensAllowed) console.log("    refresh tokens allowed");
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
+      for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
       for (const o of c.allowedOrigins) console.log(`    origin        ${o.origin}`);
       for (const s of c.signers) {
         const status = s.revokedAt ? `revoked ${s.revokedAt.toISOString()}` : s.expiresAt ? `expires ${s.expiresAt.toISOString()}` : "active";
@@ -62,11 +70,20 @@ const commands: Record<string, Command> = {
     const secret = await admin.rotateClientSecret(k, operator, need(id, "client_id"));
     console.log(`client secret for ${id} (shown once, stored hashed):\n${secret}`);
   },
-  "clients pkce": async (k, [id, setting]) => {
-    if (setting !== "required" && setting !== "optional") throw new RegistryError("setting", "give required or optional");
-    await admin.setRequirePkce(k, operator, need(id, "client_id"), setting === "required");
-    console.log(`PKCE ${setting} for ${id}`);
+  "clients set": async (k, [id], o) => {
+    const settings = await admin.updateClient(k, operator, need(id, "client_id"), {
+      name: o.name,
+      logoUrl: o.logo,
+      requirePkce: yesNo(o["require-pkce"], "require-pkce"),
+      resourceServer: yesNo(o["resource-server"], "resource-server"),
+      refreshTokensAllowed: yesNo(o["refresh-tokens"], "refresh-tokens"),
+    });
+    console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
+  "post-logout-uris add": (k, [id, uri]) =>
+    admin.addPostLogoutRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`post-logout redirect URI ${uri} added`)),
+  "post-logout-uris remove": (k, [id, uri]) =>
+    admin.removePostLogoutRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`post-logout redirect URI ${uri} removed`)),
   "origins add": (k, [id, origin]) =>
     admin.addAllowedOrigin(k, operator, need(id, "client_id"), need(origin, "origin")).then(() => console.log(`origin ${origin} allowed`)),
   "origins remove": (k, [id, origin]) =>
@@ -93,6 +110,12 @@ const commands: Record<string, Command> = {
   },
 };
 
+function yesNo(value: string | undefined, name: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "yes" && value !== "no") throw new RegistryError(name, `--${name} takes yes or no`);
+  return value === "yes";
+}
+
 function need(value: string | undefined, name: string): string {
   if (!value) throw new RegistryError(name, `<${name}> is required`);
   return value;
@@ -106,7 +129,15 @@ function refuseControlCharacters(values: (string | undefined)[]) {
 async function main() {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: "string" }, id: { type: "string" }, logo: { type: "string" }, expires: { type: "string" } },
+    options: {
+      name: { type: "string" },
+      id: { type: "string" },
+      logo: { type: "string" },
+      expires: { type: "string" },
+      "require-pkce": { type: "string" },
+      "resource-server": { type: "string" },
+      "refresh-tokens": { type: "string" },
+    },
   });
   const command = commands[positionals.slice(0, 2).join(" ")];
   if (!command) {

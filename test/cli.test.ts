@@ -47,15 +47,18 @@ it("exits with code 1 and one line on stderr for bad input", { timeout: 60_000 }
   expect(result.stderr.trim()).toBe("error: clientId: no client with id kf_missing");
 });
 
-it("sets a client's PKCE requirement and allowed origins, and refuses control characters", { timeout: 60_000 }, async () => {
+it("changes a client's settings, post-logout URIs and allowed origins, and refuses control characters", { timeout: 60_000 }, async () => {
   const created = await cli("clients", "add", "--name", "SPA");
   const id = /client (\S+) created/.exec(created.stdout)![1];
   expect((await cli("clients", "secret", id)).code).toBe(0);
-  expect(await cli("clients", "pkce", id, "required")).toMatchObject({ code: 0, stdout: `PKCE required for ${id}\n` });
+  expect(await cli("clients", "set", id, "--require-pkce", "yes", "--resource-server", "yes")).toMatchObject({ code: 0 });
+  expect((await cli("clients", "set", id, "--refresh-tokens", "maybe")).stderr).toBe("error: refresh-tokens: --refresh-tokens takes yes or no\n");
+  expect(await cli("post-logout-uris", "add", id, "https://spa.example.com/bye")).toMatchObject({ code: 0 });
   expect(await cli("origins", "add", id, "https://spa.example.com")).toMatchObject({ code: 0 });
   expect((await cli("origins", "add", id, "https://spa.example.com/path")).stderr).toMatch(/must be an origin only/);
   const client = await keyfob().db.client.findUniqueOrThrow({ where: { id }, include: { allowedOrigins: true } });
-  expect(client.requirePkce).toBe(true);
+  expect([client.requirePkce, client.resourceServer, client.refreshTokensAllowed]).toEqual([true, true, false]);
+  expect(await keyfob().db.postLogoutRedirectUri.count({ where: { clientId: id } })).toBe(1);
   expect(client.allowedOrigins.map((o) => o.origin)).toEqual(["https://spa.example.com"]);
   // argv cannot carry NUL itself (the OS refuses it); any other control character is refused by the CLI.
   expect(await cli("clients", "add", "--name", "bad\u0007name")).toMatchObject({ code: 1, stderr: "error: arguments: must not contain control characters\n" });

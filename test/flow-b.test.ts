@@ -16,7 +16,7 @@ import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
 import { linkWallet, type LoginIdentity } from "@/lib/accounts/accounts";
 import { completeAuthorization, interactionRedirect, loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
-import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, setRequirePkce } from "@/lib/clients/registry";
+import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { createChallengeMessage } from "@/lib/siwe/challenge";
@@ -183,7 +183,7 @@ describe("POST /token (code exchange)", () => {
     expect(userId).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(payload).toMatchObject({ provider_id: "google", ethereum_address: userId, email: identity.email, email_verified: true, nonce: "n-1" });
     const account = await keyfob().db.account.findUniqueOrThrow({ where: { id: userId } });
-    expect(account.keyJwe?.split(".")).toHaveLength(5); // the server-generated key is encrypted at rest
+    expect(Object.keys(account).sort()).toEqual(["createdAt", "id"]); // an address only: no key is generated or kept for it
     // The same identity logs into the same account.
     const again = await token(app, { code: (await authorize(app, identity)).searchParams.get("code")! });
     const { payload: second } = await jwtVerify((await again.json()).access_token, jwks);
@@ -231,7 +231,7 @@ describe("POST /token (code exchange)", () => {
 
     const confidential = await registerApp({ confidential: true });
     expect((await startAuthorization(keyfob(), authorizeQuery(confidential))).kind).toBe("login");
-    await setRequirePkce(keyfob().db, confidential.clientId, true);
+    await updateClient(keyfob().db, confidential.clientId, { requirePkce: true });
     const now = await startAuthorization(keyfob(), authorizeQuery(confidential));
     expect(now.kind === "redirect" && new URL(now.location).searchParams.get("error")).toBe("invalid_request");
     const withPkce = await authorize(confidential, google(), { code_challenge: confidential.pkce.challenge, code_challenge_method: "S256" });
@@ -507,9 +507,20 @@ describe("userinfo, revocation, introspection", () => {
     expect((await userinfo(access_token)).status).toBe(200);
   });
 
+  it("introspects any client's tokens for a resource server, and only its own for another confidential client (RFC 7662 4)", async () => {
+    const app = await registerApp({ confidential: true });
+    const other = await registerApp({ confidential: true });
+    const { access_token } = await tokens(app);
+    expect(await (await introspect(app, access_token)).json()).toMatchObject({ active: true, client_id: app.clientId });
+    expect(await (await introspect(other, access_token)).json()).toEqual({ active: false });
+    await updateClient(keyfob().db, other.clientId, { resourceServer: true });
+    expect(await (await introspect(other, access_token)).json()).toMatchObject({ active: true, client_id: app.clientId });
+  });
+
   it("introspects tokens for confidential clients (RFC 7662), Flow A and Flow B alike", async () => {
     const app = await registerApp();
     const resourceServer = await registerApp({ confidential: true });
+    await updateClient(keyfob().db, resourceServer.clientId, { resourceServer: true });
     const { access_token } = await tokens(app);
     const active = await (await introspect(resourceServer, access_token)).json();
     expect(active).toMatchObject({ active: true, token_type: "Bearer", client_id: app.clientId, aud: app.clientId, iss: ISSUER, provider_id: "google", scope: "openid email" });

@@ -31,7 +31,7 @@ import { POST as tokenPost } from "@/app/token/route";
 import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { completeAuthorization, interactionRedirect, loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
-import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled } from "@/lib/clients/registry";
+import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { toOAuthError } from "@/lib/http/respond";
 import * as errors from "@/lib/oauth/errors";
 import { OAuthError } from "@/lib/oauth/errors";
@@ -271,6 +271,7 @@ beforeAll(async () => {
   registered.push(license.domain);
   publicApp = await registerApp();
   confidentialApp = await registerApp({ confidential: true });
+  await updateClient(keyfob().db, confidentialApp.clientId, { resourceServer: true }); // introspects the others' tokens
 });
 
 /** Rows this file's clients have, per table: a refused request must not change them. */

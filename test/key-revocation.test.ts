@@ -19,7 +19,7 @@ import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { userinfo } from "@/lib/actions/userinfo";
 import { performAdminAction } from "@/lib/admin/dispatch";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
-import { addRedirectUri, createClient, rotateClientSecret } from "@/lib/clients/registry";
+import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
 import { createStorage } from "@/lib/db/client";
 import { migrateDatabase } from "@/lib/db/migrate";
@@ -76,6 +76,7 @@ beforeAll(async () => {
   await createClient(a.db, { id: owner.address, name: "Fleet" });
   await addRedirectUri(a.db, owner.address, license.domain);
   const rs = await createClient(a.db, { name: "Resource server" });
+  await updateClient(a.db, rs.id, { resourceServer: true });
   resourceServer = `Basic ${Buffer.from(`${rs.id}:${await rotateClientSecret(a.db, rs.id)}`).toString("base64")}`;
   admin = await signIn(wallet(adminWallet));
 });

@@ -64,10 +64,12 @@ type FieldProps = {
   label: string;
   hint?: ReactNode;
   optional?: boolean;
+  /** What an edit form starts with (the current value); empty by default. */
+  initialValue?: string;
 } & Omit<InputHTMLAttributes<HTMLInputElement>, "name" | "defaultValue" | "id">;
 
 /** A labelled input with its hint and its error from the last submission. */
-export function Field({ name, label, hint, optional, className, ...input }: FieldProps) {
+export function Field({ name, label, hint, optional, initialValue = "", className, ...input }: FieldProps) {
   const state = useContext(StateContext);
   const id = useId();
   const error = state.fieldErrors?.[name];
@@ -82,7 +84,7 @@ export function Field({ name, label, hint, optional, className, ...input }: Fiel
         key={state.at ?? 0}
         id={id}
         name={name}
-        defaultValue={state.ok ? "" : (state.values?.[name] ?? "")}
+        defaultValue={state.ok || !state.values ? initialValue : (state.values[name] ?? "")}
         aria-invalid={error ? true : undefined}
         aria-describedby={described}
         aria-required={optional ? undefined : true}
@@ -99,6 +101,36 @@ export function Field({ name, label, hint, optional, className, ...input }: Fiel
           {capitalise(error)}
         </p>
       )}
+    </div>
+  );
+}
+
+/** A labelled checkbox (a yes/no setting), with its hint. */
+export function Checkbox({ name, label, hint, defaultChecked, disabled }: { name: string; label: string; hint?: ReactNode; defaultChecked: boolean; disabled?: boolean }) {
+  const state = useContext(StateContext);
+  const id = useId();
+  return (
+    <div className="flex gap-3">
+      <input
+        key={state.at ?? 0}
+        id={id}
+        type="checkbox"
+        name={name}
+        defaultChecked={defaultChecked}
+        disabled={disabled}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        className="mt-0.5 size-4 shrink-0 rounded border-slate-300 text-indigo-600 focus-visible:outline-2 focus-visible:outline-indigo-600"
+      />
+      <div>
+        <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+          {label}
+        </label>
+        {hint && (
+          <p id={`${id}-hint`} className="mt-0.5 text-xs text-slate-500">
+            {hint}
+          </p>
+        )}
+      </div>
     </div>
   );
 }

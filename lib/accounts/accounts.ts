@@ -1,7 +1,6 @@
-import { getAddress } from "viem";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { randomBytes } from "node:crypto";
+import { bytesToHex, getAddress } from "viem";
 import { Prisma } from "../db/client";
-import { seal } from "../keys/encryption";
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 
@@ -13,10 +12,10 @@ export type LoginIdentity = { provider: Connector; subject: string; email?: stri
 /**
  * The account an identity logs into. A known identity keeps its account (a wallet linked to a
  * Google account logs into that account). A new wallet becomes an account of its own address; a new
- * Google or Apple identity gets an account with a server-generated address whose key is encrypted at
- * rest and never leaves the server.
+ * Google or Apple identity gets an account with a random address: an identifier in the platform's
+ * format, with no key behind it (nothing would use one, and a stored key is a liability).
  */
-export async function resolveAccount({ db, encryptionKey }: Keyfob, identity: LoginIdentity): Promise<string> {
+export async function resolveAccount({ db }: Keyfob, identity: LoginIdentity): Promise<string> {
   const where = { provider_subject: { provider: identity.provider, subject: identity.subject } };
   const known = await db.identity.findUnique({ where, select: { accountId: true } });
   if (known) {
@@ -26,18 +25,10 @@ export async function resolveAccount({ db, encryptionKey }: Keyfob, identity: Lo
     });
     return known.accountId;
   }
-  let accountId: string;
-  let keyJwe: string | null = null;
-  if (identity.provider === "web3") {
-    accountId = getAddress(identity.subject);
-  } else {
-    const key = generatePrivateKey();
-    accountId = privateKeyToAccount(key).address;
-    keyJwe = await seal(key, accountId, encryptionKey);
-  }
+  const accountId = identity.provider === "web3" ? getAddress(identity.subject) : getAddress(bytesToHex(randomBytes(20)));
   try {
     await db.$transaction([
-      db.account.upsert({ where: { id: accountId }, create: { id: accountId, keyJwe }, update: {} }),
+      db.account.upsert({ where: { id: accountId }, create: { id: accountId }, update: {} }),
       db.identity.create({
         data: { provider: identity.provider, subject: identity.subject, accountId, email: identity.email, emailVerified: identity.emailVerified },
       }),

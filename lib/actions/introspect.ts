@@ -5,14 +5,17 @@ import { required, type Params } from "../oauth/params";
 import { verifyAccessToken } from "../tokens/verify";
 
 /**
- * Token introspection (RFC 7662, `POST /token/introspect`) for resource servers, which authenticate
- * as confidential clients. An invalid, expired or revoked token is `{"active": false}`.
+ * Token introspection (RFC 7662, `POST /token/introspect`) for confidential clients. A client
+ * marked as a resource server may introspect any client's tokens; any other only its own (RFC
+ * 7662 4: a token it may not know about is answered as inactive). An invalid, expired or revoked
+ * token is `{"active": false}`.
  */
 export async function introspectToken(keyfob: Keyfob, request: Request, params: Params) {
-  await authenticateClient(keyfob.db, request, params, { confidential: true });
+  const caller = await authenticateClient(keyfob.db, request, params, { confidential: true });
   const token = required(params, "token");
   try {
     const { payload, clientId } = await verifyAccessToken(keyfob, token);
+    if (clientId !== caller.id && !caller.resourceServer) return { active: false };
     return {
       active: true,
       token_type: "Bearer",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { hasControlCharacter } from "../oauth/params";
-import { RegistryError } from "../clients/registry";
+import { RegistryError, type ClientSettings } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { AdminAccessError, requireAdmin, type Admin } from "./access";
 import * as ops from "./operations";
@@ -19,6 +19,8 @@ const text = (max = 500) =>
     .max(max)
     .refine((value) => !hasControlCharacter(value), "must not contain control characters");
 const clientId = text(128).min(1, "required");
+/** A yes/no setting, as a form sends it ("true"/"false", or a checkbox's "on"); absent: unchanged. */
+const flag = z.preprocess((v) => (v === "on" ? "true" : v === null || v === "" ? undefined : v), z.enum(["true", "false"]).optional()).transform((v) => (v === undefined ? undefined : v === "true"));
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
 const actions = {
@@ -37,9 +39,24 @@ const actions = {
     input: z.object({ clientId, uri: text(2000).min(1, "required") }),
     run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.addRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
   },
-  "client.require_pkce": {
-    input: z.object({ clientId, required: z.enum(["true", "false"]) }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; required: "true" | "false" }) => ops.setRequirePkce(k, a, i.clientId, i.required === "true").then(() => ({})),
+  "client.update": {
+    input: z.object({
+      clientId,
+      name: text(200).min(1, "required").optional(),
+      logoUrl: z.preprocess((v) => (v === null ? undefined : v), text(2000).optional()),
+      requirePkce: flag,
+      resourceServer: flag,
+      refreshTokensAllowed: flag,
+    }),
+    run: (k: Keyfob, a: Admin, { clientId, ...changes }: { clientId: string } & Partial<ClientSettings>) => ops.updateClient(k, a, clientId, changes).then(() => ({})),
+  },
+  "post_logout_redirect_uri.add": {
+    input: z.object({ clientId, uri: text(2000).min(1, "required") }),
+    run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.addPostLogoutRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
+  },
+  "post_logout_redirect_uri.remove": {
+    input: z.object({ clientId, uri: text(2000).min(1, "required") }),
+    run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.removePostLogoutRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
   },
   "allowed_origin.add": {
     input: z.object({ clientId, origin: text(2000).min(1, "required") }),

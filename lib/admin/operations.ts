@@ -50,10 +50,26 @@ export const addRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: s
 export const removeRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
   change(k, admin, "redirect_uri.removed", { clientId, detail: uri }, () => registry.removeRedirectUri(k.db, clientId, uri));
 
-export const setRequirePkce = (k: Keyfob, admin: Admin, clientId: string, required: boolean) =>
-  change(k, admin, "client.pkce_requirement", { clientId, detail: required ? "required" : "public clients only" }, () =>
-    registry.setRequirePkce(k.db, clientId, required),
-  );
+/** Changes a client's settings, audited with each changed value before and after. */
+export async function updateClient(k: Keyfob, admin: Admin, clientId: string, changes: Partial<registry.ClientSettings>) {
+  const entry = { actor: admin.label, action: "client.updated", clientId: registry.normalizeClientId(clientId) };
+  try {
+    const { before, after } = await registry.updateClient(k.db, clientId, changes);
+    const changed = (Object.keys(after) as (keyof registry.ClientSettings)[]).filter((field) => before[field] !== after[field]);
+    const detail = changed.map((field) => `${field}: ${JSON.stringify(before[field])} -> ${JSON.stringify(after[field])}`).join("; ");
+    await k.audit.write({ ...entry, outcome: "success", detail: detail || "no change" });
+    return after;
+  } catch (error) {
+    await k.audit.write({ ...entry, outcome: error instanceof registry.RegistryError ? "rejected" : "error", detail: error instanceof registry.RegistryError ? `${error.field}: ${error.message}` : undefined });
+    throw error;
+  }
+}
+
+export const addPostLogoutRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
+  change(k, admin, "post_logout_redirect_uri.added", { clientId, detail: uri }, () => registry.addPostLogoutRedirectUri(k.db, clientId, uri));
+
+export const removePostLogoutRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
+  change(k, admin, "post_logout_redirect_uri.removed", { clientId, detail: uri }, () => registry.removePostLogoutRedirectUri(k.db, clientId, uri));
 
 export const addAllowedOrigin = (k: Keyfob, admin: Admin, clientId: string, origin: string) =>
   change(k, admin, "allowed_origin.added", { clientId, detail: origin }, () => registry.addAllowedOrigin(k.db, clientId, origin));
@@ -176,6 +192,7 @@ export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
     where: { id: registry.normalizeClientId(clientId) },
     include: {
       redirectUris: { orderBy: { createdAt: "asc" } },
+      postLogoutRedirectUris: { orderBy: { createdAt: "asc" } },
       allowedOrigins: { orderBy: { createdAt: "asc" } },
       signers: { orderBy: { enabledAt: "desc" } },
     },

@@ -63,6 +63,7 @@ export function listClients(db: Database) {
     orderBy: { createdAt: "asc" },
     include: {
       redirectUris: { orderBy: { createdAt: "asc" } },
+      postLogoutRedirectUris: { orderBy: { createdAt: "asc" } },
       allowedOrigins: { orderBy: { createdAt: "asc" } },
       signers: { orderBy: { enabledAt: "asc" } },
     },
@@ -84,9 +85,36 @@ export async function rotateClientSecret(db: Database, clientId: string): Promis
   return secret;
 }
 
-/** Requires PKCE of a confidential client too (public clients always need it). */
-export async function setRequirePkce(db: Database, clientId: string, required: boolean) {
-  return db.client.update({ where: { id: await existingClient(db, clientId) }, data: { requirePkce: required } });
+/** The settings of a client that can change after it is created. */
+export type ClientSettings = {
+  name: string;
+  logoUrl: string | null;
+  /** PKCE for a confidential client too (public clients always need it). */
+  requirePkce: boolean;
+  /** May introspect other clients' tokens. */
+  resourceServer: boolean;
+  /** May ask for offline_access and get refresh tokens. */
+  refreshTokensAllowed: boolean;
+};
+
+const SETTINGS = { name: true, logoUrl: true, requirePkce: true, resourceServer: true, refreshTokensAllowed: true } as const;
+
+/** Changes some of a client's settings; returns them before and after (for the audit log). */
+export async function updateClient(db: Database, clientId: string, changes: Partial<ClientSettings>): Promise<{ before: ClientSettings; after: ClientSettings }> {
+  if (changes.name !== undefined) {
+    changes.name = changes.name.trim();
+    if (changes.name.length === 0 || changes.name.length > 200) throw new RegistryError("name", "must be 1 to 200 characters");
+  }
+  if (changes.logoUrl !== undefined) {
+    changes.logoUrl = changes.logoUrl?.trim() || null;
+    if (changes.logoUrl && !/^https:\/\/[^\s]+$/.test(changes.logoUrl)) throw new RegistryError("logoUrl", "must be an https URL");
+  }
+  const id = await existingClient(db, clientId);
+  return db.$transaction(async (tx) => {
+    const before = await tx.client.findUniqueOrThrow({ where: { id }, select: SETTINGS });
+    const after = await tx.client.update({ where: { id }, data: changes, select: SETTINGS });
+    return { before, after };
+  });
 }
 
 /** Lets browser pages on `origin` call the token endpoints for the client (CORS), besides its redirect URIs' origins. */
@@ -112,6 +140,19 @@ export async function addRedirectUri(db: Database, clientId: string, uri: string
 export async function removeRedirectUri(db: Database, clientId: string, uri: string) {
   const { count } = await db.redirectUri.deleteMany({ where: { clientId: normalizeClientId(clientId), uri } });
   if (count === 0) throw new RegistryError("uri", "this redirect URI is not registered for the client");
+}
+
+/** Registers where the client may send the browser after logout (RP-Initiated Logout), matched exactly like redirect URIs. */
+export async function addPostLogoutRedirectUri(db: Database, clientId: string, uri: string) {
+  const problem = redirectUriProblem(uri);
+  if (problem) throw new RegistryError("uri", `post-logout redirect URI ${problem}`);
+  const id = await existingClient(db, clientId);
+  return db.postLogoutRedirectUri.upsert({ where: { clientId_uri: { clientId: id, uri } }, create: { clientId: id, uri }, update: {} });
+}
+
+export async function removePostLogoutRedirectUri(db: Database, clientId: string, uri: string) {
+  const { count } = await db.postLogoutRedirectUri.deleteMany({ where: { clientId: normalizeClientId(clientId), uri } });
+  if (count === 0) throw new RegistryError("uri", "this post-logout redirect URI is not registered for the client");
 }
 
 /** Enables a signer for the client; adding a revoked or expired signer again enables it anew. */

@@ -6,7 +6,7 @@ import { hkdfSync } from "node:crypto";
  * made for one purpose is worthless for another.
  */
 export type KeyPurpose =
-  /** Encrypts signing keys and account keys at rest (A256GCM). */
+  /** Encrypts signing keys at rest (A256GCM). */
   | "signing-key-encryption"
   /** Signs the dashboard's session cookie (HS256). */
   | "admin-session"

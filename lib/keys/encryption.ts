@@ -1,12 +1,12 @@
 import { CompactEncrypt, compactDecrypt } from "jose";
 import { deriveKey } from "./derive";
 
-/** Derives the key that encrypts secrets at rest (signing keys, account keys) from KEYFOB_SECRET. */
+/** Derives the key that encrypts signing keys at rest from KEYFOB_SECRET. */
 export function deriveEncryptionKey(secret: string): Uint8Array {
   return deriveKey(secret, "signing-key-encryption");
 }
 
-/** Encrypts a secret as a compact JWE (dir, A256GCM); `id` (a kid, an account) is bound in the protected header. */
+/** Encrypts a secret as a compact JWE (dir, A256GCM); `id` (the kid) is bound in the protected header. */
 export async function seal(plaintext: string, id: string, key: Uint8Array): Promise<string> {
   return new CompactEncrypt(new TextEncoder().encode(plaintext)).setProtectedHeader({ alg: "dir", enc: "A256GCM", kid: id }).encrypt(key);
 }

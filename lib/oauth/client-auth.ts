@@ -4,7 +4,7 @@ import { normalizeClientId } from "../clients/registry";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 
-export type AuthenticatedClient = { id: string; confidential: boolean };
+export type AuthenticatedClient = { id: string; confidential: boolean; resourceServer?: boolean };
 
 /** Client secrets are 256-bit random values, so a SHA-256 is enough to keep them unusable at rest. */
 export function clientSecretHash(secret: string): string {
@@ -33,11 +33,14 @@ export async function authenticateClient(
   if (rawId === undefined) throw invalidClient("client authentication is required");
   const secret = basic?.secret ?? postedSecret;
 
-  const client = await db.client.findUnique({ where: { id: normalizeClientId(rawId) }, select: { id: true, enabled: true, secretHash: true } });
+  const client = await db.client.findUnique({
+    where: { id: normalizeClientId(rawId) },
+    select: { id: true, enabled: true, secretHash: true, resourceServer: true },
+  });
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
   if (client.secretHash) {
     if (secret === undefined || !sameDigest(clientSecretHash(secret), client.secretHash)) throw invalidClient("client authentication failed");
-    return { id: client.id, confidential: true };
+    return { id: client.id, confidential: true, resourceServer: client.resourceServer };
   }
   if (secret !== undefined) throw invalidClient("client authentication failed");
   if (options.confidential) throw invalidClient("this endpoint requires a client with a secret");

@@ -74,9 +74,22 @@ export async function removeRedirectUriAction(_: FormState, form: FormData): Pro
   return done("redirect_uri.remove", fields(form, ["clientId", "uri"]), "Redirect URI removed.");
 }
 
-export async function setRequirePkceAction(_: FormState, form: FormData): Promise<FormState> {
-  const input = fields(form, ["clientId", "required"]);
-  return done("client.require_pkce", input, input.required === "true" ? "PKCE is now required." : "PKCE is now optional for this confidential client.");
+const CLIENT_FLAGS = ["requirePkce", "resourceServer", "refreshTokensAllowed"];
+
+export async function updateClientAction(_: FormState, form: FormData): Promise<FormState> {
+  // An unchecked checkbox is not sent: the form says which settings it shows, and those are false unless checked.
+  const shown = String(form.get("settings") ?? "").split(" ").filter((name) => CLIENT_FLAGS.includes(name));
+  const input = fields(form, ["clientId", ...["name", "logoUrl"].filter((name) => form.has(name))]);
+  for (const name of shown) input[name] = form.get(name) === "on" ? "true" : "false";
+  return done("client.update", input, "Settings saved.");
+}
+
+export async function addPostLogoutRedirectUriAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("post_logout_redirect_uri.add", fields(form, ["clientId", "uri"]), "Post-logout redirect URI added.");
+}
+
+export async function removePostLogoutRedirectUriAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("post_logout_redirect_uri.remove", fields(form, ["clientId", "uri"]), "Post-logout redirect URI removed.");
 }
 
 export async function addAllowedOriginAction(_: FormState, form: FormData): Promise<FormState> {

@@ -7,22 +7,25 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { CopyButton } from "@/components/admin/copy-button";
-import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
+import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
 import { SecretRotation } from "@/components/admin/secret";
+import { ValueListCard } from "@/components/admin/value-list";
 import { Badge, Banner, button, Card, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
 import { getClient } from "@/lib/admin/operations";
 import { ADMIN_CLIENT_ID } from "@/lib/admin/session";
 import {
   addAllowedOriginAction,
+  addPostLogoutRedirectUriAction,
   addRedirectUriAction,
   addSignerAction,
   deleteClientAction,
   removeAllowedOriginAction,
+  removePostLogoutRedirectUriAction,
   removeRedirectUriAction,
   revokeSignerAction,
   rotateSecretAction,
   setClientEnabledAction,
-  setRequirePkceAction,
+  updateClientAction,
 } from "../../../_lib/actions";
 import { adminPage, clientIdSegment, param, type SearchParams } from "../../../_lib/guard";
 
@@ -120,51 +123,43 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           </dl>
         </Card>
 
-        <Card
+        <ValueListCard
           id="redirect-uris"
           title="Redirect URIs"
           description="Matched exactly as written: https, or http on localhost only; no fragment. Flow A's domain is one of these."
-        >
-          {client.redirectUris.length === 0 ? (
-            <p className="mb-4 text-sm text-slate-600">No redirect URIs yet: the client cannot sign anyone in until it has one.</p>
-          ) : (
-            <ul className="mb-4 divide-y divide-slate-100" aria-label="Registered redirect URIs">
-              {client.redirectUris.map((redirect) => (
-                <li key={redirect.uri} className="flex flex-col gap-2 py-2.5 sm:flex-row sm:items-center sm:justify-between">
-                  <Mono>{redirect.uri}</Mono>
-                  <span className="shrink-0">
-                    <ConfirmAction
-                      action={removeRedirectUriAction}
-                      fields={{ ...id, uri: redirect.uri }}
-                      trigger="Remove"
-                      triggerLabel={`Remove ${redirect.uri}`}
-                      title="Remove this redirect URI?"
-                      confirmLabel="Remove"
-                      pendingLabel="Removing…"
-                    >
-                      <p className="mb-2">
-                        <Mono>{redirect.uri}</Mono>
-                      </p>
-                      Sign-ins and challenges for this URI are refused from now on.
-                    </ConfirmAction>
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
-          <ActionForm action={addRedirectUriAction} fields={["uri"]} hidden={id} label="Add a redirect URI" className="space-y-3 border-t border-slate-100 pt-4">
-            <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
-              <Field name="uri" label="New redirect URI" className="flex-1" type="url" autoComplete="off" spellCheck={false} placeholder="https://app.example.com/callback" />
-              <div className="sm:pt-6">
-                <SubmitButton pendingLabel="Adding…" className={button.secondary}>
-                  Add URI
-                </SubmitButton>
-              </div>
-            </div>
-          </ActionForm>
-        </Card>
+          clientId={client.id}
+          field="uri"
+          values={client.redirectUris.map(({ uri }) => uri)}
+          empty="No redirect URIs yet: the client cannot sign anyone in until it has one."
+          listLabel="Registered redirect URIs"
+          remove={{ action: removeRedirectUriAction, title: "Remove this redirect URI?", consequence: "Sign-ins and challenges for this URI are refused from now on." }}
+          add={{ action: addRedirectUriAction, formLabel: "Add a redirect URI", fieldLabel: "New redirect URI", placeholder: "https://app.example.com/callback", button: "Add URI" }}
+        />
 
-        <Card
+        <ValueListCard
+          id="post-logout-redirect-uris"
+          title="Post-logout redirect URIs"
+          description="Where the application may send the browser after it logs the user out at Keyfob (RP-Initiated Logout), matched exactly like redirect URIs."
+          clientId={client.id}
+          field="uri"
+          values={client.postLogoutRedirectUris.map(({ uri }) => uri)}
+          empty="None: after a logout Keyfob shows its own signed-out page."
+          listLabel="Registered post-logout redirect URIs"
+          remove={{
+            action: removePostLogoutRedirectUriAction,
+            title: "Remove this post-logout redirect URI?",
+            consequence: "Logouts that ask to return here get Keyfob's signed-out page from now on.",
+          }}
+          add={{
+            action: addPostLogoutRedirectUriAction,
+            formLabel: "Add a post-logout redirect URI",
+            fieldLabel: "New post-logout redirect URI",
+            placeholder: "https://app.example.com/signed-out",
+            button: "Add URI",
+          }}
+        />
+
+        <ValueListCard
           id="allowed-origins"
           title="Browser applications (CORS)"
           description={
@@ -173,45 +168,14 @@ export default async function ClientPage({ params, searchParams }: { params: Par
               of its redirect URIs are always allowed; add others here (scheme, host and port, e.g. <Mono>https://app.example.com</Mono>).
             </>
           }
-        >
-          {client.allowedOrigins.length === 0 ? (
-            <p className="mb-4 text-sm text-slate-600">No extra origins: only pages on the redirect URIs&apos; origins may call Keyfob from a browser.</p>
-          ) : (
-            <ul className="mb-4 divide-y divide-slate-100" aria-label="Allowed origins">
-              {client.allowedOrigins.map(({ origin }) => (
-                <li key={origin} className="flex flex-col gap-2 py-2.5 sm:flex-row sm:items-center sm:justify-between">
-                  <Mono>{origin}</Mono>
-                  <span className="shrink-0">
-                    <ConfirmAction
-                      action={removeAllowedOriginAction}
-                      fields={{ ...id, origin }}
-                      trigger="Remove"
-                      triggerLabel={`Remove ${origin}`}
-                      title="Remove this origin?"
-                      confirmLabel="Remove"
-                      pendingLabel="Removing…"
-                    >
-                      <p className="mb-2">
-                        <Mono>{origin}</Mono>
-                      </p>
-                      Browser requests from this origin are refused from now on.
-                    </ConfirmAction>
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
-          <ActionForm action={addAllowedOriginAction} fields={["origin"]} hidden={id} label="Allow an origin" className="space-y-3 border-t border-slate-100 pt-4">
-            <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
-              <Field name="origin" label="New allowed origin" className="flex-1" type="url" autoComplete="off" spellCheck={false} placeholder="https://app.example.com" />
-              <div className="sm:pt-6">
-                <SubmitButton pendingLabel="Adding…" className={button.secondary}>
-                  Allow origin
-                </SubmitButton>
-              </div>
-            </div>
-          </ActionForm>
-        </Card>
+          clientId={client.id}
+          field="origin"
+          values={client.allowedOrigins.map(({ origin }) => origin)}
+          empty="No extra origins: only pages on the redirect URIs' origins may call Keyfob from a browser."
+          listLabel="Allowed origins"
+          remove={{ action: removeAllowedOriginAction, title: "Remove this origin?", consequence: "Browser requests from this origin are refused from now on." }}
+          add={{ action: addAllowedOriginAction, formLabel: "Allow an origin", fieldLabel: "New allowed origin", placeholder: "https://app.example.com", button: "Allow origin" }}
+        />
 
         <Card
           id="signers"
@@ -302,33 +266,41 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           <SecretRotation action={rotateSecretAction} clientId={client.id} confidential={client.confidential} />
         </Card>
 
-        <Card
-          id="pkce"
-          title="PKCE"
-          description="Public clients must always send a PKCE code challenge (S256). A confidential client may be required to as well."
-        >
-          <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
-            <p className="text-sm text-slate-600">
-              {!client.confidential
-                ? "Required: this client is public."
-                : client.requirePkce
-                  ? "Required: authorization requests without a code challenge are refused."
-                  : "Optional: this confidential client may omit PKCE."}
-            </p>
-            {client.confidential && (
-              <ActionForm
-                action={setRequirePkceAction}
-                fields={[]}
-                hidden={{ ...id, required: client.requirePkce ? "false" : "true" }}
-                label={client.requirePkce ? "Make PKCE optional" : "Require PKCE"}
-                className="contents"
-              >
-                <SubmitButton pendingLabel="Saving…" className={button.secondary}>
-                  {client.requirePkce ? "Make PKCE optional" : "Require PKCE"}
-                </SubmitButton>
-              </ActionForm>
-            )}
-          </div>
+        <Card id="settings" title="Settings" description="Changes apply to the next request; each one is written to the audit log with its old and new value.">
+          <ActionForm
+            action={updateClientAction}
+            fields={["name", "logoUrl"]}
+            hidden={{ ...id, settings: "requirePkce resourceServer refreshTokensAllowed" }}
+            label="Client settings"
+          >
+            <div className="grid gap-4 sm:grid-cols-2">
+              <Field name="name" label="Name" initialValue={client.name} autoComplete="off" />
+              <Field name="logoUrl" label="Logo URL" optional initialValue={client.logoUrl ?? ""} type="url" autoComplete="off" spellCheck={false} hint="https only; shown on the sign-in page." />
+            </div>
+            <fieldset className="space-y-3">
+              <legend className="sr-only">Options</legend>
+              <Checkbox
+                name="requirePkce"
+                label="Require PKCE"
+                defaultChecked={client.requirePkce}
+                hint={
+                  client.confidential
+                    ? "Authorization requests without a code challenge (S256) are refused. Public clients always need PKCE."
+                    : "Public clients always need PKCE, whatever this says; it applies if the client gets a secret."
+                }
+              />
+              <Checkbox name="resourceServer" label="Resource server" defaultChecked={client.resourceServer} hint="May introspect tokens issued to other clients; other clients introspect only their own." />
+              <Checkbox
+                name="refreshTokensAllowed"
+                label="Refresh tokens"
+                defaultChecked={client.refreshTokensAllowed}
+                hint="May ask for the offline_access scope and get a refresh token with its tokens."
+              />
+            </fieldset>
+            <SubmitButton pendingLabel="Saving…" className={button.secondary}>
+              Save settings
+            </SubmitButton>
+          </ActionForm>
         </Card>
 
         <Card id="danger" title="Delete client">
