@@ -128,6 +128,10 @@ const envSchema = z.object({
   METRICS_TOKEN: optional(z.string().min(16, "must be at least 16 characters")),
   SHUTDOWN_TIMEOUT: duration("10s"),
   AUDIT_RETENTION: duration("365d"),
+  SESSION_IDLE_TTL: duration("3d"),
+  SESSION_MAX_AGE: duration("30d"),
+  REFRESH_TOKEN_IDLE_TTL: duration("30d"),
+  REFRESH_TOKEN_MAX_AGE: duration("365d"),
   RATE_LIMIT_PER_IP: rateLimit("600/1m"),
   RATE_LIMIT_PER_CLIENT: rateLimit("6000/1m"),
   RATE_LIMIT_ADMIN_SIGNIN: rateLimit("30/1m"),
@@ -183,6 +187,12 @@ export type Config = {
   shutdownTimeout: number;
   /** Seconds audit events are kept. */
   auditRetention: number;
+  /** Login sessions end after this many seconds without use, and at the latest this long after the login. */
+  sessionIdleTtl: number;
+  sessionMaxAge: number;
+  /** A refresh token ends unused after its idle lifetime; its family (all its rotations) at the maximum age. */
+  refreshTokenIdleTtl: number;
+  refreshTokenMaxAge: number;
   rateLimits: { perIp: RateLimit; perClient: RateLimit; adminSignIn: RateLimit };
   /** Caps on rows one caller can leave waiting: unused Flow A challenges and unfinished logins. */
   pendingCaps: { challengesPerAddress: number; challengesPerClient: number; loginsPerIp: number };
@@ -244,6 +254,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     shutdownTimeout: e.SHUTDOWN_TIMEOUT,
     auditRetention: e.AUDIT_RETENTION,
+    sessionIdleTtl: e.SESSION_IDLE_TTL,
+    sessionMaxAge: e.SESSION_MAX_AGE,
+    refreshTokenIdleTtl: e.REFRESH_TOKEN_IDLE_TTL,
+    refreshTokenMaxAge: e.REFRESH_TOKEN_MAX_AGE,
     rateLimits: { perIp: e.RATE_LIMIT_PER_IP, perClient: e.RATE_LIMIT_PER_CLIENT, adminSignIn: e.RATE_LIMIT_ADMIN_SIGNIN },
     pendingCaps: {
       challengesPerAddress: e.PENDING_CHALLENGES_PER_ADDRESS,

@@ -47,6 +47,8 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
     nonce: grant.nonce ?? undefined,
     email: grant.email ?? undefined,
     emailVerified: grant.emailVerified,
+    authTime: grant.authTime ?? undefined,
+    amr: grant.amr?.split(" "),
   });
   const redeemed = await consumeCode(db, codeHash, { jti, userId: grant.accountId, connector: grant.connector, scope: grant.scope, expiresAt });
   if (!redeemed) {

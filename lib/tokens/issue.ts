@@ -20,6 +20,9 @@ export type Grant = {
   nonce?: string;
   email?: string;
   emailVerified: boolean;
+  /** When and how the user authenticated (Flow B): the ID token's auth_time and amr. */
+  authTime?: Date;
+  amr?: string[];
 };
 
 export type TokenResponse = {
@@ -73,7 +76,14 @@ export async function issueTokens(
 
   const jti = randomUUID();
   const accessToken = await sign({ ...claims, exp, client_id: grant.clientId, jti, scope: grant.scope.join(" ") }, ACCESS_TOKEN_TYPE);
-  const idToken = await sign({ ...claims, exp: iat + lifetimes.idToken, jti: randomUUID(), at_hash: accessTokenHash(accessToken) });
+  const idToken = await sign({
+    ...claims,
+    exp: iat + lifetimes.idToken,
+    jti: randomUUID(),
+    at_hash: accessTokenHash(accessToken),
+    ...(grant.authTime && { auth_time: Math.floor(grant.authTime.getTime() / 1000) }),
+    ...(grant.amr && { amr: grant.amr }),
+  });
   return {
     response: { access_token: accessToken, token_type: "bearer", expires_in: lifetimes.accessToken, id_token: idToken },
     jti,
