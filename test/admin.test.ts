@@ -27,7 +27,7 @@ async function signIn(identity: LoginIdentity): Promise<string> {
   const { location, cookie } = await beginAdminLogin(k);
   const start = await startAuthorization(k, new URL(location).searchParams);
   if (start.kind !== "login") throw new Error(`admin login did not reach the login page: ${JSON.stringify(start)}`);
-  const callback = new URL(await completeAuthorization(k, start.interactionId, identity));
+  const callback = new URL((await completeAuthorization(k, start.interactionId, { identity })).location);
   const session = await finishAdminLogin(k, cookie, callback.searchParams);
   if (!session) throw new Error("no session");
   return session;

@@ -403,7 +403,7 @@ describe("hosted login with a smart account", () => {
       issuedAt: new Date(),
       resources: [SIWE_PURPOSE.login],
     });
-    return loginWithWallet(k, start.interactionId, message, await userOwner.signMessage({ message }));
+    return (await loginWithWallet(k, start.interactionId, message, await userOwner.signMessage({ message }))).location;
   }
 
   it("logs a contract account in to an application, but not to the dashboard unless ADMIN_CONTRACT_SIGNATURES", async () => {

@@ -4,7 +4,6 @@
  * The upstream logins (Google, Apple, wallet UI) run in real Chromium in e2e/; here an identity is
  * handed to completeAuthorization directly, and wallet logins are signed with real viem keys.
  */
-import { createHash, randomBytes } from "node:crypto";
 import { jwtVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
@@ -14,70 +13,23 @@ import { POST as introspectRoute } from "@/app/token/introspect/route";
 import { POST as revokeRoute } from "@/app/token/revoke/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
-import { linkWallet, type LoginIdentity } from "@/lib/accounts/accounts";
+import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
 import { completeAuthorization, interactionRedirect, loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
-import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
+import { setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
+import { startSession } from "@/lib/sessions/login-session";
 import { createChallengeMessage } from "@/lib/siwe/challenge";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
+import { authorize, authorizeQuery, FORM, google, pkce, registerApp, token, userinfo, type App } from "./support/flow-b";
 
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
 let jwks: ReturnType<typeof createLocalJWKSet>;
 
 beforeAll(async () => {
   jwks = createLocalJWKSet((await (await keysRoute()).json()) as JSONWebKeySet);
 });
-
-/** A registered client; a public one uses PKCE with its own verifier unless a test says otherwise. */
-type App = { clientId: string; redirectUri: string; secret?: string; pkce: { verifier: string; challenge: string } };
-
-async function registerApp(options: { confidential?: boolean; redirectUri?: string } = {}): Promise<App> {
-  const { db } = keyfob();
-  const client = await createClient(db, { name: "Fleet dashboard" });
-  const redirectUri = options.redirectUri ?? `https://fleet.example.com/cb/${client.id.slice(3, 9)}?tenant=7`;
-  await addRedirectUri(db, client.id, redirectUri);
-  const secret = options.confidential ? await rotateClientSecret(db, client.id) : undefined;
-  return { clientId: client.id, redirectUri, secret, pkce: pkce() };
-}
-
-function authorizeQuery(app: App, extra: Record<string, string> = {}) {
-  const pkceParams: Record<string, string> = app.secret || "code_challenge" in extra ? {} : { code_challenge: app.pkce.challenge, code_challenge_method: "S256" };
-  return new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, scope: "openid email", response_type: "code", ...pkceParams, ...extra });
-}
-
-const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({
-  provider: "google",
-  subject,
-  email: `${subject}@example.com`,
-  emailVerified: true,
-});
-
-function pkce() {
-  const verifier = randomBytes(32).toString("base64url");
-  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
-}
-
-/** Runs the authorization request and logs `identity` in; returns the redirect's parameters. */
-async function authorize(app: App, identity: LoginIdentity = google(), extra: Record<string, string> = {}) {
-  const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "st-1", nonce: "n-1", ...extra }));
-  if (start.kind !== "login") throw new Error(`expected the login page, got ${JSON.stringify(start)}`);
-  return new URL(await completeAuthorization(keyfob(), start.interactionId, identity));
-}
-
-function token(app: App, params: Record<string, string>, auth: "basic" | "post" | "none" = app.secret ? "basic" : "none") {
-  const headers: Record<string, string> = { ...FORM };
-  const verifier: Record<string, string> = app.secret || "code_verifier" in params ? {} : { code_verifier: app.pkce.verifier };
-  const form = new URLSearchParams({ grant_type: "authorization_code", redirect_uri: app.redirectUri, ...verifier, ...params });
-  if (auth === "basic") headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
-  else form.set("client_id", app.clientId);
-  if (auth === "post") form.set("client_secret", app.secret!);
-  return tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers, body: form }));
-}
-
-const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
 
 describe("GET /auth (authorization request)", () => {
   it("refuses request objects with request_not_supported and request_uri_not_supported, at the redirect URI with the state", async () => {
@@ -148,7 +100,8 @@ describe("GET /auth (authorization request)", () => {
     const app = await registerApp();
     const without = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none" }));
     expect(without.kind === "redirect" && new URL(without.location).searchParams.get("error")).toBe("login_required");
-    const withSession = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none" }), { session: google() });
+    const { session } = await startSession(keyfob(), { accountId: await resolveAccount(keyfob(), google()), identity: google() });
+    const withSession = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none" }), { session });
     expect(withSession.kind === "redirect" && new URL(withSession.location).searchParams.get("code")).toBeTruthy();
   });
 
@@ -157,13 +110,13 @@ describe("GET /auth (authorization request)", () => {
     const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "" }));
     if (start.kind !== "login") throw new Error("expected login");
     expect(start.clientName).toBe("Fleet dashboard");
-    const location = new URL(await completeAuthorization(keyfob(), start.interactionId, google()));
+    const location = new URL((await completeAuthorization(keyfob(), start.interactionId, { identity: google() })).location);
     expect(location.searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(location.searchParams.has("state")).toBe(true);
     expect(location.searchParams.get("state")).toBe("");
     expect(location.searchParams.get("iss")).toBe(ISSUER);
     expect(location.searchParams.get("tenant")).toBe("7");
-    await expect(completeAuthorization(keyfob(), start.interactionId, google())).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(completeAuthorization(keyfob(), start.interactionId, { identity: google() })).rejects.toMatchObject({ code: "invalid_request" });
   });
 });
 
@@ -339,7 +292,7 @@ describe("wallet login on the hosted page", () => {
       ...tamper,
     });
     const signature = await wallet.signMessage({ message });
-    return { start, message, signature, login: () => loginWithWallet(keyfob(), start.interactionId, message, signature) };
+    return { start, message, signature, login: async () => (await loginWithWallet(keyfob(), start.interactionId, message, signature)).location };
   }
 
   it("logs a wallet into the account of its own address", async () => {

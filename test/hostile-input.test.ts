@@ -9,8 +9,8 @@
  *    error redirect to the registered redirect URI), never reaches PostgreSQL, and leaves no row.
  * 3. A seeded fuzz run of random names, values and bytes answers nothing with a 5xx.
  * The login page's server actions need Next's request context, so their lib/ functions are tested
- * directly. /auth needs it for two things only, the Auth.js session and the cookie binding a login
- * to its browser: both are stubbed here (no upstream session); the handler itself is the real one.
+ * directly. /auth needs it for two things only, the login session cookie and the cookie binding a login
+ * to its browser: both are stubbed here (no session); the handler itself is the real one.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -39,7 +39,7 @@ import { tooManyRequests } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, type License } from "./support/flow-a";
 
-vi.mock("@/app/_upstream/auth", () => ({ sessionIdentity: async () => undefined }));
+vi.mock("@/app/auth/session-cookie", () => ({ currentLoginSession: async () => undefined }));
 vi.mock("@/app/auth/login-cookie", () => ({ bindInteraction: async () => {} }));
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -214,7 +214,7 @@ const authorizePairs = (app: App): Pairs => [
 async function freshCode(app: App): Promise<string> {
   const start = await startAuthorization(keyfob(), new URLSearchParams(authorizePairs(app)));
   if (start.kind !== "login") throw new Error(`expected the login page, got ${JSON.stringify(start)}`);
-  return new URL(await completeAuthorization(keyfob(), start.interactionId, google())).searchParams.get("code")!;
+  return new URL((await completeAuthorization(keyfob(), start.interactionId, { identity: google() })).location).searchParams.get("code")!;
 }
 
 /** A code exchange: client_secret_post for a confidential client. */
@@ -966,7 +966,7 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
       const e = escaped(c);
       for (const badId of [`${id}${c}`, `${c}${id.slice(1)}`, c.repeat(43), `${id.slice(0, 20)}${c}${id.slice(21)}`]) {
         expect((await refused(() => loginWithWallet(k, badId, message, signature), `loginWithWallet: ${e} in the id`)).code).toBe("invalid_request");
-        expect((await refused(() => completeAuthorization(k, badId, google()), `completeAuthorization: ${e} in the id`)).code).toBe("invalid_request");
+        expect((await refused(() => completeAuthorization(k, badId, { identity: google() }), `completeAuthorization: ${e} in the id`)).code).toBe("invalid_request");
         expect((await refused(() => interactionRedirect(k, badId, "access_denied", "the user cancelled the login"), `interactionRedirect: ${e}`)).code).toBe("invalid_request");
       }
       if (c !== "\n") {
@@ -981,7 +981,7 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
     }
     expect(await rowCounts()).toEqual(before); // no code, the interaction still pending
     expect((await k.db.interaction.findUniqueOrThrow({ where: { id } })).completedAt).toBeNull();
-    expect(new URL(await loginWithWallet(k, id, message, signature)).searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(new URL((await loginWithWallet(k, id, message, signature)).location).searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // Whatever description a caller passes, the redirect's error_description stays in the set.
     const other = await pendingLogin();
     const cancelled = new URL(await interactionRedirect(k, other.id, "access_denied", `he said "no" \\ \0 ${UNICODE}`));

@@ -140,7 +140,7 @@ async function signIn(identity: LoginIdentity): Promise<string> {
   const { location, cookie } = await beginAdminLogin(a);
   const start = await startAuthorization(a, new URL(location).searchParams);
   if (start.kind !== "login") throw new Error(`admin login did not reach the login page: ${JSON.stringify(start)}`);
-  const callback = new URL(await completeAuthorization(a, start.interactionId, identity));
+  const callback = new URL((await completeAuthorization(a, start.interactionId, { identity })).location);
   const session = await finishAdminLogin(a, cookie, callback.searchParams);
   if (!session) throw new Error("no session");
   return session;

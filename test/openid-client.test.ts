@@ -62,9 +62,8 @@ describe("oauth4webapi against Keyfob", () => {
 
     const start = await startAuthorization(keyfob(), authorizationUrl.searchParams);
     if (start.kind !== "login") throw new Error("expected the login page");
-    const callback = new URL(
-      await completeAuthorization(keyfob(), start.interactionId, { provider: "apple", subject: "apple-001", email: "driver@example.com", emailVerified: true }),
-    );
+    const identity = { provider: "apple", subject: "apple-001", email: "driver@example.com", emailVerified: true } as const;
+    const callback = new URL((await completeAuthorization(keyfob(), start.interactionId, { identity })).location);
 
     const params = oauth.validateAuthResponse(as, client, callback, state); // checks iss too
     const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, options);

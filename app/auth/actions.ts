@@ -4,16 +4,15 @@
  * redirects (a code or an error for the client, or the upstream provider) or returns a message
  * the page shows.
  */
-import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { completeAuthorization, interactionRedirect, loginWithWallet } from "@/lib/actions/authorize";
-import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
+import { completeAuthorization, interactionRedirect, loginWithWallet, type Completion } from "@/lib/actions/authorize";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
-import { sessionIdentity, signIn, upstreamProviders } from "../_upstream/auth";
+import { signIn, upstreamProviders } from "../_upstream/auth";
 import { forgetLogin, rememberLogin, safeReturnTo, startedInThisBrowser } from "./login-cookie";
+import { currentLoginSession, loginClient, setSessionCookie } from "./session-cookie";
 
 /** What a failed action tells the page: a sentence for the user, and whether starting over helps. */
 export type ActionResult = { error: string; restart?: boolean };
@@ -42,11 +41,11 @@ export async function loginWithUpstream(form: FormData): Promise<void> {
 
 /** "Continue as ...": the Google/Apple session this browser already has completes the login. */
 export async function continueWithSession(form: FormData): Promise<void> {
-  const identity = await sessionIdentity();
-  if (!identity) redirect("/auth/error?reason=session");
+  const session = await currentLoginSession();
+  if (!session) redirect("/auth/error?reason=session");
   const interactionId = field(form, "interaction");
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
-  const location = await settle("continue_session", () => completeAuthorization(keyfob(), interactionId, identity));
+  const { location } = await settle("continue_session", () => completeAuthorization(keyfob(), interactionId, { session }));
   redirect(location);
 }
 
@@ -54,7 +53,7 @@ export async function continueWithSession(form: FormData): Promise<void> {
 export async function cancelLogin(form: FormData): Promise<void> {
   const interactionId = field(form, "interaction");
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
-  const location = await settle("cancel", () => interactionRedirect(keyfob(), interactionId, "access_denied", "the user cancelled the login"));
+  const { location } = await settle("cancel", async () => ({ location: await interactionRedirect(keyfob(), interactionId, "access_denied", "the user cancelled the login") }));
   await forgetLogin();
   redirect(location);
 }
@@ -65,11 +64,12 @@ export async function loginWithWalletSignature(interactionId: string, message: s
     return { error: "The wallet's answer could not be read. Please try again." };
   }
   if (!(await startedInThisBrowser(interactionId))) return { error: "This sign-in was started in another browser. Start again from the application.", restart: true };
-  let location: string;
+  let completion: Completion;
   try {
     const k = keyfob();
-    await limitProtocolRequest(k, "authorize_wallet", { ip: (await headers()).get(CLIENT_IP_HEADER) ?? undefined });
-    location = await loginWithWallet(k, interactionId, message, signature);
+    const client = await loginClient();
+    await limitProtocolRequest(k, "authorize_wallet", { ip: client.ip });
+    completion = await loginWithWallet(k, interactionId, message, signature, client);
   } catch (caught) {
     const error = toOAuthError(caught);
     logRefusal("wallet_login", error.code, caught);
@@ -80,11 +80,12 @@ export async function loginWithWalletSignature(interactionId: string, message: s
     const expired = /expired|already completed/.test(error.message);
     return { error: sentence(error.message), restart: expired };
   }
-  redirect(location);
+  await setSessionCookie(completion.newSession);
+  redirect(completion.location);
 }
 
 /** Runs an action whose failure leaves nothing to do on the page: failures go to the error page. */
-async function settle(action: string, run: () => Promise<string>): Promise<string> {
+async function settle(action: string, run: () => Promise<Completion>): Promise<Completion> {
   try {
     return await run();
   } catch (caught) {

@@ -15,8 +15,8 @@ import { readBodyText } from "@/lib/oauth/params";
 import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
 import { htmlPage, type HtmlPage } from "../_lib/html-page";
-import { sessionIdentity } from "../_upstream/auth";
 import { bindInteraction } from "./login-cookie";
+import { currentLoginSession } from "./session-cookie";
 
 export const dynamic = "force-dynamic";
 
@@ -30,7 +30,7 @@ async function authorize(request: Request): Promise<Response> {
     const query = request.method === "POST" ? await formParameters(request) : new URL(request.url).searchParams;
     const ip = clientIp(request);
     await limitProtocolRequest(k, "authorize", { ip, clientId: claimedClientId(query.get("client_id")) });
-    const start = await startAuthorization(k, query, { session: await sessionIdentity(), ip });
+    const start = await startAuthorization(k, query, { session: await currentLoginSession(), ip });
     if (start.kind === "redirect") return seeOther(start.location);
     if (start.kind === "error") {
       outcome = "untrusted_request";

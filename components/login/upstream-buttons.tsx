@@ -1,9 +1,9 @@
 /**
  * "Continue with Google / Apple" (each only when configured), and "Continue as ..." for a browser
- * that is already signed in upstream. Plain forms posting to server actions: they work before the
+ * that is already signed in with Keyfob. Plain forms posting to server actions: they work before the
  * page's JavaScript has loaded, and show a pending state once it has.
  */
-import { AppleIcon, GoogleIcon } from "./icons";
+import { AppleIcon, GoogleIcon, WalletIcon } from "./icons";
 import { SubmitButton } from "./submit-button";
 import { buttonStyles } from "./ui";
 
@@ -42,16 +42,16 @@ export function UpstreamButtons({ providers, interactionId, returnTo, loginHint,
   );
 }
 
-export function ContinueAsSession({ label, provider, interactionId, action }: { label: string; provider: "google" | "apple"; interactionId: string; action: FormAction }) {
+/** "Continue as ...": the browser is signed in with Keyfob, by a wallet, Google or Apple. */
+export function ContinueAsSession({ label, connector, interactionId, action }: { label: string; connector: "web3" | "google" | "apple"; interactionId: string; action: FormAction }) {
+  const icon = connector === "google" ? <GoogleIcon /> : connector === "apple" ? <AppleIcon className="size-5 text-black" /> : <WalletIcon className="size-5 text-indigo-700" />;
   return (
     <form action={action} className="rounded-xl border border-indigo-200 bg-indigo-50/60 p-3">
       <input type="hidden" name="interaction" value={interactionId} />
-      <p className="mb-2 text-center text-xs font-medium text-indigo-900">You are signed in with {LABELS[provider]}</p>
-      <SubmitButton
-        className={buttonStyles.option}
-        icon={provider === "google" ? <GoogleIcon /> : <AppleIcon className="size-5 text-black" />}
-        pendingLabel="Signing you in…"
-      >
+      <p className="mb-2 text-center text-xs font-medium text-indigo-900">
+        You are signed in {connector === "web3" ? "with a wallet" : `with ${LABELS[connector]}`}
+      </p>
+      <SubmitButton className={buttonStyles.option} icon={icon} pendingLabel="Signing you in…">
         <span className="block max-w-[16rem] truncate">Continue as {label}</span>
       </SubmitButton>
     </form>

@@ -9,7 +9,9 @@ import { checkParameter, hasControlCharacter, isAcceptableParameter } from "../o
 import { parseCodeChallenge } from "../oauth/pkce";
 import { parseScope } from "../oauth/scope";
 import { generateNonce } from "../siwe/challenge";
+import { startSession, type LoginSession } from "../sessions/login-session";
 import { verifyLoginMessage } from "../siwe/login";
+import { verifyIdTokenHint } from "../tokens/id-token-hint";
 
 const PROMPTS = ["none", "login", "consent", "select_account"];
 /** How long the user has to log in on the hosted page. */
@@ -24,13 +26,20 @@ export type AuthorizationStart =
   /** Show the login page for this interaction. */
   | { kind: "login"; interactionId: string; clientName: string; walletNonce: string; scope: string[]; loginHint?: string };
 
-/** Who is asking: the browser's current upstream session, and its address (for the cap on unfinished logins). */
-export type AuthorizationContext = { session?: LoginIdentity; ip?: string };
+/** Who is asking: the browser's login session with Keyfob, if any, and its address (for the cap on unfinished logins). */
+export type AuthorizationContext = { session?: LoginSession; ip?: string };
+
+/** How an interaction ends in a login: a fresh one (its identity) or the browser's live session. */
+export type Login = { identity: LoginIdentity; session?: undefined; ip?: string; userAgent?: string } | { session: LoginSession; identity?: undefined };
+
+/** A completed interaction: where to send the browser, and the new session of a fresh login (for its cookie). */
+export type Completion = { location: string; newSession?: { token: string; expiresAt: Date } };
 
 /**
  * Validates an authorization request (GET or POST /auth). Only once client_id and redirect_uri are
  * known to belong together are errors sent back to the redirect URI, with state and iss (RFC 9207).
- * With prompt=none the current session, if any, completes the request at once.
+ * With prompt=none the browser's session completes the request at once, if it may (see
+ * sessionMayComplete); otherwise login_required.
  */
 export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams, context: AuthorizationContext = {}): Promise<AuthorizationStart> {
   const { db, config } = keyfob;
@@ -80,6 +89,9 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
     if (!codeChallenge && (!client.secretHash || client.requirePkce)) {
       throw invalidRequest("code_challenge is required for this client (PKCE with S256)");
     }
+    const hint = query.get("id_token_hint");
+    const hinted = hint ? await verifyIdTokenHint(keyfob, hint) : undefined;
+    if (hinted && hinted.clientId !== clientId) throw invalidRequest("id_token_hint was issued to another client");
     request = {
       clientId,
       redirectUri,
@@ -89,6 +101,8 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
       codeChallenge,
       prompt: prompt ?? null,
       loginHint: query.get("login_hint") || null,
+      maxAge: parseMaxAge(query.get("max_age") ?? undefined),
+      hintAccount: hinted?.accountId ?? null,
     };
   } catch (error) {
     if (error instanceof OAuthError) return respond({ error: error.code, error_description: error.message });
@@ -96,8 +110,11 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   }
 
   if (request.prompt?.split(" ").includes("none")) {
-    if (!context.session) return respond({ error: "login_required", error_description: "the user is not logged in" });
-    return { kind: "redirect", location: await issueAuthorizationCode(keyfob, request, context.session) };
+    const { session } = context;
+    if (!session || !sessionMayComplete(request, session)) {
+      return respond({ error: "login_required", error_description: session ? "a new login is required for this request" : "the user is not logged in" });
+    }
+    return { kind: "redirect", location: await issueAuthorizationCode(keyfob, request, session.identity, session) };
   }
   const now = new Date();
   if (context.ip) {
@@ -121,6 +138,21 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   };
 }
 
+/**
+ * Whether the browser's session may complete a request without a new login: not when the request
+ * asks for one (prompt=login), when the login is older than max_age, or when id_token_hint names
+ * another account (OpenID Connect Core 3.1.2.1).
+ */
+export function sessionMayComplete(
+  request: { prompt: string | null; maxAge: number | null; hintAccount: string | null },
+  session: LoginSession,
+  now = new Date(),
+): boolean {
+  if (request.prompt?.split(" ").includes("login")) return false;
+  if (request.maxAge !== null && now.getTime() - session.authTime.getTime() > request.maxAge * 1000) return false;
+  return request.hintAccount === null || request.hintAccount === session.accountId;
+}
+
 /** What the hosted login page shows for an interaction, or undefined when it is unknown, expired or finished. */
 export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
@@ -133,6 +165,8 @@ export async function pendingInteraction(keyfob: Keyfob, interactionId: string) 
     redirectUri: interaction.redirectUri,
     scope: interaction.scope.split(" "),
     prompt: interaction.prompt,
+    maxAge: interaction.maxAge,
+    hintAccount: interaction.hintAccount,
     walletNonce: interaction.walletNonce!,
     loginHint: interaction.loginHint ?? undefined,
     /** The authorization request again, to start over from. */
@@ -151,27 +185,42 @@ function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
   }
   if (request.prompt) query.set("prompt", request.prompt);
   if (request.loginHint) query.set("login_hint", request.loginHint);
+  if (request.maxAge !== null) query.set("max_age", String(request.maxAge));
   return query;
 }
 
-/** Ends an interaction with the identity that logged in: an authorization code, and where to send it. */
-export async function completeAuthorization(keyfob: Keyfob, interactionId: string, identity: LoginIdentity): Promise<string> {
+/**
+ * Ends an interaction with a login: an authorization code, and where to send it. A fresh login
+ * (wallet, Google, Apple) also starts a login session; the browser's session ("Continue as") may
+ * complete it only if sessionMayComplete says so.
+ */
+export async function completeAuthorization(keyfob: Keyfob, interactionId: string, login: Login): Promise<Completion> {
   const { db } = keyfob;
   const now = new Date();
   if (!isOpaque(interactionId)) throw expiredInteraction();
   const interaction = await db.interaction.findUnique({ where: { id: interactionId }, include: { client: { select: { enabled: true } } } });
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
+  if (login.session && !sessionMayComplete(interaction, login.session, now)) throw invalidRequest("this sign-in needs a new login");
   const { count } = await db.interaction.updateMany({
     where: { id: interactionId, completedAt: null, expiresAt: { gt: now } },
     data: { completedAt: now },
   });
   if (count !== 1) throw expiredInteraction();
-  return issueAuthorizationCode(keyfob, interaction, identity);
+  if (login.session) return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
+  const accountId = await resolveAccount(keyfob, login.identity);
+  const { token, expiresAt, session } = await startSession(keyfob, { accountId, identity: login.identity, ip: login.ip, userAgent: login.userAgent }, now);
+  return { location: await issueAuthorizationCode(keyfob, interaction, login.identity, session), newSession: { token, expiresAt } };
 }
 
 /** A wallet login on the hosted page: the EIP-4361 message must carry this interaction's nonce. */
-export async function loginWithWallet(keyfob: Keyfob, interactionId: string, message: string, signature: string): Promise<string> {
+export async function loginWithWallet(
+  keyfob: Keyfob,
+  interactionId: string,
+  message: string,
+  signature: string,
+  client: { ip?: string; userAgent?: string } = {},
+): Promise<Completion> {
   if (!isOpaque(interactionId)) throw expiredInteraction();
   // EIP-4361 messages are lines of printable text: a NUL or another control character (line feeds
   // aside) is no sign-in message, whatever the wallet signed.
@@ -183,7 +232,7 @@ export async function loginWithWallet(keyfob: Keyfob, interactionId: string, mes
   if (kind === "contract" && interaction.clientId === ADMIN_CLIENT_ID && !keyfob.config.adminContractSignatures) {
     throw invalidGrant("smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)");
   }
-  return completeAuthorization(keyfob, interactionId, { provider: "web3", subject: address, emailVerified: false });
+  return completeAuthorization(keyfob, interactionId, { identity: { provider: "web3", subject: address, emailVerified: false }, ...client });
 }
 
 /**
@@ -217,11 +266,14 @@ type PendingRequest = {
   codeChallenge: string | null;
   prompt: string | null;
   loginHint: string | null;
+  maxAge: number | null;
+  hintAccount: string | null;
 };
 
-async function issueAuthorizationCode(keyfob: Keyfob, request: PendingRequest, identity: LoginIdentity): Promise<string> {
+/** A code for the session's account, remembering when and how the user authenticated (auth_time, amr). */
+async function issueAuthorizationCode(keyfob: Keyfob, request: PendingRequest, identity: LoginIdentity, session: LoginSession): Promise<string> {
   const { db, config } = keyfob;
-  const accountId = await resolveAccount(keyfob, identity);
+  const accountId = session.accountId;
   const code = randomOpaque();
   await db.authorizationCode.create({
     data: {
@@ -235,6 +287,8 @@ async function issueAuthorizationCode(keyfob: Keyfob, request: PendingRequest, i
       codeChallenge: request.codeChallenge,
       email: identity.email,
       emailVerified: identity.emailVerified,
+      authTime: session.authTime,
+      amr: session.amr.join(" "),
       expiresAt: new Date(Date.now() + config.authorizationCodeTtl * 1000),
     },
   });
@@ -254,6 +308,13 @@ function parsePrompt(prompt: string | undefined): string | undefined {
   if (values.some((v) => !PROMPTS.includes(v))) throw invalidRequest(`prompt must be among: ${PROMPTS.join(", ")}`);
   if (values.includes("none") && values.length > 1) throw invalidRequest("prompt=none cannot be combined with other values");
   return values.join(" ");
+}
+
+/** max_age (OpenID Connect Core 3.1.2.1): seconds, a non-negative whole number. */
+function parseMaxAge(value: string | undefined): number | null {
+  if (value === undefined || value === "") return null;
+  if (!/^\d{1,9}$/.test(value)) throw invalidRequest("max_age must be a whole number of seconds");
+  return Number(value);
 }
 
 function expiredInteraction() {

@@ -1,7 +1,8 @@
 /**
  * GET /auth/callback?interaction=ID: where Auth.js sends the browser after a Google or Apple login.
  * The interaction must be the one this browser started (login cookie); the session's identity then
- * completes it, and the browser goes to the application with the code (303).
+ * completes it (and starts a login session with Keyfob), and the browser goes to the application
+ * with the code (303).
  */
 import { completeAuthorization } from "@/lib/actions/authorize";
 import { toOAuthError } from "@/lib/http/respond";
@@ -9,6 +10,7 @@ import { log } from "@/lib/log";
 import { keyfob } from "@/lib/runtime";
 import { sessionIdentity } from "../../_upstream/auth";
 import { forgetLogin, rememberedLogin } from "../login-cookie";
+import { loginClient, setSessionCookie } from "../session-cookie";
 
 export const dynamic = "force-dynamic";
 
@@ -23,7 +25,8 @@ export async function GET(request: Request): Promise<Response> {
   const identity = await sessionIdentity();
   if (!identity) return failed("session");
   try {
-    const location = await completeAuthorization(keyfob(), interactionId, identity);
+    const { location, newSession } = await completeAuthorization(keyfob(), interactionId, { identity, ...(await loginClient()) });
+    await setSessionCookie(newSession);
     await forgetLogin();
     return seeOther(location);
   } catch (caught) {

@@ -11,6 +11,10 @@ ADD COLUMN     "resource_server" BOOLEAN NOT NULL DEFAULT false;
 ALTER TABLE "accounts" DROP COLUMN "key_jwe";
 
 -- AlterTable
+ALTER TABLE "interactions" ADD COLUMN     "hint_account" TEXT,
+ADD COLUMN     "max_age" INTEGER;
+
+-- AlterTable
 ALTER TABLE "authorization_codes" ADD COLUMN     "amr" TEXT,
 ADD COLUMN     "auth_time" TIMESTAMP(3);
 

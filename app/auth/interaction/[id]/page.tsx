@@ -9,11 +9,12 @@ import { buttonStyles, AuthShell, Divider, Notice } from "@/components/login/ui"
 import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-buttons";
 import { WalletLogin } from "@/components/login/wallet-login";
 import { Web3Providers } from "@/components/providers";
-import { pendingInteraction } from "@/lib/actions/authorize";
+import { pendingInteraction, sessionMayComplete } from "@/lib/actions/authorize";
 import { keyfob } from "@/lib/runtime";
-import { sessionIdentity, upstreamProviders } from "../../../_upstream/auth";
+import { upstreamProviders } from "../../../_upstream/auth";
 import { cancelLogin, continueWithSession, loginWithUpstream, loginWithWalletSignature } from "../../actions";
 import { startedInThisBrowser } from "../../login-cookie";
+import { currentLoginSession } from "../../session-cookie";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in · Keyfob", robots: { index: false, follow: false }, referrer: "no-referrer" };
@@ -34,14 +35,14 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
     );
   }
   const start = { interactionId: interaction.id, clientName: interaction.clientName, walletNonce: interaction.walletNonce, scope: interaction.scope, loginHint: interaction.loginHint };
-  const session = await sessionIdentity();
+  // "Continue as": the browser's session with Keyfob, unless this request needs a new login.
+  const current = await currentLoginSession();
+  const session = current && sessionMayComplete(interaction, current) ? current : undefined;
 
   const { config } = app;
   const providers = upstreamProviders(config);
   const returnTo = interaction.restartUrl;
   const redirectHost = new URL(interaction.redirectUri).host;
-  const reauthenticate = (interaction.prompt ?? "").split(" ").includes("login");
-  const offerSession = session && !reauthenticate && providers.includes(session.provider as "google");
 
   return (
     <AuthShell
@@ -67,11 +68,11 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         </>
       }
     >
-      {offerSession && (
+      {session && (
         <div className="mb-5">
           <ContinueAsSession
-            label={session.email ?? "your account"}
-            provider={session.provider as "google" | "apple"}
+            label={session.identity.email ?? `${session.accountId.slice(0, 6)}…${session.accountId.slice(-4)}`}
+            connector={session.identity.provider}
             interactionId={start.interactionId}
             action={continueWithSession}
           />

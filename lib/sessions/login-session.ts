@@ -1,0 +1,102 @@
+import type { Connector, LoginIdentity } from "../accounts/accounts";
+import type { Keyfob } from "../keyfob";
+import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
+
+/**
+ * Login sessions: a user who logged in on the hosted page (wallet, Google, Apple) stays logged in
+ * with Keyfob in that browser, so the next authorization request can be answered at once
+ * (prompt=none) or with "Continue as". The cookie holds an opaque token; PostgreSQL holds its
+ * SHA-256, so every instance knows the session and a revocation applies everywhere at the next
+ * request. A session ends after SESSION_IDLE_TTL without use, SESSION_MAX_AGE after the login, on
+ * logout, or when an admin revokes it.
+ */
+
+export const SESSION_COOKIE = "keyfob_session";
+
+export type LoginSession = {
+  /** The SHA-256 of the token: how admins and logs name a session without being able to use it. */
+  id: string;
+  accountId: string;
+  identity: LoginIdentity;
+  /** When the user authenticated (auth_time), and how (amr). */
+  authTime: Date;
+  amr: string[];
+};
+
+/** How a login by each connector is named in `amr` (RFC 8176 style values of Keyfob's own). */
+export function authenticationMethods(connector: Connector): string[] {
+  return [connector === "web3" ? "wallet" : connector];
+}
+
+/** Starts a session after a login; the token goes into the cookie and is never stored. */
+export async function startSession(
+  { db, config }: Keyfob,
+  login: { accountId: string; identity: LoginIdentity; ip?: string; userAgent?: string },
+  now = new Date(),
+): Promise<{ token: string; expiresAt: Date; session: LoginSession }> {
+  const token = randomOpaque();
+  const expiresAt = new Date(now.getTime() + config.sessionMaxAge * 1000);
+  const amr = authenticationMethods(login.identity.provider);
+  const row = await db.loginSession.create({
+    data: {
+      idHash: opaqueDigest(token),
+      accountId: login.accountId,
+      connector: login.identity.provider,
+      subject: login.identity.subject,
+      email: login.identity.email,
+      emailVerified: login.identity.emailVerified,
+      amr: amr.join(" "),
+      authTime: now,
+      lastSeenAt: now,
+      expiresAt,
+      ip: login.ip?.slice(0, 64),
+      userAgent: login.userAgent?.slice(0, 300),
+    },
+  });
+  return { token, expiresAt, session: view(row) };
+}
+
+/**
+ * The live session of a cookie's token, or undefined (none, unknown, revoked, idle too long or
+ * past its end). Finding it counts as use: its idle window starts again.
+ */
+export async function findSession({ db, config }: Keyfob, token: string | undefined, now = new Date()): Promise<LoginSession | undefined> {
+  if (!isOpaque(token)) return undefined;
+  const [row] = await db.loginSession.updateManyAndReturn({
+    where: { idHash: opaqueDigest(token), revokedAt: null, expiresAt: { gt: now }, lastSeenAt: { gt: new Date(now.getTime() - config.sessionIdleTtl * 1000) } },
+    data: { lastSeenAt: now },
+  });
+  return row ? view(row) : undefined;
+}
+
+/** Ends the session of a cookie's token (logout). */
+export async function endSession({ db }: Keyfob, token: string | undefined): Promise<boolean> {
+  if (!isOpaque(token)) return false;
+  const { count } = await db.loginSession.updateMany({ where: { idHash: opaqueDigest(token), revokedAt: null }, data: { revokedAt: new Date() } });
+  return count === 1;
+}
+
+/** Revokes one session of an account (by id), or all of them: they end at their next request, on every instance. */
+export async function revokeSessions({ db }: Keyfob, accountId: string, sessionId?: string): Promise<number> {
+  const { count } = await db.loginSession.updateMany({ where: { accountId, revokedAt: null, ...(sessionId && { idHash: sessionId }) }, data: { revokedAt: new Date() } });
+  return count;
+}
+
+/** An account's live sessions, most recently used first. */
+export async function liveSessions({ db, config }: Keyfob, accountId: string, now = new Date()) {
+  return db.loginSession.findMany({
+    where: { accountId, revokedAt: null, expiresAt: { gt: now }, lastSeenAt: { gt: new Date(now.getTime() - config.sessionIdleTtl * 1000) } },
+    orderBy: { lastSeenAt: "desc" },
+    select: { idHash: true, connector: true, subject: true, email: true, amr: true, authTime: true, lastSeenAt: true, expiresAt: true, ip: true, userAgent: true },
+  });
+}
+
+function view(row: { idHash: string; accountId: string; connector: string; subject: string; email: string | null; emailVerified: boolean; authTime: Date; amr: string }): LoginSession {
+  return {
+    id: row.idHash,
+    accountId: row.accountId,
+    identity: { provider: row.connector as Connector, subject: row.subject, email: row.email ?? undefined, emailVerified: row.emailVerified },
+    authTime: row.authTime,
+    amr: row.amr.split(" "),
+  };
+}

@@ -1,0 +1,33 @@
+import { errors, jwtVerify, type JWTPayload } from "jose";
+import type { Keyfob } from "../keyfob";
+import { SIGNING_ALG } from "../keys/keystore";
+import { invalidRequest } from "../oauth/errors";
+import { decodeSubject } from "./sub";
+
+/**
+ * An `id_token_hint` (OpenID Connect Core 3.1.2.1, RP-Initiated Logout 2): an ID token Keyfob
+ * issued, checked against its published keys; expired ones are accepted, since the hint names who
+ * logged in, not a live credential. Returns its client (aud) and the account its sub names.
+ */
+export async function verifyIdTokenHint({ config, keys }: Keyfob, hint: string): Promise<{ clientId: string; accountId: string }> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(hint, await keys.verificationKeys(), { issuer: config.issuerUrl, algorithms: [SIGNING_ALG] }));
+  } catch (error) {
+    // jose checks the signature before the claims: an expired token's payload is authentic.
+    if (!(error instanceof errors.JWTExpired)) throw invalidRequest("id_token_hint is not an ID token issued by this server");
+    payload = error.payload;
+    if (payload.iss !== config.issuerUrl) throw invalidRequest("id_token_hint is not an ID token issued by this server");
+  }
+  const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
+  if (typeof aud !== "string" || typeof payload.sub !== "string" || payload.scope !== undefined) {
+    throw invalidRequest("id_token_hint is not an ID token issued by this server"); // access tokens carry a scope
+  }
+  let accountId: string;
+  try {
+    accountId = decodeSubject(payload.sub).userId;
+  } catch {
+    throw invalidRequest("id_token_hint is not an ID token issued by this server");
+  }
+  return { clientId: aud, accountId };
+}

@@ -1,0 +1,60 @@
+/** Flow B through the real lib/ functions and route handlers: a registered application, the authorization request, the code exchange. */
+import { createHash, randomBytes } from "node:crypto";
+import { POST as tokenRoute } from "@/app/token/route";
+import { GET as userinfoGet } from "@/app/userinfo/route";
+import type { LoginIdentity } from "@/lib/accounts/accounts";
+import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
+import { addRedirectUri, createClient, rotateClientSecret } from "@/lib/clients/registry";
+import { keyfob } from "@/lib/runtime";
+import { ISSUER } from "./flow-a";
+
+export const FORM = { "content-type": "application/x-www-form-urlencoded" };
+
+/** A registered client; a public one uses PKCE with its own verifier unless a test says otherwise. */
+export type App = { clientId: string; redirectUri: string; secret?: string; pkce: { verifier: string; challenge: string } };
+
+export async function registerApp(options: { confidential?: boolean; redirectUri?: string } = {}): Promise<App> {
+  const { db } = keyfob();
+  const client = await createClient(db, { name: "Fleet dashboard" });
+  const redirectUri = options.redirectUri ?? `https://fleet.example.com/cb/${client.id.slice(3, 9)}?tenant=7`;
+  await addRedirectUri(db, client.id, redirectUri);
+  const secret = options.confidential ? await rotateClientSecret(db, client.id) : undefined;
+  return { clientId: client.id, redirectUri, secret, pkce: pkce() };
+}
+
+export function authorizeQuery(app: App, extra: Record<string, string> = {}) {
+  const pkceParams: Record<string, string> = app.secret || "code_challenge" in extra ? {} : { code_challenge: app.pkce.challenge, code_challenge_method: "S256" };
+  return new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, scope: "openid email", response_type: "code", ...pkceParams, ...extra });
+}
+
+export const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({
+  provider: "google",
+  subject,
+  email: `${subject}@example.com`,
+  emailVerified: true,
+});
+
+export function pkce() {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** Runs the authorization request and logs `identity` in; returns the redirect's parameters. */
+export async function authorize(app: App, identity: LoginIdentity = google(), extra: Record<string, string> = {}) {
+  const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "st-1", nonce: "n-1", ...extra }));
+  if (start.kind !== "login") throw new Error(`expected the login page, got ${JSON.stringify(start)}`);
+  return new URL((await completeAuthorization(keyfob(), start.interactionId, { identity })).location);
+}
+
+/** POST /token: the code exchange (or another grant through `params`), authenticated as the app is. */
+export function token(app: App, params: Record<string, string>, auth: "basic" | "post" | "none" = app.secret ? "basic" : "none") {
+  const headers: Record<string, string> = { ...FORM };
+  const verifier: Record<string, string> = app.secret || "code_verifier" in params ? {} : { code_verifier: app.pkce.verifier };
+  const form = new URLSearchParams({ grant_type: "authorization_code", redirect_uri: app.redirectUri, ...verifier, ...params });
+  if (auth === "basic") headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
+  else form.set("client_id", app.clientId);
+  if (auth === "post") form.set("client_secret", app.secret!);
+  return tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers, body: form }));
+}
+
+export const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
