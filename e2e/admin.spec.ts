@@ -97,13 +97,36 @@ test("an admin registers a client with a redirect URI and a signer; Flow A works
   // A redirect URI: refused when not https, then stored and shown exactly as written.
   const domain = `https://fleet.example.com/callback?e2e=${license.slice(2, 8)}&x=1`;
   const uriField = textbox(page, "New redirect URI");
+  const addUri = page.getByRole("form", { name: "Add a redirect URI" }).getByRole("button", { name: "Add URI" });
   await uriField.fill("http://fleet.example.com/callback");
-  await page.getByRole("button", { name: "Add URI" }).click();
+  await addUri.click();
   await expect(uriField).toHaveAttribute("aria-invalid", "true");
   await expect(uriField).toHaveAccessibleDescription(/redirect URI/i);
   await uriField.fill(domain);
-  await page.getByRole("button", { name: "Add URI" }).click();
+  await addUri.click();
   await expect(page.getByRole("list", { name: "Registered redirect URIs" }).getByText(domain, { exact: true })).toBeVisible();
+
+  // Settings: renamed, made a resource server; a bad logo URL is named and changes nothing.
+  const settings = page.getByRole("form", { name: "Client settings" });
+  await settings.getByLabel("Logo URL").fill("http://insecure.example.com/logo.png");
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(settings.getByLabel("Logo URL")).toHaveAccessibleDescription(/Must be an https URL/);
+  await settings.getByLabel("Logo URL").fill("https://fleet.example.com/logo.png");
+  await settings.getByLabel("Name").fill("E2E Fleet Two");
+  await settings.getByLabel("Resource server").check();
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(settings.getByRole("status")).toHaveText("Settings saved.");
+  await expect(page.getByRole("heading", { name: "E2E Fleet Two" })).toBeVisible();
+  expect(await db.client.findUniqueOrThrow({ where: { id: license } })).toMatchObject({ name: "E2E Fleet Two", resourceServer: true, requirePkce: false });
+  await settings.getByLabel("Name").fill("E2E Fleet");
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByRole("heading", { name: "E2E Fleet", exact: true })).toBeVisible();
+
+  // A post-logout redirect URI, in its own list.
+  const postLogout = page.getByRole("form", { name: "Add a post-logout redirect URI" });
+  await postLogout.getByLabel("New post-logout redirect URI").fill("https://fleet.example.com/signed-out");
+  await postLogout.getByRole("button", { name: "Add URI" }).click();
+  await expect(page.getByRole("list", { name: "Registered post-logout redirect URIs" }).getByText("https://fleet.example.com/signed-out")).toBeVisible();
 
   // A signer: a bad address is named, then the signer's address is added.
   const signerKey = generatePrivateKey();
@@ -150,7 +173,7 @@ test("an admin registers a client with a redirect URI and a signer; Flow A works
   await screenshot(page, testInfo, "admin-clients");
   await page.goto(`/admin/audit?client=${license}`);
   const events = page.getByRole("table");
-  for (const action of ["client.created", "redirect_uri.added", "signer.added", "signer.revoked", "token.issued"]) {
+  for (const action of ["client.created", "redirect_uri.added", "client.updated", "post_logout_redirect_uri.added", "signer.added", "signer.revoked", "token.issued"]) {
     await expect(events.getByText(action, { exact: true }).first()).toBeVisible();
   }
   await expect(events.getByText("redirect_uri.added", { exact: true })).toHaveCount(2); // the refused one too
@@ -323,6 +346,13 @@ test("client ids are shown and linked exactly as stored; lists have empty states
   await expect(page.getByText("No clients match “no-such-client-anywhere”")).toBeVisible();
   await page.goto("/admin/clients/no-such-client-anywhere");
   await expect(page.getByText("No such client")).toBeVisible();
+  // A path that does not even decode is not found either, for admins and everyone else: never a 500.
+  expect((await page.request.get("/admin/clients/%E0%A4%A")).status()).toBe(404);
+  expect((await page.request.get("/admin/clients/%00")).status()).toBe(404);
+  const anonymous = await page.context().browser()!.newContext();
+  expect((await anonymous.request.get(`${baseURL}/admin/clients/%E0%A4%A`, { maxRedirects: 0 })).status()).toBe(404);
+  expect((await anonymous.request.get(`${baseURL}/auth/interaction/%E0%A4%A`, { maxRedirects: 0 })).status()).toBe(404);
+  await anonymous.close();
   await page.goto(`/admin/tokens?account=${privateKeyToAccount(generatePrivateKey()).address}`);
   await expect(page.getByText(/^No active tokens for account 0x/)).toBeVisible();
   await page.goto("/admin/tokens?account=0x12");

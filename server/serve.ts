@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Config } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
 import { log } from "../lib/log";
+import { hasControlCharacter } from "../lib/oauth/params";
 import { beginDraining, closeKeyfob, isDraining } from "../lib/runtime";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
@@ -30,6 +31,12 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
 
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (isDraining()) response.setHeader("Connection", "close"); // keep-alive clients move to another instance
+    if (!decodablePath(request.url)) {
+      // Next.js answers 500 to a path whose percent-encoding is broken (/admin/clients/%E0%A4%A).
+      // A path that does not decode, or decodes to a control character, names nothing here.
+      response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" }).end("Not found");
+      return;
+    }
     delete request.headers[CLIENT_IP_HEADER];
     const ip = clientAddress(request, config.trustProxy);
     if (ip) request.headers[CLIENT_IP_HEADER] = ip;
@@ -56,6 +63,15 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
       await closeKeyfob();
     },
   };
+}
+
+/** Whether a request's path decodes to text without control characters: no route has any other. */
+function decodablePath(url: string | undefined): boolean {
+  try {
+    return !hasControlCharacter(decodeURIComponent((url ?? "/").split("?")[0]));
+  } catch {
+    return false;
+  }
 }
 
 /** Stops accepting connections and waits for in-flight requests, closing keep-alive connections as they go idle. */
