@@ -24,12 +24,12 @@ export function proxy(request: NextRequest) {
 }
 
 /**
- * Login URLs carry states, codes and interaction ids: no referrer at all. Elsewhere only Keyfob's own
+ * Login and logout URLs carry states, codes, interaction ids and ID tokens: no referrer at all. Elsewhere only Keyfob's own
  * pages get one, because with no referrer a browser sends `Origin: null` on same-origin form posts
  * (the dashboard's sign-out checks the origin).
  */
 function carriesSecrets(pathname: string): boolean {
-  return pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback";
+  return pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback" || pathname === "/session/end";
 }
 
 /**
@@ -53,5 +53,5 @@ export function contentSecurityPolicy(nonce: string, { https, dev }: { https: bo
 }
 
 export const config = {
-  matcher: ["/", "/auth", "/auth/interaction/:path*", "/auth/error", "/auth/callback", "/account", "/account/:path*", "/admin", "/admin/:path*"],
+  matcher: ["/", "/auth", "/auth/interaction/:path*", "/auth/error", "/auth/callback", "/account", "/account/:path*", "/admin", "/admin/:path*", "/session/end"],
 };

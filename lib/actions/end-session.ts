@@ -1,0 +1,55 @@
+import { normalizeClientId } from "../clients/registry";
+import type { Keyfob } from "../keyfob";
+import { OAuthError } from "../oauth/errors";
+import type { Params } from "../oauth/params";
+import type { LoginSession } from "../sessions/login-session";
+import { verifyIdTokenHint } from "../tokens/id-token-hint";
+import { authorizationResponse } from "./authorize";
+
+/**
+ * RP-Initiated Logout 1.0 (`GET|POST /session/end`): what to do with a logout request.
+ * - A request bound to a client (a valid id_token_hint) whose account is the browser's session's,
+ *   or with no session left, logs out at once and returns to post_logout_redirect_uri (registered
+ *   for that client, exactly) with `state`, or to Keyfob's signed-out page.
+ * - Any other request asks the user first (someone else's link must not log them out), and never
+ *   returns to a post_logout_redirect_uri: without a valid hint nothing vouches for the URI.
+ * - An invalid id_token_hint, a client_id other than the hint's, or an unregistered
+ *   post_logout_redirect_uri is an error page: never a redirect.
+ */
+export type EndSessionDecision =
+  | { kind: "error"; description: string }
+  | { kind: "confirm"; clientName?: string }
+  | { kind: "logout"; location?: string };
+
+export async function decideEndSession(keyfob: Keyfob, params: Params, session: LoginSession | undefined, confirmed: boolean): Promise<EndSessionDecision> {
+  const hint = params.get("id_token_hint");
+  const clientId = params.get("client_id");
+  const redirectUri = params.get("post_logout_redirect_uri");
+  let hinted: { clientId: string; accountId: string } | undefined;
+  if (hint) {
+    try {
+      hinted = await verifyIdTokenHint(keyfob, hint);
+    } catch (error) {
+      if (error instanceof OAuthError) return { kind: "error", description: "The id_token_hint is not an ID token issued by Keyfob." };
+      throw error;
+    }
+    if (clientId && clientId !== hinted.clientId) return { kind: "error", description: "The client_id is not the one the id_token_hint was issued to." };
+  }
+  const client = await clientOf(keyfob, hinted?.clientId ?? clientId, redirectUri);
+  if (redirectUri && hinted && !client?.registered) {
+    return { kind: "error", description: "The post_logout_redirect_uri is not registered for this application." };
+  }
+  const bound = hinted !== undefined && (!session || session.accountId === hinted.accountId);
+  if (!bound && !confirmed) return { kind: "confirm", clientName: client?.name };
+  const location = hinted && redirectUri ? authorizationResponse(redirectUri, { state: params.get("state") }) : undefined;
+  return { kind: "logout", location };
+}
+
+async function clientOf({ db }: Keyfob, clientId: string | undefined, redirectUri: string | undefined) {
+  if (!clientId) return undefined;
+  const client = await db.client.findUnique({
+    where: { id: normalizeClientId(clientId) },
+    select: { name: true, enabled: true, postLogoutRedirectUris: { where: { uri: redirectUri ?? "" }, select: { uri: true } } },
+  });
+  return client?.enabled ? { name: client.name, registered: client.postLogoutRedirectUris.length > 0 } : undefined;
+}
