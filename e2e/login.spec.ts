@@ -13,7 +13,7 @@ import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { addRedirectUri, createClient, rotateClientSecret } from "../lib/clients/registry";
+import { addPostLogoutRedirectUri, addRedirectUri, createClient, rotateClientSecret } from "../lib/clients/registry";
 import { createDatabase } from "../lib/db/client";
 import { baseURL } from "../playwright.config";
 import { emailOf } from "./support/idp";
@@ -89,7 +89,8 @@ async function exchange(client: { id: string; secret?: string }, code: string, v
   expect(response.status, JSON.stringify(body)).toBe(200);
   const { payload } = await jwtVerify(body.id_token, jwks, { issuer: baseURL, audience: client.id });
   await jwtVerify(body.access_token, jwks, { issuer: baseURL, audience: client.id });
-  return payload as JWTPayload & Record<string, unknown>;
+  // The ID token's claims, and the token itself (`raw`, an id_token_hint for logout).
+  return { ...payload, raw: body.id_token as string } as JWTPayload & Record<string, unknown> & { raw: string };
 }
 
 async function loginAtStandIn(page: Page, upstream: "google" | "apple", login: string) {
@@ -164,6 +165,64 @@ test.describe("wallet", () => {
     await expect(page.getByText("No browser wallet detected in this browser.")).toBeVisible();
     await page.getByRole("button", { name: "Continue with a wallet" }).click();
     await expect(page.getByRole("status").filter({ hasText: "No wallet found in this browser" })).toContainText("MetaMask");
+  });
+});
+
+test.describe("login sessions and logout", () => {
+  test("a wallet login starts a session: prompt=none answers at once, Continue as is offered, and logout ends it", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    const signedOut = `${app.url}?signed-out=1`;
+    await addPostLogoutRedirectUri(db, client.id, signedOut);
+    const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-first" }));
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    const first = await exchange(client, (await backAtApplication(page)).get("code")!);
+    expect(first.amr).toEqual(["wallet"]);
+    const cookie = (await page.context().cookies()).find((c) => c.name === "keyfob_session");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
+
+    // prompt=none: straight back with a code for the same account, no page shown, no signature asked.
+    const signatures = wallet.requests.filter((r) => r === "personal_sign").length;
+    await page.goto(`${baseURL}${authorizeUrl({ client_id: client.id, state: "st-silent", prompt: "none" })}`);
+    const silent = await exchange(client, (await backAtApplication(page)).get("code")!);
+    expect(silent.sub).toBe(first.sub);
+    expect(silent.auth_time).toBe(first.auth_time);
+    expect(wallet.requests.filter((r) => r === "personal_sign")).toHaveLength(signatures);
+
+    // An ordinary request offers to continue with the session; prompt=login does not.
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-continue" }));
+    await page.getByRole("button", { name: /^Continue as 0x/ }).click();
+    expect((await backAtApplication(page)).get("state")).toBe("st-continue");
+    await page.goto(authorizeUrl({ client_id: client.id, prompt: "login" }));
+    await expect(page.getByRole("button", { name: "Continue with a wallet" })).toBeVisible();
+    await expect(page.getByRole("button", { name: /^Continue as/ })).toHaveCount(0);
+
+    // RP-initiated logout with the ID token: back at the application's registered URI with the state.
+    await page.goto(`/session/end?${new URLSearchParams({ id_token_hint: first.raw, post_logout_redirect_uri: signedOut, state: "bye" })}`);
+    await page.waitForURL((url) => url.href.startsWith(signedOut));
+    expect(new URL(page.url()).searchParams.get("state")).toBe("bye");
+    await page.goto(`${baseURL}${authorizeUrl({ client_id: client.id, state: "st-after", prompt: "none" })}`);
+    expect((await backAtApplication(page)).get("error")).toBe("login_required");
+  });
+
+  test("a logout link without an ID token asks first, then shows Keyfob's signed-out page", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    await page.goto(authorizeUrl({ client_id: client.id }));
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    await backAtApplication(page);
+    const hits = app.hits.length;
+
+    await page.goto(`/session/end?${new URLSearchParams({ client_id: client.id, post_logout_redirect_uri: app.url, state: "x" })}`);
+    await expect(page.getByRole("heading", { name: "Sign out of Keyfob?" })).toBeVisible();
+    await expect(page.getByText("Acme Fleet asks to sign you out of Keyfob in this browser.")).toBeVisible();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page.getByRole("heading", { name: "You have signed out" })).toBeVisible();
+    expect(app.hits.length).toBe(hits); // never sent back without an ID token vouching for the URI
+    expect((await page.context().cookies()).find((c) => c.name === "keyfob_session")).toBeUndefined();
+
+    const refused = await page.request.get(`/session/end?id_token_hint=garbage&post_logout_redirect_uri=${encodeURIComponent(app.url)}`, { maxRedirects: 0 });
+    expect(refused.status()).toBe(400);
   });
 });
 
