@@ -1,5 +1,5 @@
 import { SIGNING_ALG } from "./keys/keystore";
-import { SUPPORTED_SCOPES } from "./oauth/scope";
+import { ALL_SCOPES } from "./oauth/scope";
 
 /** OpenID Provider Metadata (OIDC Discovery 3) listing only what Keyfob implements. */
 export function openidConfiguration(issuer: string) {
@@ -14,7 +14,7 @@ export function openidConfiguration(issuer: string) {
     end_session_endpoint: `${issuer}/session/end`,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
@@ -23,7 +23,7 @@ export function openidConfiguration(issuer: string) {
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ["none", "login", "consent", "select_account"],
-    scopes_supported: [...SUPPORTED_SCOPES],
+    scopes_supported: [...ALL_SCOPES],
     claims_supported: ["iss", "sub", "aud", "iat", "exp", "jti", "nonce", "at_hash", "auth_time", "amr", "provider_id", "ethereum_address", "email", "email_verified"],
     claims_parameter_supported: false,
     request_parameter_supported: false,

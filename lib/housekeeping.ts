@@ -8,10 +8,17 @@ export const SWEEP_INTERVAL_MS = 10 * 60_000;
 /**
  * Deletes challenges, interactions, codes and token records that expired more than a day ago, spent
  * rate-limit counters, and audit events older than the retention (AUDIT_RETENTION, in seconds).
+ * Refresh tokens go by family: a family's rows, used ones included, are kept until its last token
+ * expired more than a day ago, so that a used token replayed while its family lives is still
+ * recognised as reuse.
  */
 export async function sweepExpired(db: Database, auditRetention: number, now = new Date()): Promise<number> {
-  const where = { expiresAt: { lt: new Date(now.getTime() - RETENTION_MS) } };
-  const deleted = await db.$transaction([
+  const cutoff = new Date(now.getTime() - RETENTION_MS);
+  const where = { expiresAt: { lt: cutoff } };
+  const [refreshTokens, ...deleted] = await db.$transaction([
+    db.$executeRaw`
+      DELETE FROM refresh_tokens t WHERE t.expires_at < ${cutoff}
+      AND NOT EXISTS (SELECT 1 FROM refresh_tokens s WHERE s.family_id = t.family_id AND s.expires_at >= ${cutoff})`,
     db.challenge.deleteMany({ where }),
     db.interaction.deleteMany({ where }),
     db.authorizationCode.deleteMany({ where }),
@@ -19,7 +26,7 @@ export async function sweepExpired(db: Database, auditRetention: number, now = n
     db.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
     db.auditEvent.deleteMany({ where: { at: { lt: new Date(now.getTime() - auditRetention * 1000) } } }),
   ]);
-  return deleted.reduce((sum, { count }) => sum + count, 0);
+  return deleted.reduce((sum, { count }) => sum + count, refreshTokens);
 }
 
 /** Sweeps every SWEEP_INTERVAL_MS for as long as the process runs; each instance may do it, deletes are idempotent. */

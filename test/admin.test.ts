@@ -56,6 +56,7 @@ function sampleInput(name: AdminActionName, clientId: string): Record<string, un
     "signer.revoke": { clientId, address },
     "key.rotate": {},
     "key.revoke": { kid: "0".repeat(40) },
+    "refresh_token.revoke": { clientId },
     "token.revoke": { clientId },
     "admin.grant": { accountId: address },
     "admin.revoke": { accountId: address },

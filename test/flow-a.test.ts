@@ -384,7 +384,9 @@ describe("keys and discovery", () => {
     expect(doc.issuer).toBe(ISSUER);
     expect(doc.jwks_uri).toBe(`${ISSUER}/keys`);
     expect(doc.id_token_signing_alg_values_supported).toEqual(["RS256"]);
-    expect(doc.scopes_supported).toEqual(["openid", "email", "profile"]);
+    expect(doc.scopes_supported).toEqual(["openid", "email", "profile", "offline_access"]);
+    expect(doc.grant_types_supported).toEqual(["authorization_code", "refresh_token"]);
+    expect(doc.end_session_endpoint).toBe(`${ISSUER}/session/end`);
     expect(doc.response_types_supported).toEqual(["code"]);
   });
 });

@@ -13,7 +13,7 @@ import { POST as revokeRoute } from "@/app/token/revoke/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoRoute } from "@/app/userinfo/route";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
-import { addRedirectUri, createClient } from "@/lib/clients/registry";
+import { addRedirectUri, createClient, updateClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
 
@@ -82,5 +82,54 @@ describe("oauth4webapi against Keyfob", () => {
     await oauth.processRevocationResponse(revoked);
     const after = await oauth.userInfoRequest(as, client, tokens.access_token, options);
     expect(after.status).toBe(401);
+  });
+
+  it("gets a refresh token with offline_access, refreshes it (rotation, same subject and auth_time), and revokes it", async () => {
+    const app = await createClient(keyfob().db, { name: "Offline client" });
+    const redirectUri = "https://rp.example.com/offline";
+    await addRedirectUri(keyfob().db, app.id, redirectUri);
+    await updateClient(keyfob().db, app.id, { refreshTokensAllowed: true });
+
+    const issuer = new URL(ISSUER);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: "oidc" }));
+    const client: oauth.Client = { client_id: app.id };
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const authorizationUrl = new URL(as.authorization_endpoint!);
+    authorizationUrl.search = new URLSearchParams({
+      client_id: app.id,
+      redirect_uri: redirectUri,
+      response_type: "code",
+      scope: "openid email offline_access",
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+    }).toString();
+    const start = await startAuthorization(keyfob(), authorizationUrl.searchParams);
+    if (start.kind !== "login") throw new Error("expected the login page");
+    const identity = { provider: "google", subject: "google-offline-001", email: "fleet@example.com", emailVerified: true } as const;
+    const callback = new URL((await completeAuthorization(keyfob(), start.interactionId, { identity })).location);
+
+    const params = oauth.validateAuthResponse(as, client, callback, state);
+    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, options);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { requireIdToken: true });
+    expect(tokens.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+
+    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, options));
+    expect(refreshed.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    const renewed = oauth.getValidatedIdTokenClaims(refreshed)!;
+    expect(renewed).toMatchObject({ iss: ISSUER, aud: app.id, sub: claims.sub, auth_time: claims.auth_time, email: "fleet@example.com" });
+    expect(renewed.nonce).toBeUndefined();
+    const info = await oauth.processUserInfoResponse(as, client, claims.sub, await oauth.userInfoRequest(as, client, refreshed.access_token, options));
+    expect(info).toMatchObject({ sub: claims.sub, email: "fleet@example.com" });
+
+    // RFC 7009: revoking the refresh token revokes its grant, the access tokens issued with it included.
+    const revoked = await oauth.revocationRequest(as, client, oauth.None(), refreshed.refresh_token!, { ...options, additionalParameters: { token_type_hint: "refresh_token" } });
+    await oauth.processRevocationResponse(revoked);
+    expect((await oauth.userInfoRequest(as, client, refreshed.access_token, options)).status).toBe(401);
+    const refused = oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, options));
+    await expect(refused).rejects.toMatchObject({ error: "invalid_grant" });
   });
 });

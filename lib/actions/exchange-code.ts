@@ -4,18 +4,25 @@ import { invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
-import type { Scope } from "../oauth/scope";
+import { OFFLINE_ACCESS, withoutOfflineAccess, type Scope } from "../oauth/scope";
 import { issueTokens, tokenLifetimes, type TokenResponse } from "../tokens/issue";
 import { consumeCode, revokeTokensOfCode } from "../tokens/record";
+import { newFamily, newRefreshToken } from "../tokens/refresh";
 
 /**
  * Flow B (`POST /token`, grant_type=authorization_code): redeems a one-time code for tokens. The
  * code is consumed and the token recorded in one statement; presenting a redeemed code again is
- * refused and revokes every token issued from it (RFC 6749 4.1.2).
+ * refused and revokes every token issued from it (RFC 6749 4.1.2), refresh tokens included.
+ *
+ * offline_access (OpenID Connect Core 11) is granted when the client is allowed refresh tokens
+ * (an admin's setting, Keyfob's condition in place of prompt=consent): the response then carries a
+ * refresh_token, the first of a new family, stored in the statement that consumes the code.
+ * Otherwise offline_access is dropped, and the response's `scope` says what was granted (RFC 6749
+ * 5.1); the login does not fail.
  */
 export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
   const grantType = required(params, "grant_type");
-  if (grantType !== "authorization_code") throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code");
+  if (grantType !== "authorization_code") throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
   return redeemCode(keyfob, await authenticateClient(keyfob.db, request, params), params);
 }
 
@@ -38,22 +45,54 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
   if (!client.confidential && grant.codeChallenge === null) throw invalidGrant("a public client must use PKCE");
   verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
 
+  const requested = grant.scope.split(" ") as Scope[];
+  const offlineAccess = requested.includes(OFFLINE_ACCESS) && (await refreshTokensAllowed(keyfob, client.id));
+  const scope = offlineAccess ? requested : withoutOfflineAccess(requested);
   const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
     clientId: client.id,
     userId: grant.accountId,
     connector: grant.connector,
-    scope: grant.scope.split(" ") as Scope[],
+    scope,
     ethereumAddress: grant.accountId,
     nonce: grant.nonce ?? undefined,
     email: grant.email ?? undefined,
     emailVerified: grant.emailVerified,
     authTime: grant.authTime ?? undefined,
     amr: grant.amr?.split(" "),
+    offlineAccess,
   });
-  const redeemed = await consumeCode(db, codeHash, { jti, userId: grant.accountId, connector: grant.connector, scope: grant.scope, expiresAt });
+  const now = new Date();
+  const refreshToken = offlineAccess ? newRefreshToken() : undefined;
+  const refresh = refreshToken && {
+    tokenHash: refreshToken.tokenHash,
+    grant: newFamily(
+      config,
+      {
+        scope: scope.join(" "),
+        email: grant.email,
+        emailVerified: grant.emailVerified,
+        // Codes record when the user logged in; one from before they did was issued right after the login.
+        authTime: grant.authTime ?? new Date(grant.expiresAt.getTime() - config.authorizationCodeTtl * 1000),
+        amr: grant.amr ?? "",
+      },
+      now,
+    ),
+  };
+  const record = { jti, userId: grant.accountId, connector: grant.connector, scope: scope.join(" "), expiresAt };
+  const redeemed = await consumeCode(db, codeHash, record, now, refresh);
   if (!redeemed) {
     await revokeTokensOfCode(db, codeHash);
     throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
   }
-  return response;
+  return {
+    ...response,
+    ...(refreshToken && { refresh_token: refreshToken.value }),
+    ...(scope.length !== requested.length && { scope: scope.join(" ") }),
+  };
+}
+
+/** Whether an admin allowed the client refresh tokens (asked only when the request holds offline_access). */
+async function refreshTokensAllowed({ db }: Keyfob, clientId: string): Promise<boolean> {
+  const client = await db.client.findUnique({ where: { id: clientId }, select: { refreshTokensAllowed: true } });
+  return client?.refreshTokensAllowed === true;
 }

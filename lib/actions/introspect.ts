@@ -1,21 +1,39 @@
 import type { Keyfob } from "../keyfob";
-import { authenticateClient } from "../oauth/client-auth";
+import { authenticateClient, type AuthenticatedClient } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
+import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
+import { findRefreshToken, isLive } from "../tokens/refresh";
+import { encodeSubject } from "../tokens/sub";
 import { verifyAccessToken } from "../tokens/verify";
 
+const INACTIVE = { active: false } as const;
+
 /**
- * Token introspection (RFC 7662, `POST /token/introspect`) for confidential clients. A client
- * marked as a resource server may introspect any client's tokens; any other only its own (RFC
- * 7662 4: a token it may not know about is answered as inactive). An invalid, expired or revoked
- * token is `{"active": false}`.
+ * Token introspection (RFC 7662, `POST /token/introspect`) for confidential clients, of access
+ * tokens and refresh tokens alike (`token_type_hint` only orders the attempts). A client marked as
+ * a resource server may introspect any client's tokens; any other only its own (RFC 7662 4: a
+ * token it may not know about is answered as inactive). An invalid, expired or revoked token, and
+ * a refresh token that could not be used now (used, or its client disabled or no longer allowed
+ * refresh tokens), is `{"active": false}`.
  */
 export async function introspectToken(keyfob: Keyfob, request: Request, params: Params) {
   const caller = await authenticateClient(keyfob.db, request, params, { confidential: true });
   const token = required(params, "token");
+  const kinds = [introspectAccessToken, introspectRefreshToken];
+  if (params.get("token_type_hint") === "refresh_token") kinds.reverse();
+  for (const introspect of kinds) {
+    const answer = await introspect(keyfob, caller, token);
+    if (answer) return answer;
+  }
+  return INACTIVE;
+}
+
+/** An access token's answer, or undefined when the value is not an active access token. */
+async function introspectAccessToken(keyfob: Keyfob, caller: AuthenticatedClient, token: string) {
   try {
     const { payload, clientId } = await verifyAccessToken(keyfob, token);
-    if (clientId !== caller.id && !caller.resourceServer) return { active: false };
+    if (clientId !== caller.id && !caller.resourceServer) return INACTIVE;
     return {
       active: true,
       token_type: "Bearer",
@@ -31,7 +49,26 @@ export async function introspectToken(keyfob: Keyfob, request: Request, params: 
       ...(payload.ethereum_address !== undefined && { ethereum_address: payload.ethereum_address }),
     };
   } catch (error) {
-    if (error instanceof OAuthError && error.code === "invalid_token") return { active: false };
+    if (error instanceof OAuthError && error.code === "invalid_token") return undefined;
     throw error;
   }
+}
+
+/** A refresh token's answer, or undefined when the value is not a refresh token of ours. */
+async function introspectRefreshToken(keyfob: Keyfob, caller: AuthenticatedClient, token: string) {
+  if (!isOpaque(token)) return undefined;
+  const stored = await findRefreshToken(keyfob.db, opaqueDigest(token));
+  if (!stored) return undefined;
+  if (!isLive(stored) || (stored.clientId !== caller.id && !caller.resourceServer)) return INACTIVE;
+  const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+  return {
+    active: true,
+    token_type: "refresh_token",
+    client_id: stored.clientId,
+    scope: stored.scope,
+    sub: encodeSubject({ userId: stored.accountId, connector: stored.connector }),
+    iss: keyfob.config.issuerUrl,
+    iat: seconds(stored.issuedAt),
+    exp: seconds(stored.expiresAt),
+  };
 }

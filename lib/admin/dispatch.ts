@@ -92,6 +92,10 @@ const actions = {
     input: z.object({ jti: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
     run: (k: Keyfob, a: Admin, i: { jti?: string; clientId?: string; accountId?: string }) => ops.revokeTokens(k, a, i).then((revoked) => ({ revoked })),
   },
+  "refresh_token.revoke": {
+    input: z.object({ familyId: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
+    run: (k: Keyfob, a: Admin, i: { familyId?: string; clientId?: string; accountId?: string }) => ops.revokeRefreshGrants(k, a, i).then((revoked) => ({ revoked })),
+  },
   "admin.grant": { input: z.object({ accountId: text(42).min(1, "required") }), run: (k: Keyfob, a: Admin, i: { accountId: string }) => ops.grantAdmin(k, a, i.accountId).then(() => ({})) },
   "admin.revoke": { input: z.object({ accountId: text(42).min(1, "required") }), run: (k: Keyfob, a: Admin, i: { accountId: string }) => ops.revokeAdmin(k, a, i.accountId).then(() => ({})) },
 } as const;

@@ -3,6 +3,7 @@ import * as registry from "../clients/registry";
 import { Prisma } from "../db/client";
 import type { Keyfob } from "../keyfob";
 import type { KeyRevocation } from "../keys/keystore";
+import { revokeRefreshFamilies } from "../tokens/refresh";
 import type { Admin } from "./access";
 
 /**
@@ -141,6 +142,24 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
   });
 }
 
+/**
+ * Revokes one refresh-token grant (a family: every rotation of one login's refresh token), or
+ * every grant of a client or an account, with every access token issued from them. Audited as
+ * `refresh_token.revoked` under the grant's client and account. Returns how many grants that could
+ * still be used were revoked.
+ */
+export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { familyId?: string; clientId?: string; accountId?: string }) {
+  const family = target.familyId ? await k.db.refreshToken.findFirst({ where: { familyId: target.familyId }, select: { clientId: true, accountId: true } }) : null;
+  const clientId = target.clientId ? registry.normalizeClientId(target.clientId) : family?.clientId;
+  const accountId = target.accountId ? normalizeAccountId(target.accountId) : family?.accountId;
+  return change(k, admin, "refresh_token.revoked", { clientId, accountId, detail: target.familyId }, async () => {
+    if (!target.familyId && !clientId && !accountId) throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
+    if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
+    const { families } = await revokeRefreshFamilies(k.db, { familyId: target.familyId, clientId, accountId });
+    return families;
+  });
+}
+
 /** Account ids are EIP-55 addresses; any case is accepted from admins. */
 function normalizeAccountId(accountId: string): string {
   return /^0x[0-9a-fA-F]{40}$/.test(accountId) ? registry.parseAddress(accountId, "accountId") : accountId;
@@ -224,6 +243,44 @@ export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { client
     k.db.issuedToken.findMany({ where, orderBy: { issuedAt: "desc" }, skip: (page - 1) * PAGE_SIZE, take: PAGE_SIZE, omit: { codeHash: true } }),
     k.db.issuedToken.count({ where }),
   ]);
+  return { items, total, page, pageSize: PAGE_SIZE };
+}
+
+/**
+ * Live refresh-token grants of a client or an account, newest rotation first: one row per family
+ * (its usable token), with when the grant began, when it was last used (its latest rotation; null
+ * if never), how often, and when it ends unused (idle) and at the latest (the family's end).
+ */
+export async function listRefreshGrants(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
+  const page = Math.max(1, Math.floor(query.page ?? 1));
+  const now = new Date();
+  const where = {
+    clientId: query.clientId ? registry.normalizeClientId(query.clientId) : undefined,
+    accountId: query.accountId ? normalizeAccountId(query.accountId) : undefined,
+    usedAt: null,
+    revokedAt: null,
+    expiresAt: { gt: now },
+    familyExpiresAt: { gt: now },
+  };
+  const [live, total] = await Promise.all([
+    k.db.refreshToken.findMany({
+      where,
+      orderBy: { issuedAt: "desc" },
+      skip: (page - 1) * PAGE_SIZE,
+      take: PAGE_SIZE,
+      select: { familyId: true, clientId: true, accountId: true, connector: true, scope: true, issuedAt: true, expiresAt: true, familyExpiresAt: true },
+    }),
+    k.db.refreshToken.count({ where }),
+  ]);
+  const families = live.length
+    ? await k.db.refreshToken.groupBy({ by: ["familyId"], where: { familyId: { in: live.map((t) => t.familyId) } }, _min: { issuedAt: true }, _count: { _all: true } })
+    : [];
+  const byFamily = new Map(families.map((f) => [f.familyId, f]));
+  const items = live.map(({ issuedAt, ...token }) => {
+    const family = byFamily.get(token.familyId);
+    const rotations = (family?._count._all ?? 1) - 1;
+    return { ...token, grantedAt: family?._min.issuedAt ?? issuedAt, lastUsedAt: rotations > 0 ? issuedAt : null, rotations };
+  });
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 

@@ -59,7 +59,7 @@ export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfo
       if (readError) throw readError;
       if (policy.cors) cors = await clientCors(k, request, clientId);
       const result = await action(k, request, params!);
-      if (policy.issues) recordIssued(k, name, policy.issues, request, result);
+      if (policy.issues) recordIssued(k, name, params!.get("grant_type") === "refresh_token" ? "refresh_token" : policy.issues, request, result);
       return jsonResponse(result, 200, cors);
     } catch (caught) {
       const error = toOAuthError(caught);
@@ -81,7 +81,7 @@ export function preflight(methods: string) {
   return async (request: Request): Promise<Response> => preflightResponse(request, methods);
 }
 
-function recordIssued(k: Keyfob, name: EndpointName, flow: "wallet_signature" | "code_exchange", request: Request, result: unknown) {
+function recordIssued(k: Keyfob, name: EndpointName, flow: "wallet_signature" | "code_exchange" | "refresh_token", request: Request, result: unknown) {
   const { clientId, accountId, connector } = tokenParties(result);
   tokensIssued.inc({ flow, connector: connector ?? "unknown" });
   k.audit.record({ action: "token.issued", outcome: "success", detail: name, ip: clientIp(request), clientId, accountId });

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { SignJWT, type CryptoKey, type JWTPayload } from "jose";
-import type { Scope } from "../oauth/scope";
+import { withoutOfflineAccess, type Scope } from "../oauth/scope";
 import { SIGNING_ALG } from "../keys/keystore";
 import { encodeSubject } from "./sub";
 
@@ -23,6 +23,11 @@ export type Grant = {
   /** When and how the user authenticated (Flow B): the ID token's auth_time and amr. */
   authTime?: Date;
   amr?: string[];
+  /**
+   * A refresh token comes with these tokens. Only then does the access token's scope keep
+   * offline_access: a flow that issues none (Flow A) never grants it.
+   */
+  offlineAccess?: boolean;
 };
 
 export type TokenResponse = {
@@ -30,6 +35,9 @@ export type TokenResponse = {
   token_type: "bearer";
   expires_in: number;
   id_token: string;
+  /** Code exchange and refresh only: with offline_access granted, and `scope` when it differs from the request (RFC 6749 5.1). */
+  refresh_token?: string;
+  scope?: string;
 };
 
 /** at_hash (OIDC Core 3.1.3.6): base64url of the left half of the SHA-256 of the access token. */
@@ -75,7 +83,8 @@ export async function issueTokens(
   const sign = (payload: JWTPayload, typ?: string) => new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey);
 
   const jti = randomUUID();
-  const accessToken = await sign({ ...claims, exp, client_id: grant.clientId, jti, scope: grant.scope.join(" ") }, ACCESS_TOKEN_TYPE);
+  const scope = grant.offlineAccess ? grant.scope : withoutOfflineAccess(grant.scope);
+  const accessToken = await sign({ ...claims, exp, client_id: grant.clientId, jti, scope: scope.join(" ") }, ACCESS_TOKEN_TYPE);
   const idToken = await sign({
     ...claims,
     exp: iat + lifetimes.idToken,

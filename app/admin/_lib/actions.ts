@@ -138,3 +138,12 @@ export async function revokeKeyAction(_: FormState, form: FormData): Promise<For
   if (value!.successor) outcome.set("successor", String(value!.successor));
   redirect(`/admin/keys?${outcome}`);
 }
+
+/** Revokes one refresh-token grant, or every grant of the client or account shown, with the access tokens issued from them. */
+export async function revokeRefreshGrantsAction(_: FormState, form: FormData): Promise<FormState> {
+  const input = Object.fromEntries(Object.entries(fields(form, ["familyId", "clientId", "accountId"])).filter(([, value]) => value !== ""));
+  const { state, value } = await perform("refresh_token.revoke", input);
+  if (!state.ok) return state;
+  const revoked = Number(value!.revoked);
+  return { ...state, message: revoked === 1 ? "1 refresh grant revoked." : `${revoked} refresh grants revoked.` };
+}

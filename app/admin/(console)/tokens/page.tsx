@@ -1,14 +1,15 @@
 /**
- * /admin/tokens: active (unexpired, unrevoked) grants, for a client and/or an account, newest
- * first. Revoke one, or every active token of the client or account shown.
+ * /admin/tokens: active (unexpired, unrevoked) access tokens, for a client and/or an account,
+ * newest first, and the live refresh-token grants (one row per family) below them. Revoke one, or
+ * every active token or refresh grant of the client or account shown.
  */
 import type { Metadata } from "next";
 import Link from "next/link";
 import { getAddress, isAddress } from "viem";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { button, Card, DateText, EmptyState, inputClass, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
-import { listActiveTokens } from "@/lib/admin/operations";
-import { revokeTokensAction } from "../../_lib/actions";
+import { listActiveTokens, listRefreshGrants } from "@/lib/admin/operations";
+import { revokeRefreshGrantsAction, revokeTokensAction } from "../../_lib/actions";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Tokens" };
@@ -24,11 +25,18 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
   const clientId = clientInput && isAddress(clientInput, { strict: false }) ? getAddress(clientInput) : clientInput;
   const accountId = accountInput && !accountError ? getAddress(accountInput) : undefined;
 
-  const result = accountError
-    ? { items: [], total: 0, page: 1, pageSize: 20 }
-    : await listActiveTokens(k, admin, { clientId: clientId || undefined, accountId, page: pageNumber(query.page) });
+  const [result, grants] = accountError
+    ? [
+        { items: [], total: 0, page: 1, pageSize: 20 },
+        { items: [], total: 0, page: 1, pageSize: 20 },
+      ]
+    : await Promise.all([
+        listActiveTokens(k, admin, { clientId: clientId || undefined, accountId, page: pageNumber(query.page) }),
+        listRefreshGrants(k, admin, { clientId: clientId || undefined, accountId, page: pageNumber(query.rpage) }),
+      ]);
   const filter = { ...(clientId && { client: clientId }), ...(accountId && { account: accountId }) };
-  const href = (page: number) => `/admin/tokens?${new URLSearchParams({ ...filter, page: String(page) })}`;
+  const href = (page: number) => `/admin/tokens?${new URLSearchParams({ ...filter, page: String(page), rpage: String(grants.page) })}`;
+  const grantsHref = (page: number) => `/admin/tokens?${new URLSearchParams({ ...filter, page: String(result.page), rpage: String(page) })}#refresh-grants`;
   const target = { ...(clientId && { clientId }), ...(accountId && { accountId }) };
   const scope = [clientId && `client ${clientId}`, accountId && `account ${accountId}`].filter(Boolean).join(" and ");
 
@@ -48,7 +56,8 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
               confirmLabel="Revoke all"
               pendingLabel="Revoking…"
             >
-              Every active token of {scope} ({result.total}) is revoked. Applications must sign in again to get new ones.
+              Every active access token of {scope} ({result.total}) is revoked. Refresh grants are not: an application holding one gets new tokens
+              with it unless its refresh grants (below) are revoked too.
             </ConfirmAction>
           ) : undefined
         }
@@ -161,6 +170,102 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
         )}
         <Pagination page={result.page} pageSize={result.pageSize} total={result.total} href={href} />
       </Card>
+      <div className="mt-6">
+        <Card
+          id="refresh-grants"
+          title="Refresh grants"
+          description="Refresh tokens that can still be used (offline_access), one row per login: each use replaces the token. Revoking a grant also revokes the access tokens issued with it."
+          actions={
+            (clientId || accountId) && grants.total > 0 ? (
+              <ConfirmAction
+                action={revokeRefreshGrantsAction}
+                fields={target}
+                trigger={`Revoke refresh grants (${grants.total})`}
+                triggerClassName={button.danger}
+                title={`Revoke every refresh grant of ${scope}?`}
+                confirmLabel="Revoke refresh grants"
+                pendingLabel="Revoking…"
+              >
+                Every refresh grant of {scope} ({grants.total}) is revoked, with the access tokens issued from them. Applications must sign in again.
+              </ConfirmAction>
+            ) : undefined
+          }
+        >
+          {grants.items.length === 0 ? (
+            <EmptyState title={accountError ? "Correct the account address to see its refresh grants" : scope ? `No refresh grants for ${scope}` : "No refresh grants"}>
+              {accountError ? undefined : "A grant appears here when a client allowed refresh tokens gets one with the offline_access scope, until it expires or is revoked."}
+            </EmptyState>
+          ) : (
+            <Table
+              caption={scope ? `Refresh grants of ${scope}` : "Refresh grants"}
+              head={
+                <tr>
+                  <th className={th}>Client</th>
+                  <th className={th}>Account</th>
+                  <th className={`${th} hidden lg:table-cell`}>Scope</th>
+                  <th className={`${th} hidden md:table-cell`}>Issued</th>
+                  <th className={`${th} hidden md:table-cell`}>Last used</th>
+                  <th className={th}>Expires</th>
+                  <th className={th}>
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              }
+            >
+              {grants.items.map((grant) => (
+                <tr key={grant.familyId}>
+                  <td className={td}>
+                    <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ client: grant.clientId })}#refresh-grants`}>
+                      <Mono>{grant.clientId}</Mono>
+                    </Link>
+                  </td>
+                  <td className={td}>
+                    <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ account: grant.accountId })}#refresh-grants`}>
+                      <Mono>{grant.accountId}</Mono>
+                    </Link>
+                    <span className="block text-xs text-slate-500">via {grant.connector}</span>
+                  </td>
+                  <td className={`${td} hidden lg:table-cell`}>{grant.scope}</td>
+                  <td className={`${td} hidden md:table-cell`}>
+                    <DateText date={grant.grantedAt} />
+                  </td>
+                  <td className={`${td} hidden md:table-cell`}>
+                    {grant.lastUsedAt ? (
+                      <>
+                        <DateText date={grant.lastUsedAt} />
+                        <span className="block text-xs text-slate-500">{grant.rotations === 1 ? "1 use" : `${grant.rotations} uses`}</span>
+                      </>
+                    ) : (
+                      "Never"
+                    )}
+                  </td>
+                  <td className={td}>
+                    <DateText date={grant.expiresAt} />
+                    <span className="block text-xs text-slate-500">
+                      if unused; at the latest <DateText date={grant.familyExpiresAt} withTime={false} />
+                    </span>
+                  </td>
+                  <td className={`${td} text-right`}>
+                    <ConfirmAction
+                      action={revokeRefreshGrantsAction}
+                      fields={{ familyId: grant.familyId }}
+                      trigger="Revoke"
+                      triggerLabel={`Revoke refresh grant ${grant.familyId}`}
+                      title="Revoke this refresh grant?"
+                      confirmLabel="Revoke grant"
+                      pendingLabel="Revoking…"
+                    >
+                      The refresh token of <Mono>{grant.accountId}</Mono> for <Mono>{grant.clientId}</Mono> stops working at once, with the access tokens
+                      issued from it. The application must sign in again.
+                    </ConfirmAction>
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )}
+          <Pagination page={grants.page} pageSize={grants.pageSize} total={grants.total} href={grantsHref} />
+        </Card>
+      </div>
     </>
   );
 }

@@ -1,0 +1,100 @@
+import { clientIp } from "../http/client-ip";
+import type { Keyfob } from "../keyfob";
+import { authenticateClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { invalidGrant, OAuthError } from "../oauth/errors";
+import { isOpaque, opaqueDigest } from "../oauth/opaque";
+import { required, type Params } from "../oauth/params";
+import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
+import { issueTokens, tokenLifetimes, type TokenResponse } from "../tokens/issue";
+import { findRefreshToken, newRefreshToken, revokeRefreshFamilies, rotateRefreshToken, successorExpiry, type StoredRefreshToken } from "../tokens/refresh";
+
+/**
+ * `POST /token` with grant_type=refresh_token (RFC 6749 6, OpenID Connect Core 12): a new access
+ * token and ID token for the grant behind a refresh token, and a new refresh token in its place
+ * (rotation, always: RFC 9700 4.14.2).
+ *
+ * The client authenticates as for the code exchange (public clients by client_id). The token must
+ * be the client's, unused, unrevoked, within its idle end and its family's end, and the client
+ * still enabled and still allowed refresh tokens (unauthorized_client otherwise). `scope` may only
+ * narrow the original grant (invalid_scope); the successor keeps the original scope (RFC 6749 6).
+ * The ID token carries the claims of the code exchange: sub, email from the stored grant, auth_time
+ * and amr of the original login, no nonce (OpenID Connect Core 12.2).
+ *
+ * The presented token is marked used in the statement that stores its successor and records the
+ * access token, so of concurrent uses exactly one succeeds. A used token presented again, whether
+ * replayed later or racing its own first use, means two parties hold the family: every refresh
+ * token of the family and every access token issued with them are revoked, the answer is
+ * invalid_grant, and the event is audited (`refresh_token.reused`).
+ */
+export async function refreshToken(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
+  const grantType = required(params, "grant_type");
+  if (grantType !== "refresh_token") throw new OAuthError("unsupported_grant_type", "grant_type must be refresh_token");
+  const client = await authenticateClient(keyfob.db, request, params);
+  return redeemRefreshToken(keyfob, client, params, { ip: clientIp(request) });
+}
+
+/** The refresh for an already authenticated client. */
+export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedClient, params: Params, context: { ip?: string } = {}): Promise<TokenResponse> {
+  const { db, config } = keyfob;
+  const presented = required(params, "refresh_token");
+  const requestedScope = params.get("scope");
+  // Ours are 43 base64url characters: anything else was never issued, and is not looked up.
+  if (!isOpaque(presented)) throw invalidGrant("unknown refresh token");
+  const tokenHash = opaqueDigest(presented);
+  const now = new Date();
+  const stored = await findRefreshToken(db, tokenHash);
+  // Another client's token is answered like an unknown one, and left alone.
+  if (!stored || stored.clientId !== client.id) throw invalidGrant("unknown refresh token");
+  if (stored.usedAt) throw await reused(keyfob, stored, context);
+  if (stored.revokedAt) throw invalidGrant("the refresh token has been revoked");
+  if (stored.expiresAt <= now || stored.familyExpiresAt <= now) throw invalidGrant("the refresh token has expired");
+  if (!stored.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
+
+  const original = stored.scope.split(" ") as Scope[];
+  const scope = narrowScope(original, requestedScope);
+  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
+    clientId: client.id,
+    userId: stored.accountId,
+    connector: stored.connector,
+    scope,
+    ethereumAddress: stored.accountId,
+    email: stored.email ?? undefined,
+    emailVerified: stored.emailVerified,
+    authTime: stored.authTime,
+    amr: stored.amr ? stored.amr.split(" ") : undefined,
+    // A refresh token comes with these tokens whatever scope they ask for: offline_access stays if asked.
+    offlineAccess: scope.includes(OFFLINE_ACCESS),
+  });
+  const successor = newRefreshToken();
+  const rotated = await rotateRefreshToken(
+    db,
+    { tokenHash, clientId: client.id },
+    { tokenHash: successor.tokenHash, expiresAt: successorExpiry(config, stored.familyExpiresAt, now) },
+    { jti, scope: scope.join(" "), expiresAt },
+    now,
+  );
+  if (!rotated) {
+    // Something changed since it was read: most often a concurrent use of the same token.
+    const current = await findRefreshToken(db, tokenHash);
+    if (current?.usedAt) throw await reused(keyfob, current, context);
+    if (current && !current.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
+    throw invalidGrant("the refresh token has been revoked or has expired");
+  }
+  const asked = requestedScope === undefined ? original : (requestedScope.split(" ").filter(Boolean) as Scope[]);
+  const differs = scope.length !== new Set(asked).size;
+  return { ...response, refresh_token: successor.value, ...(differs && { scope: scope.join(" ") }) };
+}
+
+/** A used refresh token presented again: revokes its family and the access tokens issued with it, audits, and refuses. */
+async function reused(keyfob: Keyfob, token: StoredRefreshToken, context: { ip?: string }): Promise<OAuthError> {
+  const revoked = await revokeRefreshFamilies(keyfob.db, { familyId: token.familyId });
+  await keyfob.audit.write({
+    action: "refresh_token.reused",
+    outcome: "invalid_grant",
+    clientId: token.clientId,
+    accountId: token.accountId,
+    ip: context.ip,
+    detail: `family ${token.familyId}: ${revoked.refreshTokens} refresh and ${revoked.accessTokens} access tokens revoked`,
+  });
+  return invalidGrant("the refresh token has already been used; every token of its grant is revoked");
+}
