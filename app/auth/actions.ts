@@ -91,7 +91,7 @@ async function settle(action: string, run: () => Promise<Completion>): Promise<C
   } catch (caught) {
     const error = toOAuthError(caught);
     logRefusal(action, error.code, caught);
-    redirect(`/auth/error?reason=${error.status >= 500 ? "unavailable" : "expired"}`);
+    redirect(`/auth/error?reason=${error.status >= 500 ? "unavailable" : error.code === "access_denied" ? "blocked" : "expired"}`);
   }
 }
 

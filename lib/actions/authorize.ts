@@ -1,4 +1,5 @@
 import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
+import { accountBlocked } from "../accounts/blocking";
 import { normalizeClientId } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { ADMIN_CLIENT_ID } from "../admin/session";
@@ -209,6 +210,7 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   if (count !== 1) throw expiredInteraction();
   if (login.session) return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
   const accountId = await resolveAccount(keyfob, login.identity);
+  if ((await db.account.findUnique({ where: { id: accountId }, select: { blockedAt: true } }))?.blockedAt) throw accountBlocked();
   const { token, expiresAt, session } = await startSession(keyfob, { accountId, identity: login.identity, ip: login.ip, userAgent: login.userAgent }, now);
   return { location: await issueAuthorizationCode(keyfob, interaction, login.identity, session), newSession: { token, expiresAt } };
 }

@@ -31,6 +31,7 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
   if (challenge.client_id !== clientId) throw invalidGrant("the state was issued to another client");
   if (challenge.domain !== domain) throw invalidGrant("the state was issued for another domain");
   if (!challenge.client_enabled) throw invalidClient("unknown or disabled client");
+  if (challenge.account_blocked) throw invalidGrant("this account is blocked");
   if (challenge.used_at) throw invalidGrant("the state has already been used");
   if (challenge.expires_at <= now) throw invalidGrant("the state has expired");
 

@@ -63,6 +63,8 @@ export type StoredChallenge = {
   expires_at: Date;
   used_at: Date | null;
   client_enabled: boolean;
+  /** The address is a blocked account's, or a wallet linked to one. */
+  account_blocked: boolean;
   /** The client's signers that are enabled, unexpired and unrevoked at `now`. */
   signers: string[];
 };
@@ -72,6 +74,8 @@ export async function findChallenge(pool: pg.Pool, stateHash: string, now: Date)
     name: "keyfob_find_challenge",
     text: `SELECT ch.client_id, ch.domain, ch.address, ch.scope, ch.nonce, ch.message, ch.expires_at, ch.used_at,
                   c.enabled AS client_enabled,
+                  EXISTS (SELECT 1 FROM accounts a WHERE a.blocked_at IS NOT NULL AND (a.id = ch.address
+                          OR a.id = (SELECT i.account_id FROM identities i WHERE i.provider = 'web3' AND i.subject = ch.address))) AS account_blocked,
                   ARRAY(SELECT s.address FROM signers s
                         WHERE s.client_id = ch.client_id AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > $2)) AS signers
            FROM challenges ch JOIN clients c ON c.id = ch.client_id

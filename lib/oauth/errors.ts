@@ -8,6 +8,8 @@ const STATUS = {
   unsupported_grant_type: 400,
   unsupported_response_type: 400,
   invalid_token: 401,
+  // The resource owner (or an admin, for a blocked account) refused (RFC 6749 4.1.2.1).
+  access_denied: 403,
   // OpenID Connect Core 3.1.2.6, sent back to the redirect URI.
   request_not_supported: 400,
   request_uri_not_supported: 400,

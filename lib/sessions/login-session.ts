@@ -63,7 +63,13 @@ export async function startSession(
 export async function findSession({ db, config }: Keyfob, token: string | undefined, now = new Date()): Promise<LoginSession | undefined> {
   if (!isOpaque(token)) return undefined;
   const [row] = await db.loginSession.updateManyAndReturn({
-    where: { idHash: opaqueDigest(token), revokedAt: null, expiresAt: { gt: now }, lastSeenAt: { gt: new Date(now.getTime() - config.sessionIdleTtl * 1000) } },
+    where: {
+      idHash: opaqueDigest(token),
+      revokedAt: null,
+      expiresAt: { gt: now },
+      lastSeenAt: { gt: new Date(now.getTime() - config.sessionIdleTtl * 1000) },
+      account: { blockedAt: null },
+    },
     data: { lastSeenAt: now },
   });
   return row ? view(row) : undefined;

@@ -32,6 +32,6 @@ export async function GET(request: Request): Promise<Response> {
   } catch (caught) {
     const error = toOAuthError(caught);
     log.info("login callback refused", { endpoint: "auth_callback", provider: identity.provider, error: error.code });
-    return failed(error.status >= 500 ? "unavailable" : "expired");
+    return failed(error.status >= 500 ? "unavailable" : error.code === "access_denied" ? "blocked" : "expired");
   }
 }

@@ -25,6 +25,10 @@ const REASONS: Record<string, { title: string; message: string }> = {
     title: "This sign-in has expired",
     message: "It took too long, or the sign-in was already used. Start again from the application.",
   },
+  blocked: {
+    title: "This account is blocked",
+    message: "An administrator has blocked this account, so it cannot sign in. If you think this is a mistake, contact the application's support.",
+  },
   unavailable: {
     title: "Keyfob could not finish signing you in",
     message: "Something on our side is not available right now. Please try again in a moment.",
