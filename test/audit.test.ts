@@ -49,3 +49,13 @@ it("writes the rest of a batch one by one when one event cannot be written", asy
   const stored = await db.auditEvent.findMany({ where: { clientId: { startsWith: marker } }, orderBy: { id: "asc" } });
   expect(stored.map((e) => e.clientId)).toEqual([`${marker}-a`, `${marker}-b`]);
 });
+
+it("keeps why a token request or a wallet login failed, as the client or user was told", async () => {
+  const { db } = keyfob();
+  const license = await registerLicense();
+  const { state } = await requestChallenge(license);
+  await submit(license, state, `0x${"11".repeat(65)}`);
+  await keyfob().audit.flush();
+  const [failed] = await db.auditEvent.findMany({ where: { clientId: license.clientId, action: "token.failed" } });
+  expect(failed).toMatchObject({ outcome: "invalid_grant", detail: expect.stringMatching(/^submit_challenge: the signature does not match/) });
+});

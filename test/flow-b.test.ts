@@ -136,7 +136,7 @@ describe("POST /token (code exchange)", () => {
     expect(userId).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(payload).toMatchObject({ provider_id: "google", ethereum_address: userId, email: identity.email, email_verified: true, nonce: "n-1" });
     const account = await keyfob().db.account.findUniqueOrThrow({ where: { id: userId } });
-    expect(Object.keys(account).sort()).toEqual(["createdAt", "id"]); // an address only: no key is generated or kept for it
+    expect(Object.keys(account).sort()).toEqual(["blockedAt", "createdAt", "id"]); // an address only: no key is generated or kept for it
     // The same identity logs into the same account.
     const again = await token(app, { code: (await authorize(app, identity)).searchParams.get("code")! });
     const { payload: second } = await jwtVerify((await again.json()).access_token, jwks);

@@ -208,10 +208,17 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
     data: { completedAt: now },
   });
   if (count !== 1) throw expiredInteraction();
-  if (login.session) return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
+  if (login.session) {
+    keyfob.audit.record({ action: "login.session_used", outcome: "success", clientId: interaction.clientId, accountId: login.session.accountId, detail: login.session.identity.provider });
+    return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
+  }
   const accountId = await resolveAccount(keyfob, login.identity);
-  if ((await db.account.findUnique({ where: { id: accountId }, select: { blockedAt: true } }))?.blockedAt) throw accountBlocked();
+  if ((await db.account.findUnique({ where: { id: accountId }, select: { blockedAt: true } }))?.blockedAt) {
+    keyfob.audit.record({ action: "login.failed", outcome: "access_denied", clientId: interaction.clientId, accountId, ip: login.ip, detail: "the account is blocked" });
+    throw accountBlocked();
+  }
   const { token, expiresAt, session } = await startSession(keyfob, { accountId, identity: login.identity, ip: login.ip, userAgent: login.userAgent }, now);
+  keyfob.audit.record({ action: "login.succeeded", outcome: "success", clientId: interaction.clientId, accountId, ip: login.ip, detail: login.identity.provider });
   return { location: await issueAuthorizationCode(keyfob, interaction, login.identity, session), newSession: { token, expiresAt } };
 }
 
@@ -229,7 +236,11 @@ export async function loginWithWallet(
   if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest("the sign-in message contains a control character");
   const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId }, select: { walletNonce: true, clientId: true } });
   if (!interaction?.walletNonce) throw expiredInteraction();
-  const { address, kind } = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce, "login");
+  const { address, kind } = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce, "login").catch((error: unknown) => {
+    // A refused wallet login is kept with its reason (the description the user saw).
+    if (error instanceof OAuthError) keyfob.audit.record({ action: "login.failed", outcome: error.code, clientId: interaction.clientId, ip: client.ip, detail: `wallet: ${error.message}` });
+    throw error;
+  });
   // The RPC provider vouches for smart-account signatures: not enough for the dashboard unless the operator says so.
   if (kind === "contract" && interaction.clientId === ADMIN_CLIENT_ID && !keyfob.config.adminContractSignatures) {
     throw invalidGrant("smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)");

@@ -67,7 +67,8 @@ export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfo
       const fields = { endpoint: name, status: error.status, error: error.code, ms: Math.round(performance.now() - started) };
       if (error.status >= 500) log.error("request failed", { ...fields, cause: describe(caught) });
       else log.info("request refused", fields);
-      if (policy.issues) k.audit.record({ action: "token.failed", outcome: error.code, detail: name, ip: clientIp(request), clientId });
+      // The reason is the error_description the client got: never a secret, token or signature.
+      if (policy.issues) k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: clientIp(request), clientId });
       return errorResponse(error, cors);
     } finally {
       requests.inc({ endpoint: name, outcome });

@@ -32,6 +32,9 @@ export async function GET(request: Request): Promise<Response> {
   } catch (caught) {
     const error = toOAuthError(caught);
     log.info("login callback refused", { endpoint: "auth_callback", provider: identity.provider, error: error.code });
+    if (error.status < 500 && error.code !== "access_denied") {
+      keyfob().audit.record({ action: "login.failed", outcome: error.code, detail: `${identity.provider}: ${error.message}` });
+    }
     return failed(error.status >= 500 ? "unavailable" : error.code === "access_denied" ? "blocked" : "expired");
   }
 }
