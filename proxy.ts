@@ -24,12 +24,13 @@ export function proxy(request: NextRequest) {
 }
 
 /**
- * Login and logout URLs carry states, codes, interaction ids and ID tokens: no referrer at all. Elsewhere only Keyfob's own
- * pages get one, because with no referrer a browser sends `Origin: null` on same-origin form posts
- * (the dashboard's sign-out checks the origin).
+ * Login URLs carry states, codes and interaction ids: no referrer at all. Elsewhere only Keyfob's own
+ * pages get one, because with no referrer a browser sends `Origin: null` on same-origin form posts,
+ * which the dashboard's sign-out and the logout confirmation check (a logout URL's ID token then
+ * reaches Keyfob's own pages only).
  */
 function carriesSecrets(pathname: string): boolean {
-  return pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback" || pathname === "/session/end";
+  return pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback";
 }
 
 /**
