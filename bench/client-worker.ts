@@ -1,36 +1,57 @@
 /**
- * A load worker (worker thread): runs `clients` virtual clients, each looping Flow A handshakes
- * back to back, and reports the handshakes completed inside the measurement window (by completion time).
+ * A load worker (worker thread): runs `clients` virtual clients, each looping operations back to
+ * back — Flow A handshakes, or code exchanges at /token with the pre-minted codes it was given —
+ * and reports the operations completed inside the measurement window (by completion time).
  * Protocol: posts "ready" once loaded; receives a Schedule; posts a WorkerResult at the end.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { createAgent, FlowError, handshake, type FlowTarget } from "./flow";
+import { createAgent, exchange, FlowError, handshake, type FlowTarget, type TokenTarget } from "./flow";
 
-export type WorkerInput = { target: FlowTarget; privateKey: Hex; clients: number };
+export type WorkerInput =
+  | { kind: "flow-a"; target: FlowTarget; privateKey: Hex; clients: number }
+  /** `codes`: [code, PKCE verifier] pairs, each used once. */
+  | { kind: "token"; target: TokenTarget; codes: [string, string][]; clients: number };
 /** Absolute times (ms since the epoch): warm-up until `from`, measure until `until`. */
 export type Schedule = { from: number; until: number };
 export type ErrorSample = { count: number; sample: string };
 export type WorkerResult = {
-  /** Per completed handshake in the window, in ms. */
+  /** Per completed operation in the window, in ms. */
   total: number[];
-  generate: number[];
-  sign: number[];
-  submit: number[];
-  /** Failures by kind ("submit 400 invalid_grant", "generate network ECONNRESET"), in the window and during warm-up. */
+  /** Flow A only: per step (generate, sign, submit), in ms. */
+  steps: Record<string, number[]>;
+  /** Failures by kind ("submit 400 invalid_grant", "token network ECONNRESET"), in the window and during warm-up. */
   errors: Record<string, ErrorSample>;
   warmupErrors: Record<string, ErrorSample>;
-  warmupHandshakes: number;
+  warmupOperations: number;
+  /** The pre-minted codes ran out before the window ended (the figures would be too low). */
+  exhausted: boolean;
 };
 
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const input = workerData as WorkerInput;
-const account = privateKeyToAccount(input.privateKey);
 const agent = createAgent(input.clients);
-const result: WorkerResult = { total: [], generate: [], sign: [], submit: [], errors: {}, warmupErrors: {}, warmupHandshakes: 0 };
+const result: WorkerResult = { total: [], steps: {}, errors: {}, warmupErrors: {}, warmupOperations: 0, exhausted: false };
+
+/** One operation; resolves with its total and per-step times, or undefined when there is nothing left to do. */
+const operation: () => Promise<{ total: number; steps?: Record<string, number> } | undefined> = (() => {
+  if (input.kind === "flow-a") {
+    const account = privateKeyToAccount(input.privateKey);
+    return async () => {
+      const { total, ...steps } = await handshake(input.target, account, agent);
+      return { total, steps };
+    };
+  }
+  let next = 0;
+  return async () => {
+    const pair = input.codes[next++];
+    if (!pair) return undefined;
+    return { total: await exchange(input.target, pair[0], pair[1], agent) };
+  };
+})();
 
 function recordError(into: Record<string, ErrorSample>, error: unknown) {
   const kind = error instanceof FlowError ? error.message.split(" (")[0] : `unexpected ${error instanceof Error ? error.name : "error"}`;
@@ -41,17 +62,19 @@ function recordError(into: Record<string, ErrorSample>, error: unknown) {
 async function virtualClient({ from, until }: Schedule) {
   while (now() < until) {
     try {
-      const timing = await handshake(input.target, account, agent);
-      const done = now();
-      if (done > until) break;
-      if (done < from) {
-        result.warmupHandshakes++;
+      const done = await operation();
+      if (!done) {
+        result.exhausted = true;
+        break;
+      }
+      const at = now();
+      if (at > until) break;
+      if (at < from) {
+        result.warmupOperations++;
         continue;
       }
-      result.total.push(timing.total);
-      result.generate.push(timing.generate);
-      result.sign.push(timing.sign);
-      result.submit.push(timing.submit);
+      result.total.push(done.total);
+      for (const [step, ms] of Object.entries(done.steps ?? {})) (result.steps[step] ??= []).push(ms);
     } catch (error) {
       const at = now();
       if (at > until) break;

@@ -1,6 +1,7 @@
 /**
- * One Flow A handshake as a client performs it (generate_challenge, EIP-191 signing, submit_challenge),
- * over node:http with keep-alive, timed step by step. Shared by the load workers and the preflight.
+ * What one virtual client does, over node:http with keep-alive, timed: a Flow A handshake
+ * (generate_challenge, EIP-191 signing, submit_challenge) step by step, or a Flow B code exchange
+ * (POST /token with a pre-minted code and its PKCE verifier). Shared by the load workers and the preflight.
  */
 import http from "node:http";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -25,10 +26,19 @@ export type HandshakeTiming = {
   total: number;
 };
 
+/** An authorization server's /token for a public client (PKCE S256, no secret). */
+export type TokenTarget = {
+  url: string;
+  clientId: string;
+  redirectUri: string;
+};
+
+type Step = "generate" | "submit" | "token";
+
 /** A failed request: the step, and the HTTP status with the OAuth error code, or a network error. */
 export class FlowError extends Error {
   constructor(
-    readonly step: "generate" | "submit",
+    readonly step: Step,
     readonly kind: string,
     detail: string,
   ) {
@@ -70,11 +80,27 @@ export async function handshake(target: FlowTarget, account: PrivateKeyAccount, 
   return { generate: t1 - t0, sign: t2 - t1, submit: t3 - t2, total: t3 - t0 };
 }
 
+/** Exchanges a pre-minted code for tokens (authorization_code grant, PKCE S256); resolves with the time taken in ms. */
+export async function exchange(target: TokenTarget, code: string, verifier: string, agent: http.Agent): Promise<number> {
+  const t0 = performance.now();
+  const tokens = await postForm(agent, `${target.url}/token`, "token", {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: target.redirectUri,
+    client_id: target.clientId,
+    code_verifier: verifier,
+  });
+  if (typeof tokens.access_token !== "string" || typeof tokens.id_token !== "string") {
+    throw new FlowError("token", "200 bad_body", "no access_token or id_token in the response");
+  }
+  return performance.now() - t0;
+}
+
 /** POSTs a form and parses the JSON answer; anything but a 200 with a JSON body is a FlowError. */
 export function postForm(
   agent: http.Agent,
   url: string,
-  step: "generate" | "submit",
+  step: Step,
   form: Record<string, string>,
   timeoutMs = 30_000,
 ): Promise<Record<string, unknown>> {

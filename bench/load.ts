@@ -1,13 +1,14 @@
 /**
  * Drives one target with `concurrency` virtual clients spread over worker threads (so client-side
  * signing and HTTP parsing do not queue behind one event loop), for a warm-up then a measured
- * window, and accounts the CPU the server, its database and the load generator used meanwhile.
+ * window, and accounts the CPU the server, its database and the load generator used meanwhile,
+ * and the server's resident memory.
  */
 import { Worker } from "node:worker_threads";
 import type { Hex } from "viem";
 import type { ErrorSample, Schedule, WorkerInput, WorkerResult } from "./client-worker";
-import type { FlowTarget } from "./flow";
-import { machineCpuMs, treeCpuMs } from "./procstat";
+import type { FlowTarget, TokenTarget } from "./flow";
+import { machineCpuMs, rssBytes, treeCpuMs } from "./procstat";
 
 export type LoadOptions = {
   concurrency: number;
@@ -16,37 +17,54 @@ export type LoadOptions = {
   durationSeconds: number;
 };
 
-/** The workers' results merged, with the phase's length and CPU use. */
+/** What the virtual clients do: Flow A handshakes, or code exchanges with pre-minted codes. */
+export type Workload = { kind: "flow-a"; target: FlowTarget; privateKey: Hex } | { kind: "token"; target: TokenTarget; codes: [string, string][] };
+
+/** The workers' results merged, with the phase's length, CPU use and the server's peak memory. */
 export type PhaseResult = WorkerResult & {
-  handshakes: number;
+  operations: number;
   seconds: number;
   /** CPU milliseconds used during the measured window (undefined when /proc is not available). */
   cpu: { server?: number; database?: number; client: number; machineBusy?: number; machineTotal?: number };
+  /** Highest resident memory of the server process seen during the phase (warm-up included), in bytes. */
+  peakRss?: number;
+  /** The measured windows on the monotonic clock in µs (a CPU profile's clock), for bench/cpuprofile-summary.ts. */
+  windows: [number, number][];
 };
 
 const WORKER_ENTRY = new URL("./worker-entry.mjs", import.meta.url);
+const RSS_SAMPLE_MS = 250;
 
-export async function runPhase(
-  target: FlowTarget,
-  privateKey: Hex,
-  options: LoadOptions,
-  pids: { server?: number; database?: number },
-): Promise<PhaseResult> {
+export async function runPhase(workload: Workload, options: LoadOptions, pids: { server?: number; database?: number }): Promise<PhaseResult> {
   const workerCount = Math.max(1, Math.min(options.workers, options.concurrency));
+  let codeOffset = 0;
   const workers = Array.from({ length: workerCount }, (_, i) => {
-    // Spread the clients as evenly as possible: 16 over 3 workers gives 6, 5, 5.
+    // Spread the clients as evenly as possible: 16 over 3 workers gives 6, 5, 5; codes in proportion.
     const clients = Math.floor(options.concurrency / workerCount) + (i < options.concurrency % workerCount ? 1 : 0);
-    const input: WorkerInput = { target, privateKey, clients };
+    let input: WorkerInput;
+    if (workload.kind === "flow-a") {
+      input = { kind: "flow-a", target: workload.target, privateKey: workload.privateKey, clients };
+    } else {
+      const share = Math.floor((workload.codes.length * clients) / options.concurrency);
+      input = { kind: "token", target: workload.target, codes: workload.codes.slice(codeOffset, (codeOffset += share)), clients };
+    }
     return new Worker(WORKER_ENTRY, { workerData: input });
   });
   const failed = new Promise<never>((_, reject) =>
     workers.forEach((w) => w.once("error", (error) => reject(new Error(`load worker failed: ${error.message}`)))),
   );
+  let peakRss: number | undefined;
+  const sampleRss = () => {
+    const rss = rssBytes(pids.server);
+    if (rss !== undefined) peakRss = Math.max(peakRss ?? 0, rss);
+  };
+  const rssTimer = setInterval(sampleRss, RSS_SAMPLE_MS);
   try {
     await Promise.race([Promise.all(workers.map((w) => new Promise((resolve) => w.once("message", resolve)))), failed]);
 
     const from = Date.now() + 50 + options.warmupSeconds * 1000;
     const until = from + options.durationSeconds * 1000;
+    const monotonicOffsetUs = Number(process.hrtime.bigint() / 1000n) - Date.now() * 1000;
     const schedule: Schedule = { from, until };
     const results = workers.map((w) => new Promise<WorkerResult>((resolve) => w.once("message", resolve)));
     workers.forEach((w) => w.postMessage(schedule));
@@ -56,18 +74,18 @@ export async function runPhase(
     const start = sample();
     await sleepUntil(until);
     const end = sample();
+    sampleRss();
     const all = await Promise.race([Promise.all(results), failed]);
 
     const merged: PhaseResult = {
-      handshakes: 0,
+      operations: 0,
       seconds: options.durationSeconds,
       total: [],
-      generate: [],
-      sign: [],
-      submit: [],
+      steps: {},
       errors: {},
       warmupErrors: {},
-      warmupHandshakes: 0,
+      warmupOperations: 0,
+      exhausted: false,
       cpu: {
         server: diff(start.server, end.server),
         database: diff(start.database, end.database),
@@ -75,19 +93,14 @@ export async function runPhase(
         machineBusy: diff(start.machine?.busy, end.machine?.busy),
         machineTotal: diff(start.machine?.total, end.machine?.total),
       },
+      peakRss,
+      windows: [[from * 1000 + monotonicOffsetUs, until * 1000 + monotonicOffsetUs]],
     };
-    for (const r of all) {
-      merged.total.push(...r.total);
-      merged.generate.push(...r.generate);
-      merged.sign.push(...r.sign);
-      merged.submit.push(...r.submit);
-      mergeErrors(merged.errors, r.errors);
-      mergeErrors(merged.warmupErrors, r.warmupErrors);
-      merged.warmupHandshakes += r.warmupHandshakes;
-    }
-    merged.handshakes = merged.total.length;
+    for (const r of all) mergeInto(merged, r);
+    merged.operations = merged.total.length;
     return merged;
   } finally {
+    clearInterval(rssTimer);
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }
@@ -97,21 +110,30 @@ export function combine(results: PhaseResult[]): PhaseResult {
   const [first, ...rest] = results;
   const out: PhaseResult = structuredClone(first);
   for (const r of rest) {
-    out.handshakes += r.handshakes;
+    mergeInto(out, r);
+    out.operations += r.operations;
     out.seconds += r.seconds;
-    out.total.push(...r.total);
-    out.generate.push(...r.generate);
-    out.sign.push(...r.sign);
-    out.submit.push(...r.submit);
-    mergeErrors(out.errors, r.errors);
-    mergeErrors(out.warmupErrors, r.warmupErrors);
-    out.warmupHandshakes += r.warmupHandshakes;
     for (const key of ["server", "database", "machineBusy", "machineTotal"] as const) {
       out.cpu[key] = out.cpu[key] === undefined || r.cpu[key] === undefined ? undefined : out.cpu[key]! + r.cpu[key]!;
     }
     out.cpu.client += r.cpu.client;
+    out.peakRss = r.peakRss === undefined ? out.peakRss : Math.max(out.peakRss ?? 0, r.peakRss);
+    out.windows.push(...r.windows);
   }
   return out;
+}
+
+function mergeInto(into: WorkerResult, from: WorkerResult) {
+  // Loops rather than push(...spread): a long run has more values than a call takes arguments.
+  for (const ms of from.total) into.total.push(ms);
+  for (const [step, values] of Object.entries(from.steps)) {
+    const list = (into.steps[step] ??= []);
+    for (const ms of values) list.push(ms);
+  }
+  mergeErrors(into.errors, from.errors);
+  mergeErrors(into.warmupErrors, from.warmupErrors);
+  into.warmupOperations += from.warmupOperations;
+  into.exhausted ||= from.exhausted;
 }
 
 function mergeErrors(into: Record<string, ErrorSample>, from: Record<string, ErrorSample>) {

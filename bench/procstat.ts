@@ -22,7 +22,9 @@ function readProcs(): Proc[] | undefined {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       // Fields after the command, which is parenthesised and may itself hold spaces or parentheses.
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      procs.push({ pid: Number(name), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      // utime + stime, and cutime + cstime: the time of children that exited and were reaped
+      // (PostgreSQL backends closed during the window), which would otherwise vanish from the tree.
+      procs.push({ pid: Number(name), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
     } catch {
       // The process ended meanwhile.
     }
@@ -91,6 +93,17 @@ export function machineCpuMs(): { busy: number; total: number } | undefined {
     const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
     const idle = cpu[3] + cpu[4]; // idle + iowait
     return { busy: (total - idle) * TICK_MS, total: total * TICK_MS };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory of one process in bytes (VmRSS, worker threads included), or undefined. */
+export function rssBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
   } catch {
     return undefined;
   }

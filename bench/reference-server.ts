@@ -1,19 +1,23 @@
 /**
  * The yardstick for `npm run bench`: a bare node:http server speaking Flow A's wire format and doing
- * only its cryptography — EIP-4361 challenge text, EIP-191 signature recovery with viem, two RS256
- * JWTs signed with jose using a key imported once — with clients, signers and states in memory.
- * No database, no framework. Whatever Keyfob spends beyond this is overhead.
+ * only its cryptography — EIP-4361 challenge text, EIP-191 signature recovery, two RS256 JWTs signed
+ * with jose using a key imported once — with clients, signers and states in memory. No database, no
+ * framework. Whatever Keyfob spends beyond this is overhead.
+ *
+ * Recovery is viem's pure-JS secp256k1 (`recovery: "viem"`, the slower floor) or libsecp256k1
+ * (`"libsecp256k1"`, the native floor), both on the event loop, through lib/siwe/recovery.ts.
  *
  * Run on its own:  REF_CLIENT_ID=0x… REF_DOMAIN=http://localhost:8080/callback REF_SIGNERS=0x… \
- *                  node --import tsx bench/reference-server.ts   (REF_PORT, default 0 = any free port)
- * It prints one JSON line {"port": N} once listening.
+ *                  REF_RECOVERY=viem|libsecp256k1 node --import tsx bench/reference-server.ts
+ * (REF_PORT, default 0 = any free port). It prints one JSON line {"port": N} once listening.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import { pathToFileURL } from "node:url";
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWTPayload } from "jose";
-import { getAddress, isAddress, isAddressEqual, isHex, recoverMessageAddress, size, type Address, type Hex } from "viem";
+import { getAddress, isAddress, isAddressEqual, isHex, size, type Address, type Hex } from "viem";
 import { createChallengeMessage, generateNonce } from "../lib/siwe/challenge";
+import { recoverWithLibsecp256k1, recoverWithViem } from "../lib/siwe/recovery";
 import { encodeSubject } from "../lib/tokens/sub";
 
 export type ReferenceOptions = {
@@ -22,6 +26,8 @@ export type ReferenceOptions = {
   chainId?: number;
   accessTokenTtl?: number;
   challengeTtl?: number;
+  /** EIP-191 recovery: viem (pure JS, the default) or libsecp256k1 (native). */
+  recovery?: "viem" | "libsecp256k1";
 };
 
 type Pending = { clientId: string; domain: string; address: Address; scope: string; nonce?: string; message: string; expiresAt: number };
@@ -56,6 +62,9 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
     options.clients.map((c) => [normalize(c.id), { domains: new Set(c.domains), signers: new Set(c.signers.map((s) => getAddress(s))) }]),
   );
   const pending = new Map<string, Pending>();
+  const native = recoverWithLibsecp256k1;
+  if (options.recovery === "libsecp256k1" && !native) throw new Error("libsecp256k1 (the secp256k1 addon) could not be loaded");
+  const recover = options.recovery === "libsecp256k1" ? native! : recoverWithViem;
 
   // The signing key: generated at start, exported and imported once, as Keyfob imports its stored key once.
   const kid = randomBytes(20).toString("hex");
@@ -103,7 +112,7 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
       throw new HttpError(400, "invalid_grant", "unknown, foreign or expired state");
     }
     if (!isHex(signature, { strict: true }) || size(signature as Hex) !== 65) throw new HttpError(400, "invalid_request", "bad signature");
-    const recovered = await recoverMessageAddress({ message: challenge.message, signature: signature as Hex }).catch(() => undefined);
+    const recovered = await recover(challenge.message, signature as Hex);
     const client = clients.get(clientId);
     const accepted =
       recovered !== undefined &&
@@ -175,6 +184,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   startReferenceServer({
     port: Number(process.env.REF_PORT ?? 0),
     clients: [{ id: clientId, domains: list(process.env.REF_DOMAIN), signers: list(process.env.REF_SIGNERS) }],
+    recovery: process.env.REF_RECOVERY === "libsecp256k1" ? "libsecp256k1" : "viem",
   }).then(
     ({ url }) => console.log(JSON.stringify({ port: Number(new URL(url).port), url })),
     (error) => {

@@ -1,60 +1,83 @@
 /**
- * `npm run bench`: Flow A handshakes per second (generate_challenge, sign, submit_challenge) against
- * a running Keyfob and, in the same run and the same way, against a bare node:http reference doing
- * only the same cryptography (bench/reference-server.ts). Prints both and their ratio.
- * See bench/README.md for the flags and what the figures mean.
+ * `npm run bench`: Keyfob against its yardsticks, in ONE run, with the same load generator:
+ *   - Flow A handshakes/s (generate_challenge, sign, submit_challenge) against a bare node:http
+ *     server doing only the cryptography (bench/reference-server.ts), once with viem's recovery
+ *     and once with libsecp256k1's;
+ *   - /token code exchanges/s (public client, PKCE S256) against node-oidc-provider in a process of
+ *     its own with its store in memory (bench/oidc-provider-peer.ts), both on pre-minted codes;
+ *   - start-up of `npm run serve` to its first answer on an up-to-date database, resident memory
+ *     under load, CPU per operation of each server, its database and the load generator;
+ *   - the hosted login page's first-load JavaScript, gzipped (bench/page-weight.ts).
+ * The bench starts everything itself: Keyfob (`npm run serve`, building first if the sources
+ * changed) on a database of its own (.data/bench, or DATABASE_URL + KEYFOB_SECRET). Targets are
+ * ratios measured in the same run, alternating the targets round by round. See bench/README.md.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import net from "node:net";
+import { createHash, randomBytes } from "node:crypto";
+import { readdirSync, statSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { prepareStorage } from "../lib/bootstrap";
 import { addRedirectUri, addSigner, createClient, deleteClient } from "../lib/clients/registry";
-import { ConfigError, loadConfig } from "../lib/config";
-import { createDatabase, type Database } from "../lib/db/client";
-import { createAgent, FlowError, handshake, type FlowTarget } from "./flow";
-import { combine, runPhase, type LoadOptions, type PhaseResult } from "./load";
-import { findListener } from "./procstat";
+import { createDatabase } from "../lib/db/client";
+import { opaqueDigest, randomOpaque } from "../lib/oauth/opaque";
+import { build, buildNeeded } from "../server/build";
+import { createAgent, exchange, handshake, type FlowTarget, type TokenTarget } from "./flow";
+import { benchDatabase, freePort, ROOT, startKeyfob, type RunningKeyfob, type StartupTimes } from "./keyfob-instance";
+import { combine, runPhase, type LoadOptions, type PhaseResult, type Workload } from "./load";
+import { loginPageWeight, type PageWeight } from "./page-weight";
+import { findListener, rssBytes } from "./procstat";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const TARGET_RATIO = 0.5;
+/** The issue's targets (ratios measured in one run). */
+const TARGETS = {
+  /** Flow A handshakes/s against the bare server with libsecp256k1 recovery. */
+  flowA: 0.8,
+  /** /token exchanges/s against node-oidc-provider. */
+  token: 1.0,
+  startupMs: 3_000,
+  rssBytes: 300 * 1024 * 1024,
+  /** The hosted login page's first-load JavaScript, gzipped. */
+  loginPageGzipBytes: 200 * 1024,
+};
 const DOMAIN = "http://localhost:8080/callback";
+/** The per-client limit stays on, so that every request pays for its count, but far above the load. */
+const RATE_LIMIT_PER_CLIENT = "100000000/1m";
 
 class BenchError extends Error {}
 
-const USAGE = `npm run bench -- [options]      (Keyfob must be running: npm start)
+const USAGE = `npm run bench -- [options]
 
-  --url <url>           Keyfob's base URL (env KEYFOB_URL, default http://localhost:3000)
-  --duration <s>        measured seconds per target and round (env BENCH_DURATION, default 15)
+  --duration <s>        measured seconds per target and round (env BENCH_DURATION, default 10)
   --warmup <s>          warm-up seconds before each measurement (env BENCH_WARMUP, default 3)
   --concurrency <n>     virtual clients (env BENCH_CONCURRENCY, default 16)
   --workers <n>         load worker threads sharing the clients (env BENCH_WORKERS, default 2)
-  --rounds <n>          alternate reference/keyfob this many times (default 1)
-  --flow signer|wallet  signer: a signer key signs for the client's license address (default; one
-                        signer lookup per handshake); wallet: a wallet signs for its own address
-  --only keyfob|reference   measure one target only
+  --rounds <n>          alternate the targets this many times (default 2)
+  --only flow-a|token   measure one workload only
+  --max-rate <n>        codes minted per second of a first round (default 3000; later rounds use the rate seen)
+  --startups <n>        timed starts of Keyfob on the up-to-date database (default 3; 0 skips the start-up figures)
+  --profile <dir>       record a CPU profile of Keyfob under load (node --cpu-prof) and summarise it
   --json <file>         also write the figures as JSON
-  --check               exit 1 if the ratio is below ${TARGET_RATIO} or any request failed
+  --check               exit 1 if a target is missed or any request failed
 
-The bench registers its own client in Keyfob's database through lib/, with the same environment
-the server uses (DATABASE_URL + KEYFOB_SECRET, or DATA_DIR + EMBEDDED_POSTGRES_PORT), and
-deletes it afterwards.`;
+Keyfob runs on a database of its own: an embedded PostgreSQL under .data/bench (kept between runs,
+port BENCH_POSTGRES_PORT, default 54398), or DATABASE_URL with KEYFOB_SECRET. The bench builds first
+when the sources changed since the last build (BENCH_SKIP_BUILD=1 serves the last build as it is).`;
 
 function options() {
   const { values } = parseArgs({
     options: {
-      url: { type: "string" },
       duration: { type: "string" },
       warmup: { type: "string" },
       concurrency: { type: "string" },
       workers: { type: "string" },
       rounds: { type: "string" },
-      flow: { type: "string" },
       only: { type: "string" },
+      "max-rate": { type: "string" },
+      startups: { type: "string" },
+      profile: { type: "string" },
       json: { type: "string" },
       check: { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -64,112 +87,43 @@ function options() {
     console.log(USAGE);
     process.exit(0);
   }
-  const number = (name: string, value: string | undefined, fallback: number, integer = true) => {
+  const number = (name: string, value: string | undefined, fallback: number, { integer = true, zero = false } = {}) => {
     if (value === undefined || value === "") return fallback;
     const n = Number(value);
-    if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)) || (name !== "warmup" && n === 0)) {
-      throw new BenchError(`--${name} must be a ${integer ? "whole " : ""}number${name === "warmup" ? "" : " above 0"}, got "${value}"`);
+    if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)) || (!zero && n === 0)) {
+      throw new BenchError(`--${name} must be a ${integer ? "whole " : ""}number${zero ? "" : " above 0"}, got "${value}"`);
     }
     return n;
   };
-  const flow = values.flow ?? "signer";
-  if (flow !== "signer" && flow !== "wallet") throw new BenchError(`--flow must be signer or wallet, got "${flow}"`);
   const only = values.only;
-  if (only !== undefined && only !== "keyfob" && only !== "reference") throw new BenchError(`--only must be keyfob or reference, got "${only}"`);
+  if (only !== undefined && only !== "flow-a" && only !== "token") throw new BenchError(`--only must be flow-a or token, got "${only}"`);
   const env = process.env;
   return {
-    url: (values.url ?? env.KEYFOB_URL ?? "http://localhost:3000").replace(/\/+$/, ""),
     load: {
-      durationSeconds: number("duration", values.duration ?? env.BENCH_DURATION, 15, false),
-      warmupSeconds: number("warmup", values.warmup ?? env.BENCH_WARMUP, 3, false),
+      durationSeconds: number("duration", values.duration ?? env.BENCH_DURATION, 10, { integer: false }),
+      warmupSeconds: number("warmup", values.warmup ?? env.BENCH_WARMUP, 3, { integer: false, zero: true }),
       concurrency: number("concurrency", values.concurrency ?? env.BENCH_CONCURRENCY, 16),
       workers: number("workers", values.workers ?? env.BENCH_WORKERS, 2),
     } satisfies LoadOptions,
-    rounds: number("rounds", values.rounds, 1),
-    flow: flow as "signer" | "wallet",
-    targets: (only ? [only] : ["reference", "keyfob"]) as ("reference" | "keyfob")[],
+    rounds: number("rounds", values.rounds, 2),
+    workloads: { flowA: only !== "token", token: only !== "flow-a" },
+    maxRate: number("max-rate", values["max-rate"], 3000),
+    startups: number("startups", values.startups, 3, { zero: true }),
+    profile: values.profile && path.resolve(values.profile),
     json: values.json,
     check: values.check ?? false,
   };
 }
+type Options = ReturnType<typeof options>;
 
-/** Fails with the instruction to start Keyfob when nothing answers at `url`. */
-async function checkReachable(url: string) {
-  let status: number;
-  try {
-    const response = await fetch(`${url}/keys`, { signal: AbortSignal.timeout(10_000) });
-    status = response.status;
-    await response.body?.cancel();
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error instanceof Error ? error.name : String(error));
-    throw new BenchError(
-      `Keyfob is not reachable at ${url} (${cause}).\n` +
-        "Start it first with `npm start` (or `npm run serve` for an existing build) in another terminal,\n" +
-        "or point the bench at a running instance with KEYFOB_URL=http://host:port.",
-    );
-  }
-  if (status !== 200) throw new BenchError(`${url}/keys answered ${status}: is Keyfob (and its database) running at ${url}?`);
-}
+// ---------------------------------------------------------------- peers
 
-function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: "localhost", port });
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
-    socket.once("error", () => resolve(false));
-  });
-}
-
-type Registration = { clientId: string; signer: string; privateKey: Hex; address: string; databasePort?: number; cleanup(): Promise<void> };
-
-/** A fresh client with a fresh key, registered in the database the server uses (as scripts/demo.ts does). */
-async function register(flow: "signer" | "wallet", withKeyfob: boolean): Promise<Registration> {
-  const clientId = privateKeyToAccount(generatePrivateKey()).address; // a developer license address
-  const privateKey = generatePrivateKey();
-  const signer = privateKeyToAccount(privateKey).address;
-  const address = flow === "signer" ? clientId : signer;
-  if (!withKeyfob) return { clientId, signer, privateKey, address, cleanup: async () => {} };
-
-  const config = loadConfig();
-  const startsItsOwnDatabase = !config.databaseUrl && !(await isListening(config.embeddedPostgresPort));
-  const { config: prepared, stop } = await prepareStorage(config);
-  const db: Database = createDatabase(prepared.databaseUrl, 2);
-  try {
-    await createClient(db, { id: clientId, name: "Keyfob bench" });
-    await addRedirectUri(db, clientId, DOMAIN);
-    if (flow === "signer") await addSigner(db, clientId, signer);
-  } catch (error) {
-    await db.$disconnect();
-    await stop();
-    throw error;
-  }
-  if (startsItsOwnDatabase) {
-    console.warn(
-      `warning: no PostgreSQL was listening on port ${config.embeddedPostgresPort} (DATA_DIR ${config.dataDir}); the bench started one,\n` +
-        "so the server probably uses another database. Run the bench with the server's environment.",
-    );
-  }
-  const dbUrl = new URL(prepared.databaseUrl);
-  const local = ["localhost", "127.0.0.1", "[::1]"].includes(dbUrl.hostname);
-  return {
-    clientId,
-    signer,
-    privateKey,
-    address,
-    databasePort: local ? Number(dbUrl.port || 5432) : undefined,
-    cleanup: async () => {
-      // Deleting the client cascades to its redirect URIs, signers and the bench's challenges.
-      await deleteClient(db, clientId).catch((error) => console.warn(`could not delete the bench client ${clientId}: ${String(error)}`));
-      await db.$disconnect();
-      await stop();
-    },
-  };
-}
-
-async function startReference(registration: Registration): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench/reference-server.ts")], {
+/** Starts a bench server script (node --import tsx) and resolves with its URL once it says it listens. */
+async function startScript(script: string, env: Record<string, string>, ipc = false): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, script)], {
     cwd: ROOT,
-    env: { ...process.env, REF_PORT: "0", REF_CLIENT_ID: registration.clientId, REF_DOMAIN: DOMAIN, REF_SIGNERS: registration.signer },
-    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit", ...(ipc ? (["ipc"] as const) : [])],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -178,25 +132,94 @@ async function startReference(registration: Registration): Promise<{ url: string
       const line = out.split("\n").find((l) => l.startsWith("{"));
       if (line) resolve((JSON.parse(line) as { url: string }).url);
     });
-    child.once("exit", (code) => reject(new BenchError(`the reference server exited (code ${code}) before listening`)));
-    setTimeout(() => reject(new BenchError("the reference server did not start within 30 s")), 30_000).unref();
+    child.on("message", (message: { url?: string }) => message.url && resolve(message.url));
+    child.once("exit", (code) => reject(new BenchError(`${script} exited (code ${code}) before listening`)));
+    setTimeout(() => reject(new BenchError(`${script} did not start within 60 s`)), 60_000).unref();
   });
   return { url, child };
 }
 
-/** One handshake before the load, so that a misconfiguration is explained rather than counted 16 000 times. */
-async function preflight(name: string, target: FlowTarget, privateKey: Hex) {
+/** Asks the node-oidc-provider peer for something over IPC and waits for its answer. */
+function ask<T>(child: ChildProcess, message: object, key: string): Promise<T> {
+  return new Promise((resolve) => {
+    const listener = (answer: Record<string, unknown>) => {
+      if (!(key in answer)) return;
+      child.off("message", listener);
+      resolve(answer[key] as T);
+    };
+    child.on("message", listener);
+    child.send(message);
+  });
+}
+
+// ---------------------------------------------------------------- Keyfob's clients and codes
+
+type Registration = {
+  flowA: { clientId: string; signer: string; privateKey: Hex };
+  token: { clientId: string; account: string };
+  cleanup(): Promise<void>;
+};
+
+/** A Flow A client (a license with a signer key) and a public Flow B client, registered through lib/. */
+async function register(databaseUrl: string): Promise<Registration> {
+  const db = createDatabase(databaseUrl, 2);
+  const license = privateKeyToAccount(generatePrivateKey()).address;
+  const privateKey = generatePrivateKey();
+  const signer = privateKeyToAccount(privateKey).address;
+  await createClient(db, { id: license, name: "Keyfob bench (Flow A)" });
+  await addRedirectUri(db, license, DOMAIN);
+  await addSigner(db, license, signer);
+  const flowB = await createClient(db, { name: "Keyfob bench (code exchange)" });
+  await addRedirectUri(db, flowB.id, DOMAIN);
+  const account = privateKeyToAccount(generatePrivateKey()).address;
+  await db.account.create({ data: { id: account } });
+  return {
+    flowA: { clientId: license, signer, privateKey },
+    token: { clientId: flowB.id, account },
+    async cleanup() {
+      // Deleting a client cascades to its redirect URIs, signers, challenges, codes and tokens.
+      for (const id of [license, flowB.id]) await deleteClient(db, id).catch((error) => console.warn(`could not delete the bench client ${id}: ${String(error)}`));
+      await db.account.delete({ where: { id: account } }).catch(() => undefined);
+      await db.$disconnect();
+    },
+  };
+}
+
+/**
+ * Codes for Keyfob's /token, as the hosted login would leave them after a Google login (with
+ * auth_time and amr), written in bulk: [code, verifier] pairs. They live 30 minutes.
+ */
+async function mintKeyfobCodes(pool: pg.Pool, registration: Registration, n: number): Promise<[string, string][]> {
+  const pairs: [string, string][] = [];
+  const hashes: string[] = [];
+  const challenges: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const code = randomOpaque();
+    const verifier = randomBytes(32).toString("base64url");
+    pairs.push([code, verifier]);
+    hashes.push(opaqueDigest(code));
+    challenges.push(createHash("sha256").update(verifier).digest("base64url"));
+  }
+  const now = new Date();
+  const { clientId, account } = registration.token;
+  for (let i = 0; i < n; i += 10_000) {
+    await pool.query(
+      `INSERT INTO authorization_codes (code_hash, client_id, redirect_uri, account_id, connector, scope, nonce, code_challenge, email, email_verified, auth_time, amr, expires_at)
+       SELECT h, $3, $4, $5, 'google', 'openid email', 'bench-nonce', c, $6, true, $7, 'google', $8 FROM unnest($1::text[], $2::text[]) AS t(h, c)`,
+      [hashes.slice(i, i + 10_000), challenges.slice(i, i + 10_000), clientId, DOMAIN, account, "bench@example.com", now.toISOString(), new Date(now.getTime() + 30 * 60_000).toISOString()],
+    );
+  }
+  return pairs;
+}
+
+/** One operation before the load, so that a misconfiguration is explained rather than counted thousands of times. */
+async function preflight(name: string, workload: Workload) {
   const agent = createAgent(1);
   try {
-    await handshake(target, privateKeyToAccount(privateKey), agent);
+    if (workload.kind === "flow-a") await handshake(workload.target, privateKeyToAccount(workload.privateKey), agent);
+    else await exchange(workload.target, ...workload.codes.shift()!, agent);
   } catch (error) {
-    let hint = "";
-    if (error instanceof FlowError && /invalid_client|invalid_request/.test(error.kind)) {
-      hint =
-        "\nThe bench registered its client in the database of this environment, but the server does not know it:\n" +
-        "run the bench with the server's environment (DATABASE_URL and KEYFOB_SECRET, or DATA_DIR and EMBEDDED_POSTGRES_PORT).";
-    }
-    throw new BenchError(`${name}: a first handshake failed: ${error instanceof Error ? error.message : String(error)}${hint}`);
+    throw new BenchError(`${name}: a first ${workload.kind === "flow-a" ? "handshake" : "exchange"} failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     agent.destroy();
   }
@@ -212,40 +235,46 @@ function percentile(values: number[], p: number): number {
 
 type Summary = {
   target: string;
-  handshakesPerSecond: number;
-  handshakes: number;
+  workload: "flow-a" | "token";
+  perSecond: number;
+  operations: number;
   seconds: number;
   p50: number;
   p99: number;
   max: number;
   errors: number;
-  steps: { generate: number; sign: number; submit: number };
-  cpuMsPerHandshake: { server?: number; database?: number; client?: number };
+  steps: Record<string, number>;
+  cpuMsPerOperation: { server?: number; database?: number; client?: number };
+  peakRssBytes?: number;
   machineBusy?: number;
   /** Share of the machine's CPU used by processes other than the server, its database and the bench. */
   otherLoad?: number;
+  exhausted: boolean;
   errorKinds: PhaseResult["errors"];
   warmupErrors: PhaseResult["errors"];
 };
 
-function summarize(target: string, r: PhaseResult): Summary {
-  const per = (ms: number | undefined) => (ms === undefined || r.handshakes === 0 ? undefined : ms / r.handshakes);
+function summarize(target: string, workload: "flow-a" | "token", r: PhaseResult): Summary {
+  const per = (ms: number | undefined) => (ms === undefined || r.operations === 0 ? undefined : ms / r.operations);
   return {
     target,
-    handshakesPerSecond: r.handshakes / r.seconds,
-    handshakes: r.handshakes,
+    workload,
+    perSecond: r.operations / r.seconds,
+    operations: r.operations,
     seconds: r.seconds,
     p50: percentile(r.total, 50),
     p99: percentile(r.total, 99),
-    max: r.total.length ? Math.max(...r.total) : NaN,
+    max: r.total.length === 0 ? NaN : r.total.reduce((a, b) => Math.max(a, b), 0),
     errors: Object.values(r.errors).reduce((n, e) => n + e.count, 0),
-    steps: { generate: percentile(r.generate, 50), sign: percentile(r.sign, 50), submit: percentile(r.submit, 50) },
-    cpuMsPerHandshake: { server: per(r.cpu.server), database: per(r.cpu.database), client: per(r.cpu.client) },
+    steps: Object.fromEntries(Object.entries(r.steps).map(([step, values]) => [step, percentile(values, 50)])),
+    cpuMsPerOperation: { server: per(r.cpu.server), database: per(r.cpu.database), client: per(r.cpu.client) },
+    peakRssBytes: r.peakRss,
     machineBusy: r.cpu.machineBusy !== undefined && r.cpu.machineTotal ? r.cpu.machineBusy / r.cpu.machineTotal : undefined,
     otherLoad:
       r.cpu.machineBusy !== undefined && r.cpu.machineTotal && r.cpu.server !== undefined
         ? Math.max(0, r.cpu.machineBusy - r.cpu.server - (r.cpu.database ?? 0) - r.cpu.client) / r.cpu.machineTotal
         : undefined,
+    exhausted: r.exhausted,
     errorKinds: r.errors,
     warmupErrors: r.warmupErrors,
   };
@@ -257,34 +286,33 @@ function table(rows: string[][]): string {
 }
 
 const fmt = (n: number | undefined, digits = 1) => (n === undefined || Number.isNaN(n) ? "-" : n.toFixed(digits));
+const mb = (bytes: number | undefined) => (bytes === undefined ? "-" : `${Math.round(bytes / 1024 / 1024)} MB`);
 
-function report(summaries: Summary[], opts: ReturnType<typeof options>) {
-  const { load } = opts;
-  console.log(
-    `\nFlow A (${opts.flow} flow): ${load.concurrency} concurrent clients on ${Math.min(load.workers, load.concurrency)} worker threads, ` +
-      `${load.durationSeconds} s measured after ${load.warmupSeconds} s warm-up, ${opts.rounds} round(s)\n`,
-  );
+function printWorkload(title: string, unit: string, summaries: Summary[], stepNames: string[]) {
+  if (summaries.length === 0) return;
+  console.log(`\n${title}\n`);
   console.log(
     table([
-      ["target", "handshakes/s", "p50 ms", "p99 ms", "errors", "gen p50", "sign p50", "submit p50", "CPU ms/hs: server", "db", "bench", "machine busy", "others"],
+      ["target", `${unit}/s`, "p50 ms", "p99 ms", "max ms", "errors", ...stepNames.map((s) => `${s} p50`), "CPU ms/op: server", "db", "bench", "peak RSS", "machine busy", "others"],
       ...summaries.map((s) => [
         s.target,
-        fmt(s.handshakesPerSecond),
+        fmt(s.perSecond),
         fmt(s.p50),
         fmt(s.p99),
+        fmt(s.max, 0),
         String(s.errors),
-        fmt(s.steps.generate),
-        fmt(s.steps.sign),
-        fmt(s.steps.submit),
-        fmt(s.cpuMsPerHandshake.server, 2),
-        fmt(s.cpuMsPerHandshake.database, 2),
-        fmt(s.cpuMsPerHandshake.client, 2),
+        ...stepNames.map((step) => fmt(s.steps[step])),
+        fmt(s.cpuMsPerOperation.server, 2),
+        fmt(s.cpuMsPerOperation.database, 2),
+        fmt(s.cpuMsPerOperation.client, 2),
+        mb(s.peakRssBytes),
         s.machineBusy === undefined ? "-" : `${Math.round(s.machineBusy * 100)}%`,
         s.otherLoad === undefined ? "-" : `${Math.round(s.otherLoad * 100)}%`,
       ]),
     ]),
   );
   for (const s of summaries) {
+    if (s.exhausted) console.log(`  ${s.target}: the pre-minted codes ran out before the window ended; rerun with a higher --max-rate`);
     for (const [label, kinds] of [
       ["errors", s.errorKinds],
       ["warm-up errors", s.warmupErrors],
@@ -292,93 +320,251 @@ function report(summaries: Summary[], opts: ReturnType<typeof options>) {
       for (const [kind, { count, sample }] of Object.entries(kinds)) console.log(`  ${s.target} ${label}: ${count} × ${kind} — e.g. ${sample}`);
     }
   }
+}
+
+type Verdict = { name: string; value: string; target: string; met: boolean };
+
+function report(summaries: Summary[], startup: { serve: StartupTimes[]; embedded?: StartupTimes; idleRssBytes?: number }, opts: Options, loginPage: PageWeight): Verdict[] {
+  const { load } = opts;
+  console.log(
+    `\n${load.concurrency} concurrent clients on ${Math.min(load.workers, load.concurrency)} worker threads, ` +
+      `${load.durationSeconds} s measured after ${load.warmupSeconds} s warm-up per target, ${opts.rounds} alternating round(s)`,
+  );
+  const flowA = summaries.filter((s) => s.workload === "flow-a");
+  const token = summaries.filter((s) => s.workload === "token");
+  printWorkload("Flow A (a signer key signs for its license; generate, sign, submit):", "handshakes", flowA, ["generate", "sign", "submit"]);
+  printWorkload("/token (authorization code + PKCE S256, public client):", "exchanges", token, []);
+
+  const verdicts: Verdict[] = [];
+  const find = (target: string) => summaries.find((s) => s.target === target);
+  const keyfobA = find("keyfob flow-a");
+  const viem = find("bare server, viem");
+  const native = find("bare server, libsecp256k1");
+  if (keyfobA && native) {
+    const ratio = keyfobA.perSecond / native.perSecond;
+    verdicts.push({ name: "Flow A / bare server (libsecp256k1)", value: ratio.toFixed(2), target: `≥ ${TARGETS.flowA}, no errors`, met: ratio >= TARGETS.flowA && keyfobA.errors === 0 });
+  }
+  if (keyfobA && viem) {
+    const ratio = keyfobA.perSecond / viem.perSecond;
+    verdicts.push({ name: "Flow A / bare server (viem)", value: ratio.toFixed(2), target: "> 1.00 (above the viem floor)", met: ratio > 1 && keyfobA.errors === 0 });
+  }
+  const keyfobT = find("keyfob /token");
+  const peer = find("node-oidc-provider");
+  if (keyfobT && peer) {
+    const ratio = keyfobT.perSecond / peer.perSecond;
+    verdicts.push({ name: "/token / node-oidc-provider", value: ratio.toFixed(2), target: `≥ ${TARGETS.token.toFixed(1)}, no errors`, met: ratio >= TARGETS.token && keyfobT.errors === 0 });
+    verdicts.push({
+      name: "/token p99 (Keyfob vs node-oidc-provider)",
+      value: `${fmt(keyfobT.p99)} vs ${fmt(peer.p99)} ms`,
+      target: "no worse",
+      met: keyfobT.p99 <= peer.p99,
+    });
+  }
+  if (startup.serve.length > 0) {
+    const first = percentile(startup.serve.map((s) => s.firstAnswer), 50);
+    verdicts.push({
+      name: "start-up to first answer (npm run serve, PostgreSQL running)",
+      value: `${(first / 1000).toFixed(2)} s (median of ${startup.serve.map((s) => (s.firstAnswer / 1000).toFixed(2)).join(", ")})`,
+      target: `≤ ${TARGETS.startupMs / 1000} s`,
+      met: first <= TARGETS.startupMs,
+    });
+  }
+  if (startup.embedded) {
+    verdicts.push({
+      name: "start-up to first answer (npm run serve, embedded PostgreSQL started too)",
+      value: `${(startup.embedded.firstAnswer / 1000).toFixed(2)} s`,
+      target: `≤ ${TARGETS.startupMs / 1000} s`,
+      met: startup.embedded.firstAnswer <= TARGETS.startupMs,
+    });
+  }
+  const rss = Math.max(...summaries.filter((s) => s.target.startsWith("keyfob")).map((s) => s.peakRssBytes ?? 0));
+  if (rss > 0) verdicts.push({ name: "Keyfob peak RSS under load", value: mb(rss), target: `≤ ${mb(TARGETS.rssBytes)}`, met: rss <= TARGETS.rssBytes });
+  verdicts.push({
+    name: `login page first-load JavaScript (${loginPage.files} files, gzipped)`,
+    value: `${(loginPage.gzipBytes / 1024).toFixed(0)} KB`,
+    target: `≤ ${TARGETS.loginPageGzipBytes / 1024} KB`,
+    met: loginPage.gzipBytes <= TARGETS.loginPageGzipBytes,
+  });
+
+  if (startup.serve.length > 0) {
+    const s = startup.serve;
+    console.log(
+      `\nStart-up of npm run serve on an up-to-date database (ms from spawn; PostgreSQL already running):\n` +
+        table([
+          ["start", "first answer", "ready", "first page"],
+          ...s.map((t, i) => [String(i + 1), fmt(t.firstAnswer, 0), fmt(t.ready, 0), fmt(t.firstPage, 0)]),
+          ...(startup.embedded ? [["embedded PG", fmt(startup.embedded.firstAnswer, 0), fmt(startup.embedded.ready, 0), fmt(startup.embedded.firstPage, 0)]] : []),
+        ]) +
+        (startup.idleRssBytes ? `\nKeyfob RSS once started, idle: ${mb(startup.idleRssBytes)}` : ""),
+    );
+  }
   const disturbed = summaries.filter((s) => (s.otherLoad ?? 0) > 0.1);
   if (disturbed.length > 0) {
     console.log(
       `\nwarning: other processes used ${disturbed.map((s) => `${Math.round(s.otherLoad! * 100)}% of the machine during ${s.target}`).join(", ")};` +
-        `\nthe figures are disturbed: rerun on a quiet machine${opts.rounds === 1 ? ", or with --rounds 3 to interleave the targets" : ""}` +
-        " (the CPU ms per handshake are the steadier figures).",
+        "\nthe figures are disturbed: rerun on a quiet machine (the CPU ms per operation are the steadier figures).",
     );
   }
-  const ref = summaries.find((s) => s.target === "reference");
-  const kf = summaries.find((s) => s.target === "keyfob");
-  if (!ref || !kf) return undefined;
-  const ratio = kf.handshakesPerSecond / ref.handshakesPerSecond;
-  const met = ratio >= TARGET_RATIO && kf.errors === 0;
-  console.log(
-    `\nKeyfob / reference: ${ratio.toFixed(2)} of the handshakes/s` +
-      (kf.cpuMsPerHandshake.server !== undefined && ref.cpuMsPerHandshake.server
-        ? `; ${((kf.cpuMsPerHandshake.server + (kf.cpuMsPerHandshake.database ?? 0)) / ref.cpuMsPerHandshake.server).toFixed(1)}× the server+db CPU per handshake`
-        : "") +
-      `\nTarget: ≥ ${TARGET_RATIO.toFixed(2)} with no errors at ${load.concurrency} clients: ${met ? "MET" : "NOT MET"}`,
-  );
-  return { ratio, met };
+  console.log(`\n${table([["ratio / figure", "measured", "target", ""], ...verdicts.map((v) => [v.name, v.value, v.target, v.met ? "MET" : "NOT MET"])])}`);
+  return verdicts;
 }
 
 // ---------------------------------------------------------------- main
 
 async function main() {
   const opts = options();
-  const withKeyfob = opts.targets.includes("keyfob");
-  if (withKeyfob) await checkReachable(opts.url);
+  const reason = process.env.BENCH_SKIP_BUILD ? undefined : buildNeeded();
+  if (reason) {
+    console.log(`Building Keyfob (${reason})…`);
+    if ((await build(process.env)) !== 0) throw new BenchError("the build failed");
+  }
 
-  const registration = await register(opts.flow, withKeyfob);
-  let reference: { url: string; child: ChildProcess } | undefined;
+  const database = await benchDatabase();
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const keyfobEnv = { DATABASE_URL: database.url, KEYFOB_SECRET: database.secret, RATE_LIMIT_PER_CLIENT };
+  const cleanups: (() => Promise<unknown>)[] = [() => database.stop(), async () => pool.end()];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch((error) => console.warn(`cleanup: ${String(error)}`));
+  };
   try {
-    const flowTarget = (url: string): FlowTarget => ({
-      url,
-      clientId: registration.clientId,
-      domain: DOMAIN,
-      address: registration.address,
-      scope: "openid email",
-    });
-    const targets: { name: "reference" | "keyfob"; target: FlowTarget; pids: { server?: number; database?: number } }[] = [];
-    if (opts.targets.includes("reference")) {
-      reference = await startReference(registration);
-      targets.push({ name: "reference", target: flowTarget(reference.url), pids: { server: reference.child.pid } });
+    // ------------------------------------------------------------ start-up
+    const startup: { serve: StartupTimes[]; embedded?: StartupTimes; idleRssBytes?: number } = { serve: [] };
+    if (opts.startups > 0) {
+      process.stdout.write("start-up of npm run serve, PostgreSQL running … ");
+      for (let i = 0; i < opts.startups; i++) {
+        const instance = await startKeyfob(keyfobEnv);
+        startup.serve.push(instance.startup);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        startup.idleRssBytes = rssBytes(instance.pid);
+        await instance.stop();
+      }
+      console.log(startup.serve.map((s) => `${Math.round(s.firstAnswer)} ms`).join(", "));
+      process.stdout.write("start-up of npm run serve with its embedded PostgreSQL … ");
+      const embeddedEnv = { DATABASE_URL: "", KEYFOB_SECRET: "", DATA_DIR: path.join(ROOT, ".data", "bench", "embedded"), EMBEDDED_POSTGRES_PORT: String(await freePort()) };
+      await (await startKeyfob(embeddedEnv)).stop(); // initialises and migrates on the first run ever: not timed
+      const embedded = await startKeyfob(embeddedEnv);
+      startup.embedded = embedded.startup;
+      await embedded.stop();
+      console.log(`${Math.round(startup.embedded.firstAnswer)} ms`);
     }
-    if (withKeyfob) {
-      const url = new URL(opts.url);
-      const local = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-      const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-      if (url.protocol !== "http:") throw new BenchError("the bench speaks plain http: point KEYFOB_URL at the server's http port");
-      targets.push({
-        name: "keyfob",
-        target: flowTarget(opts.url),
-        pids: { server: local ? findListener(port) : undefined, database: registration.databasePort ? findListener(registration.databasePort) : undefined },
-      });
-    }
-    for (const t of targets) await preflight(t.name, t.target, registration.privateKey);
 
+    // ------------------------------------------------------------ targets
+    if (opts.profile) {
+      await rm(opts.profile, { recursive: true, force: true });
+      await mkdir(opts.profile, { recursive: true });
+    }
+    const keyfob: RunningKeyfob = await startKeyfob(keyfobEnv, { cpuProfileDir: opts.profile });
+    cleanups.push(() => keyfob.stop());
+    const registration = await register(database.url);
+    cleanups.push(() => registration.cleanup());
+    const loginPage = await loginPageWeight(keyfob.url, registration.token.clientId, DOMAIN);
+    const databasePid = database.port ? findListener(database.port) : undefined;
+    const keyfobPids = { server: keyfob.pid, database: databasePid };
+
+    /** `work(codes)`: what the virtual clients do, with that many codes minted for a token workload. */
+    type Target = { name: string; workload: "flow-a" | "token"; pids: { server?: number; database?: number }; work: (codes: number) => Promise<Workload>; rate?: number };
+    const targets: Target[] = [];
+    if (opts.workloads.flowA) {
+      const flowTarget = (url: string): FlowTarget => ({
+        url,
+        clientId: registration.flowA.clientId,
+        domain: DOMAIN,
+        address: registration.flowA.clientId,
+        scope: "openid email",
+      });
+      const { privateKey } = registration.flowA;
+      for (const recovery of ["viem", "libsecp256k1"] as const) {
+        const reference = await startScript("bench/reference-server.ts", {
+          REF_PORT: "0",
+          REF_CLIENT_ID: registration.flowA.clientId,
+          REF_DOMAIN: DOMAIN,
+          REF_SIGNERS: registration.flowA.signer,
+          REF_RECOVERY: recovery,
+        });
+        cleanups.push(async () => reference.child.kill("SIGTERM"));
+        targets.push({
+          name: `bare server, ${recovery}`,
+          workload: "flow-a",
+          pids: { server: reference.child.pid },
+          work: async () => ({ kind: "flow-a", target: flowTarget(reference.url), privateKey }),
+        });
+      }
+      targets.push({ name: "keyfob flow-a", workload: "flow-a", pids: keyfobPids, work: async () => ({ kind: "flow-a", target: flowTarget(keyfob.url), privateKey }) });
+    }
+    if (opts.workloads.token) {
+      const { PEER_CLIENT_ID, PEER_REDIRECT_URI } = await import("./oidc-provider-peer");
+      const peer = await startScript("bench/oidc-provider-peer.ts", {}, true);
+      cleanups.push(async () => peer.child.kill("SIGTERM"));
+      const peerTarget: Target = {
+        name: "node-oidc-provider",
+        workload: "token",
+        pids: { server: peer.child.pid },
+        work: async (n) => {
+          await ask(peer.child, { reset: true }, "reset");
+          const codes = await ask<[string, string][]>(peer.child, { mint: n }, "codes");
+          return { kind: "token", target: { url: peer.url, clientId: PEER_CLIENT_ID, redirectUri: PEER_REDIRECT_URI } satisfies TokenTarget, codes };
+        },
+      };
+      const keyfobTarget: Target = {
+        name: "keyfob /token",
+        workload: "token",
+        pids: keyfobPids,
+        work: async (n) => {
+          await pool.query("DELETE FROM authorization_codes WHERE client_id = $1", [registration.token.clientId]);
+          const codes = await mintKeyfobCodes(pool, registration, n);
+          await pool.query("ANALYZE authorization_codes");
+          return { kind: "token", target: { url: keyfob.url, clientId: registration.token.clientId, redirectUri: DOMAIN } satisfies TokenTarget, codes };
+        },
+      };
+      targets.push(peerTarget, keyfobTarget);
+    }
+    for (const t of targets) await preflight(t.name, await t.work(1));
+
+    // Enough codes for the phase at 1.5 times the rate seen in the last round (--max-rate at first).
+    const phaseCodes = (t: Target) => Math.ceil((t.rate ?? opts.maxRate) * 1.5 * (opts.load.warmupSeconds + opts.load.durationSeconds)) + 1_000;
     const results = new Map<string, PhaseResult[]>();
     for (let round = 1; round <= opts.rounds; round++) {
       for (const t of targets) {
-        process.stdout.write(`round ${round}/${opts.rounds}: ${t.name} (${t.target.url}) … `);
-        const result = await runPhase(t.target, registration.privateKey, opts.load, t.pids);
-        console.log(`${(result.handshakes / result.seconds).toFixed(1)} handshakes/s`);
+        const workload = await t.work(phaseCodes(t));
+        process.stdout.write(`round ${round}/${opts.rounds}: ${t.name} … `);
+        const result = await runPhase(workload, opts.load, t.pids);
+        t.rate = (result.operations + result.warmupOperations) / (opts.load.durationSeconds + opts.load.warmupSeconds);
+        console.log(`${(result.operations / result.seconds).toFixed(1)} ${t.workload === "flow-a" ? "handshakes" : "exchanges"}/s`);
         results.set(t.name, [...(results.get(t.name) ?? []), result]);
       }
     }
-    const summaries = targets.map((t) => summarize(t.name, combine(results.get(t.name)!)));
-    const outcome = report(summaries, opts);
+    const combined = new Map(targets.map((t) => [t.name, combine(results.get(t.name)!)]));
+    const summaries = targets.map((t) => summarize(t.name, t.workload, combined.get(t.name)!));
+    const verdicts = report(summaries, startup, opts, loginPage);
+
+    if (opts.profile) {
+      await keyfob.stop(); // the profile is written when the process exits
+      const [profile] = readdirSync(opts.profile)
+        .filter((f) => f.endsWith(".cpuprofile"))
+        .map((f) => path.join(opts.profile!, f))
+        .sort((a, b) => statSync(b).size - statSync(a).size);
+      for (const name of ["keyfob flow-a", "keyfob /token"]) {
+        const phase = combined.get(name);
+        if (!profile || !phase) continue;
+        const args = [...phase.windows.flatMap(([from, until]) => ["--window", `${Math.round(from)}-${Math.round(until)}`]), "--operations", String(phase.operations)];
+        console.log(`\nCPU profile of Keyfob, ${name}, measured windows only:\n  npx tsx bench/cpuprofile-summary.ts ${profile} ${args.join(" ")}`);
+        await new Promise((resolve) => spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench/cpuprofile-summary.ts"), profile, ...args], { stdio: "inherit" }).on("exit", resolve));
+      }
+    }
     if (opts.json) {
-      await writeFile(
-        opts.json,
-        JSON.stringify({ date: new Date().toISOString(), options: opts, ratio: outcome?.ratio, targets: summaries }, null, 2) + "\n",
-      );
+      await writeFile(opts.json, JSON.stringify({ date: new Date().toISOString(), options: opts, verdicts, startup, targets: summaries }, null, 2) + "\n");
       console.log(`figures written to ${opts.json}`);
     }
-    if (opts.check && (summaries.some((s) => s.errors > 0) || (outcome && !outcome.met))) process.exitCode = 1;
+    if (opts.check && (summaries.some((s) => s.errors > 0 || s.exhausted) || verdicts.some((v) => !v.met))) process.exitCode = 1;
   } finally {
-    reference?.child.kill("SIGTERM");
-    await registration.cleanup();
+    await cleanup();
   }
 }
 
 main().then(
   () => process.exit(process.exitCode ?? 0),
   (error) => {
-    if (error instanceof BenchError || error instanceof ConfigError) console.error(error.message);
+    if (error instanceof BenchError) console.error(error.message);
     else console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exit(1);
   },

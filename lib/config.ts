@@ -138,6 +138,7 @@ const envSchema = z.object({
   PENDING_CHALLENGES_PER_ADDRESS: positiveInt("100"),
   PENDING_CHALLENGES_PER_CLIENT: positiveInt("5000"),
   PENDING_LOGINS_PER_IP: positiveInt("200"),
+  PROTOCOL_DISPATCH: z.enum(["direct", "next"], "expected direct or next").default("direct"),
 });
 
 /** An upstream OpenID provider (Google, Apple); the issuer can point at a stand-in for tests. */
@@ -196,6 +197,11 @@ export type Config = {
   rateLimits: { perIp: RateLimit; perClient: RateLimit; adminSignIn: RateLimit };
   /** Caps on rows one caller can leave waiting: unused Flow A challenges and unfinished logins. */
   pendingCaps: { challengesPerAddress: number; challengesPerClient: number; loginsPerIp: number };
+  /**
+   * Who answers the protocol endpoints in production: `direct`, their route handlers called by
+   * Keyfob's server without Next.js's request pipeline (server/protocol-routes.ts), or `next`.
+   */
+  protocolDispatch: "direct" | "next";
 };
 
 export class ConfigError extends Error {
@@ -264,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       challengesPerClient: e.PENDING_CHALLENGES_PER_CLIENT,
       loginsPerIp: e.PENDING_LOGINS_PER_IP,
     },
+    protocolDispatch: e.PROTOCOL_DISPATCH,
   };
 }
 

@@ -1,7 +1,9 @@
 import { AuditLog } from "./audit";
+import { ClientCache } from "./clients/cache";
 import type { Config } from "./config";
 import type pg from "pg";
 import { createStorage, type Database, type Storage } from "./db/client";
+import { Notifications } from "./db/notifications";
 import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
@@ -15,6 +17,10 @@ export type Keyfob = {
   /** The pool under Prisma, for Flow A's hot-path statements (lib/db/flow-a.ts). */
   pool: pg.Pool;
   keys: KeyStore;
+  /** Clients as the token endpoints and CORS need them, cached while notifications are heard (lib/clients/cache.ts). */
+  clients: ClientCache;
+  /** The instance's one listening connection (key and client changes announced by other instances). */
+  notifications: Notifications;
   /** Encrypts signing keys at rest. */
   encryptionKey: Uint8Array;
   /** MAC keys of their own (lib/keys/derive.ts): the dashboard's session, wallet-link nonces. */
@@ -22,7 +28,7 @@ export type Keyfob = {
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification when RPC_URL is set. */
   signatures: SignatureVerifiers;
-  /** Writes buffered audit events, stops the recovery threads and key notifications and, if it opened it, closes the pool. */
+  /** Writes buffered audit events, stops the recovery threads and notifications and, if it opened it, closes the pool. */
   close(): Promise<void>;
 };
 
@@ -35,6 +41,8 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
   const encryptionKey = deriveEncryptionKey(config.secret);
   const audit = new AuditLog(database);
   const recover = createRecovery(config.recoveryThreads);
+  // Other instances announce key and client changes (an emergency revocation, a disabled client) on this connection.
+  const notifications = new Notifications({ connectionString: config.databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true });
   const keys = new KeyStore(
     database,
     encryptionKey,
@@ -46,9 +54,9 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
     },
     undefined,
     undefined,
-    // Other instances announce key changes (an emergency revocation) on this connection.
-    { listen: { connectionString: config.databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true } },
+    { notifications },
   );
+  const clients = new ClientCache(pool, notifications);
   return {
     config,
     db: database,
@@ -57,11 +65,15 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
     macKeys: { adminSession: deriveKey(config.secret, "admin-session"), walletLink: deriveKey(config.secret, "wallet-link") },
     audit,
     keys,
+    clients,
+    notifications,
     signatures: { recover, onChain: createChainVerifier(config.rpcUrl, config.chainId) },
     async close() {
       await audit.flush();
       await recover.close();
       await keys.close();
+      clients.close();
+      await notifications.close();
       if (!storage) {
         await database.$disconnect();
         await pool.end();

@@ -3,11 +3,17 @@
  * the handlers learn the caller's real address (the socket, or X-Forwarded-For through
  * TRUSTED_PROXIES only), metrics can have a port of their own, and SIGTERM drains in-flight
  * requests before the database pool closes.
+ *
+ * In production the protocol endpoints (/token, Flow A, /keys, discovery, /userinfo, revocation,
+ * introspection, health) are answered by their route handlers directly, without Next's request
+ * pipeline (server/protocol-routes.ts); they answer as soon as the server listens, while Next.js
+ * prepares itself for the pages, which wait for it.
  */
 import http from "node:http";
 import path from "node:path";
 import type { Config } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
+import { dispatch, loadDispatchTable, protocolHandler } from "./protocol-routes";
 import { log } from "../lib/log";
 import { hasControlCharacter } from "../lib/oauth/params";
 import { beginDraining, closeKeyfob, isDraining } from "../lib/runtime";
@@ -22,12 +28,17 @@ export type RunningServer = { port: number; close(): Promise<void> };
 export async function serve(config: Config, options: { dev: boolean }): Promise<RunningServer> {
   // React and Next pick their production or development builds when first loaded.
   (process.env as Record<string, string>).NODE_ENV ??= options.dev ? "development" : "production";
-  const { default: next } = await import("next");
-
   const server = http.createServer();
+  // Under `next dev` (or PROTOCOL_DISPATCH=next) Next.js serves every route, so that edits reload.
+  const protocol = options.dev || config.protocolDispatch === "next" ? undefined : await loadDispatchTable();
+  const origin = new URL(config.issuerUrl).origin;
+
+  const { default: next } = await import("next");
   const app = next({ dev: options.dev, dir: projectRoot, hostname: "localhost", port: config.port, httpServer: server });
-  await app.prepare();
-  const handle = app.getRequestHandler();
+  // Pages wait for Next.js to be prepared (about a second); the protocol endpoints do not.
+  const prepared = app.prepare().then(() => app.getRequestHandler());
+  prepared.catch(() => undefined); // reported by `await prepared` below
+  const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => (await prepared)(request, response);
 
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (isDraining()) response.setHeader("Connection", "close"); // keep-alive clients move to another instance
@@ -40,13 +51,20 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
     delete request.headers[CLIENT_IP_HEADER];
     const ip = clientAddress(request, config.trustProxy);
     if (ip) request.headers[CLIENT_IP_HEADER] = ip;
-    handle(request, response).catch((error: unknown) => {
+    const handler = protocol && protocolHandler(protocol, request);
+    (handler ? dispatch(handler, origin, request, response) : handle(request, response)).catch((error: unknown) => {
       log.error("request failed", { path: request.url?.split("?")[0], error: error instanceof Error ? error.name : typeof error });
       if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
       response.end();
     });
   });
   await listen(server, config.port, config.host);
+  try {
+    await prepared;
+  } catch (error) {
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
+  }
 
   const metrics = config.metricsPort ? await serveMetrics(config.metricsPort, config.host) : undefined;
 

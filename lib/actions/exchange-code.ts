@@ -1,12 +1,13 @@
+import { loadClient } from "../clients/cache";
 import type { Keyfob } from "../keyfob";
-import { authenticateClient, type AuthenticatedClient } from "../oauth/client-auth";
-import { invalidGrant, OAuthError } from "../oauth/errors";
+import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
 import { OFFLINE_ACCESS, withoutOfflineAccess, type Scope } from "../oauth/scope";
 import { issueTokens, tokenLifetimes, type TokenResponse } from "../tokens/issue";
-import { consumeCode, revokeTokensOfCode } from "../tokens/record";
+import { consumeCode, findCode, revokeTokensOfCode } from "../tokens/record";
 import { newFamily, newRefreshToken } from "../tokens/refresh";
 
 /**
@@ -19,21 +20,24 @@ import { newFamily, newRefreshToken } from "../tokens/refresh";
  * refresh_token, the first of a new family, stored in the statement that consumes the code.
  * Otherwise offline_access is dropped, and the response's `scope` says what was granted (RFC 6749
  * 5.1); the login does not fail.
+ *
+ * Two round trips: the code is read, and consumed with the token recorded; the client comes from
+ * the instance's cache, and the consuming statement checks it again (lib/tokens/record.ts).
  */
 export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
-  return redeemCode(keyfob, await authenticateClient(keyfob.db, request, params), params);
+  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params);
 }
 
 /** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard). */
 export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params): Promise<TokenResponse> {
-  const { db, config } = keyfob;
+  const { db, pool, config } = keyfob;
   const code = required(params, "code");
   const redirectUri = required(params, "redirect_uri");
 
   const codeHash = opaqueDigest(code);
-  const grant = await db.authorizationCode.findUnique({ where: { codeHash } });
+  const grant = await findCode(pool, codeHash);
   if (!grant || grant.clientId !== client.id) throw invalidGrant("unknown authorization code");
   if (grant.usedAt) {
     await revokeTokensOfCode(db, codeHash);
@@ -46,7 +50,7 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
   verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
 
   const requested = grant.scope.split(" ") as Scope[];
-  const offlineAccess = requested.includes(OFFLINE_ACCESS) && (await refreshTokensAllowed(keyfob, client.id));
+  const offlineAccess = requested.includes(OFFLINE_ACCESS) && (client.refreshTokensAllowed ?? (await refreshTokensAllowed(keyfob, client.id)));
   const scope = offlineAccess ? requested : withoutOfflineAccess(requested);
   const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
     clientId: client.id,
@@ -79,16 +83,29 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
     ),
   };
   const record = { jti, userId: grant.accountId, connector: grant.connector, scope: scope.join(" "), expiresAt };
-  const redeemed = await consumeCode(db, codeHash, record, now, refresh);
-  if (!redeemed) {
-    await revokeTokensOfCode(db, codeHash);
-    throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
-  }
+  const redeemed = await consumeCode(pool, codeHash, record, now, refresh, { secretHash: client.secretHash });
+  if (!redeemed) await refused(keyfob, client, codeHash);
   return {
     ...response,
     ...(refreshToken && { refresh_token: refreshToken.value }),
     ...(scope.length !== requested.length && { scope: scope.join(" ") }),
   };
+}
+
+/**
+ * Why the consuming statement found nothing to consume, as the client is told: most often a
+ * concurrent redemption of the same code (which revokes what it got), else the client disabled or
+ * given a new secret since it was read, or the code's end passed meanwhile.
+ */
+async function refused({ db, pool }: Keyfob, client: AuthenticatedClient, codeHash: string): Promise<never> {
+  if ((await findCode(pool, codeHash))?.usedAt) {
+    await revokeTokensOfCode(db, codeHash);
+    throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
+  }
+  const current = await loadClient(pool, client.id);
+  if (!current?.enabled) throw invalidClient("unknown or disabled client");
+  if (client.secretHash !== undefined && current.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
+  throw invalidGrant("the authorization code has expired");
 }
 
 /** Whether an admin allowed the client refresh tokens (asked only when the request holds offline_access). */

@@ -1,6 +1,6 @@
 import { getAddress, type Address } from "viem";
 import { normalizeClientId } from "../clients/registry";
-import { clientForChallenge, insertChallenge } from "../db/flow-a";
+import { insertChallenge } from "../db/flow-a";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidRequest, OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
@@ -14,7 +14,8 @@ export type ChallengeResponse = { state: string; challenge: string };
 
 /**
  * Flow A, step 1 (`/auth/web3/generate_challenge`): an EIP-4361 challenge for `address` to sign,
- * and the single-use state that redeems it.
+ * and the single-use state that redeems it. The client is checked in the statement that stores
+ * the challenge (one round trip), and refused before the pending caps are.
  */
 export async function generateChallenge({ config, pool }: Keyfob, params: Params): Promise<ChallengeResponse> {
   const clientId = normalizeClientId(required(params, "client_id"));
@@ -27,20 +28,12 @@ export async function generateChallenge({ config, pool }: Keyfob, params: Params
   const address = parseWalletAddress(required(params, "address"));
   const nonce = params.get("nonce");
 
-  const client = await clientForChallenge(pool, clientId, domain);
-  if (!client?.enabled) throw invalidClient("unknown or disabled client");
-  if (!client.domain_registered) throw invalidRequest("domain is not a redirect URI registered for this client");
-
   const state = randomOpaque();
   const now = new Date();
-  const challenge = createChallengeMessage({
-    issuerUrl: config.issuerUrl,
-    domain,
-    address,
-    chainId: config.chainId,
-    nonce: generateNonce(),
-    issuedAt: now,
-  });
+  // A domain that is no URL is no registered redirect URI: the statement below stores nothing and says why.
+  const challenge = URL.canParse(domain)
+    ? createChallengeMessage({ issuerUrl: config.issuerUrl, domain, address, chainId: config.chainId, nonce: generateNonce(), issuedAt: now })
+    : "";
   const stored = await insertChallenge(
     pool,
     {
@@ -56,7 +49,9 @@ export async function generateChallenge({ config, pool }: Keyfob, params: Params
     { perClient: config.pendingCaps.challengesPerClient, perAddress: config.pendingCaps.challengesPerAddress },
     now,
   );
-  if (!stored) {
+  if (!stored.enabled) throw invalidClient("unknown or disabled client");
+  if (!stored.domainRegistered) throw invalidRequest("domain is not a redirect URI registered for this client");
+  if (!stored.stored) {
     rateLimited.inc({ endpoint: "generate_challenge", limit: "pending_challenges" });
     throw tooManyRequests(60, "too many unused challenges for this client or address; use or let them expire");
   }

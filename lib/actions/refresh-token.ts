@@ -1,7 +1,8 @@
+import { loadClient } from "../clients/cache";
 import { clientIp } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
-import { authenticateClient, type AuthenticatedClient } from "../oauth/client-auth";
-import { invalidGrant, OAuthError } from "../oauth/errors";
+import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
@@ -29,13 +30,13 @@ import { findRefreshToken, newRefreshToken, revokeRefreshFamilies, rotateRefresh
 export async function refreshToken(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
   const grantType = required(params, "grant_type");
   if (grantType !== "refresh_token") throw new OAuthError("unsupported_grant_type", "grant_type must be refresh_token");
-  const client = await authenticateClient(keyfob.db, request, params);
+  const client = await authenticateCachedClient(keyfob.clients, request, params);
   return redeemRefreshToken(keyfob, client, params, { ip: clientIp(request) });
 }
 
 /** The refresh for an already authenticated client. */
 export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedClient, params: Params, context: { ip?: string } = {}): Promise<TokenResponse> {
-  const { db, config } = keyfob;
+  const { db, pool, config } = keyfob;
   const presented = required(params, "refresh_token");
   const requestedScope = params.get("scope");
   // Ours are 43 base64url characters: anything else was never issued, and is not looked up.
@@ -45,6 +46,8 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
   const stored = await findRefreshToken(db, tokenHash);
   // Another client's token is answered like an unknown one, and left alone.
   if (!stored || stored.clientId !== client.id) throw invalidGrant("unknown refresh token");
+  // The client may have come from the cache: its row here is the database's word, as of now.
+  if (!stored.client.enabled) throw invalidClient("unknown or disabled client");
   if (stored.usedAt) throw await reused(keyfob, stored, context);
   if (stored.revokedAt) throw invalidGrant("the refresh token has been revoked");
   if (stored.expiresAt <= now || stored.familyExpiresAt <= now) throw invalidGrant("the refresh token has expired");
@@ -67,8 +70,8 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
   });
   const successor = newRefreshToken();
   const rotated = await rotateRefreshToken(
-    db,
-    { tokenHash, clientId: client.id },
+    pool,
+    { tokenHash, clientId: client.id, secretHash: client.secretHash },
     { tokenHash: successor.tokenHash, expiresAt: successorExpiry(config, stored.familyExpiresAt, now) },
     { jti, scope: scope.join(" "), expiresAt },
     now,
@@ -77,7 +80,9 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
     // Something changed since it was read: most often a concurrent use of the same token.
     const current = await findRefreshToken(db, tokenHash);
     if (current?.usedAt) throw await reused(keyfob, current, context);
+    if (current && !current.client.enabled) throw invalidClient("unknown or disabled client");
     if (current && !current.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
+    if (current && client.secretHash !== undefined && (await loadClient(pool, client.id))?.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
     throw invalidGrant("the refresh token has been revoked or has expired");
   }
   const asked = requestedScope === undefined ? original : (requestedScope.split(" ").filter(Boolean) as Scope[]);

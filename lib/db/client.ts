@@ -17,6 +17,17 @@ export function createStorage(url: string, poolSize = 10): Storage {
   return { db: new PrismaClient({ adapter: new PrismaPg(pool) }), pool };
 }
 
+/**
+ * For the hot-path statements in plain SQL on the pool (lib/db/flow-a.ts, lib/tokens/record.ts):
+ * Prisma keeps timestamps as UTC in `timestamp(3)` columns, so they are read as UTC whatever the
+ * process's time zone, and written as UTC (`timestamp without time zone` keeps the digits and drops the zone).
+ */
+export const utcTypes = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 1114 ? (value: string) => new Date(`${value.replace(" ", "T")}Z`) : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
+export const utc = (date: Date) => date.toISOString();
+
 export function createDatabase(url: string, poolSize = 10): Database {
   return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });
 }

@@ -1,30 +1,12 @@
-import pg from "pg";
+import type pg from "pg";
 import type { TokenRecord } from "../tokens/record";
+import { utc, utcTypes } from "./client";
 
 /**
  * Flow A's statements in plain SQL on the pool under Prisma, as named (prepared) statements: each
  * step is one round trip with no ORM query compilation, which measured at a third of Flow A's
  * server time (bench/README.md). Everything else goes through Prisma.
  */
-
-/** Prisma keeps timestamps as UTC in `timestamp(3)` columns; read them as UTC whatever the process's time zone. */
-const utcTypes = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === 1114 ? (value: string) => new Date(`${value.replace(" ", "T")}Z`) : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
-};
-
-/** Written as UTC: `timestamp without time zone` keeps the digits and drops the zone. */
-const utc = (date: Date) => date.toISOString();
-
-export async function clientForChallenge(pool: pg.Pool, clientId: string, domain: string) {
-  const { rows } = await pool.query<{ enabled: boolean; domain_registered: boolean }>({
-    name: "keyfob_client_for_challenge",
-    text: `SELECT c.enabled, EXISTS (SELECT 1 FROM redirect_uris r WHERE r.client_id = c.id AND r.uri = $2) AS domain_registered
-           FROM clients c WHERE c.id = $1`,
-    values: [clientId, domain],
-  });
-  return rows[0];
-}
 
 export type NewChallenge = {
   stateHash: string;
@@ -37,20 +19,34 @@ export type NewChallenge = {
   expiresAt: Date;
 };
 
+/** What storing a challenge found: whether the client exists and is enabled, has the domain, and was under the caps (stored). */
+export type ChallengeInsert = { enabled: boolean; domainRegistered: boolean; stored: boolean };
+
 /**
- * Stores a challenge unless its client or its address already has `caps` unused, unexpired ones
- * (counted up to the cap only, on partial indexes). Returns false when a cap is reached.
+ * Stores a challenge if its client exists, is enabled and has `domain` as a redirect URI, and
+ * neither the client nor the address already has `caps` unused, unexpired ones (counted up to the
+ * cap only, on partial indexes), in one statement: the client check and the insert were two round
+ * trips (bench/README.md). Says which condition failed, if one did.
  */
-export async function insertChallenge(pool: pg.Pool, c: NewChallenge, caps: { perClient: number; perAddress: number }, now = new Date()): Promise<boolean> {
-  const { rowCount } = await pool.query({
+export async function insertChallenge(pool: pg.Pool, c: NewChallenge, caps: { perClient: number; perAddress: number }, now = new Date()): Promise<ChallengeInsert> {
+  const { rows } = await pool.query<ChallengeInsert>({
     name: "keyfob_insert_challenge",
-    text: `INSERT INTO challenges (state_hash, client_id, domain, address, scope, nonce, message, expires_at)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8
-           WHERE (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 LIMIT $10) AS p) < $10
-             AND (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 LIMIT $11) AS p) < $11`,
+    text: `WITH client AS (
+             SELECT c.enabled, EXISTS (SELECT 1 FROM redirect_uris r WHERE r.client_id = c.id AND r.uri = $3) AS domain_registered
+             FROM clients c WHERE c.id = $2
+           ), stored AS (
+             INSERT INTO challenges (state_hash, client_id, domain, address, scope, nonce, message, expires_at)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM client
+             WHERE client.enabled AND client.domain_registered
+               AND (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 LIMIT $10) AS p) < $10
+               AND (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 LIMIT $11) AS p) < $11
+             RETURNING 1
+           )
+           SELECT COALESCE((SELECT enabled FROM client), false) AS enabled,
+                  COALESCE((SELECT domain_registered FROM client), false) AS "domainRegistered", EXISTS (SELECT 1 FROM stored) AS stored`,
     values: [c.stateHash, c.clientId, c.domain, c.address, c.scope, c.nonce ?? null, c.message, utc(c.expiresAt), utc(now), caps.perClient, caps.perAddress],
   });
-  return rowCount === 1;
+  return rows[0];
 }
 
 export type StoredChallenge = {

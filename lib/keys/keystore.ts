@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
-import pg from "pg";
 import type { Database } from "../db/client";
+import type { Notifications } from "../db/notifications";
 import { log } from "../log";
 import { seal, unseal } from "./encryption";
 
@@ -14,8 +14,6 @@ const KEY_LOCK_ID = 0x6b6579666f62; // "keyfob"
 export const KEY_CHANNEL = "keyfob_signing_keys";
 /** A key unknown to the cache reloads the keys at most this often (see reloadForUnknownKey). */
 const UNKNOWN_KEY_RELOAD_MS = 10_000;
-/** Reconnection delays of the LISTEN connection: doubling from the first, up to the last. */
-const LISTEN_RETRY_MS = [1_000, 30_000] as const;
 
 /**
  * The payload of a NOTIFY on KEY_CHANNEL: the key revoked. (Scheduled keys need no announcement:
@@ -73,8 +71,8 @@ export type KeyRevocation =
   | { outcome: "revoked"; revokedAt: Date; was: "current" | "upcoming" | "retired"; successor?: string };
 
 export type KeyStoreOptions = {
-  /** The connection on which to LISTEN for other instances' key changes; none: the periodic reload only. */
-  listen?: pg.ClientConfig;
+  /** The instance's listening connection, on which to hear other instances' key changes; none: the periodic reload only. */
+  notifications?: Notifications;
 };
 
 /**
@@ -83,7 +81,8 @@ export type KeyStoreOptions = {
  * keys, so signing never waits on the database once the first load is done.
  *
  * Instances sharing the database tell each other about key changes with NOTIFY on KEY_CHANNEL,
- * which every KeyStore LISTENs to on a connection of its own once its first load succeeds: a
+ * which every KeyStore LISTENs to (on its instance's listening connection, lib/db/notifications.ts)
+ * once its first load succeeds: a
  * revoked key leaves every instance's cache at once (and signing waits for the reload that brings
  * its replacement), without a query per request. The periodic reload remains the fallback when
  * the listening connection is down.
@@ -100,10 +99,7 @@ export class KeyStore {
   /** Keys announced as revoked: never served from the cache again, whatever a load in flight returns. */
   private readonly revoked = new Set<string>();
   private lastUnknownKeyReload = 0;
-  private listener?: pg.Client;
-  private listenState: "idle" | "connecting" | "listening" | "off" = "idle";
-  private listenRetry?: NodeJS.Timeout;
-  private listenFailures = 0;
+  private unsubscribe?: () => void;
   private closed = false;
 
   constructor(
@@ -225,10 +221,7 @@ export class KeyStore {
   /** Stops listening for other instances' key changes (the cache then reloads periodically only). */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.listenRetry);
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    this.unsubscribe?.();
   }
 
   private async reload(): Promise<StoredKey[]> {
@@ -286,58 +279,26 @@ export class KeyStore {
   }
 
   /**
-   * LISTENs on KEY_CHANNEL on a connection of its own, reconnecting with backoff; after a
-   * reconnection the keys are reloaded, since announcements may have been missed. The connection
-   * does not keep the process alive (CLI, tests): the server has its own handles.
+   * LISTENs on KEY_CHANNEL, once. After a reconnection of the listening connection the keys are
+   * reloaded, since announcements may have been missed.
    */
   private listen() {
-    if (this.closed || this.listenState !== "idle") return;
-    const config = this.options.listen;
-    if (!config) {
-      this.listenState = "off"; // the periodic reload alone (single-instance tools and tests)
-      return;
-    }
-    this.listenState = "connecting";
-    const client = new pg.Client(config);
-    this.listener = client;
-    const lost = (error?: unknown) => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      this.listenState = "idle";
-      client.end().catch(() => undefined);
-      if (this.closed) return;
-      const delay = Math.min(LISTEN_RETRY_MS[0] * 2 ** this.listenFailures++, LISTEN_RETRY_MS[1]);
-      log.warn("signing key notifications interrupted; reconnecting", { error: error === undefined ? "connection ended" : String(error), retryMs: delay });
-      this.listenRetry = setTimeout(() => {
-        this.listenRetry = undefined;
-        this.listen();
-      }, delay);
-      this.listenRetry.unref();
-    };
-    client.on("error", lost);
-    client.on("end", () => lost());
-    client.on("notification", (message) => {
-      if (message.channel !== KEY_CHANNEL) return;
-      let change: KeyChange = {};
-      try {
-        change = JSON.parse(message.payload ?? "{}") as KeyChange;
-      } catch {
-        // Not ours to understand: reload anyway.
-      }
-      this.keyChanged(typeof change.revoked === "string" ? { revoked: change.revoked } : {});
+    const notifications = this.options.notifications;
+    if (this.closed || this.unsubscribe || !notifications) return; // without: the periodic reload alone (tools, tests)
+    this.unsubscribe = notifications.subscribe(KEY_CHANNEL, {
+      notified: (payload) => {
+        let change: KeyChange = {};
+        try {
+          change = JSON.parse(payload || "{}") as KeyChange;
+        } catch {
+          // Not ours to understand: reload anyway.
+        }
+        this.keyChanged(typeof change.revoked === "string" ? { revoked: change.revoked } : {});
+      },
+      listening: (first) => {
+        if (!first) this.keyChanged({}); // announcements may have been missed meanwhile
+      },
     });
-    const reconnected = this.listenFailures > 0;
-    client
-      .connect()
-      .then(async () => {
-        unrefConnection(client);
-        await client.query(`LISTEN ${KEY_CHANNEL}`);
-        if (this.listener !== client) return;
-        this.listenState = "listening";
-        this.listenFailures = 0;
-        if (reconnected) this.keyChanged({}); // announcements may have been missed meanwhile
-      })
-      .catch(lost);
   }
 
   private async maintain(): Promise<StoredKey[]> {
@@ -378,9 +339,4 @@ export class KeyStore {
       privateJwe: await seal(JSON.stringify(await exportJWK(privateKey)), kid, this.encryptionKey),
     };
   }
-}
-
-/** Lets the process exit with the LISTEN connection open (its socket is node-postgres's `connection.stream`). */
-function unrefConnection(client: pg.Client) {
-  (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
 }

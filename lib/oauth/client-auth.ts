@@ -1,10 +1,21 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { ClientCache } from "../clients/cache";
 import type { Database } from "../db/client";
 import { normalizeClientId } from "../clients/registry";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 
-export type AuthenticatedClient = { id: string; confidential: boolean; resourceServer?: boolean };
+export type AuthenticatedClient = {
+  id: string;
+  confidential: boolean;
+  resourceServer?: boolean;
+  /** Known when the client was read for the request: the token statements check them again in the database (lib/tokens/record.ts). */
+  secretHash?: string | null;
+  refreshTokensAllowed?: boolean;
+};
+
+/** What authentication needs of a client. */
+type StoredClient = { id: string; enabled: boolean; secretHash: string | null; resourceServer: boolean; refreshTokensAllowed: boolean };
 
 /** Client secrets are 256-bit random values, so a SHA-256 is enough to keep them unusable at rest. */
 export function clientSecretHash(secret: string): string {
@@ -16,11 +27,23 @@ export function clientSecretHash(secret: string): string {
  * client_secret_basic or client_secret_post for clients with a secret, client_id alone for public
  * clients. `confidential`: public clients are refused (introspection is for resource servers).
  */
-export async function authenticateClient(
-  db: Database,
+export function authenticateClient(db: Database, request: Request, params: Params, options: { confidential?: boolean } = {}): Promise<AuthenticatedClient> {
+  return authenticate((id) => db.client.findUnique({ where: { id }, select: { id: true, enabled: true, secretHash: true, resourceServer: true, refreshTokensAllowed: true } }), request, params, options);
+}
+
+/**
+ * The same, reading the client from the instance's client cache (lib/clients/cache.ts) rather than
+ * the database: the /token exchange's client lookup, one round trip of four (bench/README.md).
+ */
+export function authenticateCachedClient(clients: ClientCache, request: Request, params: Params, options: { confidential?: boolean } = {}): Promise<AuthenticatedClient> {
+  return authenticate((id) => clients.get(id), request, params, options);
+}
+
+async function authenticate(
+  find: (id: string) => Promise<StoredClient | null | undefined>,
   request: Request,
   params: Params,
-  options: { confidential?: boolean } = {},
+  options: { confidential?: boolean },
 ): Promise<AuthenticatedClient> {
   const basic = parseBasic(request.headers.get("authorization"));
   const postedSecret = params.get("client_secret");
@@ -33,18 +56,16 @@ export async function authenticateClient(
   if (rawId === undefined) throw invalidClient("client authentication is required");
   const secret = basic?.secret ?? postedSecret;
 
-  const client = await db.client.findUnique({
-    where: { id: normalizeClientId(rawId) },
-    select: { id: true, enabled: true, secretHash: true, resourceServer: true },
-  });
+  const client = await find(normalizeClientId(rawId));
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
+  const known = { secretHash: client.secretHash, refreshTokensAllowed: client.refreshTokensAllowed };
   if (client.secretHash) {
     if (secret === undefined || !sameDigest(clientSecretHash(secret), client.secretHash)) throw invalidClient("client authentication failed");
-    return { id: client.id, confidential: true, resourceServer: client.resourceServer };
+    return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...known };
   }
   if (secret !== undefined) throw invalidClient("client authentication failed");
   if (options.confidential) throw invalidClient("this endpoint requires a client with a secret");
-  return { id: client.id, confidential: false };
+  return { id: client.id, confidential: false, ...known };
 }
 
 function sameDigest(a: string, b: string): boolean {

@@ -1,41 +1,99 @@
-import { Prisma, type Database } from "../db/client";
+import type pg from "pg";
+import { utc, utcTypes, type Database } from "../db/client";
 import { revokeRefreshFamilies, type RefreshGrant } from "./refresh";
 
 /** What to record of an access token, so it can be revoked, introspected and listed. */
 export type TokenRecord = { jti: string; userId: string; connector: string; scope: string; expiresAt: Date };
 
 /**
+ * The code exchange's two statements run in plain SQL on the pool under Prisma, as named (prepared)
+ * statements: Prisma's query compilation cost more than the rest of the exchange's database work
+ * (bench/README.md). (Flow A's: lib/db/flow-a.ts.)
+ */
+
+/** An authorization code as the exchange reads it (the AuthorizationCode model's fields). */
+export type StoredCode = {
+  clientId: string;
+  redirectUri: string;
+  accountId: string;
+  connector: string;
+  scope: string;
+  nonce: string | null;
+  codeChallenge: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  authTime: Date | null;
+  amr: string | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+};
+
+export async function findCode(pool: pg.Pool, codeHash: string): Promise<StoredCode | undefined> {
+  const { rows } = await pool.query<StoredCode>({
+    name: "keyfob_find_code",
+    text: `SELECT client_id AS "clientId", redirect_uri AS "redirectUri", account_id AS "accountId", connector, scope, nonce,
+                  code_challenge AS "codeChallenge", email, email_verified AS "emailVerified", auth_time AS "authTime", amr,
+                  expires_at AS "expiresAt", used_at AS "usedAt"
+           FROM authorization_codes WHERE code_hash = $1`,
+    values: [codeHash],
+    types: utcTypes,
+  });
+  return rows[0];
+}
+
+/**
  * Consumes an authorization code and records the token issued from it, in one statement: of
  * concurrent redemptions exactly one sees a row, and the token remembers its code, so reusing the
  * code finds it to revoke. With offline_access granted, the same statement stores the first
- * refresh token of a new family, and the access token remembers the family. (Flow A's state:
- * lib/db/flow-a.ts.)
+ * refresh token of a new family, and the access token remembers the family.
+ *
+ * The statement also checks, at the moment it runs, that the client is still enabled and, when
+ * `client.secretHash` is given, that its secret is still the one the request was authenticated
+ * with: the client may have been read from a cache (lib/clients/cache.ts), and a client disabled or
+ * given a new secret must not get tokens from the next request on. False when any check fails.
  */
 export async function consumeCode(
-  db: Database,
+  pool: pg.Pool,
   codeHash: string,
   token: TokenRecord,
   now = new Date(),
   refresh?: { tokenHash: string; grant: RefreshGrant },
+  client: { secretHash?: string | null } = {},
 ): Promise<boolean> {
-  const storeRefresh = refresh
-    ? Prisma.sql`, refresh AS (
+  const values: unknown[] = [
+    codeHash,
+    utc(now),
+    token.jti,
+    token.userId,
+    token.connector,
+    token.scope,
+    utc(token.expiresAt),
+    refresh?.grant.familyId ?? null,
+    client.secretHash !== undefined,
+    client.secretHash ?? null,
+  ];
+  const consumed = `WITH consumed AS (
+      UPDATE authorization_codes a SET used_at = $2
+      WHERE a.code_hash = $1 AND a.used_at IS NULL AND a.expires_at > $2
+        AND EXISTS (SELECT 1 FROM clients c WHERE c.id = a.client_id AND c.enabled AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
+      RETURNING a.client_id
+    )`;
+  const recorded = `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
+    SELECT $3, client_id, $4, $5, $6, $1, $8, $2, $7 FROM consumed`;
+  if (!refresh) {
+    const { rowCount } = await pool.query({ name: "keyfob_consume_code", text: `${consumed} ${recorded}`, values });
+    return rowCount === 1;
+  }
+  const { grant } = refresh;
+  const { rowCount } = await pool.query({
+    name: "keyfob_consume_code_with_refresh",
+    text: `${consumed}, refresh AS (
         INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
-        SELECT ${refresh.tokenHash}, ${refresh.grant.familyId}, client_id, ${token.userId}, ${token.connector}, ${refresh.grant.scope}, ${refresh.grant.email},
-               ${refresh.grant.emailVerified}, ${refresh.grant.authTime}, ${refresh.grant.amr}, ${now}, ${refresh.grant.expiresAt}, ${refresh.grant.familyExpiresAt}
-        FROM consumed
-      )`
-    : Prisma.empty;
-  const rows = await db.$queryRaw<unknown[]>`
-    WITH consumed AS (
-      UPDATE authorization_codes SET used_at = ${now}
-      WHERE code_hash = ${codeHash} AND used_at IS NULL AND expires_at > ${now}
-      RETURNING client_id
-    )${storeRefresh}
-    INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
-    SELECT ${token.jti}, client_id, ${token.userId}, ${token.connector}, ${token.scope}, ${codeHash}, ${refresh?.grant.familyId ?? null}, ${now}, ${token.expiresAt} FROM consumed
-    RETURNING jti`;
-  return rows.length === 1;
+        SELECT $11, $8, client_id, $4, $5, $12, $13, $14, $15, $16, $2, $17, $18 FROM consumed
+      ) ${recorded}`,
+    values: [...values, refresh.tokenHash, grant.scope, grant.email, grant.emailVerified, utc(grant.authTime), grant.amr, utc(grant.expiresAt), utc(grant.familyExpiresAt)],
+  });
+  return rowCount === 1;
 }
 
 /**

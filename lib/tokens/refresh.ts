@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Prisma, type Database } from "../db/client";
+import type pg from "pg";
+import { Prisma, utc, type Database } from "../db/client";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
 import type { TokenRecord } from "./record";
 
@@ -68,31 +69,47 @@ export function isLive(token: StoredRefreshToken, now = new Date()): boolean {
 /**
  * Uses a refresh token, in one statement: marks it used, stores its successor (same family and
  * grant, a new idle end) and records the access token issued with it. The row must still be live
- * and its client enabled and allowed refresh tokens when the statement runs, so of concurrent uses
- * of one token exactly one sees a row; the others find it used (reuse).
+ * and its client enabled, allowed refresh tokens and (when `presented.secretHash` is given, the
+ * client having been read from a cache) still holding the secret the request was authenticated
+ * with, when the statement runs, so of concurrent uses of one token exactly one sees a row; the
+ * others find it used (reuse). A named statement on the pool, as the code exchange's (lib/tokens/record.ts).
  */
 export async function rotateRefreshToken(
-  db: Database,
-  presented: { tokenHash: string; clientId: string },
+  pool: pg.Pool,
+  presented: { tokenHash: string; clientId: string; secretHash?: string | null },
   successor: { tokenHash: string; expiresAt: Date },
   token: Pick<TokenRecord, "jti" | "scope" | "expiresAt">,
   now = new Date(),
 ): Promise<boolean> {
-  const rows = await db.$queryRaw<unknown[]>`
-    WITH used AS (
-      UPDATE refresh_tokens t SET used_at = ${now}
-      WHERE t.token_hash = ${presented.tokenHash} AND t.client_id = ${presented.clientId}
-        AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > ${now} AND t.family_expires_at > ${now}
-        AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed)
-      RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.family_expires_at
-    ), successor AS (
-      INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
-      SELECT ${successor.tokenHash}, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, ${now}, ${successor.expiresAt}, family_expires_at FROM used
-    )
-    INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at)
-    SELECT ${token.jti}, client_id, account_id, connector, ${token.scope}, family_id, ${now}, ${token.expiresAt} FROM used
-    RETURNING jti`;
-  return rows.length === 1;
+  const { rowCount } = await pool.query({
+    name: "keyfob_rotate_refresh_token",
+    text: `WITH used AS (
+             UPDATE refresh_tokens t SET used_at = $3
+             WHERE t.token_hash = $1 AND t.client_id = $2
+               AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > $3 AND t.family_expires_at > $3
+               AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
+                           AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
+             RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.family_expires_at
+           ), successor AS (
+             INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
+             SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, $3, $5, family_expires_at FROM used
+           )
+           INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at)
+           SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8 FROM used`,
+    values: [
+      presented.tokenHash,
+      presented.clientId,
+      utc(now),
+      successor.tokenHash,
+      utc(successor.expiresAt),
+      token.jti,
+      token.scope,
+      utc(token.expiresAt),
+      presented.secretHash !== undefined,
+      presented.secretHash ?? null,
+    ],
+  });
+  return rowCount === 1;
 }
 
 /** Which refresh tokens to revoke: one family, or every family of a client and/or an account. */

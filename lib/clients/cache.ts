@@ -1,0 +1,132 @@
+import type pg from "pg";
+import type { Notifications } from "../db/notifications";
+import { log } from "../log";
+
+/**
+ * What the token endpoints and CORS need of a client, kept in memory so that a request does not
+ * pay a query for it: the client lookup was one of the /token exchange's four round trips
+ * (bench/README.md).
+ *
+ * It stays exact across instances: every change to clients, redirect_uris and allowed_origins,
+ * whoever makes it (dashboard, CLI, management API, plain SQL), fires a trigger that NOTIFYs
+ * CLIENT_CHANNEL with the client's id (installed with the migrations, lib/db/migrate.ts), and every
+ * instance drops that entry when it hears it. Entries are kept only while the instance's listening
+ * connection is up: when it is down, or was down since an entry was read, every lookup queries.
+ * A change landing between a request's lookup and its write is caught by the write itself: the
+ * statements that issue tokens check the client's `enabled` and secret in the database
+ * (lib/tokens/record.ts), so disabling a client or rotating its secret is effective on the next request.
+ */
+export type CachedClient = {
+  id: string;
+  enabled: boolean;
+  /** SHA-256 of the client secret (confidential clients), else null. */
+  secretHash: string | null;
+  resourceServer: boolean;
+  refreshTokensAllowed: boolean;
+  /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
+  origins: ReadonlySet<string>;
+};
+
+/** The NOTIFY channel of client changes (payload: the client's id). */
+export const CLIENT_CHANNEL = "keyfob_clients";
+/** An entry is read again after this long anyway (a notification lost without the connection dropping). */
+const TTL_MS = 60_000;
+/** Unknown ids are cached too (a burst of requests naming one is one query); the cache is emptied past this size. */
+const MAX_ENTRIES = 10_000;
+
+type Entry = { client: CachedClient | undefined; loadedAt: number };
+
+export class ClientCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<CachedClient | undefined>>();
+  /** Bumped by every change heard: a load that started before one is not kept. */
+  private generation = 0;
+  /** Whether notifications are heard now, so that what is cached is current. */
+  private trusted = false;
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    /** The instance's listening connection; without one nothing is cached. */
+    private readonly notifications?: Notifications,
+    private readonly ttlMs = TTL_MS,
+  ) {}
+
+  /** The client with this (normalised) id, or undefined when there is none. */
+  async get(id: string): Promise<CachedClient | undefined> {
+    this.subscribe();
+    const entry = this.trusted ? this.entries.get(id) : undefined;
+    if (entry && Date.now() - entry.loadedAt < this.ttlMs) return entry.client;
+    let loading = this.loading.get(id);
+    if (!loading) {
+      const generation = this.generation;
+      loading = loadClient(this.pool, id).finally(() => this.loading.delete(id));
+      this.loading.set(id, loading);
+      loading.then((client) => {
+        if (!this.trusted || generation !== this.generation) return;
+        if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+        this.entries.set(id, { client, loadedAt: Date.now() });
+      }, () => undefined);
+    }
+    return loading;
+  }
+
+  /** Stops listening; lookups query from now on. */
+  close(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.forget(false);
+  }
+
+  private subscribe() {
+    if (this.unsubscribe || !this.notifications) return;
+    this.unsubscribe = this.notifications.subscribe(CLIENT_CHANNEL, {
+      notified: (id) => {
+        this.generation++;
+        this.entries.delete(id);
+      },
+      // Whatever was read before may have changed unheard: start afresh either way.
+      listening: () => this.forget(true),
+      lost: () => {
+        log.warn("client cache off until database notifications are back");
+        this.forget(false);
+      },
+    });
+  }
+
+  private forget(trusted: boolean) {
+    this.generation++;
+    this.entries.clear();
+    this.trusted = trusted;
+  }
+}
+
+/** One round trip: the client with its redirect URIs' origins and its allowed origins. */
+export async function loadClient(pool: pg.Pool, id: string): Promise<CachedClient | undefined> {
+  const { rows } = await pool.query<{
+    id: string;
+    enabled: boolean;
+    secret_hash: string | null;
+    resource_server: boolean;
+    refresh_tokens_allowed: boolean;
+    redirect_uris: string[];
+    allowed_origins: string[];
+  }>({
+    name: "keyfob_client",
+    text: `SELECT c.id, c.enabled, c.secret_hash, c.resource_server, c.refresh_tokens_allowed,
+                  ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
+                  ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
+           FROM clients c WHERE c.id = $1`,
+    values: [id],
+  });
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    enabled: row.enabled,
+    secretHash: row.secret_hash,
+    resourceServer: row.resource_server,
+    refreshTokensAllowed: row.refresh_tokens_allowed,
+    origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
+  };
+}

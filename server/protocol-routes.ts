@@ -1,0 +1,127 @@
+/**
+ * The protocol endpoints without Next.js's request pipeline. Each path maps to its route module in
+ * app/ (the one definition of the endpoint), and a request whose method that module exports is
+ * answered by that very handler: a web Request made from the node request, its Response written
+ * back. Every other request (pages, HEAD, an unexported method, a trailing slash…) goes to Next.js,
+ * which also serves these endpoints under `next dev`.
+ *
+ * Why: Next's pipeline (routing, its request and response adapters, async storage) cost more per
+ * request than node-oidc-provider's whole code exchange; see bench/README.md for the measurements.
+ * The handlers use no request-scoped Next.js API (next/headers, cookies()), which only exist inside
+ * Next's pipeline; test/fast-dispatch.test.ts checks the table against the route files.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { MAX_BODY_BYTES } from "../lib/oauth/params";
+
+/** What a route module exports that the dispatch may call. */
+type Handler = (request: Request) => Response | Promise<Response>;
+export type RouteModule = Partial<Record<(typeof METHODS)[number], Handler>>;
+
+const METHODS = ["GET", "POST", "OPTIONS", "PUT", "PATCH", "DELETE"] as const;
+
+/** The protocol endpoints: path → route module, loaded when the server starts. */
+export const PROTOCOL_ROUTES: Record<string, () => Promise<RouteModule>> = {
+  "/token": () => import("../app/token/route"),
+  "/token/revoke": () => import("../app/token/revoke/route"),
+  "/token/introspect": () => import("../app/token/introspect/route"),
+  "/userinfo": () => import("../app/userinfo/route"),
+  "/auth/web3/generate_challenge": () => import("../app/auth/web3/generate_challenge/route"),
+  "/auth/web3/submit_challenge": () => import("../app/auth/web3/submit_challenge/route"),
+  "/keys": () => import("../app/keys/route"),
+  "/.well-known/jwks.json": () => import("../app/.well-known/jwks.json/route"),
+  "/.well-known/openid-configuration": () => import("../app/.well-known/openid-configuration/route"),
+  "/healthz/live": () => import("../app/healthz/live/route"),
+  "/healthz/ready": () => import("../app/healthz/ready/route"),
+};
+
+/** "POST /token" → the handler app/token/route.ts exports as POST. */
+export type DispatchTable = Map<string, Handler>;
+
+export async function loadDispatchTable(routes = PROTOCOL_ROUTES): Promise<DispatchTable> {
+  const table: DispatchTable = new Map();
+  for (const [path, load] of Object.entries(routes)) {
+    const module = await load();
+    for (const method of METHODS) {
+      const handler = module[method];
+      if (typeof handler === "function") table.set(`${method} ${path}`, handler);
+    }
+  }
+  return table;
+}
+
+/**
+ * Next.js adds this Vary to every route handler's answer (its router's own request headers); the
+ * dispatch adds it too, so that an answer is the same whichever way it was served.
+ */
+const NEXT_VARY = "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch";
+
+/**
+ * The handler for this request, or undefined when Next.js is to serve it. Matches the path
+ * exactly, as Next does for these routes (a trailing slash is Next's redirect).
+ */
+export function protocolHandler(table: DispatchTable, request: IncomingMessage): Handler | undefined {
+  const url = request.url ?? "/";
+  const query = url.indexOf("?");
+  return table.get(`${request.method} ${query < 0 ? url : url.slice(0, query)}`);
+}
+
+/**
+ * Serves a request with a protocol handler: the node request as a web Request (`origin` + its URL,
+ * its headers, its body read up to one byte past Keyfob's limit), the Response written back with
+ * its status, headers and body.
+ */
+export async function dispatch(handler: Handler, origin: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const method = request.method ?? "GET";
+  let body: Buffer | undefined;
+  let unread = false;
+  if (method !== "GET" && method !== "HEAD") {
+    ({ body, unread } = await readBody(request));
+  }
+  const answer = await handler(new Request(`${origin}${request.url ?? "/"}`, { method, headers, body: body as Uint8Array<ArrayBuffer> | undefined }));
+
+  const out = new Map<string, string | string[]>([["vary", NEXT_VARY]]);
+  for (const [name, value] of answer.headers) {
+    if (name === "set-cookie") continue;
+    const seen = out.get(name);
+    // Several values of one header (Vary from Next and from the handler) go out as separate lines, as Next writes them.
+    out.set(name, seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]);
+  }
+  const cookies = answer.headers.getSetCookie();
+  if (cookies.length > 0) out.set("set-cookie", cookies);
+  const content = answer.body ? Buffer.from(await answer.arrayBuffer()) : undefined;
+  if (unread) out.set("connection", "close"); // the rest of an oversized body is not read: the connection ends with the answer
+  for (const [name, value] of out) response.setHeader(name, value);
+  response.statusCode = answer.status;
+  response.end(content);
+}
+
+/**
+ * The body, read up to MAX_BODY_BYTES + 1 bytes: enough for the handler to refuse a larger one
+ * with 413 as it does a streamed body (lib/oauth/params.ts). A body declared larger is not read at all.
+ */
+function readBody(request: IncomingMessage): Promise<{ body: Buffer; unread: boolean }> {
+  if (Number(request.headers["content-length"]) > MAX_BODY_BYTES) return Promise.resolve({ body: Buffer.alloc(0), unread: true });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        request.off("data", onData);
+        request.off("end", onEnd);
+        resolve({ body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES + 1), unread: true });
+      }
+    };
+    const onEnd = () => resolve({ body: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), unread: false });
+    request.on("data", onData);
+    request.on("end", onEnd);
+    request.on("error", reject);
+  });
+}
