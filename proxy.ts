@@ -10,7 +10,8 @@ import { NextResponse, type NextRequest } from "next/server";
 export function proxy(request: NextRequest) {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   const https = (process.env.ISSUER_URL ?? "").startsWith("https:");
-  const policy = contentSecurityPolicy(nonce, { https, dev: process.env.NODE_ENV === "development" });
+  const walletConnect = Boolean(process.env.WALLETCONNECT_PROJECT_ID?.trim());
+  const policy = contentSecurityPolicy(nonce, { https, dev: process.env.NODE_ENV === "development", walletConnect });
 
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);
@@ -37,15 +38,23 @@ function carriesSecrets(pathname: string): boolean {
  * Scripts: only Next's own, by nonce ('strict-dynamic' lets them load their chunks). Styles allow
  * inline attributes (React style props, charts). Images: client logos are https URLs. Forms may
  * lead to the upstream providers and back to applications, which are https (http on a local issuer).
+ * Connections: only Keyfob itself, plus, when WALLETCONNECT_PROJECT_ID is set, WalletConnect's relay
+ * (phone wallets answer through it; its .com name is the fallback of its .org one) and the hidden
+ * frame of its Verify API (an attestation of the page's origin, so that the phone wallet can show
+ * the person that the request really comes from Keyfob's domain).
  */
-export function contentSecurityPolicy(nonce: string, { https, dev }: { https: boolean; dev: boolean }): string {
+export const WALLETCONNECT_RELAYS = ["wss://relay.walletconnect.org", "wss://relay.walletconnect.com"];
+export const WALLETCONNECT_VERIFY = ["https://verify.walletconnect.org", "https://verify.walletconnect.com"];
+
+export function contentSecurityPolicy(nonce: string, { https, dev, walletConnect = false }: { https: boolean; dev: boolean; walletConnect?: boolean }): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: https:",
     "font-src 'self' data:",
-    `connect-src 'self'${dev ? " ws:" : ""}`,
+    `connect-src 'self'${walletConnect ? ` ${WALLETCONNECT_RELAYS.join(" ")}` : ""}${dev ? " ws:" : ""}`,
+    ...(walletConnect ? [`frame-src ${WALLETCONNECT_VERIFY.join(" ")}`] : []),
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "object-src 'none'",

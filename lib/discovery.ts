@@ -1,3 +1,4 @@
+import { LOCALES } from "../i18n/locales";
 import { SIGNING_ALG } from "./keys/keystore";
 import { ALL_SCOPES } from "./oauth/scope";
 
@@ -14,7 +15,7 @@ export function openidConfiguration(issuer: string) {
     end_session_endpoint: `${issuer}/session/end`,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code", "refresh_token"],
+    grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
@@ -28,5 +29,7 @@ export function openidConfiguration(issuer: string) {
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    /** The hosted pages' languages, chosen by ui_locales, then Accept-Language. */
+    ui_locales_supported: [...LOCALES],
   };
 }

@@ -1,12 +1,15 @@
 /**
  * A small self-contained HTML page (inline styles, no JavaScript) for answers that route handlers
- * must give with a real HTTP status: the authorization endpoint's refusals (400, 429) and the
- * dashboard's 403. Every piece of text is escaped here.
+ * must give with a real HTTP status: the authorization endpoint's refusals (400, 429), the logout
+ * pages and the dashboard's 403. Every piece of text is escaped here. Light or dark after the
+ * browser's prefers-color-scheme; `lang` is the language the caller wrote it in.
  */
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export type HtmlPage = {
   status: number;
+  /** The page's language (BCP 47); English when not given. */
+  lang?: string;
   /** The small line above the heading, e.g. "403 · Access denied". */
   eyebrow: string;
   title: string;
@@ -22,11 +25,12 @@ export function htmlPage(page: HtmlPage): Response {
   const paragraph = (p: HtmlPage["paragraphs"][number]) =>
     typeof p === "string" ? `<p>${escapeHtml(p)}</p>` : `<p>${escapeHtml(p.before)} <code>${escapeHtml(p.code)}</code>${escapeHtml(p.after ?? "")}</p>`;
   const html = `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(page.lang ?? "en")}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<meta name="color-scheme" content="light dark">
 <title>${escapeHtml(page.title)} · Keyfob</title>
 <style>
   body { margin: 0; min-height: 100dvh; display: grid; place-items: center; background: #f8fafc; color: #0f172a;
@@ -44,6 +48,15 @@ export function htmlPage(page: HtmlPage): Response {
   button { background: #4f46e5; color: #fff; border: 0; }
   a.button { background: #fff; color: #1e293b; border: 1px solid #cbd5e1; }
   :focus-visible { outline: 2px solid #4f46e5; outline-offset: 2px; }
+  @media (prefers-color-scheme: dark) {
+    body { background: #020617; color: #f1f5f9; }
+    main { background: #0f172a; outline-color: #334155; box-shadow: none; }
+    .eyebrow { color: #fca5a5; }
+    p { color: #cbd5e1; }
+    code { color: #f1f5f9; }
+    a.button { background: #1e293b; color: #f1f5f9; border-color: #475569; }
+    :focus-visible { outline-color: #818cf8; }
+  }
 </style>
 </head>
 <body>

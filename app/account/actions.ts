@@ -1,13 +1,26 @@
 "use server";
-/** Server actions of /account: sign in or out upstream, and link a wallet to the signed-in account. */
-import { resolveAccount } from "@/lib/accounts/accounts";
+/**
+ * Server actions of /account: sign in or out, link a wallet to the signed-in account, and add a
+ * passkey to it. Failures answer a key of the page's message catalog (`loginErrors`).
+ */
+import type { LoginErrorKey } from "@/components/login/login-result";
+import { translator } from "@/i18n/messages";
+import { requestLocale } from "@/i18n/server";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
+import { addPasskey, addPasskeyOptions, PasskeyError, type PasskeyCreationOptions } from "@/lib/passkeys/passkeys";
+import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
+import { endSession } from "@/lib/sessions/login-session";
 import { verifyAccountLink } from "@/lib/siwe/login";
-import { sessionIdentity, signIn, signOut, upstreamProviders } from "../_upstream/auth";
+import { signIn, signOut, upstreamProviders } from "../_upstream/auth";
+import { clearSessionCookie, loginClient } from "../auth/session-cookie";
+import { signedInAccount } from "./identity";
 
-export type LinkResult = { error: string } | { linked: string };
+type Failure = { error: LoginErrorKey; seconds?: number; restart?: boolean };
+export type LinkResult = Failure | { linked: string };
+export type AddPasskeyStart = Failure | { options: PasskeyCreationOptions };
+export type AddPasskeyResult = Failure | { added: string };
 
 export async function accountSignIn(form: FormData): Promise<void> {
   const provider = form.get("provider");
@@ -15,27 +28,73 @@ export async function accountSignIn(form: FormData): Promise<void> {
   await signIn(provider, { redirectTo: "/account" });
 }
 
+/** Signs out of this browser: the Google/Apple sign-in of this page, and the login session with Keyfob. */
 export async function accountSignOut(): Promise<void> {
+  const k = keyfob();
+  const token = await clearSessionCookie();
+  if (await endSession(k, token)) k.audit.record({ action: "session.ended", outcome: "success", detail: "signed out at /account" });
   await signOut({ redirectTo: "/account" });
 }
 
 /** Links the wallet that signed `message` (with this account's link nonce) to the signed-in account. */
 export async function linkWalletToAccount(message: string, signature: string): Promise<LinkResult> {
-  const identity = await sessionIdentity();
-  if (!identity) return { error: "You are no longer signed in. Reload the page and sign in again." };
-  if (typeof message !== "string" || typeof signature !== "string" || message.length > 4096) {
-    return { error: "The wallet's answer could not be read. Please try again." };
-  }
-  const app = keyfob();
+  const account = await signedInAccount();
+  if (!account) return { error: "signedOut", restart: true };
+  if (typeof message !== "string" || typeof signature !== "string" || message.length > 4096) return { error: "unreadable" };
   try {
-    const accountId = await resolveAccount(app, identity);
-    const wallet = await verifyAccountLink(app, accountId, message, signature);
-    log.info("wallet linked", { endpoint: "account", provider: identity.provider });
+    const wallet = await verifyAccountLink(keyfob(), account.accountId, message, signature);
+    log.info("wallet linked", { endpoint: "account", provider: account.provider });
     return { linked: wallet };
   } catch (caught) {
     const error = toOAuthError(caught);
     log.info("wallet link refused", { endpoint: "account", error: error.code });
-    if (error.status >= 500) return { error: "Keyfob could not link the wallet just now. Please try again in a moment." };
-    return { error: error.message.charAt(0).toUpperCase() + error.message.slice(1) + "." };
+    if (error.status >= 500) return { error: "unavailable" };
+    if (/link request has expired/.test(error.message)) return { error: "linkExpired", restart: true };
+    if (/already belongs/.test(error.message)) return { error: "walletTaken" };
+    if (/Issued At|too old|from the future/.test(error.message)) return { error: "clock" };
+    if (/signature/.test(error.message)) return { error: "badSignature" };
+    return { error: "wrongMessage" };
   }
+}
+
+/** Options for a new passkey of the signed-in account (its user handle; its passkeys excluded). */
+export async function startAddingPasskey(): Promise<AddPasskeyStart> {
+  const account = await signedInAccount();
+  if (!account) return { error: "signedOut", restart: true };
+  try {
+    const k = keyfob();
+    await limitProtocolRequest(k, "account_passkey", { ip: (await loginClient()).ip });
+    const locale = await requestLocale();
+    const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date());
+    const name = account.email ?? translator(locale, "passkey")("accountName", { date });
+    return { options: await addPasskeyOptions(k, account.accountId, { userName: name, displayName: name }) };
+  } catch (caught) {
+    return failure("passkey options", caught);
+  }
+}
+
+/** The new passkey's answer: checked against this account's challenge, then stored. */
+export async function finishAddingPasskey(answer: unknown): Promise<AddPasskeyResult> {
+  const account = await signedInAccount();
+  if (!account) return { error: "signedOut", restart: true };
+  try {
+    const k = keyfob();
+    await limitProtocolRequest(k, "account_passkey", { ip: (await loginClient()).ip });
+    const { id } = await addPasskey(k, account.accountId, answer);
+    k.audit.record({ action: "account.passkey_added", outcome: "success", accountId: account.accountId, detail: `signed in with ${account.provider}` });
+    return { added: id };
+  } catch (caught) {
+    return failure("passkey", caught);
+  }
+}
+
+function failure(what: string, caught: unknown): Failure {
+  const error = toOAuthError(caught);
+  log.info(`${what} refused`, { endpoint: "account", error: error.code });
+  if (error.status === 429) return { error: "tooMany", seconds: error.retryAfter ?? 60 };
+  if (error.status >= 500) return { error: "unavailable" };
+  if (caught instanceof PasskeyError) {
+    return { error: ({ malformed: "malformed", expired: "passkeyExpired", unknown_passkey: "unknownPasskey", not_verified: "notVerified", already_registered: "alreadyRegistered", unavailable_login: "expired" } as const)[caught.reason] };
+  }
+  return { error: "refused" };
 }

@@ -5,17 +5,21 @@
  * the page shows.
  */
 import { redirect } from "next/navigation";
-import { completeAuthorization, interactionRedirect, loginWithWallet, type Completion } from "@/lib/actions/authorize";
+import type { LoginResult } from "@/components/login/login-result";
+import type { PasskeyMode, PasskeyOptionsResult } from "@/components/login/passkey-login";
+import { translator } from "@/i18n/messages";
+import { requestLocale } from "@/i18n/server";
+import { completeAuthorization, interactionRedirect, loginWithWallet, pendingInteraction, type Completion } from "@/lib/actions/authorize";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
+import { loginWithPasskey, signUpWithPasskey } from "@/lib/passkeys/login";
+import { loginOptions, PasskeyError, registrationOptions, type PasskeyFailure } from "@/lib/passkeys/passkeys";
+import type { OAuthError } from "@/lib/oauth/errors";
 import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
 import { signIn, upstreamProviders } from "../_upstream/auth";
 import { forgetLogin, rememberLogin, safeReturnTo, startedInThisBrowser } from "./login-cookie";
 import { currentLoginSession, loginClient, setSessionCookie } from "./session-cookie";
-
-/** What a failed action tells the page: a sentence for the user, and whether starting over helps. */
-export type ActionResult = { error: string; restart?: boolean };
 
 const field = (form: FormData, name: string) => {
   const value = form.get(name);
@@ -59,11 +63,11 @@ export async function cancelLogin(form: FormData): Promise<void> {
 }
 
 /** A signed EIP-4361 message from the wallet: on success, 303 to the application with a code. */
-export async function loginWithWalletSignature(interactionId: string, message: string, signature: string): Promise<ActionResult> {
+export async function loginWithWalletSignature(interactionId: string, message: string, signature: string): Promise<LoginResult> {
   if (typeof interactionId !== "string" || typeof message !== "string" || typeof signature !== "string" || message.length > 4096 || message.includes("\0")) {
-    return { error: "The wallet's answer could not be read. Please try again." };
+    return { error: "unreadable" };
   }
-  if (!(await startedInThisBrowser(interactionId))) return { error: "This sign-in was started in another browser. Start again from the application.", restart: true };
+  if (!(await startedInThisBrowser(interactionId))) return { error: "elsewhere", restart: true };
   let completion: Completion;
   try {
     const k = keyfob();
@@ -73,15 +77,84 @@ export async function loginWithWalletSignature(interactionId: string, message: s
   } catch (caught) {
     const error = toOAuthError(caught);
     logRefusal("wallet_login", error.code, caught);
-    if (error.status === 429) return { error: `Too many sign-in attempts from this network. Wait ${error.retryAfter ?? 60} seconds, then try again.` };
-    if (error.code === "temporarily_unavailable" || error.code === "server_error") {
-      return { error: "Keyfob could not check your signature just now. Please try again in a moment." };
-    }
-    const expired = /expired|already completed/.test(error.message);
-    return { error: sentence(error.message), restart: expired };
+    return refusal(error) ?? walletRefusal(error.message);
   }
   await setSessionCookie(completion.newSession);
   redirect(completion.location);
+}
+
+/**
+ * Passkey options for a login page: "login" (any of Keyfob's passkeys) or "register" (a new
+ * passkey, for a new account). Single use, bound to this login; rate-limited like wallet logins.
+ */
+export async function passkeyOptions(interactionId: string, mode: PasskeyMode): Promise<PasskeyOptionsResult> {
+  if (typeof interactionId !== "string" || (mode !== "login" && mode !== "register")) return { error: "unreadable" };
+  if (!(await startedInThisBrowser(interactionId))) return { error: "elsewhere", restart: true };
+  try {
+    const k = keyfob();
+    await limitProtocolRequest(k, "authorize_passkey", { ip: (await loginClient()).ip });
+    if (mode === "login") return { mode, options: await loginOptions(k, interactionId) };
+    // What the person's passkey manager lists: there is no email or user name to show.
+    const locale = await requestLocale((await pendingInteraction(k, interactionId))?.uiLocales);
+    const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date());
+    const name = translator(locale, "passkey")("accountName", { date });
+    return { mode, options: await registrationOptions(k, interactionId, { userName: name, displayName: name }) };
+  } catch (caught) {
+    const error = toOAuthError(caught);
+    logRefusal("passkey_options", error.code, caught);
+    return refusal(error) ?? passkeyRefusal(caught);
+  }
+}
+
+/** A passkey's answer on a login page (a returning user's, or a new user's new passkey): on success, 303 to the application. */
+export async function finishPasskeyLogin(interactionId: string, mode: PasskeyMode, answer: unknown): Promise<LoginResult> {
+  if (typeof interactionId !== "string" || (mode !== "login" && mode !== "register")) return { error: "unreadable" };
+  if (!(await startedInThisBrowser(interactionId))) return { error: "elsewhere", restart: true };
+  let completion: Completion;
+  try {
+    const k = keyfob();
+    const client = await loginClient();
+    await limitProtocolRequest(k, "authorize_passkey", { ip: client.ip });
+    completion = await (mode === "login" ? loginWithPasskey : signUpWithPasskey)(k, interactionId, answer, client);
+  } catch (caught) {
+    const error = toOAuthError(caught);
+    logRefusal(mode === "login" ? "passkey_login" : "passkey_signup", error.code, caught);
+    return refusal(error) ?? passkeyRefusal(caught);
+  }
+  await setSessionCookie(completion.newSession);
+  redirect(completion.location);
+}
+
+/** Refusals every login action words the same way: rate limits, outages, a blocked account, a login that is over. */
+function refusal(error: OAuthError): NonNullable<LoginResult> | undefined {
+  if (error.status === 429) return { error: "tooMany", seconds: error.retryAfter ?? 60 };
+  if (error.code === "temporarily_unavailable" || error.code === "server_error") return { error: "unavailable" };
+  if (error.code === "access_denied") return { error: "blocked" };
+  if (/expired or was already completed/.test(error.message)) return { error: "expired", restart: true };
+  return undefined;
+}
+
+/** Why lib/ refused a wallet's signed message, as a key of the page's catalog. */
+function walletRefusal(message: string): NonNullable<LoginResult> {
+  if (/smart-account/.test(message)) return { error: "contractAdmin" };
+  if (/Issued At|too old|from the future/.test(message)) return { error: "clock" };
+  if (/not issued for this login|Resources|not an EIP-4361|control character/.test(message)) return { error: "wrongMessage" };
+  if (/signature/.test(message)) return { error: "badSignature" };
+  if (/new login/.test(message)) return { error: "needsLogin", restart: true };
+  return { error: "refused" };
+}
+
+const PASSKEY_REFUSALS: Record<PasskeyFailure, NonNullable<LoginResult>> = {
+  malformed: { error: "malformed" },
+  expired: { error: "passkeyExpired" },
+  unknown_passkey: { error: "unknownPasskey" },
+  not_verified: { error: "notVerified" },
+  already_registered: { error: "alreadyRegistered" },
+  unavailable_login: { error: "expired", restart: true },
+};
+
+function passkeyRefusal(caught: unknown): NonNullable<LoginResult> {
+  return caught instanceof PasskeyError ? PASSKEY_REFUSALS[caught.reason] : { error: "refused" };
 }
 
 /** Runs an action whose failure leaves nothing to do on the page: failures go to the error page. */
@@ -100,9 +173,3 @@ function logRefusal(action: string, code: string, caught: unknown) {
   if (code === "server_error") log.error("login action failed", { ...fields, cause: caught instanceof Error ? caught.name : typeof caught });
   else log.info("login action refused", fields);
 }
-
-const sentence = (text: string) => {
-  const trimmed = text.trim();
-  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-};

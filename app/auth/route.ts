@@ -14,6 +14,8 @@ import { requestDuration, requests } from "@/lib/metrics";
 import { readBodyText } from "@/lib/oauth/params";
 import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
+import { translator } from "@/i18n/messages";
+import { chooseLocale, type Locale } from "@/i18n/locales";
 import { htmlPage, type HtmlPage } from "../_lib/html-page";
 import { bindInteraction } from "./login-cookie";
 import { currentLoginSession } from "./session-cookie";
@@ -26,15 +28,18 @@ async function authorize(request: Request): Promise<Response> {
   const started = performance.now();
   const k = keyfob();
   let outcome = "success";
+  // The refusal pages' language: the request's ui_locales, then Accept-Language.
+  let locale = chooseLocale(undefined, request.headers.get("accept-language"));
   try {
     const query = request.method === "POST" ? await formParameters(request) : new URL(request.url).searchParams;
+    locale = chooseLocale(query.get("ui_locales"), request.headers.get("accept-language"));
     const ip = clientIp(request);
     await limitProtocolRequest(k, "authorize", { ip, clientId: claimedClientId(query.get("client_id")) });
     const start = await startAuthorization(k, query, { session: await currentLoginSession(), ip });
     if (start.kind === "redirect") return seeOther(start.location);
     if (start.kind === "error") {
       outcome = "untrusted_request";
-      return untrustedRequest(start.description, query);
+      return untrustedRequest(locale, start.description, query);
     }
     await bindInteraction(start.interactionId);
     return seeOther(`/auth/interaction/${start.interactionId}`);
@@ -43,9 +48,10 @@ async function authorize(request: Request): Promise<Response> {
     outcome = error.code;
     if (error.status >= 500) log.error("authorization failed", { endpoint: "authorize", error: error.code, cause: caught instanceof Error ? caught.name : typeof caught });
     else log.info("authorization refused", { endpoint: "authorize", status: error.status, error: error.code });
-    if (error.status === 429) return refusal(429, "Too many sign-in attempts", "Too many sign-in requests came from this network or for this application. Wait a moment, then try again.", error.retryAfter);
-    if (error.status >= 500) return refusal(503, "Sign-in is unavailable", "Keyfob could not start the sign-in just now. Please try again in a moment.", error.retryAfter ?? 5);
-    return refusal(error.status, "This sign-in link doesn't work", error.message);
+    const t = translator(locale, "refusal");
+    if (error.status === 429) return refusal(locale, 429, t("tooManyTitle"), t("tooMany"), error.retryAfter);
+    if (error.status >= 500) return refusal(locale, 503, t("unavailableTitle"), t("unavailable"), error.retryAfter ?? 5);
+    return refusal(locale, error.status, t("linkTitle"), error.message);
   } finally {
     requests.inc({ endpoint: "authorize", outcome });
     requestDuration.observe({ endpoint: "authorize" }, (performance.now() - started) / 1000);
@@ -60,26 +66,39 @@ async function formParameters(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams(text);
 }
 
+/** What startAuthorization says about an untrusted request, as the refusal page's catalog words it. */
+const REASONS: Record<string, "noClientId" | "duplicate" | "control" | "unknownClient" | "unregisteredRedirect"> = {
+  "The request has no client_id.": "noClientId",
+  "client_id and redirect_uri must each be given once.": "duplicate",
+  "client_id or redirect_uri contains a control character.": "control",
+  "This application is unknown or disabled.": "unknownClient",
+  "The redirect_uri is not registered for this application.": "unregisteredRedirect",
+};
+
 /**
  * An unknown client or an unregistered redirect_uri: never a redirect (RFC 6749 4.1.2.1). The page
  * says what was received, so the application's developers see what to fix.
  */
-function untrustedRequest(description: string, query: URLSearchParams): Response {
-  const received = (name: string) => ({ before: `${name}:`, code: query.get(name)?.slice(0, 500) ?? "(none)" });
-  return refusal(400, "This sign-in link doesn't work", description, undefined, [
-    received("client_id"),
-    received("redirect_uri"),
-    "For your safety you have not been sent anywhere. Go back to the application and try again. If this keeps happening, its developers should check that the client ID is registered with Keyfob and enabled, and that the redirect URI is registered for it exactly as sent.",
+function untrustedRequest(locale: Locale, description: string, query: URLSearchParams): Response {
+  const t = translator(locale, "refusal");
+  const received = (label: string, name: string) => ({ before: label, code: query.get(name)?.slice(0, 500) ?? t("none") });
+  const reason = Object.hasOwn(REASONS, description) ? t(`reasons.${REASONS[description]}`) : description;
+  return refusal(locale, 400, t("linkTitle"), reason, undefined, [
+    received(t("receivedClientId"), "client_id"),
+    received(t("receivedRedirectUri"), "redirect_uri"),
+    t("whatToCheck"),
   ]);
 }
 
-function refusal(status: number, heading: string, description: string, retryAfter?: number, more?: HtmlPage["paragraphs"]): Response {
+function refusal(locale: Locale, status: number, heading: string, description: string, retryAfter?: number, more?: HtmlPage["paragraphs"]): Response {
+  const t = translator(locale, "refusal");
   return htmlPage({
     status,
-    eyebrow: status === 429 ? "429 · Too many requests" : status >= 500 ? `${status} · Unavailable` : `${status} · Sign-in link refused`,
+    lang: locale,
+    eyebrow: status === 429 ? t("eyebrow429") : status >= 500 ? t("eyebrow503", { status }) : t("eyebrow400", { status }),
     title: heading,
     heading,
-    paragraphs: [description, ...(more ?? ["You have not been sent anywhere. Go back to the application and try again."])],
+    paragraphs: [description, ...(more ?? [t("notSent")])],
     headers: retryAfter ? { "Retry-After": String(retryAfter) } : {},
   });
 }

@@ -1,10 +1,15 @@
 "use client";
-/** "Link wallet" on /account: the wallet signs an EIP-4361 message carrying the account's link nonce. */
-import { useCallback, useState } from "react";
+/** "Link wallet" on /account: the wallet (chosen as on the login page) signs an EIP-4361 message carrying the account's link nonce. */
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { Spinner, WalletIcon } from "../login/icons";
+import type { LoginErrorKey } from "../login/login-result";
 import { buttonStyles, Notice, ShortAddress } from "../login/ui";
-import { useSiwe, walletProgress } from "../login/use-siwe";
+import { useSiwe, type SiweStep } from "../login/use-siwe";
+import { WalletConnectDialog, usePairingUri } from "../login/walletconnect-dialog";
+import { useWalletOptions, WalletChooser } from "../login/wallet-options";
+import { WalletProblem } from "../login/wallet-problem";
 import { WrongChainNotice } from "../login/wrong-chain-notice";
 import { chainName } from "../providers";
 
@@ -14,72 +19,119 @@ type Props = {
   issuerUrl: string;
   chainId: number;
   serverTime: number;
-  link: (message: string, signature: string) => Promise<{ error: string } | { linked: string }>;
+  link: (message: string, signature: string) => Promise<{ error: LoginErrorKey; restart?: boolean; seconds?: number } | { linked: string }>;
 };
 
+const BUSY: SiweStep[] = ["connecting", "switching", "signing", "submitting"];
+
 export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, link }: Props) {
+  const t = useTranslations("account");
+  const wallet = useTranslations("wallet");
+  const errors = useTranslations("loginErrors");
   const [linked, setLinked] = useState<string | null>(null);
   const chainLabel = chainName(chainId);
-  const statement = `Link this wallet to the Keyfob account ${accountId}. This does not send a transaction or cost a fee.`;
   const submit = useCallback(
     async (text: string, signature: string) => {
       const result = await link(text, signature);
-      if ("error" in result) return { error: result.error, restart: /expired/.test(result.error) };
+      if ("error" in result) return { error: errors(result.error, { seconds: result.seconds ?? 60 }), restart: result.restart };
       setLinked(result.linked);
     },
-    [link],
+    [errors, link],
   );
-  const siwe = useSiwe({ purpose: SIWE_PURPOSE.linkWallet, chainId, chainLabel, issuerUrl, nonce, statement, serverTime, submit });
+  const siwe = useSiwe({ purpose: SIWE_PURPOSE.linkWallet, chainId, issuerUrl, nonce, statement: t("linkStatement", { account: accountId }), serverTime, submit });
   const { step, problem, address } = siwe;
-  const busy = step === "connecting" || step === "switching" || step === "signing" || step === "submitting";
-  const progress: Partial<Record<typeof step, string>> = { ...walletProgress(chainLabel), submitting: "Linking…" };
+  const { options } = useWalletOptions();
+  const [choosing, setChoosing] = useState(false);
+  const busy = BUSY.includes(step);
+  const walletConnect = siwe.chosen?.id === "walletConnect";
+  const dialogOpen = walletConnect && step === "connecting";
+  const uri = usePairingUri(options.find((o) => o.kind === "walletconnect")?.connector, dialogOpen);
+  const progress: Partial<Record<SiweStep, string>> = {
+    connecting: walletConnect ? wallet("walletConnect.waiting") : wallet("progress.connecting"),
+    switching: wallet("progress.switching", { chain: chainLabel }),
+    signing: wallet("progress.signing"),
+    submitting: t("linking"),
+  };
+
+  // Closing the WalletConnect dialog returns focus to the button, once it is enabled again.
+  const button = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (refocus.current && step === "idle") {
+      refocus.current = false;
+      button.current?.focus();
+    }
+  }, [step]);
 
   if (linked) {
     return (
-      <Notice tone="info" title="Wallet linked">
-        <ShortAddress address={linked} /> now signs in to this account.
+      <Notice tone="info" title={t("linkedTitle")}>
+        {t.rich("linked", { address: () => <ShortAddress address={linked} /> })}
       </Notice>
     );
   }
+  const onMain = () => {
+    if (address || options.length === 0) return void siwe.start();
+    if (options.length === 1) return void siwe.start(options[0].connector);
+    setChoosing((open) => !open);
+  };
   return (
     <div className="space-y-3">
-      <button type="button" className={buttonStyles.primary + " w-full"} onClick={siwe.start} disabled={busy || step === "wrong-chain"}>
+      <button
+        ref={button}
+        id="link-wallet-button"
+        type="button"
+        className={buttonStyles.primary + " w-full"}
+        onClick={onMain}
+        disabled={busy || step === "wrong-chain"}
+        aria-expanded={!address && options.length > 1 ? choosing : undefined}
+        aria-controls={!address && options.length > 1 ? "link-wallet-chooser" : undefined}
+      >
         {busy ? <Spinner className="size-4" /> : <WalletIcon className="size-4" />}
-        {address && step !== "connecting" ? (
-          <span>
-            Link <ShortAddress address={address} />
-          </span>
-        ) : (
-          <span>Link wallet</span>
-        )}
+        {address && step !== "connecting" ? <span>{t.rich("linkAddress", { address: () => <ShortAddress address={address} /> })}</span> : <span>{t("link")}</span>}
       </button>
-      <div aria-live="polite" className="text-center text-sm text-slate-700">
+      {choosing && !busy && !address && (
+        <WalletChooser
+          id="link-wallet-chooser"
+          options={options}
+          onChoose={(option) => {
+            setChoosing(false);
+            void siwe.start(option.connector);
+          }}
+        />
+      )}
+      <div aria-live="polite" className="text-center text-sm text-slate-700 dark:text-slate-200">
         {busy ? progress[step] : ""}
       </div>
       <WrongChainNotice siwe={siwe} chainLabel={chainLabel}>
-        Keyfob uses {chainLabel}. Switch networks, or sign anyway: the message names {chainLabel}, and signing sends no transaction.
+        {wallet("wrongChain.body", { chain: chainLabel })}
       </WrongChainNotice>
-      {problem && (
-        <Notice
-          tone={problem.kind === "no-wallet" ? "info" : "error"}
-          title={problem.title}
-          actions={
-            problem.restart ? (
-              <button type="button" className={buttonStyles.primary} onClick={() => window.location.reload()}>
-                Reload
-              </button>
-            ) : undefined
-          }
-        >
-          {problem.message}
-        </Notice>
-      )}
+      <WalletProblem
+        problem={problem}
+        step={step}
+        onRetry={() => void siwe.retry()}
+        restart={
+          <button type="button" className={buttonStyles.primary} onClick={() => window.location.reload()}>
+            {t("reload")}
+          </button>
+        }
+      />
       {address && !busy && (
         <p className="text-center">
           <button type="button" className={buttonStyles.quiet} onClick={siwe.forgetWallet}>
-            Use a different wallet
+            {wallet("useDifferent")}
           </button>
         </p>
+      )}
+      {options.some((o) => o.kind === "walletconnect") && (
+        <WalletConnectDialog
+          open={dialogOpen}
+          uri={uri}
+          onCancel={() => {
+            refocus.current = true;
+            siwe.cancel();
+          }}
+        />
       )}
     </div>
   );

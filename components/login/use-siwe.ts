@@ -1,8 +1,9 @@
 "use client";
 /**
- * Connect a browser wallet and sign an EIP-4361 (Sign-In with Ethereum) message, with the states
- * and failures a person needs to see: no wallet, a refused connection or signature (EIP-1193
- * 4001), a request already open in the wallet, and a wallet on another chain than the message's.
+ * Connect a wallet and sign an EIP-4361 (Sign-In with Ethereum) message, with the states and
+ * failures a person needs to see: no wallet, a refused connection or signature (EIP-1193 4001), a
+ * request already open in the wallet, and a wallet on another chain than the message's. The
+ * components put these into words (messages/*.json, namespace `wallet`).
  *
  * Wrong chain: the message names Keyfob's chain and a plain wallet's signature does not depend on
  * the network it is on, so the person may sign anyway; a smart-contract wallet signs for the chain
@@ -11,13 +12,14 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { getAddress, type Address } from "viem";
 import { createSiweMessage } from "viem/siwe";
-import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage, useSwitchChain } from "wagmi";
+import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage, useSwitchChain, type Connector } from "wagmi";
 
 export type SiweStep = "idle" | "connecting" | "wrong-chain" | "switching" | "signing" | "submitting" | "done";
+export type SiweProblemKind = "no-wallet" | "rejected-connection" | "rejected-switch" | "rejected-signature" | "pending" | "unknown-chain" | "wallet" | "server";
 export type SiweProblem = {
-  kind: "no-wallet" | "rejected-connection" | "rejected-signature" | "pending" | "unknown-chain" | "wallet" | "server";
-  title: string;
-  message: string;
+  kind: SiweProblemKind;
+  /** The wallet's own words (kind "wallet"), or the server's sentence (kind "server"). */
+  detail?: string;
   /** The login itself is over (expired or used): only starting again helps. */
   restart?: boolean;
 };
@@ -25,7 +27,6 @@ export type SubmitResult = { error: string; restart?: boolean } | void | undefin
 
 type Options = {
   chainId: number;
-  chainLabel: string;
   issuerUrl: string;
   /** The server-issued nonce the message must carry. */
   nonce: string;
@@ -42,16 +43,7 @@ export function hasBrowserWallet(): boolean {
   return typeof window !== "undefined" && Boolean((window as { ethereum?: unknown }).ethereum);
 }
 
-/** The first steps of every wallet flow, as the page announces them. */
-export function walletProgress(chainLabel: string): Partial<Record<SiweStep, string>> {
-  return {
-    connecting: "Approve the connection in your wallet…",
-    switching: `Approve the switch to ${chainLabel} in your wallet…`,
-    signing: "Check your wallet and sign the message…",
-  };
-}
-
-export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, purpose, serverTime, submit }: Options) {
+export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverTime, submit }: Options) {
   const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
   /** The EIP-4361 message for this address: Keyfob's domain and URI, CHAIN_ID, the nonce, the server's time. */
   const message = useCallback(
@@ -77,15 +69,11 @@ export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, purp
   const signMessage = useSignMessage();
   const [step, setStep] = useState<SiweStep>("idle");
   const [problem, setProblem] = useState<SiweProblem | null>(null);
-  const [walletDetected, setWalletDetected] = useState<boolean | null>(null);
+  /** The connector the person chose last, for "Try again" and for showing its dialog (WalletConnect). */
+  const [chosen, setChosen] = useState<Connector | undefined>(undefined);
   const busy = useRef(false);
-
-  useEffect(() => {
-    // Extensions inject window.ethereum before or shortly after load.
-    setWalletDetected(hasBrowserWallet());
-    const timer = setTimeout(() => setWalletDetected(hasBrowserWallet()), 600);
-    return () => clearTimeout(timer);
-  }, []);
+  /** Bumped by cancel(): a cancelled attempt's late result is ignored. */
+  const attempt = useRef(0);
 
   useEffect(() => {
     // The person switched networks in the wallet by hand.
@@ -93,14 +81,16 @@ export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, purp
   }, [step, connection.status, connection.chainId, chainId]);
 
   const signAndSubmit = useCallback(
-    async (address: Address) => {
+    async (address: Address, mine: number) => {
       setStep("signing");
       const text = message(getAddress(address));
       const signature = await signMessage.mutateAsync({ message: text, account: getAddress(address) });
+      if (attempt.current !== mine) return;
       setStep("submitting");
       const result = await submit(text, signature);
+      if (attempt.current !== mine) return;
       if (result && "error" in result) {
-        setProblem({ kind: "server", title: "Sign-in failed", message: result.error, restart: result.restart });
+        setProblem({ kind: "server", detail: result.error, restart: result.restart });
         setStep("idle");
         return;
       }
@@ -109,82 +99,97 @@ export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, purp
     [message, signMessage, submit],
   );
 
-  const fail = useCallback(
-    (error: unknown, during: SiweStep) => {
-      setProblem(describe(error, during, chainLabel));
-      setStep("idle");
-    },
-    [chainLabel],
-  );
+  const fail = useCallback((error: unknown, during: SiweStep, mine: number) => {
+    if (attempt.current !== mine) return;
+    setProblem(describe(error, during));
+    setStep("idle");
+  }, []);
 
-  /** The main button: connect if needed, check the chain, sign, submit. */
-  const start = useCallback(async () => {
-    if (busy.current) return;
-    busy.current = true;
-    setProblem(null);
-    let during: SiweStep = "connecting";
-    try {
-      let address = connection.address;
-      let walletChain = connection.chainId;
-      if (connection.status !== "connected" || !address) {
-        if (!hasBrowserWallet()) {
-          setWalletDetected(false);
-          setProblem(noWallet);
+  /** The main action: connect (with `connector`, or the browser wallet) if needed, check the chain, sign, submit. */
+  const start = useCallback(
+    async (connector?: Connector) => {
+      if (busy.current) return;
+      busy.current = true;
+      const mine = ++attempt.current;
+      setProblem(null);
+      let during: SiweStep = "connecting";
+      try {
+        let address = connection.address;
+        let walletChain = connection.chainId;
+        if (connection.status !== "connected" || !address) {
+          const target = connector ?? connectors.find((c) => c.id === "injected") ?? connectors[0];
+          setChosen(target);
+          if (!target || (target.id === "injected" && !hasBrowserWallet())) {
+            setProblem({ kind: "no-wallet" });
+            return;
+          }
+          setStep("connecting");
+          const result = await connect.mutateAsync({ connector: target });
+          if (attempt.current !== mine) return;
+          address = result.accounts[0];
+          walletChain = result.chainId;
+        }
+        if (walletChain !== chainId) {
+          setStep("wrong-chain");
           return;
         }
-        setStep("connecting");
-        const connector = connectors.find((c) => c.type === "injected") ?? connectors[0];
-        const result = await connect.mutateAsync({ connector });
-        address = result.accounts[0];
-        walletChain = result.chainId;
+        during = "signing";
+        await signAndSubmit(address, mine);
+      } catch (error) {
+        fail(error, during, mine);
+      } finally {
+        if (attempt.current === mine) busy.current = false;
       }
-      if (walletChain !== chainId) {
-        setStep("wrong-chain");
-        return;
-      }
-      during = "signing";
-      await signAndSubmit(address);
-    } catch (error) {
-      fail(error, during);
-    } finally {
-      busy.current = false;
-    }
-  }, [chainId, connect, connection.address, connection.chainId, connection.status, connectors, fail, signAndSubmit]);
+    },
+    [chainId, connect, connection.address, connection.chainId, connection.status, connectors, fail, signAndSubmit],
+  );
 
-  /** Wrong chain: ask the wallet to switch, then sign. */
+  /** Wrong chain: ask the wallet to switch, then sign. A refused switch stays on the wrong-chain notice. */
   const switchAndSign = useCallback(async () => {
     if (busy.current || !connection.address) return;
     busy.current = true;
+    const mine = ++attempt.current;
     setProblem(null);
     let during: SiweStep = "switching";
     try {
       setStep("switching");
       await switchChain.mutateAsync({ chainId });
       during = "signing";
-      await signAndSubmit(connection.address);
+      await signAndSubmit(connection.address, mine);
     } catch (error) {
-      const described = describe(error, during, chainLabel);
-      setProblem(described);
-      // A refused or impossible switch leaves "sign anyway" on screen.
+      if (attempt.current !== mine) return;
+      setProblem(describe(error, during));
       setStep(during === "switching" ? "wrong-chain" : "idle");
     } finally {
-      busy.current = false;
+      if (attempt.current === mine) busy.current = false;
     }
-  }, [chainId, chainLabel, connection.address, signAndSubmit, switchChain]);
+  }, [chainId, connection.address, signAndSubmit, switchChain]);
 
   /** Wrong chain: sign anyway (the message itself names Keyfob's chain). */
   const signAnyway = useCallback(async () => {
     if (busy.current || !connection.address) return;
     busy.current = true;
+    const mine = ++attempt.current;
     setProblem(null);
     try {
-      await signAndSubmit(connection.address);
+      await signAndSubmit(connection.address, mine);
     } catch (error) {
-      fail(error, "signing");
+      fail(error, "signing", mine);
     } finally {
-      busy.current = false;
+      if (attempt.current === mine) busy.current = false;
     }
   }, [connection.address, fail, signAndSubmit]);
+
+  /** Abandons the attempt in progress (e.g. the WalletConnect dialog was closed): back to the start, no message. */
+  const cancel = useCallback(() => {
+    attempt.current++;
+    busy.current = false;
+    setProblem(null);
+    setStep("idle");
+  }, []);
+
+  /** "Try again" after a problem: the same way in as before. */
+  const retry = useCallback(() => start(chosen), [chosen, start]);
 
   const forgetWallet = useCallback(async () => {
     setProblem(null);
@@ -195,22 +200,18 @@ export function useSiwe({ chainId, chainLabel, issuerUrl, nonce, statement, purp
   return {
     step,
     problem,
-    walletDetected,
+    chosen,
     address: connection.status === "connected" ? connection.address : undefined,
     walletChainId: connection.status === "connected" ? connection.chainId : undefined,
     start,
+    retry,
+    cancel,
     switchAndSign,
     signAnyway,
     forgetWallet,
     dismissProblem: () => setProblem(null),
   };
 }
-
-const noWallet: SiweProblem = {
-  kind: "no-wallet",
-  title: "No wallet found in this browser",
-  message: "Install a browser wallet such as MetaMask, Rabby or Coinbase Wallet, then reload this page.",
-};
 
 /** EIP-1193 / JSON-RPC error codes anywhere in the error's cause chain. */
 function errorCode(error: unknown): { code?: number; name?: string } {
@@ -224,28 +225,12 @@ function errorCode(error: unknown): { code?: number; name?: string } {
   return {};
 }
 
-function describe(error: unknown, during: SiweStep, chainLabel: string): SiweProblem {
+function describe(error: unknown, during: SiweStep): SiweProblem {
   const { code, name } = errorCode(error);
-  if (name === "ProviderNotFoundError") return noWallet;
-  if (code === 4001) {
-    if (during === "connecting") {
-      return { kind: "rejected-connection", title: "Connection declined", message: "Your wallet did not share an address with this page. Try again and approve the connection in your wallet." };
-    }
-    if (during === "switching") {
-      return { kind: "rejected-connection", title: "Network not switched", message: `Your wallet stayed on its network. You can switch to ${chainLabel} or sign anyway.` };
-    }
-    return { kind: "rejected-signature", title: "Signature declined", message: "You declined the signature request, so you are not signed in. Nothing was signed or sent." };
-  }
-  if (code === -32002) {
-    return { kind: "pending", title: "Your wallet is waiting for you", message: "A request is already open in your wallet. Open the wallet to answer it, then try again." };
-  }
-  if (code === 4902) {
-    return { kind: "unknown-chain", title: `Your wallet cannot switch to ${chainLabel}`, message: "You can still sign: the message names the network, and signing sends no transaction." };
-  }
+  if (name === "ProviderNotFoundError") return { kind: "no-wallet" };
+  if (code === 4001) return { kind: during === "connecting" ? "rejected-connection" : during === "switching" ? "rejected-switch" : "rejected-signature" };
+  if (code === -32002) return { kind: "pending" };
+  if (code === 4902) return { kind: "unknown-chain" };
   const detail = (error as { shortMessage?: unknown; message?: unknown } | undefined)?.shortMessage ?? (error as { message?: unknown })?.message;
-  return {
-    kind: "wallet",
-    title: "Your wallet reported a problem",
-    message: typeof detail === "string" && detail.length < 200 ? detail : "The wallet could not complete the request. Please try again.",
-  };
+  return { kind: "wallet", detail: typeof detail === "string" && detail.length < 200 ? detail : undefined };
 }

@@ -1,16 +1,22 @@
 "use client";
 /**
- * "Continue with a wallet": connects the browser wallet (wagmi, injected connector), has it sign
- * the EIP-4361 message for this login (Keyfob's domain and URI, CHAIN_ID, the interaction's
- * single-use nonce), and hands it to the server action, which redirects to the application.
+ * "Continue with a wallet": lets the person pick a wallet (browser wallets found by EIP-6963 by
+ * name and icon, a plain window.ethereum, WalletConnect for phone wallets), has it sign the EIP-4361
+ * message for this login (Keyfob's domain and URI, CHAIN_ID, the interaction's single-use nonce),
+ * and hands it to the server action, which redirects to the application.
  */
-import { useCallback } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { chainName } from "../providers";
 import { Spinner, WalletIcon } from "./icons";
-import { buttonStyles, Notice, ShortAddress } from "./ui";
-import { useSiwe, walletProgress, type SubmitResult } from "./use-siwe";
+import { buttonStyles, ShortAddress } from "./ui";
+import { useSiwe, type SiweStep } from "./use-siwe";
+import { WalletConnectDialog, usePairingUri } from "./walletconnect-dialog";
+import { useWalletOptions, WalletChooser, type WalletOption } from "./wallet-options";
+import { GetWalletLink, WalletProblem } from "./wallet-problem";
 import { WrongChainNotice } from "./wrong-chain-notice";
+import type { LoginErrorKey, LoginResult } from "./login-result";
 
 export type WalletLoginProps = {
   interactionId: string;
@@ -18,88 +24,133 @@ export type WalletLoginProps = {
   clientName: string;
   issuerUrl: string;
   chainId: number;
-  /** Milliseconds to add to this browser's clock to get the server's (messages carry an issue time). */
+  /** The server's clock when the page was rendered (ms): the message carries the server's time. */
   serverTime: number;
   /** Where "Start again" goes: the same authorization request, as a new login. */
   restartHref: string;
   /** The other ways in offered on the page ("Google or Apple"), named when no wallet is found. */
   otherOptions?: string;
-  login: (interactionId: string, message: string, signature: string) => Promise<SubmitResult>;
+  login: (interactionId: string, message: string, signature: string) => Promise<LoginResult>;
 };
 
-export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl, chainId, serverTime, restartHref, otherOptions, login }: WalletLoginProps) {
-  const chainLabel = chainName(chainId);
-  const statement = `Sign in to ${clientName.replace(/[\r\n]+/g, " ")} with Keyfob. This does not send a transaction or cost a fee.`;
-  const submit = useCallback((text: string, signature: string) => login(interactionId, text, signature), [interactionId, login]);
-  const siwe = useSiwe({ purpose: SIWE_PURPOSE.login, chainId, chainLabel, issuerUrl, nonce: walletNonce, statement, serverTime, submit });
-  const { step, problem, address } = siwe;
-  const busy = step === "connecting" || step === "switching" || step === "signing" || step === "submitting" || step === "done";
+const BUSY: SiweStep[] = ["connecting", "switching", "signing", "submitting", "done"];
 
-  const progress = {
-    ...walletProgress(chainLabel),
-    submitting: "Verifying your signature…",
-    done: `Signed in. Returning to ${clientName}…`,
-  } as Partial<Record<typeof step, string>>;
+export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl, chainId, serverTime, restartHref, otherOptions, login }: WalletLoginProps) {
+  const t = useTranslations("wallet");
+  const errors = useTranslations("loginErrors");
+  const common = useTranslations("common");
+  const chainLabel = chainName(chainId);
+  const statement = t("statement", { client: clientName.replace(/[\r\n]+/g, " ") });
+  const submit = useCallback(
+    async (text: string, signature: string) => {
+      const result = await login(interactionId, text, signature);
+      if (result?.error) return { error: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }), restart: result.restart };
+    },
+    [errors, interactionId, login],
+  );
+  const siwe = useSiwe({ purpose: SIWE_PURPOSE.login, chainId, issuerUrl, nonce: walletNonce, statement, serverTime, submit });
+  const { step, problem, address } = siwe;
+  const { options, browserWallets, checked } = useWalletOptions();
+  const [choosing, setChoosing] = useState(false);
+  const busy = BUSY.includes(step);
+  const walletConnect = siwe.chosen?.id === "walletConnect";
+  const dialogOpen = walletConnect && step === "connecting";
+  const uri = usePairingUri(options.find((o) => o.kind === "walletconnect")?.connector, dialogOpen);
+
+  const progress: Partial<Record<SiweStep, string>> = {
+    connecting: walletConnect ? t("walletConnect.waiting") : t("progress.connecting"),
+    switching: t("progress.switching", { chain: chainLabel }),
+    signing: t("progress.signing"),
+    submitting: t("progress.submitting"),
+    done: t("progress.done", { client: clientName }),
+  };
+
+  const choose = (option: WalletOption) => {
+    setChoosing(false);
+    void siwe.start(option.connector);
+  };
+  const onMain = () => {
+    if (address || options.length === 0) return void siwe.start();
+    if (options.length === 1) return void siwe.start(options[0].connector);
+    setChoosing((open) => !open);
+  };
+  // Closing the WalletConnect dialog returns focus to the wallet button, once it is enabled again.
+  const button = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+  const cancelWalletConnect = () => {
+    refocus.current = true;
+    siwe.cancel();
+  };
+  useEffect(() => {
+    if (refocus.current && step === "idle") {
+      refocus.current = false;
+      button.current?.focus();
+    }
+  }, [step]);
 
   return (
     <div className="space-y-3">
-      <button type="button" className={buttonStyles.option} onClick={siwe.start} disabled={busy || step === "wrong-chain"} aria-describedby="wallet-help">
-        <span className="flex size-5 items-center justify-center text-slate-700">{busy ? <Spinner className="size-5" /> : <WalletIcon />}</span>
-        {address && step !== "connecting" ? (
-          <span>
-            Sign in with <ShortAddress address={address} />
-          </span>
-        ) : (
-          <span>Continue with a wallet</span>
-        )}
+      <button
+        ref={button}
+        id="wallet-button"
+        type="button"
+        className={buttonStyles.option}
+        onClick={onMain}
+        disabled={busy || step === "wrong-chain"}
+        aria-describedby="wallet-help"
+        aria-expanded={!address && options.length > 1 ? choosing : undefined}
+        aria-controls={!address && options.length > 1 ? "wallet-chooser" : undefined}
+      >
+        <span className="flex size-5 items-center justify-center text-slate-700 dark:text-slate-200">{busy ? <Spinner className="size-5" /> : <WalletIcon />}</span>
+        {address && step !== "connecting" ? <span>{t.rich("signInWith", { address: () => <ShortAddress address={address} /> })}</span> : <span>{t("continue")}</span>}
       </button>
 
-      <p id="wallet-help" className="text-center text-xs leading-relaxed text-slate-500">
-        Your wallet signs a sign-in message: no transaction, no fee.
+      {choosing && !busy && !address && <WalletChooser id="wallet-chooser" options={options} onChoose={choose} />}
+
+      <p id="wallet-help" className="text-center text-xs leading-relaxed text-slate-600 dark:text-slate-300">
+        {t("help")}
       </p>
 
       <div aria-live="polite" className="sr-only">
         {busy ? progress[step] : ""}
       </div>
       {busy && (
-        <p className="flex items-center justify-center gap-2 text-sm text-slate-700" aria-hidden="true">
+        <p className="flex items-center justify-center gap-2 text-sm text-slate-700 dark:text-slate-200" aria-hidden="true">
           {progress[step]}
         </p>
       )}
 
       <WrongChainNotice siwe={siwe} chainLabel={chainLabel}>
-        This sign-in is for {chainLabel}. Switch networks, or sign anyway: the message names {chainLabel}, and signing
-        sends no transaction. Smart-contract wallets should switch.
+        {t("wrongChain.body", { chain: chainLabel })}
       </WrongChainNotice>
 
-      {problem && (
-        <Notice
-          tone={problem.kind === "no-wallet" ? "info" : "error"}
-          title={problem.title}
-          actions={
-            problem.restart ? (
-              <a className={buttonStyles.primary} href={restartHref}>
-                Start again
-              </a>
-            ) : undefined
-          }
-        >
-          {problem.message}
-          {problem.kind === "no-wallet" && otherOptions ? ` You can also continue with ${otherOptions} above.` : null}
-        </Notice>
-      )}
+      <WalletProblem
+        problem={problem}
+        step={step}
+        onRetry={() => void siwe.retry()}
+        otherOptions={otherOptions}
+        restart={
+          <a className={buttonStyles.primary} href={restartHref}>
+            {common("startAgain")}
+          </a>
+        }
+      />
 
-      {!problem && siwe.walletDetected === false && !address && (
-        <p className="text-center text-xs text-slate-500">No browser wallet detected in this browser.</p>
+      {!problem && checked && browserWallets === 0 && !address && (
+        <p className="text-center text-xs text-slate-600 dark:text-slate-300" data-testid="no-wallet-hint">
+          {options.length > 0 ? t("detectedNonePhone") : t("detectedNone")} <GetWalletLink className={`${buttonStyles.link} text-xs`} />
+        </p>
       )}
 
       {address && !busy && (
         <p className="text-center">
           <button type="button" className={buttonStyles.quiet} onClick={siwe.forgetWallet}>
-            Use a different wallet
+            {t("useDifferent")}
           </button>
         </p>
       )}
+
+      {options.some((o) => o.kind === "walletconnect") && <WalletConnectDialog open={dialogOpen} uri={uri} onCancel={cancelWalletConnect} />}
     </div>
   );
 }

@@ -4,16 +4,19 @@ import { Prisma } from "../db/client";
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 
-export type Connector = "web3" | "google" | "apple";
+export type Connector = "web3" | "google" | "apple" | "passkey";
 
-/** Who logged in: a wallet address, or a Google/Apple subject with its email. */
+/**
+ * Who logged in: a wallet address, a Google/Apple subject with its email, or a passkey: the
+ * WebAuthn user handle its account's passkeys share (lib/passkeys), with no email.
+ */
 export type LoginIdentity = { provider: Connector; subject: string; email?: string; emailVerified: boolean };
 
 /**
  * The account an identity logs into. A known identity keeps its account (a wallet linked to a
  * Google account logs into that account). A new wallet becomes an account of its own address; a new
- * Google or Apple identity gets an account with a random address: an identifier in the platform's
- * format, with no key behind it (nothing would use one, and a stored key is a liability).
+ * Google, Apple or passkey identity gets an account with a random address: an identifier in the
+ * platform's format, with no key behind it (nothing would use one, and a stored key is a liability).
  */
 export async function resolveAccount({ db }: Keyfob, identity: LoginIdentity): Promise<string> {
   const where = { provider_subject: { provider: identity.provider, subject: identity.subject } };

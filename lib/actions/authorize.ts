@@ -104,6 +104,7 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
       loginHint: query.get("login_hint") || null,
       maxAge: parseMaxAge(query.get("max_age") ?? undefined),
       hintAccount: hinted?.accountId ?? null,
+      uiLocales: query.get("ui_locales") || null,
     };
   } catch (error) {
     if (error instanceof OAuthError) return respond({ error: error.code, error_description: error.message });
@@ -170,6 +171,8 @@ export async function pendingInteraction(keyfob: Keyfob, interactionId: string) 
     hintAccount: interaction.hintAccount,
     walletNonce: interaction.walletNonce!,
     loginHint: interaction.loginHint ?? undefined,
+    /** The request's ui_locales: the page's language comes first from it. */
+    uiLocales: interaction.uiLocales ?? undefined,
     /** The authorization request again, to start over from. */
     restartUrl: `/auth?${authorizationRequestQuery(interaction)}`,
   };
@@ -187,6 +190,7 @@ function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
   if (request.prompt) query.set("prompt", request.prompt);
   if (request.loginHint) query.set("login_hint", request.loginHint);
   if (request.maxAge !== null) query.set("max_age", String(request.maxAge));
+  if (request.uiLocales) query.set("ui_locales", request.uiLocales);
   return query;
 }
 
@@ -281,6 +285,7 @@ type PendingRequest = {
   loginHint: string | null;
   maxAge: number | null;
   hintAccount: string | null;
+  uiLocales: string | null;
 };
 
 /** A code for the session's account, remembering when and how the user authenticated (auth_time, amr). */

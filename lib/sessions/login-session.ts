@@ -23,7 +23,12 @@ export type LoginSession = {
   amr: string[];
 };
 
-/** How a login by each connector is named in `amr` (RFC 8176 style values of Keyfob's own). */
+/**
+ * How a login by each connector is named in `amr`: values of Keyfob's own, one per way in
+ * ("wallet", "google", "apple", "passkey"). A passkey is "passkey" rather than an RFC 8176 value:
+ * "hwk" would claim a key bound to hardware, which a synced passkey is not, and which of
+ * "user"/"pin"/"fpt"/"face" verified the person is the authenticator's secret.
+ */
 export function authenticationMethods(connector: Connector): string[] {
   return [connector === "web3" ? "wallet" : connector];
 }

@@ -8,28 +8,42 @@ import { decideEndSession } from "@/lib/actions/end-session";
 import { readParams, type Params } from "@/lib/oauth/params";
 import { endSession } from "@/lib/sessions/login-session";
 import { keyfob } from "@/lib/runtime";
+import { translator } from "@/i18n/messages";
+import { chooseLocale, type Locale } from "@/i18n/locales";
 import { escapeHtml, htmlPage } from "../../_lib/html-page";
 import { clearSessionCookie, currentLoginSession } from "../../auth/session-cookie";
 
 export const dynamic = "force-dynamic";
 
 /** What the confirmation form carries back. */
-const FORWARDED = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state"];
+const FORWARDED = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "ui_locales"];
+
+/** What decideEndSession says about a refused logout, as the page's catalog words it. */
+const REASONS: Record<string, "badHint" | "otherClient" | "unregistered"> = {
+  "The id_token_hint is not an ID token issued by Keyfob.": "badHint",
+  "The client_id is not the one the id_token_hint was issued to.": "otherClient",
+  "The post_logout_redirect_uri is not registered for this application.": "unregistered",
+};
 
 async function handle(request: Request): Promise<Response> {
   let params: Params;
+  const acceptLanguage = request.headers.get("accept-language");
   try {
     params = await readParams(request);
   } catch {
-    return errorPage("The logout request could not be read.");
+    const locale = chooseLocale(undefined, acceptLanguage);
+    return errorPage(locale, translator(locale, "logout")("unreadable"));
   }
+  // The pages' language: ui_locales (RP-Initiated Logout 1.0 section 2), then Accept-Language.
+  const locale = chooseLocale(params.get("ui_locales"), acceptLanguage);
+  const t = translator(locale, "logout");
   const k = keyfob();
   const origin = request.headers.get("origin");
   const confirmed = request.method === "POST" && params.get("logout") === "confirm" && (!origin || origin === new URL(k.config.issuerUrl).origin);
   const session = await currentLoginSession();
   const decision = await decideEndSession(k, params, session, confirmed);
-  if (decision.kind === "error") return errorPage(decision.description);
-  if (decision.kind === "confirm") return confirmationPage(params, decision.clientName);
+  if (decision.kind === "error") return errorPage(locale, Object.hasOwn(REASONS, decision.description) ? t(`reasons.${REASONS[decision.description]}`) : decision.description);
+  if (decision.kind === "confirm") return confirmationPage(locale, params, decision.clientName);
 
   await endSession(k, await clearSessionCookie());
   await clearUpstreamSession();
@@ -37,10 +51,11 @@ async function handle(request: Request): Promise<Response> {
   if (decision.location) return new Response(null, { status: 303, headers: { Location: decision.location, "Cache-Control": "no-store" } });
   return htmlPage({
     status: 200,
-    eyebrow: "Signed out",
-    title: "You have signed out",
-    heading: "You have signed out",
-    paragraphs: ["You are no longer signed in with Keyfob in this browser. Applications you used may keep you signed in until you sign out of them too."],
+    lang: locale,
+    eyebrow: t("signedOutEyebrow"),
+    title: t("signedOutTitle"),
+    heading: t("signedOutTitle"),
+    paragraphs: [t("signedOut")],
   });
 }
 
@@ -50,31 +65,32 @@ async function clearUpstreamSession() {
   for (const { name } of jar.getAll()) if (/^(__Secure-)?authjs\.session-token/.test(name)) jar.delete(name);
 }
 
-function confirmationPage(params: Params, clientName: string | undefined): Response {
+function confirmationPage(locale: Locale, params: Params, clientName: string | undefined): Response {
+  const t = translator(locale, "logout");
   const hidden = FORWARDED.map((name) => [name, params.get(name)] as const)
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value!)}">`)
     .join("");
   return htmlPage({
     status: 200,
-    eyebrow: "Sign out",
-    title: "Sign out of Keyfob?",
-    heading: "Sign out of Keyfob?",
-    paragraphs: [
-      clientName ? `${clientName} asks to sign you out of Keyfob in this browser.` : "A page asks to sign you out of Keyfob in this browser.",
-      "If you did not ask to sign out, you can ignore this page and stay signed in.",
-    ],
-    actions: `<form action="/session/end" method="post">${hidden}<input type="hidden" name="logout" value="confirm"><button type="submit">Sign out</button></form>`,
+    lang: locale,
+    eyebrow: t("confirmEyebrow"),
+    title: t("confirmTitle"),
+    heading: t("confirmTitle"),
+    paragraphs: [clientName ? t("confirmClient", { client: clientName }) : t("confirmUnknown"), t("confirmIgnore")],
+    actions: `<form action="/session/end" method="post">${hidden}<input type="hidden" name="logout" value="confirm"><button type="submit">${escapeHtml(t("confirmButton"))}</button></form>`,
   });
 }
 
-function errorPage(description: string): Response {
+function errorPage(locale: Locale, description: string): Response {
+  const t = translator(locale, "logout");
   return htmlPage({
     status: 400,
-    eyebrow: "400 · Logout refused",
-    title: "This logout link doesn't work",
-    heading: "This logout link doesn't work",
-    paragraphs: [description, "You have not been signed out or sent anywhere. Go back to the application and sign out from there."],
+    lang: locale,
+    eyebrow: t("errorEyebrow"),
+    title: t("errorTitle"),
+    heading: t("errorTitle"),
+    paragraphs: [description, t("errorNotSent")],
   });
 }
 

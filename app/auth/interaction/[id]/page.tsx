@@ -1,40 +1,53 @@
 /**
  * /auth/interaction/[id]: the hosted login page of an authorization request that /auth accepted.
- * It offers Google, Apple (when configured) and a browser wallet; the interaction must be one this
- * browser started (its cookie), unexpired and unfinished.
+ * The application's logo and name lead it; it offers the browser's session ("Continue as"), Google
+ * and Apple (when configured), a passkey, and a wallet (browser wallets, WalletConnect when
+ * configured). The interaction must be one this browser started (its cookie), unexpired and
+ * unfinished. Its language: the request's ui_locales, then Accept-Language (layout.tsx).
  */
 import type { Metadata } from "next";
+import type { ReactNode } from "react";
+import { getTranslations, setRequestLocale } from "next-intl/server";
+import { isHttpsUrl } from "@/components/login/https-url";
+import { PasskeyLogin } from "@/components/login/passkey-login";
 import { SubmitButton } from "@/components/login/submit-button";
-import { buttonStyles, AuthShell, Divider, Notice } from "@/components/login/ui";
+import { AuthShell, buttonStyles, Divider, Notice } from "@/components/login/ui";
 import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-buttons";
 import { WalletLogin } from "@/components/login/wallet-login";
 import { Web3Providers } from "@/components/providers";
-import { pendingInteraction, sessionMayComplete } from "@/lib/actions/authorize";
+import { sessionMayComplete } from "@/lib/actions/authorize";
 import { keyfob } from "@/lib/runtime";
 import { upstreamProviders } from "../../../_upstream/auth";
-import { cancelLogin, continueWithSession, loginWithUpstream, loginWithWalletSignature } from "../../actions";
+import { cancelLogin, continueWithSession, finishPasskeyLogin, loginWithUpstream, loginWithWalletSignature, passkeyOptions } from "../../actions";
 import { startedInThisBrowser } from "../../login-cookie";
 import { currentLoginSession } from "../../session-cookie";
+import { interactionLocale, loadInteraction } from "./locale";
 
 export const dynamic = "force-dynamic";
-export const metadata: Metadata = { title: "Sign in · Keyfob", robots: { index: false, follow: false }, referrer: "no-referrer" };
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const t = await getTranslations({ locale: await interactionLocale((await params).id), namespace: "login" });
+  return { title: t("metaTitle"), robots: { index: false, follow: false }, referrer: "no-referrer" };
+}
 
 export default async function LoginPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
+  const locale = await interactionLocale(id);
+  setRequestLocale(locale);
+  const t = await getTranslations({ locale, namespace: "login" });
+  const common = await getTranslations({ locale, namespace: "common" });
   const app = keyfob();
-  const interaction = await pendingInteraction(app, id);
+  const interaction = await loadInteraction(id);
   if (!interaction || !(await startedInThisBrowser(interaction.id))) {
     return (
-      <AuthShell title="This sign-in has ended">
-        <Notice tone="error" title={interaction ? "This sign-in was started elsewhere" : "This sign-in has expired"}>
-          {interaction
-            ? "The sign-in you opened was not started in this browser, so Keyfob stopped it. Start again from the application."
-            : "It took too long, or the sign-in was already used. Start again from the application."}
+      <AuthShell title={t("endedTitle")} lang={locale}>
+        <Notice tone="error" title={interaction ? t("startedElsewhereTitle") : t("expiredTitle")}>
+          {interaction ? t("startedElsewhere") : t("expired")}
         </Notice>
       </AuthShell>
     );
   }
-  const start = { interactionId: interaction.id, clientName: interaction.clientName, walletNonce: interaction.walletNonce, scope: interaction.scope, loginHint: interaction.loginHint };
+  const { clientName } = interaction;
   // "Continue as": the browser's session with Keyfob, unless this request needs a new login.
   const current = await currentLoginSession();
   const session = current && sessionMayComplete(interaction, current) ? current : undefined;
@@ -43,29 +56,23 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
   const providers = upstreamProviders(config);
   const returnTo = interaction.restartUrl;
   const redirectHost = new URL(interaction.redirectUri).host;
+  const sharesEmail = providers.length > 0 && interaction.scope.includes("email");
+  const strong = (chunks: ReactNode) => <strong className="font-semibold text-slate-900 dark:text-slate-50">{chunks}</strong>;
 
   return (
     <AuthShell
-      title="Sign in"
-      subtitle={
-        <>
-          to continue to <strong className="font-semibold text-slate-900">{start.clientName}</strong>
-        </>
-      }
+      lang={locale}
+      brand={{ name: clientName, logoUrl: isHttpsUrl(interaction.clientLogoUrl) ? interaction.clientLogoUrl : null }}
+      securedBy={common("securedBy")}
+      title={t("title")}
+      subtitle={t.rich("subtitle", { client: clientName, strong })}
       footer={
-        <>
-          <form action={cancelLogin}>
-            <input type="hidden" name="interaction" value={start.interactionId} />
-            <SubmitButton className={buttonStyles.quiet} pendingLabel="Returning…">
-              Cancel and return to {start.clientName}
-            </SubmitButton>
-          </form>
-          <p className="px-2 text-xs leading-relaxed text-slate-500">
-            After you sign in, Keyfob sends you back to <span className="font-medium text-slate-700">{redirectHost}</span> and
-            shares your account address{providers.length > 0 && start.scope.includes("email") ? " and, with Google or Apple, your email address" : ""} with{" "}
-            {start.clientName}.
-          </p>
-        </>
+        <form action={cancelLogin}>
+          <input type="hidden" name="interaction" value={interaction.id} />
+          <SubmitButton className={buttonStyles.quiet} pendingLabel={common("returning")}>
+            {t("cancel", { client: clientName })}
+          </SubmitButton>
+        </form>
       }
     >
       {session && (
@@ -73,36 +80,35 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
           <ContinueAsSession
             label={session.identity.email ?? `${session.accountId.slice(0, 6)}…${session.accountId.slice(-4)}`}
             connector={session.identity.provider}
-            interactionId={start.interactionId}
+            interactionId={interaction.id}
             action={continueWithSession}
           />
         </div>
       )}
       {providers.length > 0 && (
         <>
-          <UpstreamButtons
-            providers={providers}
-            interactionId={start.interactionId}
-            returnTo={returnTo}
-            loginHint={start.loginHint}
-            action={loginWithUpstream}
-          />
-          <Divider>or</Divider>
+          <UpstreamButtons providers={providers} interactionId={interaction.id} returnTo={returnTo} loginHint={interaction.loginHint} action={loginWithUpstream} />
+          <Divider>{common("or")}</Divider>
         </>
       )}
-      <Web3Providers chainId={config.chainId}>
+      <PasskeyLogin interactionId={interaction.id} clientName={clientName} restartHref={returnTo} getOptions={passkeyOptions} finish={finishPasskeyLogin} />
+      <Divider>{common("or")}</Divider>
+      <Web3Providers chainId={config.chainId} walletConnect={config.walletConnectProjectId ? { projectId: config.walletConnectProjectId, issuerUrl: config.issuerUrl } : undefined}>
         <WalletLogin
-          interactionId={start.interactionId}
-          walletNonce={start.walletNonce}
-          clientName={start.clientName}
+          interactionId={interaction.id}
+          walletNonce={interaction.walletNonce}
+          clientName={clientName}
           issuerUrl={config.issuerUrl}
           chainId={config.chainId}
           serverTime={Date.now()}
           restartHref={returnTo}
-          otherOptions={providers.map((id) => (id === "google" ? "Google" : "Apple")).join(" or ") || undefined}
+          otherOptions={providers.length === 2 ? t("googleOrApple") : providers.length === 1 ? (providers[0] === "google" ? "Google" : "Apple") : undefined}
           login={loginWithWalletSignature}
         />
       </Web3Providers>
+      <p className="mt-6 border-t border-slate-200 pt-4 text-center text-xs leading-relaxed text-slate-700 dark:border-slate-700 dark:text-slate-300" data-testid="disclosure">
+        {t.rich(sharesEmail ? "disclosureEmail" : "disclosure", { host: redirectHost, client: clientName, strong: (chunks) => strong(chunks) })}
+      </p>
     </AuthShell>
   );
 }

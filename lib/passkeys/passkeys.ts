@@ -1,0 +1,371 @@
+/**
+ * Passkeys (WebAuthn, with SimpleWebAuthn): a person without a wallet or a Google/Apple account
+ * creates a passkey on the hosted login page and gets an account with a server-generated address
+ * (as Google and Apple users do); the passkey then logs into that account, and a signed-in person
+ * can add more passkeys to their account at /account.
+ *
+ * - Every passkey of an account carries the account's WebAuthn user handle (32 random bytes,
+ *   base64url). The handle is the subject of the account's `passkey` identity, so whichever of its
+ *   passkeys signs in, the login is the same identity (`sub` with connector "passkey").
+ * - Challenges are 32 random bytes from the server, stored as their SHA-256 with what they are for
+ *   (purpose, and the login or account they belong to), single use (consumed atomically before the
+ *   answer is checked, so an answer is never accepted twice, even at once) and short lived.
+ * - The relying party is ISSUER_URL: its host name is the RP ID, its origin the only origin
+ *   accepted. User verification (PIN, biometrics) is required: a passkey is the only factor.
+ *
+ * No Next.js imports: server actions call these, tests too.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type VerifiedAuthenticationResponse,
+  type VerifiedRegistrationResponse,
+  type VerifyAuthenticationResponseOpts,
+  type VerifyRegistrationResponseOpts,
+} from "@simplewebauthn/server";
+import { isoBase64URL } from "@simplewebauthn/server/helpers";
+import { z } from "zod";
+import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
+import { Prisma } from "../db/client";
+import type { Keyfob } from "../keyfob";
+import { OAuthError } from "../oauth/errors";
+import { isOpaque } from "../oauth/opaque";
+
+/** How long a browser has to answer a challenge. */
+export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60_000;
+/** What the browser is told (WebAuthn `timeout`): a little less than the challenge lives. */
+const CEREMONY_TIMEOUT_MS = 4 * 60_000;
+/** ES256 and RS256, what passkey providers and security keys use. */
+const ALGORITHMS = [-7, -257];
+
+export type PasskeyPurpose = "register" | "login" | "add";
+
+type AuthenticationResponseJSON = VerifyAuthenticationResponseOpts["response"];
+type RegistrationResponseJSON = VerifyRegistrationResponseOpts["response"];
+type Transport = NonNullable<VerifyAuthenticationResponseOpts["authenticator"]["transports"]>[number];
+/** What the browser passes to navigator.credentials.get / create (SimpleWebAuthn's JSON forms). */
+export type PasskeyRequestOptions = Awaited<ReturnType<typeof generateAuthenticationOptions>>;
+export type PasskeyCreationOptions = Awaited<ReturnType<typeof generateRegistrationOptions>>;
+
+/** Why a passkey step was refused; the pages show a sentence per reason. */
+export type PasskeyFailure = "malformed" | "expired" | "unknown_passkey" | "not_verified" | "already_registered" | "unavailable_login";
+
+/** A refused passkey step: an OAuth error (for logs and the audit log) with a reason the pages translate. */
+export class PasskeyError extends OAuthError {
+  constructor(
+    readonly reason: PasskeyFailure,
+    description: string,
+  ) {
+    super(reason === "unavailable_login" ? "invalid_request" : "invalid_grant", description);
+  }
+}
+
+/** The relying party: ISSUER_URL's host name and origin. */
+export function relyingParty({ config }: Pick<Keyfob, "config">) {
+  const url = new URL(config.issuerUrl);
+  return { rpID: url.hostname, origin: url.origin, rpName: "Keyfob" };
+}
+
+const b64 = z.string().max(64 * 1024).regex(/^[A-Za-z0-9_-]*={0,2}$/);
+const clientExtensionResults = z.record(z.string(), z.unknown()).default({});
+const authenticationResponse = z.object({
+  id: b64.max(1400),
+  rawId: b64.max(1400),
+  type: z.literal("public-key"),
+  response: z.object({ clientDataJSON: b64, authenticatorData: b64, signature: b64, userHandle: z.string().max(512).optional() }),
+  clientExtensionResults,
+  authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+});
+const registrationResponse = z.object({
+  id: b64.max(1400),
+  rawId: b64.max(1400),
+  type: z.literal("public-key"),
+  response: z.object({
+    clientDataJSON: b64,
+    attestationObject: b64,
+    transports: z.array(z.string().max(32)).max(10).optional(),
+    authenticatorData: b64.optional(),
+    publicKey: b64.optional(),
+    publicKeyAlgorithm: z.number().optional(),
+  }),
+  clientExtensionResults,
+  authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+});
+
+const digest = (challenge: string) => createHash("sha256").update(challenge).digest("base64url");
+
+/** A challenge for `purpose`, stored; returns it (base64url). Expired challenges are swept on the way. */
+async function issueChallenge(
+  { db }: Keyfob,
+  purpose: PasskeyPurpose,
+  binding: { interactionId?: string; accountId?: string; userHandle?: string },
+  now = new Date(),
+): Promise<string> {
+  const challenge = randomBytes(32).toString("base64url");
+  await db.passkeyChallenge.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - 3600_000) } } });
+  await db.passkeyChallenge.create({
+    data: {
+      challengeHash: digest(challenge),
+      purpose,
+      interactionId: binding.interactionId ?? null,
+      accountId: binding.accountId ?? null,
+      userHandle: binding.userHandle ?? null,
+      expiresAt: new Date(now.getTime() + PASSKEY_CHALLENGE_TTL_MS),
+    },
+  });
+  return challenge;
+}
+
+/** The challenge an answer signed (its clientDataJSON), or a refusal when it cannot be read. */
+function answeredChallenge(clientDataJSON: string): string {
+  try {
+    const clientData = JSON.parse(Buffer.from(clientDataJSON, "base64url").toString("utf8")) as { challenge?: unknown };
+    if (typeof clientData.challenge === "string" && /^[A-Za-z0-9_-]{16,128}$/.test(clientData.challenge)) return clientData.challenge;
+  } catch {
+    // refused below
+  }
+  throw new PasskeyError("malformed", "the passkey's answer could not be read");
+}
+
+/**
+ * Uses up the challenge an answer signed, if it is one Keyfob issued for this purpose and this
+ * login or account, unused and unexpired: one conditional update, so of two answers to one
+ * challenge (a replay, or the same answer twice at once) only the first goes on.
+ */
+async function consumeChallenge({ db }: Keyfob, challenge: string, purpose: PasskeyPurpose, binding: { interactionId?: string; accountId?: string }, now = new Date()) {
+  const [row] = await db.passkeyChallenge.updateManyAndReturn({
+    where: {
+      challengeHash: digest(challenge),
+      purpose,
+      ...(binding.interactionId !== undefined && { interactionId: binding.interactionId }),
+      ...(binding.accountId !== undefined && { accountId: binding.accountId }),
+      usedAt: null,
+      expiresAt: { gt: now },
+    },
+    data: { usedAt: now },
+  });
+  if (!row) throw new PasskeyError("expired", "this passkey request has expired or was already used; try again");
+  return row;
+}
+
+/** A hosted login that can still be completed (the caller has checked it is this browser's). */
+async function pendingLogin({ db }: Keyfob, interactionId: string, now = new Date()) {
+  if (!isOpaque(interactionId)) throw loginOver();
+  const interaction = await db.interaction.findUnique({ where: { id: interactionId }, select: { completedAt: true, expiresAt: true, clientId: true } });
+  if (!interaction || interaction.completedAt || interaction.expiresAt <= now) throw loginOver();
+  return interaction;
+}
+
+const loginOver = () => new PasskeyError("unavailable_login", "this login has expired or was already completed; start again from the application");
+
+const passkeyIdentity = (userHandle: string): LoginIdentity => ({ provider: "passkey", subject: userHandle, emailVerified: false });
+
+/** Options for "Continue with a passkey" on a login page: any passkey of Keyfob's (discoverable credentials). */
+export async function loginOptions(keyfob: Keyfob, interactionId: string): Promise<PasskeyRequestOptions> {
+  await pendingLogin(keyfob, interactionId);
+  const { rpID } = relyingParty(keyfob);
+  const challenge = await issueChallenge(keyfob, "login", { interactionId });
+  return generateAuthenticationOptions({ rpID, challenge: isoBase64URL.toBuffer(challenge), userVerification: "required", timeout: CEREMONY_TIMEOUT_MS });
+}
+
+/**
+ * Options for "Create a passkey" on a login page: a new user handle, for a new account. The name
+ * is what the person's passkey manager lists (there is no email or user name to show).
+ */
+export async function registrationOptions(keyfob: Keyfob, interactionId: string, names: { userName: string; displayName: string }): Promise<PasskeyCreationOptions> {
+  await pendingLogin(keyfob, interactionId);
+  const userHandle = randomBytes(32).toString("base64url");
+  const challenge = await issueChallenge(keyfob, "register", { interactionId, userHandle });
+  return creationOptions(keyfob, challenge, userHandle, names, []);
+}
+
+/** Options for adding a passkey to a signed-in account: its user handle (new if it has no passkey yet); its passkeys excluded. */
+export async function addPasskeyOptions(keyfob: Keyfob, accountId: string, names: { userName: string; displayName: string }): Promise<PasskeyCreationOptions> {
+  const { db } = keyfob;
+  const existing = await db.identity.findFirst({ where: { provider: "passkey", accountId }, select: { subject: true } });
+  const userHandle = existing?.subject ?? randomBytes(32).toString("base64url");
+  const credentials = await db.passkeyCredential.findMany({ where: { accountId }, select: { id: true, transports: true } });
+  const challenge = await issueChallenge(keyfob, "add", { accountId, userHandle });
+  return creationOptions(keyfob, challenge, userHandle, names, credentials);
+}
+
+function creationOptions(
+  keyfob: Keyfob,
+  challenge: string,
+  userHandle: string,
+  names: { userName: string; displayName: string },
+  exclude: { id: string; transports: string[] }[],
+): Promise<PasskeyCreationOptions> {
+  const { rpID, rpName } = relyingParty(keyfob);
+  return generateRegistrationOptions({
+    rpName,
+    rpID,
+    // SimpleWebAuthn 9 sends this text's UTF-8 bytes as user.id; browsers hand the same text back
+    // as the assertion's userHandle.
+    userID: userHandle,
+    userName: names.userName.slice(0, 64),
+    userDisplayName: names.displayName.slice(0, 64),
+    challenge: isoBase64URL.toBuffer(challenge),
+    timeout: CEREMONY_TIMEOUT_MS,
+    attestationType: "none",
+    excludeCredentials: exclude.map((credential) => ({
+      id: isoBase64URL.toBuffer(credential.id),
+      type: "public-key" as const,
+      transports: credential.transports as Transport[],
+    })),
+    authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
+    supportedAlgorithmIDs: ALGORITHMS,
+  });
+}
+
+/** Checks a new passkey (attestation "none") against a consumed registration challenge. */
+async function verifyNewPasskey(keyfob: Keyfob, response: RegistrationResponseJSON, challenge: string) {
+  const { rpID, origin } = relyingParty(keyfob);
+  let verified: VerifiedRegistrationResponse;
+  try {
+    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true, supportedAlgorithmIDs: ALGORITHMS });
+  } catch {
+    throw new PasskeyError("not_verified", "the new passkey could not be verified");
+  }
+  const info = verified.registrationInfo;
+  if (!verified.verified || !info) throw new PasskeyError("not_verified", "the new passkey could not be verified");
+  return info;
+}
+
+/** Stores a verified passkey for an account. */
+async function storePasskey(
+  { db }: Keyfob,
+  accountId: string,
+  userHandle: string,
+  response: RegistrationResponseJSON,
+  info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>,
+): Promise<string> {
+  const id = isoBase64URL.fromBuffer(info.credentialID);
+  try {
+    await db.passkeyCredential.create({
+      data: {
+        id,
+        accountId,
+        userHandle,
+        publicKey: Buffer.from(info.credentialPublicKey),
+        counter: BigInt(info.counter),
+        transports: (response.response.transports ?? []).filter((t) => /^[a-z-]{1,16}$/.test(t)),
+        deviceType: info.credentialDeviceType,
+        backedUp: info.credentialBackedUp,
+      },
+    });
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      throw new PasskeyError("already_registered", "this passkey is already registered");
+    }
+    throw error;
+  }
+  return id;
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new PasskeyError("malformed", "the passkey's answer could not be read");
+  return parsed.data;
+}
+
+/**
+ * A new passkey created on a login page: checked against that login's registration challenge, it
+ * becomes a new account (random address) with a `passkey` identity. Returns that identity, for
+ * completeAuthorization.
+ */
+export async function registerPasskey(keyfob: Keyfob, interactionId: string, answer: unknown): Promise<LoginIdentity> {
+  const response = parse(registrationResponse, answer) as RegistrationResponseJSON;
+  const challenge = answeredChallenge(response.response.clientDataJSON);
+  await pendingLogin(keyfob, interactionId);
+  const row = await consumeChallenge(keyfob, challenge, "register", { interactionId });
+  const info = await verifyNewPasskey(keyfob, response, challenge);
+  if (await keyfob.db.passkeyCredential.findUnique({ where: { id: isoBase64URL.fromBuffer(info.credentialID) }, select: { id: true } })) {
+    throw new PasskeyError("already_registered", "this passkey is already registered");
+  }
+  const identity = passkeyIdentity(row.userHandle!);
+  const accountId = await resolveAccount(keyfob, identity);
+  await storePasskey(keyfob, accountId, row.userHandle!, response, info);
+  return identity;
+}
+
+/** A passkey added at /account by the signed-in account: checked against that account's challenge, then stored. */
+export async function addPasskey(keyfob: Keyfob, accountId: string, answer: unknown): Promise<{ id: string }> {
+  const { db } = keyfob;
+  const response = parse(registrationResponse, answer) as RegistrationResponseJSON;
+  const challenge = answeredChallenge(response.response.clientDataJSON);
+  const row = await consumeChallenge(keyfob, challenge, "add", { accountId });
+  const info = await verifyNewPasskey(keyfob, response, challenge);
+  const userHandle = row.userHandle!;
+  const where = { provider_subject: { provider: "passkey", subject: userHandle } };
+  const identity = await db.identity.findUnique({ where, select: { accountId: true } });
+  if (identity && identity.accountId !== accountId) throw new PasskeyError("not_verified", "this passkey belongs to another account");
+  if (!identity) {
+    try {
+      await db.identity.create({ data: { provider: "passkey", subject: userHandle, accountId } });
+    } catch (error) {
+      // The account's first two passkeys at once: the other request created the identity.
+      if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")) throw error;
+    }
+  }
+  return { id: await storePasskey(keyfob, accountId, userHandle, response, info) };
+}
+
+/**
+ * A passkey's answer on a login page: the challenge must be this login's, the passkey one Keyfob
+ * stored, the signature valid for its public key, from ISSUER_URL's origin and RP ID, with the user
+ * verified. Its signature counter must grow (when the authenticator keeps one). Returns the
+ * passkey identity of its account, for completeAuthorization.
+ */
+export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, answer: unknown): Promise<LoginIdentity> {
+  const { db } = keyfob;
+  const response = parse(authenticationResponse, answer) as AuthenticationResponseJSON;
+  const challenge = answeredChallenge(response.response.clientDataJSON);
+  await pendingLogin(keyfob, interactionId);
+  await consumeChallenge(keyfob, challenge, "login", { interactionId });
+  const credential = await db.passkeyCredential.findUnique({ where: { id: response.id } });
+  if (!credential) throw new PasskeyError("unknown_passkey", "this passkey is not registered with Keyfob");
+  // The browser hands back the user handle the passkey was created with (SimpleWebAuthn 9: as text).
+  if (response.response.userHandle && response.response.userHandle !== credential.userHandle) {
+    throw new PasskeyError("not_verified", "the passkey's user handle does not match");
+  }
+  const { rpID, origin } = relyingParty(keyfob);
+  let verified: VerifiedAuthenticationResponse;
+  try {
+    verified = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: true,
+      authenticator: {
+        credentialID: isoBase64URL.toBuffer(credential.id),
+        credentialPublicKey: new Uint8Array(credential.publicKey),
+        counter: Number(credential.counter),
+        transports: credential.transports as Transport[],
+      },
+    });
+  } catch {
+    throw new PasskeyError("not_verified", "the passkey's signature could not be verified");
+  }
+  if (!verified.verified) throw new PasskeyError("not_verified", "the passkey's signature could not be verified");
+  const { newCounter, credentialBackedUp, credentialDeviceType } = verified.authenticationInfo;
+  // Only forward: a counter that did not grow was refused above (a cloned authenticator).
+  await db.passkeyCredential.updateMany({
+    where: { id: credential.id, counter: { lte: BigInt(newCounter) } },
+    data: { counter: BigInt(newCounter), lastUsedAt: new Date(), backedUp: credentialBackedUp, deviceType: credentialDeviceType },
+  });
+  return passkeyIdentity(credential.userHandle);
+}
+
+/** An account's passkeys, newest first, for /account. */
+export function listPasskeys({ db }: Keyfob, accountId: string) {
+  return db.passkeyCredential.findMany({
+    where: { accountId },
+    orderBy: { createdAt: "desc" },
+    select: { id: true, createdAt: true, lastUsedAt: true, deviceType: true, backedUp: true },
+  });
+}
