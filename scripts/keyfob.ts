@@ -1,14 +1,16 @@
 /**
- * Keyfob's admin command line: clients, redirect URIs, signers, secrets and signing keys. It calls the same
- * lib/admin operations as the dashboard, and its changes are audited. Run `npm run keyfob -- help`.
+ * Keyfob's admin command line: clients, redirect URIs, signers, secrets, signing keys, accounts and
+ * their sessions. Changes go through the same admin actions as the dashboard and the management API
+ * (lib/admin/dispatch.ts: the same validation, the same audit). Run `npm run keyfob -- help`.
  */
 import "./load-env";
 import { parseArgs } from "node:util";
 import { prepareStorage } from "../lib/bootstrap";
 import { userInfo } from "node:os";
 import type { Admin } from "../lib/admin/access";
+import { runAdminAction, type AdminActionName } from "../lib/admin/dispatch";
 import * as admin from "../lib/admin/operations";
-import { listClients, RegistryError } from "../lib/clients/registry";
+import { listClients, normalizeClientId, RegistryError } from "../lib/clients/registry";
 import { ConfigError, loadConfig } from "../lib/config";
 import { createKeyfob, type Keyfob } from "../lib/keyfob";
 import { hasControlCharacter } from "../lib/oauth/params";
@@ -22,9 +24,10 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients delete <client_id>
   clients secret <client_id>                       make confidential with a new secret (printed once)
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
-              [--resource-server yes|no] [--refresh-tokens yes|no]
+              [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
                                                    change settings: PKCE for a confidential client too (public clients
-                                                   always need it), introspecting other clients' tokens, offline_access
+                                                   always need it), introspecting other clients' tokens, offline_access,
+                                                   the management API (client_credentials, keyfob:admin; confidential only)
   redirect-uris add <client_id> <uri>
   redirect-uris remove <client_id> <uri>
   post-logout-uris add <client_id> <uri>           where the client may send the browser after logout
@@ -35,12 +38,35 @@ const USAGE = `Usage: npm run keyfob -- <command>
   signers revoke <client_id> <address>
   keys list                                        signing keys: upcoming, current, retired
   keys revoke <kid>                                emergency: unpublish a compromised key at once and refuse every
-                                                   token it signed; if it was current, a new key signs from now`;
+                                                   token it signed; if it was current, a new key signs from now
+  accounts show <id|address|email>                 identities, linked wallets, live sessions, tokens, block status
+  accounts block <id|address|email>                no login anywhere; revokes its sessions, codes and tokens at once
+  accounts unblock <id|address|email>
+  accounts delete <id|address|email>               delete with identities and sessions, revoking its tokens
+  sessions revoke <account> [<session id>]         end one login session (id from accounts show), or all of them`;
 
 /** The operator at the command line: has the database, so is an admin; changes are audited under this label. */
 const operator: Admin = { accountId: "cli", label: `cli:${userInfo().username}` };
 
 type Command = (k: Keyfob, args: string[], options: Record<string, string | undefined>) => Promise<unknown>;
+
+/** Runs an admin action as the operator (validated and audited like the dashboard's); a refusal becomes one line on stderr. */
+async function act(k: Keyfob, name: AdminActionName, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await runAdminAction(k, operator, name, input);
+  if (result.ok) return result.value;
+  const [field, message] = Object.entries(result.fieldErrors ?? {})[0] ?? ["input", result.error];
+  throw new RegistryError(field, message);
+}
+
+/** The account an operator names by id, wallet address or email. */
+async function account(k: Keyfob, reference: string | undefined): Promise<string> {
+  const found = await admin.resolveAccountReference(k, operator, need(reference, "account"));
+  if (!found) throw new RegistryError("account", `no account matches ${reference}`);
+  if ("ambiguous" in found) throw new RegistryError("account", `several accounts have this email: ${found.ambiguous.join(", ")}; name one by id`);
+  return found.id;
+}
+
+const yes = (value: boolean | undefined) => (value === undefined ? undefined : String(value));
 
 const commands: Record<string, Command> = {
   "clients list": async (k) => {
@@ -60,53 +86,89 @@ const commands: Record<string, Command> = {
   },
   "clients add": async (k, _args, o) => {
     if (!o.name) throw new RegistryError("name", "--name is required");
-    const client = await admin.createClient(k, operator, { id: o.id, name: o.name, logoUrl: o.logo });
-    console.log(`client ${client.id} created`);
+    const { clientId } = await act(k, "client.create", { id: o.id, name: o.name, logoUrl: o.logo });
+    console.log(`client ${clientId} created`);
   },
-  "clients enable": (k, [id]) => admin.setClientEnabled(k, operator, need(id, "client_id"), true).then(() => console.log(`client ${id} enabled`)),
-  "clients disable": (k, [id]) => admin.setClientEnabled(k, operator, need(id, "client_id"), false).then(() => console.log(`client ${id} disabled`)),
-  "clients delete": (k, [id]) => admin.deleteClient(k, operator, need(id, "client_id")).then(() => console.log(`client ${id} deleted`)),
+  "clients enable": (k, [id]) => act(k, "client.enable", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} enabled`)),
+  "clients disable": (k, [id]) => act(k, "client.disable", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} disabled`)),
+  "clients delete": (k, [id]) => act(k, "client.delete", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} deleted`)),
   "clients secret": async (k, [id]) => {
-    const secret = await admin.rotateClientSecret(k, operator, need(id, "client_id"));
+    const { secret } = await act(k, "client.rotate_secret", { clientId: need(id, "client_id") });
     console.log(`client secret for ${id} (shown once, stored hashed):\n${secret}`);
   },
   "clients set": async (k, [id], o) => {
-    const settings = await admin.updateClient(k, operator, need(id, "client_id"), {
+    const { settings } = await act(k, "client.update", {
+      clientId: need(id, "client_id"),
       name: o.name,
       logoUrl: o.logo,
-      requirePkce: yesNo(o["require-pkce"], "require-pkce"),
-      resourceServer: yesNo(o["resource-server"], "resource-server"),
-      refreshTokensAllowed: yesNo(o["refresh-tokens"], "refresh-tokens"),
+      requirePkce: yes(yesNo(o["require-pkce"], "require-pkce")),
+      resourceServer: yes(yesNo(o["resource-server"], "resource-server")),
+      refreshTokensAllowed: yes(yesNo(o["refresh-tokens"], "refresh-tokens")),
+      managementApi: yes(yesNo(o["management-api"], "management-api")),
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
   "post-logout-uris add": (k, [id, uri]) =>
-    admin.addPostLogoutRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`post-logout redirect URI ${uri} added`)),
+    act(k, "post_logout_redirect_uri.add", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() => console.log(`post-logout redirect URI ${uri} added`)),
   "post-logout-uris remove": (k, [id, uri]) =>
-    admin.removePostLogoutRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`post-logout redirect URI ${uri} removed`)),
+    act(k, "post_logout_redirect_uri.remove", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() => console.log(`post-logout redirect URI ${uri} removed`)),
   "origins add": (k, [id, origin]) =>
-    admin.addAllowedOrigin(k, operator, need(id, "client_id"), need(origin, "origin")).then(() => console.log(`origin ${origin} allowed`)),
+    act(k, "allowed_origin.add", { clientId: need(id, "client_id"), origin: need(origin, "origin") }).then(() => console.log(`origin ${origin} allowed`)),
   "origins remove": (k, [id, origin]) =>
-    admin.removeAllowedOrigin(k, operator, need(id, "client_id"), need(origin, "origin")).then(() => console.log(`origin ${origin} removed`)),
-  "redirect-uris add": (k, [id, uri]) =>
-    admin.addRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} added`)),
+    act(k, "allowed_origin.remove", { clientId: need(id, "client_id"), origin: need(origin, "origin") }).then(() => console.log(`origin ${origin} removed`)),
+  "redirect-uris add": (k, [id, uri]) => act(k, "redirect_uri.add", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() => console.log(`redirect URI ${uri} added`)),
   "redirect-uris remove": (k, [id, uri]) =>
-    admin.removeRedirectUri(k, operator, need(id, "client_id"), need(uri, "uri")).then(() => console.log(`redirect URI ${uri} removed`)),
+    act(k, "redirect_uri.remove", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() => console.log(`redirect URI ${uri} removed`)),
   "signers add": async (k, [id, address], o) => {
     const expires = o.expires ? new Date(o.expires) : undefined;
     if (expires && Number.isNaN(expires.getTime())) throw new RegistryError("expires", "--expires must be an ISO 8601 date");
-    const signer = await admin.addSigner(k, operator, need(id, "client_id"), need(address, "address"), expires);
-    console.log(`signer ${signer.address} enabled for ${signer.clientId}`);
+    const { signer } = (await act(k, "signer.add", { clientId: need(id, "client_id"), address: need(address, "address"), expiresAt: expires?.toISOString() })) as { signer: { address: string } };
+    console.log(`signer ${signer.address} enabled for ${normalizeClientId(id!)}`);
   },
   "signers revoke": (k, [id, address]) =>
-    admin.revokeSigner(k, operator, need(id, "client_id"), need(address, "address")).then(() => console.log(`signer ${address} revoked`)),
+    act(k, "signer.revoke", { clientId: need(id, "client_id"), address: need(address, "address") }).then(() => console.log(`signer ${address} revoked`)),
   "keys list": async (k) => {
     const keys = [...(await admin.keySchedule(k, operator))].sort((a, b) => b.activatesAt.getTime() - a.activatesAt.getTime());
     for (const key of keys) console.log(`${key.kid}  ${key.status.padEnd(8)}  signs from ${key.activatesAt.toISOString()}`);
   },
   "keys revoke": async (k, [kid]) => {
-    const result = await admin.revokeSigningKey(k, operator, need(kid, "kid"));
+    const result = await act(k, "key.revoke", { kid: need(kid, "kid") });
     console.log(result.message);
+  },
+  "accounts show": async (k, [reference]) => {
+    const found = (await admin.getAccount(k, operator, await account(k, reference)))!;
+    const at = (date: Date | null) => (date ? date.toISOString() : "-");
+    console.log(`account ${found.id}  ${found.blockedAt ? `BLOCKED since ${at(found.blockedAt)}` : "active"}  created ${at(found.createdAt)}`);
+    if (found.adminRole || found.configuredAdmin) console.log(`    admin         ${found.configuredAdmin ? "configured (ADMIN_ADDRESSES)" : `granted by ${found.adminRole!.grantedBy} on ${at(found.adminRole!.grantedAt)}`}`);
+    for (const i of found.identities) {
+      const who = i.provider === "web3" ? `${i.subject}${i.subject === found.id ? " (the account's own address)" : " (linked wallet)"}` : `${i.email ?? "-"}${i.email ? (i.emailVerified ? " (verified)" : " (unverified)") : ""}  subject ${i.subject}`;
+      console.log(`    identity      ${i.provider.padEnd(8)} ${who}  last login ${at(i.lastLoginAt)}`);
+    }
+    console.log(`    tokens        ${found.holdings.accessTokens} active access tokens, ${found.holdings.refreshGrants} refresh grants`);
+    if (found.sessions.length === 0) console.log("    sessions      none live");
+    for (const session of found.sessions) {
+      console.log(`    session       ${session.id}  via ${session.connector}  last used ${at(session.lastSeenAt)}  ends ${at(session.expiresAt)}${session.ip ? `  from ${session.ip}` : ""}`);
+    }
+  },
+  "accounts block": async (k, [reference]) => {
+    const id = await account(k, reference);
+    const { revokedTokens, revokedSessions } = await act(k, "account.block", { accountId: id });
+    console.log(`account ${id} blocked: ${revokedTokens} access tokens and ${revokedSessions} sessions revoked, with its refresh tokens and codes`);
+  },
+  "accounts unblock": async (k, [reference]) => {
+    const id = await account(k, reference);
+    await act(k, "account.unblock", { accountId: id });
+    console.log(`account ${id} unblocked`);
+  },
+  "accounts delete": async (k, [reference]) => {
+    const id = await account(k, reference);
+    const { revokedTokens, endedSessions } = await act(k, "account.delete", { accountId: id });
+    console.log(`account ${id} deleted: ${revokedTokens} access tokens revoked, ${endedSessions} sessions ended`);
+  },
+  "sessions revoke": async (k, [reference, sessionId]) => {
+    const id = await account(k, reference);
+    const { revoked } = await act(k, "session.revoke", { accountId: id, sessionId });
+    console.log(sessionId ? `session ${sessionId} of ${id} revoked` : `${revoked} session${revoked === 1 ? "" : "s"} of ${id} revoked`);
   },
 };
 
@@ -137,6 +199,7 @@ async function main() {
       "require-pkce": { type: "string" },
       "resource-server": { type: "string" },
       "refresh-tokens": { type: "string" },
+      "management-api": { type: "string" },
     },
   });
   const command = commands[positionals.slice(0, 2).join(" ")];

@@ -60,6 +60,10 @@ function sampleInput(name: AdminActionName, clientId: string): Record<string, un
     "token.revoke": { clientId },
     "admin.grant": { accountId: address },
     "admin.revoke": { accountId: address },
+    "account.block": { accountId: address },
+    "account.unblock": { accountId: address },
+    "account.delete": { accountId: address },
+    "session.revoke": { accountId: address },
   }[name];
 }
 
@@ -134,6 +138,14 @@ describe("authorization of every dashboard change", () => {
       ["signer.added", "rejected", bootstrapWallet],
       ["client.created", "rejected", bootstrapWallet],
       ["client.secret_rotated", "success", bootstrapWallet],
+    ]);
+    // Refusals keep their reason; changes say what changed (never the secret).
+    expect(events.map((e) => e.detail)).toEqual([
+      'created: {"name":"Fleet","logoUrl":null,"enabled":true}',
+      "http://insecure.example.com/cb; uri: redirect URI http is allowed only on localhost or a loopback address; use https",
+      "0x123; address: must be a 0x-prefixed 20-byte hex address",
+      `id: a client with id ${clientId} already exists`,
+      "confidential: false -> true",
     ]);
     const csv = await auditCsv(k, { accountId: bootstrapWallet, label: "x" }, { clientId });
     expect(csv.split("\r\n")[0]).toBe("at,actor,action,clientId,accountId,ip,outcome,detail");

@@ -357,7 +357,7 @@ describe("audit", () => {
     await keyfob().audit.flush();
     const events = await keyfob().db.auditEvent.findMany({ where: { clientId: license.clientId }, orderBy: { id: "asc" } });
     expect(events.map((e) => [e.action, e.outcome, e.detail, e.accountId])).toEqual([
-      ["token.failed", "invalid_grant", "submit_challenge", null],
+      ["token.failed", "invalid_grant", expect.stringMatching(/^submit_challenge: the signature does not match/), null],
       ["token.issued", "success", "submit_challenge", license.clientId],
     ]);
   });
@@ -385,7 +385,7 @@ describe("keys and discovery", () => {
     expect(doc.jwks_uri).toBe(`${ISSUER}/keys`);
     expect(doc.id_token_signing_alg_values_supported).toEqual(["RS256"]);
     expect(doc.scopes_supported).toEqual(["openid", "email", "profile", "offline_access"]);
-    expect(doc.grant_types_supported).toEqual(["authorization_code", "refresh_token"]);
+    expect(doc.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials"]);
     expect(doc.end_session_endpoint).toBe(`${ISSUER}/session/end`);
     expect(doc.response_types_supported).toEqual(["code"]);
   });

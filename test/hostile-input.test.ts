@@ -608,7 +608,7 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
     const asConfidential = basic(confidentialApp.clientId, confidentialApp.secret!);
     const cases: Case[] = [
       ["missing grant_type", () => post(without("grant_type")), 400, "invalid_request"],
-      ["grant_type=client_credentials", () => post(withValue("grant_type", "client_credentials")), 400, "unsupported_grant_type"],
+      ["grant_type=client_credentials from a public client", () => post(withValue("grant_type", "client_credentials")), 400, "unauthorized_client"],
       ["grant_type with quotes", () => post(withValue("grant_type", QUOTES)), 400, "unsupported_grant_type"],
       ["no client authentication", () => post(without("client_id")), 401, "invalid_client"],
       ["an unknown client", () => post(withValue("client_id", "kf_unknown")), 401, "invalid_client"],

@@ -261,21 +261,26 @@ describe("emergency key revocation across instances", () => {
     expect(await signingKid(b)).toBe(replacement);
 
     const events = await a.db.auditEvent.findMany({ where: { action: "key.revoked", actor: adminWallet }, orderBy: { id: "asc" } });
-    expect(events.slice(-2).map((e) => [e.outcome, e.detail])).toEqual([
-      ["rejected", "0".repeat(40)],
-      ["success", `${compromised} (already revoked)`],
+    expect(events.slice(-3).map((e) => [e.outcome, e.detail])).toEqual([
+      ["rejected", `${"0".repeat(40)}; kid: no signing key has the kid ${"0".repeat(40)}`],
+      ["rejected", "invalid input: kid: required"],
+      ["success", `${compromised} (already revoked); no change`],
     ]);
   });
 
   it("refuses signed-out callers and non-admins before anything changes; the same request from an admin revokes", async () => {
     const nonAdmin = await signIn(wallet(privateKeyToAccount(generatePrivateKey()).address));
-    const audited = () => a.db.auditEvent.count({ where: { action: "key.revoked" } });
+    // Only the non-admin's attempt is audited (who tried, refused as forbidden); nothing succeeds.
+    const audited = () => a.db.auditEvent.count({ where: { action: "key.revoked", outcome: { not: "forbidden" } } });
+    const forbidden = () => a.db.auditEvent.count({ where: { action: "key.revoked", outcome: "forbidden" } });
+    const forbiddenBefore = await forbidden();
     const eventsBefore = await audited();
     expect(await performAdminAction(a, undefined, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 401 });
     expect(await performAdminAction(a, "forged.session.token", "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 401 });
     expect(await performAdminAction(b, nonAdmin, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 403 });
     expect(await a.db.signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({ revokedAt: null, revokedBy: null });
     expect(await audited()).toBe(eventsBefore);
+    expect(await forbidden()).toBe(forbiddenBefore + 1);
     expect(await published(b)).toContain(replacement);
     expect(await signingKid(b)).toBe(replacement);
 

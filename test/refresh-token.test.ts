@@ -455,8 +455,8 @@ describe("dashboard", () => {
 
     const events = await k.db.auditEvent.findMany({ where: { action: "refresh_token.revoked", clientId: app.clientId }, orderBy: { id: "asc" } });
     expect(events.map((e) => [e.outcome, e.actor, e.detail])).toEqual([
-      ["success", bootstrap, familyA],
-      ["success", bootstrap, null],
+      ["success", bootstrap, `${familyA}; live refresh grants: 1 -> 0; 2 access tokens revoked with them`],
+      ["success", bootstrap, "live refresh grants: 1 -> 0; 1 access tokens revoked with them"],
     ]);
     expect(events[0].accountId).toBe(grantA.accountId);
   });

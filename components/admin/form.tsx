@@ -135,10 +135,10 @@ export function Checkbox({ name, label, hint, defaultChecked, disabled }: { name
   );
 }
 
-export function SubmitButton({ children, pendingLabel, className = button.primary }: { children: ReactNode; pendingLabel: string; className?: string }) {
+export function SubmitButton({ children, pendingLabel, className = button.primary, disabled = false }: { children: ReactNode; pendingLabel: string; className?: string; disabled?: boolean }) {
   const { pending } = useFormStatus();
   return (
-    <button type="submit" className={className} disabled={pending} aria-disabled={pending}>
+    <button type="submit" className={className} disabled={pending || disabled} aria-disabled={pending || disabled}>
       {pending && <Spinner />}
       {pending ? pendingLabel : children}
     </button>

@@ -6,7 +6,7 @@ import { button, focusRing } from "./ui";
 
 export function AdminShell({ who, children }: { who: string; children: ReactNode }) {
   return (
-    <div className="min-h-dvh bg-slate-50">
+    <div className="min-h-dvh bg-slate-50 text-slate-900">
       <a href="#main" className={`sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded-md focus:bg-white focus:px-3 focus:py-2 ${focusRing}`}>
         Skip to content
       </a>

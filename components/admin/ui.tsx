@@ -1,6 +1,7 @@
 /** Building blocks of the admin dashboard (server-safe: no hooks). */
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { LocalTime, utcText } from "./time";
 
 export const focusRing = "focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-indigo-600 focus-visible:ring-offset-2";
 
@@ -21,7 +22,7 @@ export function PageHeader({ title, description, actions, breadcrumb }: { title:
     <header className="mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
       <div className="min-w-0">
         {breadcrumb && <nav aria-label="Breadcrumb" className="mb-1 text-sm text-slate-500">{breadcrumb}</nav>}
-        <h1 className="text-2xl font-semibold tracking-tight break-words text-slate-900">{title}</h1>
+        <h1 className="text-2xl font-semibold tracking-tight wrap-anywhere text-slate-900">{title}</h1>
         {description && <div className="mt-1 text-sm text-slate-600">{description}</div>}
       </div>
       {actions && <div className="flex shrink-0 flex-wrap gap-2">{actions}</div>}
@@ -32,7 +33,8 @@ export function PageHeader({ title, description, actions, breadcrumb }: { title:
 export function Card({ title, description, children, actions, id }: { title?: string; description?: ReactNode; children: ReactNode; actions?: ReactNode; id?: string }) {
   const headingId = id ? `${id}-title` : undefined;
   return (
-    <section aria-labelledby={headingId} className="rounded-xl bg-white shadow-xs ring-1 ring-slate-200">
+    // min-w-0: in a grid or flex layout a card never grows past its column for a wide table (the table scrolls instead).
+    <section id={id} aria-labelledby={headingId} className="min-w-0 scroll-mt-4 rounded-xl bg-white shadow-xs ring-1 ring-slate-200">
       {(title || actions) && (
         <div className="flex flex-col gap-2 border-b border-slate-100 px-4 py-3 sm:flex-row sm:items-center sm:justify-between sm:px-5">
           <div>
@@ -53,7 +55,7 @@ export function Card({ title, description, children, actions, id }: { title?: st
 
 export function EmptyState({ title, children, action }: { title: string; children?: ReactNode; action?: ReactNode }) {
   return (
-    <div className="rounded-xl border border-dashed border-slate-300 bg-white px-6 py-10 text-center">
+    <div className="rounded-xl border border-dashed border-slate-300 bg-white px-4 py-10 text-center wrap-anywhere sm:px-6">
       <p className="font-medium text-slate-900">{title}</p>
       {children && <div className="mx-auto mt-1 max-w-md text-sm text-slate-600">{children}</div>}
       {action && <div className="mt-4 flex justify-center">{action}</div>}
@@ -73,10 +75,13 @@ export function Badge({ tone, children }: { tone: keyof typeof badgeTones; child
   return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${badgeTones[tone]}`}>{children}</span>;
 }
 
-/** A table that scrolls sideways on narrow screens rather than squeezing its cells. */
+/**
+ * A table that scrolls sideways on narrow screens rather than squeezing its cells: the scroll box
+ * holds the whole table, header included, and is a focusable region so keyboard users can scroll it.
+ */
 export function Table({ caption, head, children }: { caption: string; head: ReactNode; children: ReactNode }) {
   return (
-    <div className="-mx-4 overflow-x-auto sm:mx-0">
+    <div className="relative -mx-4 max-w-[calc(100%+2rem)] overflow-x-auto overscroll-x-contain sm:mx-0 sm:max-w-full" role="region" aria-label={caption} tabIndex={0}>
       <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="text-xs font-semibold tracking-wide text-slate-500 uppercase">{head}</thead>
@@ -126,26 +131,21 @@ export function Pagination({ page, pageSize, total, href }: { page: number; page
   );
 }
 
-/** Dates as UTC text, the same on the server and in every browser. */
+/** Dates as UTC text, the same on the server and in every browser (CSV, attributes). */
 export function formatDate(date: Date | string | null | undefined, withTime = true): string {
   if (!date) return "—";
-  const iso = new Date(date).toISOString();
-  return withTime ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso.slice(0, 10);
+  return utcText(new Date(date), withTime);
 }
 
-export function DateText({ date, withTime = true }: { date: Date | string | null | undefined; withTime?: boolean }) {
+/** A date in the viewer's time zone (relative when recent), UTC on hover. */
+export function DateText({ date, withTime = true, relative = true }: { date: Date | string | null | undefined; withTime?: boolean; relative?: boolean }) {
   if (!date) return <span className="text-slate-400">—</span>;
-  const iso = new Date(date).toISOString();
-  return (
-    <time dateTime={iso} className="whitespace-nowrap">
-      {formatDate(date, withTime)}
-    </time>
-  );
+  return <LocalTime iso={new Date(date).toISOString()} withTime={withTime} relative={relative} />;
 }
 
-/** A value shown exactly as stored (ids, addresses, URIs): monospace, wrapping anywhere. */
+/** A value shown exactly as stored (ids, addresses, URIs): monospace, wrapping where it must and only there. */
 export function Mono({ children, className = "" }: { children: ReactNode; className?: string }) {
-  return <code className={`font-mono text-[13px] break-all text-slate-800 ${className}`}>{children}</code>;
+  return <code className={`font-mono text-[13px] wrap-anywhere text-slate-800 ${className}`}>{children}</code>;
 }
 
 export function Skeleton({ className = "" }: { className?: string }) {
@@ -179,7 +179,7 @@ export function ListSkeleton({ label, rows = 6 }: { label: string; rows?: number
 export function Banner({ tone, children }: { tone: "success" | "info" | "error"; children: ReactNode }) {
   const styles = { success: "border-emerald-200 bg-emerald-50 text-emerald-900", info: "border-sky-200 bg-sky-50 text-sky-950", error: "border-red-200 bg-red-50 text-red-900" }[tone];
   return (
-    <div role={tone === "error" ? "alert" : "status"} className={`mb-5 rounded-lg border px-4 py-3 text-sm ${styles}`}>
+    <div role={tone === "error" ? "alert" : "status"} className={`mb-5 rounded-lg border px-4 py-3 text-sm wrap-anywhere ${styles}`}>
       {children}
     </div>
   );

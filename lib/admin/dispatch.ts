@@ -1,14 +1,18 @@
 import { z } from "zod";
-import { hasControlCharacter } from "../oauth/params";
-import { RegistryError, type ClientSettings } from "../clients/registry";
+import { claimedClientId, RegistryError, type ClientSettings } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
+import { hasControlCharacter } from "../oauth/params";
 import { AdminAccessError, requireAdmin, type Admin } from "./access";
 import * as ops from "./operations";
+import { readAdminSession } from "./session";
 
 /**
- * Every dashboard change goes through here: the session is checked on the server first (401
- * signed out, 403 not an admin), then the input is validated with field-level errors, then the
- * audited operation runs. Server actions are thin wrappers around `performAdminAction`.
+ * Every admin change goes through here, whoever asks: the dashboard's server actions (a session,
+ * checked first: 401 signed out, 403 not an admin), the management API (an admin token, checked by
+ * lib/admin/api.ts) and the command line (the operator). The input is validated with the same zod
+ * schema for all three, with field-level errors, then the audited operation runs. Refusals are
+ * audited too, with their reason: a non-admin's attempt (`forbidden`), invalid input and refused
+ * changes (`rejected`, with the field errors).
  */
 
 /** Form text: trimmed, bounded, and never a control character (PostgreSQL refuses NUL). */
@@ -19,118 +23,145 @@ const text = (max = 500) =>
     .max(max)
     .refine((value) => !hasControlCharacter(value), "must not contain control characters");
 const clientId = text(128).min(1, "required");
-/** A yes/no setting, as a form sends it ("true"/"false", or a checkbox's "on"); absent: unchanged. */
-const flag = z.preprocess((v) => (v === "on" ? "true" : v === null || v === "" ? undefined : v), z.enum(["true", "false"]).optional()).transform((v) => (v === undefined ? undefined : v === "true"));
+const accountId = text(42).min(1, "required");
+/**
+ * A yes/no setting: a JSON boolean (API), "true"/"false" (forms, CLI) or a checkbox's "on"; absent
+ * (or null, or empty): unchanged.
+ */
+const flag = z
+  .preprocess((v) => (v === "on" || v === true ? "true" : v === false ? "false" : v === null || v === "" ? undefined : v), z.enum(["true", "false"], { message: "must be true or false" }).optional())
+  .transform((v) => (v === undefined ? undefined : v === "true"));
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
+type Action<I> = { audit: string; input: z.ZodType<I, any>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
+const action = <I,>(audit: string, input: z.ZodType<I, any>, run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>>): Action<I> => ({ audit, input, run });
+const none = () => ({});
+
+const clientInput = z.object({ clientId });
+const uriInput = z.object({ clientId, uri: text(2000).min(1, "required") });
+const originInput = z.object({ clientId, origin: text(2000).min(1, "required") });
+const accountInput = z.object({ accountId });
+
 const actions = {
-  "client.create": {
-    input: z.object({ id: optionalText(128), name: text(200).min(1, "required"), logoUrl: optionalText(2000) }),
-    run: (k: Keyfob, a: Admin, i: { id?: string; name: string; logoUrl?: string }) => ops.createClient(k, a, i).then((c) => ({ clientId: c.id })),
-  },
-  "client.enable": { input: z.object({ clientId }), run: (k: Keyfob, a: Admin, i: { clientId: string }) => ops.setClientEnabled(k, a, i.clientId, true).then(() => ({})) },
-  "client.disable": { input: z.object({ clientId }), run: (k: Keyfob, a: Admin, i: { clientId: string }) => ops.setClientEnabled(k, a, i.clientId, false).then(() => ({})) },
-  "client.delete": { input: z.object({ clientId }), run: (k: Keyfob, a: Admin, i: { clientId: string }) => ops.deleteClient(k, a, i.clientId).then(() => ({})) },
-  "client.rotate_secret": {
-    input: z.object({ clientId }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string }) => ops.rotateClientSecret(k, a, i.clientId).then((secret) => ({ secret })),
-  },
-  "redirect_uri.add": {
-    input: z.object({ clientId, uri: text(2000).min(1, "required") }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.addRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
-  },
-  "client.update": {
-    input: z.object({
+  "client.create": action(
+    "client.created",
+    z.object({ id: optionalText(128), name: text(200).min(1, "required"), logoUrl: optionalText(2000) }),
+    (k, a, i) => ops.createClient(k, a, i).then((c) => ({ clientId: c.id })),
+  ),
+  "client.enable": action("client.enabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, true).then(none)),
+  "client.disable": action("client.disabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, false).then(none)),
+  "client.delete": action("client.deleted", clientInput, (k, a, i) => ops.deleteClient(k, a, i.clientId).then(none)),
+  "client.rotate_secret": action("client.secret_rotated", clientInput, (k, a, i) => ops.rotateClientSecret(k, a, i.clientId).then((secret) => ({ secret }))),
+  "client.update": action(
+    "client.updated",
+    z.object({
       clientId,
       name: text(200).min(1, "required").optional(),
-      logoUrl: z.preprocess((v) => (v === null ? undefined : v), text(2000).optional()),
+      // null or empty: no logo.
+      logoUrl: z.preprocess((v) => (v === null ? "" : v), text(2000).optional()),
+      enabled: flag,
       requirePkce: flag,
       resourceServer: flag,
       refreshTokensAllowed: flag,
+      managementApi: flag,
     }),
-    run: (k: Keyfob, a: Admin, { clientId, ...changes }: { clientId: string } & Partial<ClientSettings>) => ops.updateClient(k, a, clientId, changes).then(() => ({})),
-  },
-  "post_logout_redirect_uri.add": {
-    input: z.object({ clientId, uri: text(2000).min(1, "required") }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.addPostLogoutRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
-  },
-  "post_logout_redirect_uri.remove": {
-    input: z.object({ clientId, uri: text(2000).min(1, "required") }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.removePostLogoutRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
-  },
-  "allowed_origin.add": {
-    input: z.object({ clientId, origin: text(2000).min(1, "required") }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; origin: string }) => ops.addAllowedOrigin(k, a, i.clientId, i.origin).then(() => ({})),
-  },
-  "allowed_origin.remove": {
-    input: z.object({ clientId, origin: text(2000).min(1, "required") }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; origin: string }) => ops.removeAllowedOrigin(k, a, i.clientId, i.origin).then(() => ({})),
-  },
-  "redirect_uri.remove": {
-    input: z.object({ clientId, uri: text(2000).min(1, "required") }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; uri: string }) => ops.removeRedirectUri(k, a, i.clientId, i.uri).then(() => ({})),
-  },
-  "signer.add": {
-    input: z.object({
+    (k, a, { clientId, ...changes }) => ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),
+  ),
+  "redirect_uri.add": action("redirect_uri.added", uriInput, (k, a, i) => ops.addRedirectUri(k, a, i.clientId, i.uri).then(none)),
+  "redirect_uri.remove": action("redirect_uri.removed", uriInput, (k, a, i) => ops.removeRedirectUri(k, a, i.clientId, i.uri).then(none)),
+  "post_logout_redirect_uri.add": action("post_logout_redirect_uri.added", uriInput, (k, a, i) => ops.addPostLogoutRedirectUri(k, a, i.clientId, i.uri).then(none)),
+  "post_logout_redirect_uri.remove": action("post_logout_redirect_uri.removed", uriInput, (k, a, i) => ops.removePostLogoutRedirectUri(k, a, i.clientId, i.uri).then(none)),
+  "allowed_origin.add": action("allowed_origin.added", originInput, (k, a, i) => ops.addAllowedOrigin(k, a, i.clientId, i.origin).then(none)),
+  "allowed_origin.remove": action("allowed_origin.removed", originInput, (k, a, i) => ops.removeAllowedOrigin(k, a, i.clientId, i.origin).then(none)),
+  "signer.add": action(
+    "signer.added",
+    z.object({
       clientId,
       address: text(42).min(1, "required"),
       expiresAt: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.coerce.date({ message: "must be a date" }).optional()),
     }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; address: string; expiresAt?: Date }) =>
-      ops.addSigner(k, a, i.clientId, i.address, i.expiresAt).then(() => ({})),
-  },
-  "signer.revoke": {
-    input: z.object({ clientId, address: text(42).min(1, "required") }),
-    run: (k: Keyfob, a: Admin, i: { clientId: string; address: string }) => ops.revokeSigner(k, a, i.clientId, i.address).then(() => ({})),
-  },
-  "key.rotate": { input: z.object({}), run: (k: Keyfob, a: Admin) => ops.rotateSigningKey(k, a).then(() => ({})) },
-  "key.revoke": {
-    input: z.object({ kid: text(100).min(1, "required") }),
-    run: (k: Keyfob, a: Admin, i: { kid: string }) => ops.revokeSigningKey(k, a, i.kid).then((revocation) => ({ ...revocation })),
-  },
-  "token.revoke": {
-    input: z.object({ jti: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
-    run: (k: Keyfob, a: Admin, i: { jti?: string; clientId?: string; accountId?: string }) => ops.revokeTokens(k, a, i).then((revoked) => ({ revoked })),
-  },
-  "refresh_token.revoke": {
-    input: z.object({ familyId: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
-    run: (k: Keyfob, a: Admin, i: { familyId?: string; clientId?: string; accountId?: string }) => ops.revokeRefreshGrants(k, a, i).then((revoked) => ({ revoked })),
-  },
-  "admin.grant": { input: z.object({ accountId: text(42).min(1, "required") }), run: (k: Keyfob, a: Admin, i: { accountId: string }) => ops.grantAdmin(k, a, i.accountId).then(() => ({})) },
-  "admin.revoke": { input: z.object({ accountId: text(42).min(1, "required") }), run: (k: Keyfob, a: Admin, i: { accountId: string }) => ops.revokeAdmin(k, a, i.accountId).then(() => ({})) },
-} as const;
+    (k, a, i) => ops.addSigner(k, a, i.clientId, i.address, i.expiresAt).then((s) => ({ signer: { address: s.address, enabledAt: s.enabledAt, expiresAt: s.expiresAt } })),
+  ),
+  "signer.revoke": action("signer.revoked", z.object({ clientId, address: text(42).min(1, "required") }), (k, a, i) => ops.revokeSigner(k, a, i.clientId, i.address).then(none)),
+  "key.rotate": action("key.rotated", z.object({}), (k, a) => ops.rotateSigningKey(k, a).then(none)),
+  "key.revoke": action("key.revoked", z.object({ kid: text(100).min(1, "required") }), (k, a, i) => ops.revokeSigningKey(k, a, i.kid).then((revocation) => ({ ...revocation }))),
+  "token.revoke": action(
+    "token.revoked",
+    z.object({ jti: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
+    (k, a, i) => ops.revokeTokens(k, a, i).then((revoked) => ({ revoked })),
+  ),
+  "refresh_token.revoke": action(
+    "refresh_token.revoked",
+    z.object({ familyId: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
+    (k, a, i) => ops.revokeRefreshGrants(k, a, i).then((revoked) => ({ revoked })),
+  ),
+  "admin.grant": action("admin.granted", accountInput, (k, a, i) => ops.grantAdmin(k, a, i.accountId).then(none)),
+  "admin.revoke": action("admin.revoked", accountInput, (k, a, i) => ops.revokeAdmin(k, a, i.accountId).then(none)),
+  "account.block": action("account.blocked", accountInput, (k, a, i) => ops.blockAccount(k, a, i.accountId).then(({ revokedTokens, revokedSessions }) => ({ revokedTokens, revokedSessions }))),
+  "account.unblock": action("account.unblocked", accountInput, (k, a, i) => ops.unblockAccount(k, a, i.accountId).then(none)),
+  "account.delete": action("account.deleted", accountInput, (k, a, i) => ops.deleteAccount(k, a, i.accountId).then(({ revokedTokens, endedSessions }) => ({ revokedTokens, endedSessions }))),
+  "session.revoke": action(
+    "session.revoked",
+    z.object({ accountId, sessionId: optionalText(100) }),
+    (k, a, i) => ops.revokeSessions(k, a, i.accountId, i.sessionId).then((revoked) => ({ revoked })),
+  ),
+};
 
 export type AdminActionName = keyof typeof actions;
 export const ADMIN_ACTIONS = Object.keys(actions) as AdminActionName[];
+
+/** The input schema of an action (the management API's OpenAPI document describes its bodies with them). */
+export const actionInput = (name: AdminActionName): z.ZodType => actions[name].input;
+/** The audit log's name of an action's change, e.g. `client.updated` for `client.update`. */
+export const auditedAs = (name: AdminActionName): string => actions[name].audit;
 
 export type AdminActionResult =
   | { ok: true; value: Record<string, unknown> }
   | { ok: false; status: 400 | 401 | 403; error: string; fieldErrors?: Record<string, string> };
 
+/** The client and account an input names, when they can be such ids: the audit log files a refusal under them. */
+function auditTarget(input: Record<string, unknown>) {
+  const client = typeof input.clientId === "string" ? claimedClientId(input.clientId.trim()) : undefined;
+  const account = typeof input.accountId === "string" && /^0x[0-9a-fA-F]{40}$/.test(input.accountId.trim()) ? ops.normalizeAccountId(input.accountId.trim()) : undefined;
+  return { clientId: client, accountId: account };
+}
+
 /** Runs a dashboard change for the holder of `sessionToken`. `input` is the form's fields. */
-export async function performAdminAction(
-  keyfob: Keyfob,
-  sessionToken: string | undefined,
-  name: AdminActionName,
-  input: Record<string, unknown>,
-): Promise<AdminActionResult> {
+export async function performAdminAction(keyfob: Keyfob, sessionToken: string | undefined, name: AdminActionName, input: Record<string, unknown>): Promise<AdminActionResult> {
   let admin: Admin;
   try {
     admin = await requireAdmin(keyfob, sessionToken);
   } catch (error) {
-    if (error instanceof AdminAccessError) return { ok: false, status: error.reason === "signed-out" ? 401 : 403, error: error.message };
-    throw error;
+    if (!(error instanceof AdminAccessError)) throw error;
+    if (error.reason === "forbidden" && actions[name]) {
+      // A signed-in account that is not (or no longer) an admin tried: who, what, and why it was refused.
+      const actor = await readAdminSession(keyfob, sessionToken);
+      await keyfob.audit.write({ actor, action: actions[name].audit, outcome: "forbidden", ...auditTarget(input), detail: error.message });
+    }
+    return { ok: false, status: error.reason === "signed-out" ? 401 : 403, error: error.message };
   }
-  const action = actions[name];
+  return runAdminAction(keyfob, admin, name, input);
+}
+
+/**
+ * Runs a change for an admin already vouched for (a session above, an admin token in the
+ * management API, the operator at the command line): validation, then the audited operation.
+ */
+export async function runAdminAction(keyfob: Keyfob, admin: Admin, name: AdminActionName, input: Record<string, unknown>): Promise<AdminActionResult> {
+  const action = actions[name] as Action<unknown> | undefined;
   if (!action) return { ok: false, status: 400, error: "unknown action" };
   const parsed = action.input.safeParse(input);
   if (!parsed.success) {
-    const fieldErrors = Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0] ?? "form"), issue.message]));
+    const fieldErrors: Record<string, string> = {};
+    for (const issue of parsed.error.issues) fieldErrors[String(issue.path[0] ?? "form")] ??= issue.message;
+    const reason = Object.entries(fieldErrors)
+      .map(([field, message]) => `${field}: ${message}`)
+      .join("; ");
+    await keyfob.audit.write({ actor: admin.label, action: action.audit, outcome: "rejected", ...auditTarget(input), detail: `invalid input: ${reason}` });
     return { ok: false, status: 400, error: "please correct the highlighted fields", fieldErrors };
   }
   try {
-    const run = action.run as (k: Keyfob, a: Admin, i: unknown) => Promise<Record<string, unknown>>;
-    return { ok: true, value: await run(keyfob, admin, parsed.data) };
+    return { ok: true, value: await action.run(keyfob, admin, parsed.data) };
   } catch (error) {
     if (error instanceof RegistryError) return { ok: false, status: 400, error: error.message, fieldErrors: { [error.field]: error.message } };
     throw error;

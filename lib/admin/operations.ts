@@ -1,96 +1,233 @@
+import * as blocking from "../accounts/blocking";
+import * as directory from "../accounts/directory";
 import type { AuditEntry } from "../audit";
 import * as registry from "../clients/registry";
 import { Prisma } from "../db/client";
 import type { Keyfob } from "../keyfob";
 import type { KeyRevocation } from "../keys/keystore";
+import { liveSessions, revokeSessions as endSessions } from "../sessions/login-session";
 import { revokeRefreshFamilies } from "../tokens/refresh";
 import type { Admin } from "./access";
 
 /**
- * What admins can do, for the dashboard and the command line alike. Every change takes the Admin
- * that requireAdmin (or the CLI) vouched for, and is written to the audit log, refused ones too.
+ * What admins can do, for the dashboard, the command line and the management API alike (through
+ * lib/admin/dispatch.ts). Every change takes the Admin that requireAdmin, the CLI or the API
+ * vouched for, and is written to the audit log with what it changed (before -> after), refused
+ * ones too, with the reason.
  */
 
 export const PAGE_SIZE = 20;
 export type Page<T> = { items: T[]; total: number; page: number; pageSize: number };
 
-async function change<T>(
-  keyfob: Keyfob,
-  admin: Admin,
-  action: string,
-  target: Pick<AuditEntry, "clientId" | "accountId" | "detail">,
-  run: () => Promise<T>,
-): Promise<T> {
-  const entry = { actor: admin.label, action, ...target };
+type Target = Pick<AuditEntry, "clientId" | "accountId" | "detail">;
+
+/** A change's audit detail: what it was about, then what changed. */
+const joined = (...parts: (string | undefined)[]) => parts.filter(Boolean).join("; ") || undefined;
+
+/** Why a change failed, for the audit log: a refusal's field and message; for anything else its kind only. */
+export function failureReason(error: unknown): string {
+  if (error instanceof registry.RegistryError) return `${error.field}: ${error.message}`;
+  if (error instanceof Error) return `${error.name}${(error as { code?: unknown }).code ? ` ${String((error as { code?: unknown }).code)}` : ""}`;
+  return typeof error;
+}
+
+/**
+ * Runs a change and audits it. `describe` turns the result into the detail's "what changed"
+ * part; a refusal (RegistryError) is audited as `rejected`, anything else as `error`, each with
+ * the reason after the target's detail.
+ */
+async function change<T>(k: Keyfob, admin: Admin, action: string, target: Target, run: () => Promise<T>, describe?: (result: T) => string | undefined): Promise<T> {
+  const entry = { actor: admin.label, action, clientId: target.clientId, accountId: target.accountId };
+  let result: T;
   try {
-    const result = await run();
-    await keyfob.audit.write({ ...entry, outcome: "success" });
-    return result;
+    result = await run();
   } catch (error) {
-    await keyfob.audit.write({ ...entry, outcome: error instanceof registry.RegistryError ? "rejected" : "error" });
+    await k.audit.write({ ...entry, outcome: error instanceof registry.RegistryError ? "rejected" : "error", detail: joined(target.detail, failureReason(error)) });
     throw error;
   }
+  await k.audit.write({ ...entry, outcome: "success", detail: joined(target.detail, describe?.(result)) });
+  return result;
+}
+
+/** `field: before -> after` for each field that differs (JSON values), or "no change". */
+export function differences(before: Record<string, unknown>, after: Record<string, unknown>): string {
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const changed = fields.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+  return changed.map((field) => `${field}: ${JSON.stringify(before[field] ?? null)} -> ${JSON.stringify(after[field] ?? null)}`).join("; ") || "no change";
+}
+
+/** A change whose audit detail is the difference of `read()` before and after it (null: absent). */
+async function changeObserved<T>(
+  k: Keyfob,
+  admin: Admin,
+  action: string,
+  target: Target,
+  read: () => Promise<Record<string, unknown> | null>,
+  run: () => Promise<T>,
+): Promise<T> {
+  let observed = "";
+  const observe = async () => {
+    const before = await read();
+    const result = await run();
+    const after = await read();
+    observed = before === null ? `created: ${JSON.stringify(after)}` : after === null ? `deleted: ${JSON.stringify(before)}` : differences(before, after);
+    return result;
+  };
+  return change(k, admin, action, target, observe, () => observed);
 }
 
 // Clients, redirect URIs, signers, secrets.
 
+/** What a client is, for the audit log's before and after. */
+async function clientState(k: Keyfob, id: string): Promise<Record<string, unknown> | null> {
+  const client = await k.db.client.findUnique({
+    where: { id },
+    select: {
+      name: true,
+      logoUrl: true,
+      enabled: true,
+      requirePkce: true,
+      resourceServer: true,
+      refreshTokensAllowed: true,
+      managementApi: true,
+      secretHash: true,
+      redirectUris: { select: { uri: true }, orderBy: { createdAt: "asc" } },
+      postLogoutRedirectUris: { select: { uri: true }, orderBy: { createdAt: "asc" } },
+      allowedOrigins: { select: { origin: true }, orderBy: { createdAt: "asc" } },
+      signers: { where: { revokedAt: null }, select: { address: true }, orderBy: { enabledAt: "asc" } },
+    },
+  });
+  if (!client) return null;
+  const { secretHash, redirectUris, postLogoutRedirectUris, allowedOrigins, signers, ...settings } = client;
+  return {
+    ...settings,
+    confidential: secretHash !== null,
+    redirectUris: redirectUris.map((r) => r.uri),
+    postLogoutRedirectUris: postLogoutRedirectUris.map((r) => r.uri),
+    allowedOrigins: allowedOrigins.map((o) => o.origin),
+    signers: signers.map((s) => s.address),
+  };
+}
+
+/** One part of a client's state (a list, a setting), for changes that touch only it. */
+const clientPart = (k: Keyfob, id: string, ...parts: string[]) => async () => {
+  const state = await clientState(k, id);
+  return state && Object.fromEntries(parts.map((part) => [part, state[part]]));
+};
+
 export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name: string; logoUrl?: string }) => {
   const id = input.id?.trim() ? registry.normalizeClientId(input.id.trim()) : registry.generateClientId();
-  return change(k, admin, "client.created", { clientId: id, detail: input.name }, () => registry.createClient(k.db, { ...input, id }));
+  return change(
+    k,
+    admin,
+    "client.created",
+    { clientId: id },
+    () => registry.createClient(k.db, { ...input, id }),
+    (client) => `created: ${JSON.stringify({ name: client.name, logoUrl: client.logoUrl, enabled: client.enabled })}`,
+  );
 };
 
 export const setClientEnabled = (k: Keyfob, admin: Admin, clientId: string, enabled: boolean) =>
-  change(k, admin, enabled ? "client.enabled" : "client.disabled", { clientId }, () => registry.setClientEnabled(k.db, clientId, enabled));
+  change(
+    k,
+    admin,
+    enabled ? "client.enabled" : "client.disabled",
+    { clientId: registry.normalizeClientId(clientId) },
+    () => registry.updateClient(k.db, clientId, { enabled }),
+    ({ before, after }) => differences({ enabled: before.enabled }, { enabled: after.enabled }),
+  );
 
-export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) =>
-  change(k, admin, "client.deleted", { clientId }, () => registry.deleteClient(k.db, clientId));
+export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) => {
+  const id = registry.normalizeClientId(clientId);
+  return changeObserved(k, admin, "client.deleted", { clientId: id }, () => clientState(k, id), () => registry.deleteClient(k.db, clientId));
+};
 
-export const addRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
-  change(k, admin, "redirect_uri.added", { clientId, detail: uri }, () => registry.addRedirectUri(k.db, clientId, uri));
+const listChange = (action: string, part: string, op: (db: Keyfob["db"], clientId: string, value: string) => Promise<unknown>) => (k: Keyfob, admin: Admin, clientId: string, value: string) => {
+  const id = registry.normalizeClientId(clientId);
+  return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(k, id, part), () => op(k.db, clientId, value)).then(() => undefined);
+};
 
-export const removeRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
-  change(k, admin, "redirect_uri.removed", { clientId, detail: uri }, () => registry.removeRedirectUri(k.db, clientId, uri));
+export const addRedirectUri = listChange("redirect_uri.added", "redirectUris", registry.addRedirectUri);
+export const removeRedirectUri = listChange("redirect_uri.removed", "redirectUris", registry.removeRedirectUri);
+export const addPostLogoutRedirectUri = listChange("post_logout_redirect_uri.added", "postLogoutRedirectUris", registry.addPostLogoutRedirectUri);
+export const removePostLogoutRedirectUri = listChange("post_logout_redirect_uri.removed", "postLogoutRedirectUris", registry.removePostLogoutRedirectUri);
+export const addAllowedOrigin = listChange("allowed_origin.added", "allowedOrigins", registry.addAllowedOrigin);
+export const removeAllowedOrigin = listChange("allowed_origin.removed", "allowedOrigins", registry.removeAllowedOrigin);
 
-/** Changes a client's settings, audited with each changed value before and after. */
+/** Changes a client's settings (name, logo, enabled, PKCE, resource server, refresh tokens, management API), audited with each changed value before and after. */
 export async function updateClient(k: Keyfob, admin: Admin, clientId: string, changes: Partial<registry.ClientSettings>) {
-  const entry = { actor: admin.label, action: "client.updated", clientId: registry.normalizeClientId(clientId) };
-  try {
-    const { before, after } = await registry.updateClient(k.db, clientId, changes);
-    const changed = (Object.keys(after) as (keyof registry.ClientSettings)[]).filter((field) => before[field] !== after[field]);
-    const detail = changed.map((field) => `${field}: ${JSON.stringify(before[field])} -> ${JSON.stringify(after[field])}`).join("; ");
-    await k.audit.write({ ...entry, outcome: "success", detail: detail || "no change" });
-    return after;
-  } catch (error) {
-    await k.audit.write({ ...entry, outcome: error instanceof registry.RegistryError ? "rejected" : "error", detail: error instanceof registry.RegistryError ? `${error.field}: ${error.message}` : undefined });
-    throw error;
-  }
+  const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<registry.ClientSettings>;
+  const { after } = await change(
+    k,
+    admin,
+    "client.updated",
+    { clientId: registry.normalizeClientId(clientId) },
+    () => registry.updateClient(k.db, clientId, defined),
+    ({ before, after }) => differences(before, after),
+  );
+  return after;
 }
 
-export const addPostLogoutRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
-  change(k, admin, "post_logout_redirect_uri.added", { clientId, detail: uri }, () => registry.addPostLogoutRedirectUri(k.db, clientId, uri));
+/** A signer as the audit log shows it: its status and expiry. */
+async function signerState(k: Keyfob, clientId: string, address: string) {
+  let signer: string;
+  try {
+    signer = registry.parseAddress(address);
+  } catch {
+    return {};
+  }
+  const row = await k.db.signer.findUnique({ where: { clientId_address: { clientId, address: signer } } });
+  const status = !row ? "none" : row.revokedAt ? "revoked" : row.expiresAt && row.expiresAt <= new Date() ? "expired" : "active";
+  return { [signer]: row && status === "active" && row.expiresAt ? `active until ${row.expiresAt.toISOString()}` : status };
+}
 
-export const removePostLogoutRedirectUri = (k: Keyfob, admin: Admin, clientId: string, uri: string) =>
-  change(k, admin, "post_logout_redirect_uri.removed", { clientId, detail: uri }, () => registry.removePostLogoutRedirectUri(k.db, clientId, uri));
+export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) => {
+  const id = registry.normalizeClientId(clientId);
+  return changeObserved(k, admin, "signer.added", { clientId: id, detail: address }, () => signerState(k, id, address), () =>
+    registry.addSigner(k.db, clientId, address, expiresAt),
+  );
+};
 
-export const addAllowedOrigin = (k: Keyfob, admin: Admin, clientId: string, origin: string) =>
-  change(k, admin, "allowed_origin.added", { clientId, detail: origin }, () => registry.addAllowedOrigin(k.db, clientId, origin));
+export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address: string) => {
+  const id = registry.normalizeClientId(clientId);
+  return changeObserved(k, admin, "signer.revoked", { clientId: id, detail: address }, () => signerState(k, id, address), () =>
+    registry.revokeSigner(k.db, clientId, address),
+  );
+};
 
-export const removeAllowedOrigin = (k: Keyfob, admin: Admin, clientId: string, origin: string) =>
-  change(k, admin, "allowed_origin.removed", { clientId, detail: origin }, () => registry.removeAllowedOrigin(k.db, clientId, origin));
-
-export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) =>
-  change(k, admin, "signer.added", { clientId, detail: address }, () => registry.addSigner(k.db, clientId, address, expiresAt));
-
-export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address: string) =>
-  change(k, admin, "signer.revoked", { clientId, detail: address }, () => registry.revokeSigner(k.db, clientId, address));
-
-/** Generates or rotates the client's secret; the only time it is seen is in the return value. */
-export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
-  change(k, admin, "client.secret_rotated", { clientId }, () => registry.rotateClientSecret(k.db, clientId));
+/** Generates or rotates the client's secret; the only time it is seen is in the return value (never in the audit log). */
+export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) => {
+  const id = registry.normalizeClientId(clientId);
+  let wasConfidential = false;
+  return change(
+    k,
+    admin,
+    "client.secret_rotated",
+    { clientId: id },
+    async () => {
+      wasConfidential = (await k.db.client.findUnique({ where: { id }, select: { secretHash: true } }))?.secretHash != null;
+      return registry.rotateClientSecret(k.db, clientId);
+    },
+    () => (wasConfidential ? "confidential: true -> true (secret replaced)" : "confidential: false -> true"),
+  );
+};
 
 // Signing keys, tokens, admins.
 
-export const rotateSigningKey = (k: Keyfob, admin: Admin) => change(k, admin, "key.rotated", {}, () => k.keys.rotateNow());
+export const rotateSigningKey = (k: Keyfob, admin: Admin) =>
+  change(
+    k,
+    admin,
+    "key.rotated",
+    {},
+    async () => {
+      const upcoming = async () => (await k.keys.schedule()).find((key) => key.status === "upcoming")?.kid ?? null;
+      const before = await upcoming();
+      await k.keys.rotateNow();
+      return { before, after: await upcoming() };
+    },
+    ({ before, after }) => (before ? `a rotation was already under way (upcoming ${before}); nothing changed` : differences({ upcoming: before }, { upcoming: after })),
+  );
 
 /**
  * Emergency revocation of a signing key (KeyStore.revoke): it leaves the JWKS and never signs
@@ -100,24 +237,29 @@ export const rotateSigningKey = (k: Keyfob, admin: Admin) => change(k, admin, "k
  */
 export async function revokeSigningKey(k: Keyfob, admin: Admin, kid: string): Promise<SigningKeyRevocation> {
   kid = kid.trim();
-  const entry = { actor: admin.label, action: "key.revoked", detail: kid };
+  const entry = { actor: admin.label, action: "key.revoked" };
   let result: KeyRevocation;
   try {
     result = await k.keys.revoke(kid, admin.label);
   } catch (error) {
-    await k.audit.write({ ...entry, outcome: "error" });
+    await k.audit.write({ ...entry, detail: joined(kid, failureReason(error)), outcome: "error" });
     throw error;
   }
   if (result.outcome === "unknown") {
-    await k.audit.write({ ...entry, outcome: "rejected" });
-    throw new registry.RegistryError("kid", `no signing key has the kid ${kid}`);
+    const refusal = new registry.RegistryError("kid", `no signing key has the kid ${kid}`);
+    await k.audit.write({ ...entry, detail: joined(kid, failureReason(refusal)), outcome: "rejected" });
+    throw refusal;
   }
   if (result.outcome === "already-revoked") {
     const message = `signing key ${kid} was already revoked on ${result.revokedAt.toISOString()}${result.revokedBy ? ` by ${result.revokedBy}` : ""}; nothing changed`;
-    await k.audit.write({ ...entry, detail: `${kid} (already revoked)`, outcome: "success" });
+    await k.audit.write({ ...entry, detail: `${kid} (already revoked); no change`, outcome: "success" });
     return { kid, revoked: false, message };
   }
-  await k.audit.write({ ...entry, detail: result.successor ? `${kid} (was current; ${result.successor} signs now)` : `${kid} (was ${result.was})`, outcome: "success" });
+  await k.audit.write({
+    ...entry,
+    detail: `${kid}; status: ${JSON.stringify(result.was)} -> "revoked"${result.successor ? `; current: ${JSON.stringify(kid)} -> ${JSON.stringify(result.successor)}` : ""}`,
+    outcome: "success",
+  });
   const message = result.successor
     ? `signing key ${kid} revoked; new key ${result.successor} signs from now`
     : `signing key ${kid} (${result.was}) revoked; the current key keeps signing`;
@@ -126,20 +268,32 @@ export async function revokeSigningKey(k: Keyfob, admin: Admin, kid: string): Pr
 
 export type SigningKeyRevocation = { kid: string; revoked: boolean; was?: "current" | "upcoming" | "retired"; successor?: string; message: string };
 
-/** Revokes one token, or every active token of a client or an account. Returns how many were revoked. */
+/** The user ids whose tokens are an account's: its own and its linked wallets' (Flow A tokens name the wallet). */
+async function tokenHolders(k: Keyfob, accountId: string | undefined) {
+  return accountId ? { in: await directory.accountHolders(k.db, accountId) } : undefined;
+}
+
+/** Revokes one token, or every active token of a client or an account (its linked wallets' too). Returns how many were revoked. */
 export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) {
   // A single token is audited under its own client and account, so filtering the log by either finds it.
   const token = target.jti ? await k.db.issuedToken.findUnique({ where: { jti: target.jti }, select: { clientId: true, userId: true } }) : null;
   const clientId = target.clientId ? registry.normalizeClientId(target.clientId) : token?.clientId;
   const accountId = target.accountId ? normalizeAccountId(target.accountId) : token?.userId;
-  return change(k, admin, "token.revoked", { clientId, accountId, detail: target.jti }, async () => {
-    if (!target.jti && !clientId && !accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
-    const { count } = await k.db.issuedToken.updateMany({
-      where: { jti: target.jti, clientId, userId: accountId, revokedAt: null, expiresAt: { gt: new Date() } },
-      data: { revokedAt: new Date() },
-    });
-    return count;
-  });
+  return change(
+    k,
+    admin,
+    "token.revoked",
+    { clientId, accountId, detail: target.jti },
+    async () => {
+      if (!target.jti && !clientId && !accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
+      const { count } = await k.db.issuedToken.updateMany({
+        where: { jti: target.jti, clientId, userId: target.jti ? accountId : await tokenHolders(k, accountId), revokedAt: null, expiresAt: { gt: new Date() } },
+        data: { revokedAt: new Date() },
+      });
+      return count;
+    },
+    (count) => `active tokens: ${count} -> 0`,
+  );
 }
 
 /**
@@ -152,30 +306,127 @@ export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { fam
   const family = target.familyId ? await k.db.refreshToken.findFirst({ where: { familyId: target.familyId }, select: { clientId: true, accountId: true } }) : null;
   const clientId = target.clientId ? registry.normalizeClientId(target.clientId) : family?.clientId;
   const accountId = target.accountId ? normalizeAccountId(target.accountId) : family?.accountId;
-  return change(k, admin, "refresh_token.revoked", { clientId, accountId, detail: target.familyId }, async () => {
-    if (!target.familyId && !clientId && !accountId) throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
-    if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
-    const { families } = await revokeRefreshFamilies(k.db, { familyId: target.familyId, clientId, accountId });
-    return families;
-  });
+  return change(
+    k,
+    admin,
+    "refresh_token.revoked",
+    { clientId, accountId, detail: target.familyId },
+    async () => {
+      if (!target.familyId && !clientId && !accountId) throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
+      if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
+      return revokeRefreshFamilies(k.db, { familyId: target.familyId, clientId, accountId });
+    },
+    (revoked) => `live refresh grants: ${revoked.families} -> 0; ${revoked.accessTokens} access tokens revoked with them`,
+  ).then((revoked) => revoked.families);
 }
 
 /** Account ids are EIP-55 addresses; any case is accepted from admins. */
-function normalizeAccountId(accountId: string): string {
+export function normalizeAccountId(accountId: string): string {
   return /^0x[0-9a-fA-F]{40}$/.test(accountId) ? registry.parseAddress(accountId, "accountId") : accountId;
 }
 
 export const grantAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
-  change(k, admin, "admin.granted", { accountId: normalizeAccountId(accountId) }, async () => {
-    const id = registry.parseAddress(accountId, "accountId");
-    await k.db.adminRole.upsert({ where: { accountId: id }, create: { accountId: id, grantedBy: admin.label }, update: {} });
-  });
+  change(
+    k,
+    admin,
+    "admin.granted",
+    { accountId: normalizeAccountId(accountId) },
+    async () => {
+      const id = registry.parseAddress(accountId, "accountId");
+      const existing = await k.db.adminRole.findUnique({ where: { accountId: id } });
+      await k.db.adminRole.upsert({ where: { accountId: id }, create: { accountId: id, grantedBy: admin.label }, update: {} });
+      return existing !== null;
+    },
+    (had) => differences({ adminRole: had }, { adminRole: true }),
+  );
 
 export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
-  change(k, admin, "admin.revoked", { accountId: normalizeAccountId(accountId) }, async () => {
-    const { count } = await k.db.adminRole.deleteMany({ where: { accountId: normalizeAccountId(accountId) } });
-    if (count === 0) throw new registry.RegistryError("accountId", "this account has no admin role");
-  });
+  change(
+    k,
+    admin,
+    "admin.revoked",
+    { accountId: normalizeAccountId(accountId) },
+    async () => {
+      const { count } = await k.db.adminRole.deleteMany({ where: { accountId: normalizeAccountId(accountId) } });
+      if (count === 0) throw new registry.RegistryError("accountId", "this account has no admin role");
+    },
+    () => differences({ adminRole: true }, { adminRole: false }),
+  );
+
+// Accounts and their login sessions.
+
+async function existingAccount(k: Keyfob, accountId: string): Promise<string> {
+  const id = normalizeAccountId(accountId.trim());
+  if (!(await k.db.account.findUnique({ where: { id }, select: { id: true } }))) throw new registry.RegistryError("accountId", `no account with id ${id}`);
+  return id;
+}
+
+/**
+ * Blocks an account (lib/accounts/blocking.ts): no login anywhere from now on, and its sessions,
+ * unredeemed codes, access tokens (its wallets' too) and refresh tokens are revoked at once, in one
+ * transaction, so every instance refuses them at the next request.
+ */
+export const blockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
+  change(
+    k,
+    admin,
+    "account.blocked",
+    { accountId: normalizeAccountId(accountId) },
+    async () => {
+      const id = await existingAccount(k, accountId);
+      const before = await k.db.account.findUniqueOrThrow({ where: { id }, select: { blockedAt: true } });
+      return { wasBlocked: before.blockedAt !== null, ...(await blocking.blockAccount(k, id)) };
+    },
+    (r) => `${differences({ blocked: r.wasBlocked }, { blocked: true })}; ${r.revokedTokens} access tokens and ${r.revokedSessions} sessions revoked, refresh tokens and codes with them`,
+  );
+
+export const unblockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
+  change(
+    k,
+    admin,
+    "account.unblocked",
+    { accountId: normalizeAccountId(accountId) },
+    async () => {
+      const id = await existingAccount(k, accountId);
+      const before = await k.db.account.findUniqueOrThrow({ where: { id }, select: { blockedAt: true } });
+      await blocking.unblockAccount(k, id);
+      return before.blockedAt !== null;
+    },
+    (was) => differences({ blocked: was }, { blocked: false }),
+  );
+
+/** Deletes an account with its identities and sessions, revoking what it holds (lib/accounts/directory.ts). */
+export const deleteAccount = (k: Keyfob, admin: Admin, accountId: string) =>
+  change(
+    k,
+    admin,
+    "account.deleted",
+    { accountId: normalizeAccountId(accountId) },
+    async () => {
+      const id = await existingAccount(k, accountId);
+      const account = await directory.getAccount(k.db, id);
+      const deleted = await directory.deleteAccount(k, id);
+      if (!deleted) throw new registry.RegistryError("accountId", `no account with id ${id}`);
+      return { ...deleted, identities: account?.identities.map((i) => `${i.provider}:${i.email ?? i.subject}`) ?? [] };
+    },
+    (r) => `deleted: ${JSON.stringify({ identities: r.identities })}; ${r.revokedTokens} access tokens revoked, ${r.endedSessions} sessions ended`,
+  );
+
+/** Revokes one login session of an account (by its id), or all of them: they end at their next request, on every instance. */
+export const revokeSessions = (k: Keyfob, admin: Admin, accountId: string, sessionId?: string) =>
+  change(
+    k,
+    admin,
+    "session.revoked",
+    { accountId: normalizeAccountId(accountId), detail: sessionId },
+    async () => {
+      const id = await existingAccount(k, accountId);
+      const count = await endSessions(k, id, sessionId);
+      if (sessionId && count === 0) throw new registry.RegistryError("sessionId", "no live session of this account has this id");
+      return count;
+    },
+    (count) => `live sessions: ${count} fewer`,
+  );
 
 // Reads.
 
@@ -221,6 +472,41 @@ export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
   return { ...rest, confidential: secretHash !== null };
 }
 
+/** Accounts found by address, email or id (lib/accounts/directory.ts), 20 to a page. */
+export async function listAccounts(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}) {
+  const page = Math.max(1, Math.floor(query.page ?? 1));
+  const { items, total } = await directory.searchAccounts(k.db, query.search, page, PAGE_SIZE);
+  return { items, total, page, pageSize: PAGE_SIZE };
+}
+
+/** The account an admin names by id, wallet address or email; undefined when none (or several) match. */
+export async function resolveAccountReference(k: Keyfob, _admin: Admin, reference: string) {
+  return directory.findAccount(k.db, reference);
+}
+
+/**
+ * One account for the dashboard: identities (wallets, Google, Apple, passkeys), live login
+ * sessions, what it holds (active tokens, refresh grants), and whether it is an admin.
+ */
+export async function getAccount(k: Keyfob, _admin: Admin, accountId: string) {
+  const id = normalizeAccountId(accountId);
+  const account = await directory.getAccount(k.db, id);
+  if (!account) return undefined;
+  const [sessions, holdings, role] = await Promise.all([
+    liveSessions(k, id),
+    directory.accountHoldings(k.db, id),
+    k.db.adminRole.findUnique({ where: { accountId: id } }),
+  ]);
+  return {
+    ...account,
+    wallets: account.identities.filter((i) => i.provider === "web3").map((i) => ({ address: i.subject, own: i.subject === id, linkedAt: i.createdAt })),
+    sessions: sessions.map(({ idHash, ...session }) => ({ id: idHash, ...session })),
+    holdings,
+    adminRole: role ? { grantedBy: role.grantedBy, grantedAt: role.grantedAt } : null,
+    configuredAdmin: k.config.adminAddresses.includes(id.toLowerCase()),
+  };
+}
+
 /** The accounts granted the admin role in the dashboard (the configured ones are in k.config). */
 export function listAdmins(k: Keyfob, _admin: Admin) {
   return k.db.adminRole.findMany({ orderBy: { grantedAt: "asc" } });
@@ -230,12 +516,12 @@ export function keySchedule(k: Keyfob, _admin: Admin) {
   return k.keys.schedule();
 }
 
-/** Active (unexpired, unrevoked) tokens of a client or an account, newest first. */
+/** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first. */
 export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const where = {
     clientId: query.clientId ? registry.normalizeClientId(query.clientId) : undefined,
-    userId: query.accountId ? normalizeAccountId(query.accountId) : undefined,
+    userId: await tokenHolders(k, query.accountId ? normalizeAccountId(query.accountId) : undefined),
     revokedAt: null,
     expiresAt: { gt: new Date() },
   };
@@ -308,7 +594,7 @@ export async function auditEvents(k: Keyfob, _admin: Admin, filter: AuditFilter 
 
 const CSV_COLUMNS = ["at", "actor", "action", "clientId", "accountId", "ip", "outcome", "detail"] as const;
 
-/** The filtered audit log as CSV (RFC 4180), newest first, at most 100 000 rows. */
+/** The filtered audit log as CSV (RFC 4180), newest first, at most 100 000 rows; times in UTC (ISO 8601, `Z`). */
 export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): Promise<string> {
   const rows = await k.db.auditEvent.findMany({ where: auditWhere(filter), orderBy: { id: "desc" }, take: 100_000 });
   const cell = (value: unknown) => {
@@ -320,7 +606,7 @@ export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): P
   return [CSV_COLUMNS.join(","), ...rows.map((row) => CSV_COLUMNS.map((c) => cell(row[c])).join(","))].join("\r\n") + "\r\n";
 }
 
-/** Counts for the overview, and token issuances and failures per day for the last `days` days. */
+/** Counts for the overview, and token issuances and failures per UTC day for the last `days` days. */
 export async function overview(k: Keyfob, _admin: Admin, days = 14) {
   const since = new Date(Date.now() - days * 86400_000);
   const [clients, accounts, activeTokens, perDay] = await Promise.all([

@@ -95,9 +95,13 @@ export type ClientSettings = {
   resourceServer: boolean;
   /** May ask for offline_access and get refresh tokens. */
   refreshTokensAllowed: boolean;
+  /** Disabled: both flows refuse the client at once. */
+  enabled: boolean;
+  /** May use the management API: a client_credentials token with the keyfob:admin scope. Confidential clients only. */
+  managementApi: boolean;
 };
 
-const SETTINGS = { name: true, logoUrl: true, requirePkce: true, resourceServer: true, refreshTokensAllowed: true } as const;
+const SETTINGS = { name: true, logoUrl: true, enabled: true, requirePkce: true, resourceServer: true, refreshTokensAllowed: true, managementApi: true } as const;
 
 /** Changes some of a client's settings; returns them before and after (for the audit log). */
 export async function updateClient(db: Database, clientId: string, changes: Partial<ClientSettings>): Promise<{ before: ClientSettings; after: ClientSettings }> {
@@ -111,7 +115,9 @@ export async function updateClient(db: Database, clientId: string, changes: Part
   }
   const id = await existingClient(db, clientId);
   return db.$transaction(async (tx) => {
-    const before = await tx.client.findUniqueOrThrow({ where: { id }, select: SETTINGS });
+    const { secretHash, ...before } = await tx.client.findUniqueOrThrow({ where: { id }, select: { ...SETTINGS, secretHash: true } });
+    // Only a client that authenticates with a secret may get admin tokens (RFC 6749 4.4: confidential clients).
+    if (changes.managementApi && secretHash === null) throw new RegistryError("managementApi", "only a confidential client (with a secret) may use the management API");
     const after = await tx.client.update({ where: { id }, data: changes, select: SETTINGS });
     return { before, after };
   });

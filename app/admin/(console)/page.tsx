@@ -1,4 +1,4 @@
-/** /admin: counts, and token issuances and failures per day over the last 14 days. */
+/** /admin: counts, and token issuances and failures per day over the last 14 days (each linking to the audit log). */
 import type { Metadata } from "next";
 import Link from "next/link";
 import { TokenActivityChart } from "@/components/admin/chart";
@@ -13,9 +13,11 @@ export default async function OverviewPage() {
   const data = await overview(k, admin);
   const issued = data.perDay.reduce((sum, day) => sum + day.issued, 0);
   const failed = data.perDay.reduce((sum, day) => sum + day.failed, 0);
+  const range = { from: data.perDay[0].day, to: data.perDay[data.perDay.length - 1].day };
+  const audit = (action: string) => `/admin/audit?${new URLSearchParams({ action, ...range })}`;
   const stats = [
     { label: "Clients", value: data.clients, href: "/admin/clients" },
-    { label: "Accounts", value: data.accounts, href: "/admin/tokens" },
+    { label: "Accounts", value: data.accounts, href: "/admin/accounts" },
     { label: "Active tokens", value: data.activeTokens, href: "/admin/tokens" },
   ];
   return (
@@ -39,7 +41,14 @@ export default async function OverviewPage() {
           title="Token requests, last 14 days"
           description={
             <>
-              {issued.toLocaleString("en")} issued · {failed.toLocaleString("en")} failed (UTC days)
+              <Link className="text-indigo-700 hover:underline" href={audit("token.issued")}>
+                {issued.toLocaleString("en")} issued
+              </Link>{" "}
+              ·{" "}
+              <Link className="text-indigo-700 hover:underline" href={audit("token.failed")}>
+                {failed.toLocaleString("en")} failed
+              </Link>{" "}
+              (UTC days)
             </>
           }
         >

@@ -9,6 +9,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { FormState } from "@/components/admin/form-state";
 import { performAdminAction, type AdminActionName } from "@/lib/admin/dispatch";
+import { tryRedirectUri } from "@/lib/admin/integration";
 import { keyfob } from "@/lib/runtime";
 import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "./guard";
 
@@ -56,6 +57,10 @@ export async function setClientEnabledAction(_: FormState, form: FormData): Prom
 
 export async function deleteClientAction(_: FormState, form: FormData): Promise<FormState> {
   const input = fields(form, ["clientId"]);
+  // The dialog asked to type the id; checked here too, so no other form deletes a client by accident.
+  if (String(form.get("confirm") ?? "").trim() !== input.clientId) {
+    return { ok: false, error: "type the client ID exactly to delete it", fieldErrors: { confirm: "does not match the client ID" }, at: Date.now() };
+  }
   const { state } = await perform("client.delete", input);
   if (!state.ok) return state;
   redirect(`/admin/clients?deleted=${encodeURIComponent(input.clientId)}`);
@@ -74,7 +79,7 @@ export async function removeRedirectUriAction(_: FormState, form: FormData): Pro
   return done("redirect_uri.remove", fields(form, ["clientId", "uri"]), "Redirect URI removed.");
 }
 
-const CLIENT_FLAGS = ["requirePkce", "resourceServer", "refreshTokensAllowed"];
+const CLIENT_FLAGS = ["requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi"];
 
 export async function updateClientAction(_: FormState, form: FormData): Promise<FormState> {
   // An unchecked checkbox is not sent: the form says which settings it shows, and those are false unless checked.
@@ -146,4 +151,40 @@ export async function revokeRefreshGrantsAction(_: FormState, form: FormData): P
   if (!state.ok) return state;
   const revoked = Number(value!.revoked);
   return { ...state, message: revoked === 1 ? "1 refresh grant revoked." : `${revoked} refresh grants revoked.` };
+}
+
+/** Registers Keyfob's own test callback as a redirect URI of the client, for "Try a sign-in" (an audited redirect_uri.add). */
+export async function registerTryCallbackAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("redirect_uri.add", { clientId: String(form.get("clientId") ?? ""), uri: tryRedirectUri(keyfob().config.issuerUrl) }, "Keyfob's test callback is registered for this client.");
+}
+
+// Accounts and their login sessions.
+
+export async function blockAccountAction(_: FormState, form: FormData): Promise<FormState> {
+  const { state, value } = await perform("account.block", fields(form, ["accountId"]));
+  if (!state.ok) return state;
+  return { ...state, message: `Account blocked: ${value!.revokedTokens} access tokens and ${value!.revokedSessions} sessions revoked, with its refresh tokens and codes.` };
+}
+
+export async function unblockAccountAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("account.unblock", fields(form, ["accountId"]), "Account unblocked: it can log in again. Nothing revoked came back.");
+}
+
+export async function deleteAccountAction(_: FormState, form: FormData): Promise<FormState> {
+  const input = fields(form, ["accountId"]);
+  if (String(form.get("confirm") ?? "").trim().toLowerCase() !== input.accountId.toLowerCase()) {
+    return { ok: false, error: "type the account's address exactly to delete it", fieldErrors: { confirm: "does not match the account" }, at: Date.now() };
+  }
+  const { state } = await perform("account.delete", input);
+  if (!state.ok) return state;
+  redirect(`/admin/accounts?deleted=${encodeURIComponent(input.accountId)}`);
+}
+
+/** Revokes one login session (sessionId) or all of the account's. */
+export async function revokeSessionsAction(_: FormState, form: FormData): Promise<FormState> {
+  const input = Object.fromEntries(Object.entries(fields(form, ["accountId", "sessionId"])).filter(([, value]) => value !== ""));
+  const { state, value } = await perform("session.revoke", input);
+  if (!state.ok) return state;
+  const revoked = Number(value!.revoked);
+  return { ...state, message: input.sessionId ? "Session revoked." : revoked === 1 ? "1 session revoked." : `${revoked} sessions revoked.` };
 }

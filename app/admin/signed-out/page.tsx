@@ -2,7 +2,7 @@
 import type { Metadata } from "next";
 import { button } from "@/components/admin/ui";
 
-export const metadata: Metadata = { title: "Signed out · Keyfob admin", robots: { index: false, follow: false } };
+export const metadata: Metadata = { title: "Signed out", robots: { index: false, follow: false } };
 
 export default function SignedOutPage() {
   return (

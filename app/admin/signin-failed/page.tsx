@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { button } from "@/components/admin/ui";
 
-export const metadata: Metadata = { title: "Sign-in failed · Keyfob admin", robots: { index: false, follow: false } };
+export const metadata: Metadata = { title: "Sign-in failed", robots: { index: false, follow: false } };
 
 const reasons: Record<string, string> = {
   cancelled: "The sign-in was cancelled.",

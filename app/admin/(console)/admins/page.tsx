@@ -3,7 +3,9 @@
  * ADMIN_EMAILS) and are read-only here; the role can be granted to and revoked from any account.
  */
 import type { Metadata } from "next";
+import Link from "next/link";
 import { ConfirmAction } from "@/components/admin/confirm";
+import { CopyableId } from "@/components/admin/id";
 import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
 import { Badge, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
 import { listAdmins } from "@/lib/admin/operations";
@@ -42,8 +44,13 @@ export default async function AdminsPage() {
                 const self = role.accountId === admin.accountId;
                 return (
                   <tr key={role.accountId}>
-                    <td className={td}>
-                      <Mono>{role.accountId}</Mono> {self && <Badge tone="indigo">You</Badge>}
+                    <td className={`${td} min-w-[12rem]`}>
+                      <CopyableId value={role.accountId} label={`account ${role.accountId}`}>
+                        <Link className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline" href={`/admin/accounts/${role.accountId}`}>
+                          {role.accountId}
+                        </Link>
+                      </CopyableId>{" "}
+                      {self && <Badge tone="indigo">You</Badge>}
                     </td>
                     <td className={`${td} hidden md:table-cell`}>
                       <Mono>{role.grantedBy}</Mono>

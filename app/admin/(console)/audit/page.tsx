@@ -1,8 +1,13 @@
-/** /admin/audit: the audit log, newest first, filtered by action, client, account, outcome and dates; CSV export. */
+/**
+ * /admin/audit: the audit log, newest first, filtered by action, client, account, outcome and
+ * dates; each row opens to show every field (the reason of a failure in full). Times in the
+ * viewer's time zone (relative when recent), UTC on hover and in the CSV export.
+ */
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { Badge, button, Card, DateText, EmptyState, inputClass, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
+import { AuditRows } from "@/components/admin/audit-rows";
+import { button, Card, EmptyState, inputClass, PageHeader, Pagination, Table, th } from "@/components/admin/ui";
 import { auditEvents } from "@/lib/admin/operations";
 import { ACTION_CHOICES, OUTCOME_CHOICES, parseAuditQuery, type AuditQuery } from "../../_lib/audit-filter";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
@@ -24,19 +29,6 @@ function FilterField({ name, title, error, children }: { name: keyof AuditQuery;
         </p>
       )}
     </div>
-  );
-}
-
-/** One party of an event (the admin who acted, the client, the account), when there is one. */
-function Party({ label, value }: { label: string; value: string | null }) {
-  if (!value) return null;
-  return (
-    <>
-      <dt className="text-xs leading-5 text-slate-500">{label}</dt>
-      <dd className="min-w-0">
-        <Mono>{value}</Mono>
-      </dd>
-    </>
   );
 }
 
@@ -62,7 +54,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
     <>
       <PageHeader
         title="Audit log"
-        description="Admin changes (refused ones too) and token issuances and failures, newest first. Times are UTC."
+        description="Admin changes (refused ones too, with why), sign-ins, and token issuances and failures, newest first. Times are in your time zone; hover for UTC. The CSV export is in UTC."
         actions={
           invalid ? undefined : (
             <a href={exportHref} className={button.secondary} download>
@@ -84,12 +76,15 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
             </select>
           </FilterField>
           <FilterField name="outcome" title="Outcome">
-            <input {...field("outcome")} list="audit-outcomes" placeholder="Any outcome" autoComplete="off" />
-            <datalist id="audit-outcomes">
-              {OUTCOME_CHOICES.map((outcome) => (
-                <option key={outcome} value={outcome} />
+            <select {...field("outcome")}>
+              <option value="">Any outcome</option>
+              {OUTCOME_CHOICES.map((choice) => (
+                <option key={choice.value} value={choice.value}>
+                  {choice.label}
+                </option>
               ))}
-            </datalist>
+              {values.outcome && !OUTCOME_CHOICES.some((c) => c.value === values.outcome) && <option value={values.outcome}>{values.outcome}</option>}
+            </select>
           </FilterField>
           <FilterField name="client" title="Client ID">
             <input {...field("client")} placeholder="Any client" autoComplete="off" spellCheck={false} />
@@ -134,36 +129,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                 <th className={th}>Actor, client, account</th>
                 <th className={`${th} hidden lg:table-cell`}>Detail</th>
                 <th className={`${th} hidden xl:table-cell`}>IP</th>
+                <th className={th}>
+                  <span className="sr-only">Details</span>
+                </th>
               </tr>
             }
           >
-            {result.items.map((event) => (
-              <tr key={event.id}>
-                <td className={td}>
-                  <DateText date={event.at} />
-                </td>
-                <td className={`${td} whitespace-nowrap`}>
-                  <Mono>{event.action}</Mono>
-                </td>
-                <td className={td}>
-                  <Badge tone={event.outcome === "success" ? "green" : event.outcome === "rejected" ? "amber" : "red"}>{event.outcome}</Badge>
-                </td>
-                <td className={`${td} min-w-[16rem]`}>
-                  <dl className="grid grid-cols-[3.5rem_1fr] gap-x-2 gap-y-0.5">
-                    <Party label="by" value={event.actor} />
-                    <Party label="client" value={event.clientId} />
-                    <Party label="account" value={event.accountId} />
-                  </dl>
-                  {!event.actor && !event.clientId && !event.accountId && <span className="text-slate-400">—</span>}
-                </td>
-                <td className={`${td} hidden min-w-[10rem] lg:table-cell`}>
-                  {event.detail ? <Mono>{event.detail}</Mono> : <span className="text-slate-400">—</span>}
-                </td>
-                <td className={`${td} hidden whitespace-nowrap xl:table-cell`}>
-                  {event.ip ? <Mono>{event.ip}</Mono> : <span className="text-slate-400">—</span>}
-                </td>
-              </tr>
-            ))}
+            <AuditRows events={result.items.map((event) => ({ ...event, at: event.at.toISOString() }))} />
           </Table>
         )}
         <Pagination page={result.page} pageSize={result.pageSize} total={result.total} href={href} />

@@ -5,6 +5,7 @@
  */
 import type { Metadata } from "next";
 import { ConfirmAction } from "@/components/admin/confirm";
+import { CopyableId } from "@/components/admin/id";
 import { Badge, Banner, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
 import { keySchedule } from "@/lib/admin/operations";
 import { JWKS_MAX_AGE_SECONDS } from "@/lib/http/metadata";
@@ -105,8 +106,8 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
           >
             {rows.map((key) => (
               <tr key={key.kid}>
-                <td className={td}>
-                  <Mono>{key.kid}</Mono>
+                <td className={`${td} min-w-[12rem]`}>
+                  <CopyableId value={key.kid} label={`kid ${key.kid}`} />
                 </td>
                 <td className={td}>
                   <Badge tone={tone[key.status]}>{key.status[0].toUpperCase() + key.status.slice(1)}</Badge>

@@ -7,6 +7,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { getAddress, isAddress } from "viem";
 import { ConfirmAction } from "@/components/admin/confirm";
+import { CopyableId } from "@/components/admin/id";
 import { button, Card, DateText, EmptyState, inputClass, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
 import { listActiveTokens, listRefreshGrants } from "@/lib/admin/operations";
 import { revokeRefreshGrantsAction, revokeTokensAction } from "../../_lib/actions";
@@ -44,7 +45,20 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
     <>
       <PageHeader
         title="Tokens"
-        description="Active access tokens: issued, not expired and not revoked. Revoked tokens fail introspection and userinfo at once."
+        description={
+          <>
+            Active access tokens (issued, not expired, not revoked) and refresh grants. Revoked tokens fail introspection and userinfo at once. An
+            account&apos;s tokens include its linked wallets&apos; Flow A tokens.
+            {accountId && (
+              <>
+                {" "}
+                <Link className="text-indigo-700 hover:underline" href={`/admin/accounts/${accountId}`}>
+                  Open the account
+                </Link>
+              </>
+            )}
+          </>
+        }
         actions={
           (clientId || accountId) && result.total > 0 ? (
             <ConfirmAction
@@ -127,18 +141,22 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
           >
             {result.items.map((token) => (
               <tr key={token.jti}>
-                <td className={td}>
-                  <Mono>{token.jti}</Mono>
+                <td className={`${td} min-w-[10rem]`}>
+                  <CopyableId value={token.jti} label={`token ID ${token.jti}`} />
                 </td>
-                <td className={td}>
-                  <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ client: token.clientId })}`}>
-                    <Mono>{token.clientId}</Mono>
-                  </Link>
+                <td className={`${td} min-w-[10rem]`}>
+                  <CopyableId value={token.clientId} label="client ID">
+                    <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ client: token.clientId })}`}>
+                      <Mono>{token.clientId}</Mono>
+                    </Link>
+                  </CopyableId>
                 </td>
-                <td className={td}>
-                  <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ account: token.userId })}`}>
-                    <Mono>{token.userId}</Mono>
-                  </Link>
+                <td className={`${td} min-w-[10rem]`}>
+                  <CopyableId value={token.userId} label="account">
+                    <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ account: token.userId })}`}>
+                      <Mono>{token.userId}</Mono>
+                    </Link>
+                  </CopyableId>
                 </td>
                 <td className={`${td} hidden lg:table-cell`}>{token.connector}</td>
                 <td className={`${td} hidden lg:table-cell`}>{token.scope}</td>
@@ -214,15 +232,19 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
             >
               {grants.items.map((grant) => (
                 <tr key={grant.familyId}>
-                  <td className={td}>
-                    <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ client: grant.clientId })}#refresh-grants`}>
-                      <Mono>{grant.clientId}</Mono>
-                    </Link>
+                  <td className={`${td} min-w-[10rem]`}>
+                    <CopyableId value={grant.clientId} label="client ID">
+                      <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ client: grant.clientId })}#refresh-grants`}>
+                        <Mono>{grant.clientId}</Mono>
+                      </Link>
+                    </CopyableId>
                   </td>
-                  <td className={td}>
-                    <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ account: grant.accountId })}#refresh-grants`}>
-                      <Mono>{grant.accountId}</Mono>
-                    </Link>
+                  <td className={`${td} min-w-[10rem]`}>
+                    <CopyableId value={grant.accountId} label="account">
+                      <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ account: grant.accountId })}#refresh-grants`}>
+                        <Mono>{grant.accountId}</Mono>
+                      </Link>
+                    </CopyableId>
                     <span className="block text-xs text-slate-500">via {grant.connector}</span>
                   </td>
                   <td className={`${td} hidden lg:table-cell`}>{grant.scope}</td>

@@ -1,6 +1,8 @@
 /**
- * /admin/clients/[clientId]: one client. Enable/disable, delete, redirect URIs (shown exactly as
- * stored), signers of a developer license, and the client secret (shown once).
+ * /admin/clients/[clientId]: one client. Enable/disable, every setting, the integration panel
+ * (endpoints, snippets, try a sign-in), redirect URIs (shown exactly as stored), post-logout URIs,
+ * allowed origins, signers of a developer license, the client secret (shown once), delete (after
+ * typing the client's id).
  */
 import type { Metadata } from "next";
 import Link from "next/link";
@@ -8,9 +10,13 @@ import { notFound } from "next/navigation";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { CopyButton } from "@/components/admin/copy-button";
 import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
+import { CopyableId } from "@/components/admin/id";
+import { IntegrationPanel } from "@/components/admin/integration";
+import { OneTimeNotice } from "@/components/admin/notice";
 import { SecretRotation } from "@/components/admin/secret";
 import { ValueListCard } from "@/components/admin/value-list";
 import { Badge, Banner, button, Card, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { integration } from "@/lib/admin/integration";
 import { getClient } from "@/lib/admin/operations";
 import { ADMIN_CLIENT_ID } from "@/lib/admin/session";
 import {
@@ -90,7 +96,7 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           )
         }
       />
-      {created && <Banner tone="success">Client created. Add a redirect URI, and a signer or a secret, so it can get tokens.</Banner>}
+      {created && <OneTimeNotice param="created">Client created. Add a redirect URI, and a signer or a secret, so it can get tokens.</OneTimeNotice>}
       {client.id === ADMIN_CLIENT_ID && (
         <Banner tone="info">
           This is the dashboard&apos;s own client: admins sign in through it. Keyfob registers it again, enabled and with its callback,
@@ -101,11 +107,11 @@ export default async function ClientPage({ params, searchParams }: { params: Par
         <Banner tone="error">This client is disabled: Keyfob refuses its challenges, sign-ins and token requests.</Banner>
       )}
 
-      <div className="grid gap-6">
+      <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
         <Card id="details" title="Details">
-          <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-[10rem_1fr]">
+          <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-[10rem_minmax(0,1fr)]">
             <dt className="font-medium text-slate-600">Client ID</dt>
-            <dd className="flex flex-wrap items-center gap-2">
+            <dd className="flex min-w-0 flex-wrap items-center gap-2">
               <Mono>{client.id}</Mono>
               <CopyButton value={client.id} label="Copy ID" />
             </dd>
@@ -119,9 +125,14 @@ export default async function ClientPage({ params, searchParams }: { params: Par
               <Link className="text-indigo-700 hover:underline" href={`/admin/audit?client=${encodeURIComponent(client.id)}`}>
                 Audit log
               </Link>
+              <a className="text-indigo-700 hover:underline" href="#integration">
+                Integration
+              </a>
             </dd>
           </dl>
         </Card>
+
+        <IntegrationPanel clientId={client.id} data={integration(k.config.issuerUrl, { ...client, redirectUris: client.redirectUris.map((r) => r.uri) }, { chainId: k.config.chainId })} tryHref={`/admin/clients/${encodeURIComponent(client.id)}/try`} />
 
         <ValueListCard
           id="redirect-uris"
@@ -208,7 +219,7 @@ export default async function ClientPage({ params, searchParams }: { params: Par
                 {client.signers.map((signer) => (
                   <tr key={signer.address}>
                     <td className={td}>
-                      <Mono>{signer.address}</Mono>
+                      <CopyableId value={signer.address} label={`signer ${signer.address}`} />
                     </td>
                     <td className={td}>{signerStatus(signer, now)}</td>
                     <td className={`${td} hidden md:table-cell`}>
@@ -266,11 +277,15 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           <SecretRotation action={rotateSecretAction} clientId={client.id} confidential={client.confidential} />
         </Card>
 
-        <Card id="settings" title="Settings" description="Changes apply to the next request; each one is written to the audit log with its old and new value.">
+        <Card
+          id="settings"
+          title="Settings"
+          description="Changes apply to the next request; each one is written to the audit log with its old and new value. Enable or disable the client with the button at the top."
+        >
           <ActionForm
             action={updateClientAction}
             fields={["name", "logoUrl"]}
-            hidden={{ ...id, settings: "requirePkce resourceServer refreshTokensAllowed" }}
+            hidden={{ ...id, settings: client.confidential || client.managementApi ? "requirePkce resourceServer refreshTokensAllowed managementApi" : "requirePkce resourceServer refreshTokensAllowed" }}
             label="Client settings"
           >
             <div className="grid gap-4 sm:grid-cols-2">
@@ -296,6 +311,22 @@ export default async function ClientPage({ params, searchParams }: { params: Par
                 defaultChecked={client.refreshTokensAllowed}
                 hint="May ask for the offline_access scope and get a refresh token with its tokens."
               />
+              <Checkbox
+                name="managementApi"
+                label="Management API"
+                defaultChecked={client.managementApi}
+                disabled={!client.confidential && !client.managementApi}
+                hint={
+                  client.confidential ? (
+                    <>
+                      May get an admin token (client_credentials, scope <Mono>keyfob:admin</Mono>) and use every admin operation through{" "}
+                      <Mono>/api/admin/v1</Mono>. Withdrawing it stops its tokens at once.
+                    </>
+                  ) : (
+                    "Only a confidential client (with a secret) can be allowed the management API: generate a secret first."
+                  )
+                }
+              />
             </fieldset>
             <SubmitButton pendingLabel="Saving…" className={button.secondary}>
               Save settings
@@ -314,6 +345,7 @@ export default async function ClientPage({ params, searchParams }: { params: Par
               title={`Delete ${client.name}?`}
               confirmLabel="Delete permanently"
               pendingLabel="Deleting…"
+              typeToConfirm={{ value: client.id, label: "the client ID" }}
             >
               <p className="mb-2">
                 <Mono>{client.id}</Mono>

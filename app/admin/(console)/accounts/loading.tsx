@@ -1,0 +1,5 @@
+import { ListSkeleton } from "@/components/admin/ui";
+
+export default function Loading() {
+  return <ListSkeleton label="Loading the accounts…" />;
+}

@@ -1,0 +1,239 @@
+/**
+ * A client's page in the browser: every setting edited and audited with before and after; the
+ * integration panel's snippets actually run (Flow A's curl commands and the client library against
+ * the real server, Flow B's authorization URL in the browser and its code exchange with curl);
+ * "Try a sign-in" runs the hosted login as the client and shows the decoded tokens; deleting asks
+ * to type the client's id; the "client created" notice goes away.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { addRedirectUri, addSigner, createClient, rotateClientSecret } from "../lib/clients/registry";
+import { createDatabase } from "../lib/db/client";
+import { baseURL } from "../playwright.config";
+import { adminWallet, CHAIN_ID, confirm, screenshot, signIn } from "./support/admin";
+import { installWallet } from "./support/wallet";
+
+const db = createDatabase(process.env.DATABASE_URL!, 2);
+const jwks = createRemoteJWKSet(new URL(`${baseURL}/keys`));
+test.afterAll(() => db.$disconnect());
+
+/** Runs a shell snippet as a developer would paste it, with their values in the environment. */
+function sh(script: string, env: Record<string, string> = {}): string {
+  const result = spawnSync("bash", ["-e", "-o", "pipefail", "-c", script], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 30_000 });
+  expect(result.status, `${script}\n${result.stderr}`).toBe(0);
+  return result.stdout;
+}
+
+const snippet = (page: Page, id: string) => page.getByTestId(`snippet-${id}`).textContent().then((text) => text!);
+
+async function openIntegration(page: Page) {
+  const panel = page.locator("#integration");
+  for (const summary of await panel.locator("summary").all()) {
+    if (!(await summary.evaluate((s) => (s.parentElement as HTMLDetailsElement).open))) await summary.click();
+  }
+  return panel;
+}
+
+test("every setting of a client is edited in the browser and audited with its old and new value", async ({ page }, testInfo) => {
+  await signIn(page, await adminWallet(db));
+  await page.goto("/admin/clients/new");
+  await page.getByLabel("Name").fill("Editable");
+  await page.getByRole("button", { name: "Create client" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/admin/clients/kf_"));
+  const clientId = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+  // The notice says it once: not in the address any more, gone on reload, and it can be closed.
+  const notice = page.getByRole("status").filter({ hasText: "Client created" });
+  await expect(notice).toBeVisible();
+  await expect(page).toHaveURL(`${baseURL}/admin/clients/${clientId}`);
+  await page.reload();
+  await expect(notice).toHaveCount(0);
+
+  const settings = page.getByRole("form", { name: "Client settings" });
+  // The management API needs a secret first.
+  await expect(settings.getByLabel("Management API")).toBeDisabled();
+  await confirm(page, "Generate secret", "Generate secret");
+  await page.getByRole("button", { name: "I have stored it: hide the secret" }).click();
+  await expect(settings.getByLabel("Management API")).toBeEnabled();
+
+  await settings.getByLabel("Name").fill("Edited");
+  await settings.getByLabel("Logo URL").fill("https://edited.example.com/logo.png");
+  for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Management API"]) await settings.getByLabel(label).check();
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(settings.getByRole("status")).toHaveText("Settings saved.");
+  expect(await db.client.findUniqueOrThrow({ where: { id: clientId } })).toMatchObject({
+    name: "Edited",
+    logoUrl: "https://edited.example.com/logo.png",
+    requirePkce: true,
+    resourceServer: true,
+    refreshTokensAllowed: true,
+    managementApi: true,
+  });
+  await settings.getByLabel("Refresh tokens").uncheck();
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(settings.getByRole("status")).toHaveText("Settings saved.");
+
+  // Post-logout URIs and origins are settings too.
+  await page.getByRole("form", { name: "Add a post-logout redirect URI" }).getByLabel("New post-logout redirect URI").fill("https://edited.example.com/bye");
+  await page.getByRole("form", { name: "Add a post-logout redirect URI" }).getByRole("button", { name: "Add URI" }).click();
+  await page.getByRole("form", { name: "Allow an origin" }).getByLabel("New allowed origin").fill("https://spa.edited.example.com");
+  await page.getByRole("form", { name: "Allow an origin" }).getByRole("button", { name: "Allow origin" }).click();
+  await expect(page.getByRole("list", { name: "Allowed origins" }).getByText("https://spa.edited.example.com")).toBeVisible();
+
+  await confirm(page, "Disable", "Disable client");
+  await expect(page.getByText("Disabled", { exact: true })).toBeVisible();
+  await page.getByRole("button", { name: "Enable" }).click();
+  await expect(page.getByText("Enabled", { exact: true })).toBeVisible();
+
+  // The audit log says what changed, before and after, for each change.
+  await page.goto(`/admin/audit?client=${encodeURIComponent(clientId)}`);
+  const details = async (action: string, nth = 0) => {
+    const row = page.getByRole("row").filter({ has: page.getByText(action, { exact: true }) }).nth(nth);
+    await row.getByRole("button", { name: /^Details/ }).click();
+    const id = await row.getByRole("button", { name: /^Details/ }).getAttribute("aria-controls");
+    return page.locator(`[id="${id}"]`);
+  };
+  const update = await details("client.updated", 1); // the first of the two, newest first
+  await expect(update).toContainText('name: "Editable" -> "Edited"');
+  await expect(update).toContainText('logoUrl: null -> "https://edited.example.com/logo.png"');
+  await expect(update).toContainText("requirePkce: false -> true");
+  await expect(update).toContainText("managementApi: false -> true");
+  await expect(await details("client.updated", 0)).toContainText("refreshTokensAllowed: true -> false");
+  await expect(await details("client.disabled")).toContainText("enabled: true -> false");
+  await expect(await details("client.enabled")).toContainText("enabled: false -> true");
+  await expect(await details("allowed_origin.added")).toContainText('allowedOrigins: [] -> ["https://spa.edited.example.com"]');
+  await expect(await details("client.secret_rotated")).toContainText("confidential: false -> true");
+  await screenshot(page, testInfo, "admin-audit-client-changes");
+
+  // Deleting asks to type the id; the button stays disabled until it matches.
+  await page.goto(`/admin/clients/${encodeURIComponent(clientId)}`);
+  await page.getByRole("button", { name: "Delete client" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Type the client ID to confirm").fill(clientId.slice(0, -1));
+  await expect(dialog.getByRole("button", { name: "Delete permanently" })).toBeDisabled();
+  await page.keyboard.press("Escape");
+  await confirm(page, "Delete client", "Delete permanently", clientId);
+  await page.waitForURL((url) => url.pathname === "/admin/clients");
+  await expect(page.getByRole("status").filter({ hasText: `Client ${clientId} was deleted.` })).toBeVisible();
+  expect(await db.client.findUnique({ where: { id: clientId } })).toBeNull();
+  const deleted = await db.auditEvent.findFirstOrThrow({ where: { action: "client.deleted", clientId } });
+  expect(deleted.detail).toMatch(/^deleted: \{"name":"Edited",/);
+});
+
+test("the integration panel's Flow A snippets run: curl against the real server, and the client library", async ({ page }) => {
+  test.setTimeout(120_000);
+  const license = privateKeyToAccount(generatePrivateKey());
+  const signerKey = generatePrivateKey();
+  const domain = `https://snippets.example.com/${license.address.slice(2, 8)}/callback`;
+  await createClient(db, { id: license.address, name: "Snippets" });
+  await addRedirectUri(db, license.address, domain);
+  await addSigner(db, license.address, privateKeyToAccount(signerKey).address);
+
+  await signIn(page, await adminWallet(db));
+  await page.goto(`/admin/clients/${license.address}`);
+  const panel = await openIntegration(page);
+  await expect(panel.getByText(`${baseURL}/.well-known/openid-configuration`)).toBeVisible();
+  await expect(panel.getByText(`${baseURL}/token`, { exact: true })).toBeVisible();
+  await expect(panel.getByRole("button", { name: "Copy: 1. Ask for a challenge (curl)" })).toBeVisible();
+
+  // curl, step 1 (the license's address, for its signer) and step 2 with the signer's signature.
+  const step1 = JSON.parse(sh(await snippet(page, "flow-a-challenge")));
+  expect(step1.challenge).toContain(license.address);
+  const signature = await privateKeyToAccount(signerKey).signMessage({ message: step1.challenge });
+  const tokens = JSON.parse(sh(await snippet(page, "flow-a-submit"), { STATE: step1.state, SIGNATURE: signature }));
+  const { payload } = await jwtVerify(tokens.id_token, jwks, { issuer: baseURL, audience: license.address });
+  expect(payload.ethereum_address).toBe(license.address);
+
+  // The client library snippet, as a script of its own.
+  const dir = path.resolve("test-results/snippets");
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `flow-a-${license.address.slice(2, 8)}.ts`);
+  await writeFile(file, (await snippet(page, "flow-a-library")).replace('"./lib/client/get-token"', JSON.stringify(path.resolve("lib/client/get-token.ts"))));
+  const run = spawnSync(process.execPath, ["--import", "tsx", file], { env: { ...process.env, KEYFOB_PRIVATE_KEY: signerKey }, encoding: "utf8", timeout: 60_000 });
+  expect(run.status, run.stderr).toBe(0);
+  const accessToken = run.stdout.trim();
+  expect(decodeJwt(accessToken)).toMatchObject({ aud: license.address, client_id: license.address });
+});
+
+test("Flow B's authorization URL with PKCE works in the browser, and its code exchange with curl (public and confidential)", async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  const callback = `${baseURL}/snippet-app/callback`;
+  const publicId = `kf_snip_pub_${Date.now()}`;
+  const confidentialId = `kf_snip_conf_${Date.now()}`;
+  await createClient(db, { id: publicId, name: "Snippet public app" });
+  await createClient(db, { id: confidentialId, name: "Snippet confidential app" });
+  await addRedirectUri(db, publicId, callback);
+  await addRedirectUri(db, confidentialId, callback);
+  const secret = await rotateClientSecret(db, confidentialId);
+  await signIn(page, await adminWallet(db));
+
+  for (const [clientId, env] of [
+    [publicId, {}],
+    [confidentialId, { KEYFOB_CLIENT_SECRET: secret }],
+  ] as const) {
+    await page.goto(`/admin/clients/${clientId}`);
+    await openIntegration(page);
+    const output = sh(await snippet(page, "flow-b-authorize"));
+    const verifier = /^code_verifier: (\S+)$/m.exec(output)![1];
+    const url = /^(http\S+)$/m.exec(output)![1];
+    expect(new URL(url).searchParams.get("code_challenge_method")).toBe("S256");
+
+    // A user follows the URL in a browser of their own.
+    const user = await browser.newContext({ baseURL });
+    const userPage = await user.newPage();
+    await installWallet(userPage, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    await userPage.goto(url);
+    await expect(userPage.getByText(clientId === publicId ? "Snippet public app" : "Snippet confidential app").first()).toBeVisible();
+    await userPage.getByRole("button", { name: "Continue with a wallet" }).click();
+    await userPage.waitForURL((u) => u.href.startsWith(`${callback}?`), { timeout: 30_000 });
+    const code = new URL(userPage.url()).searchParams.get("code")!;
+    await user.close();
+
+    const tokens = JSON.parse(sh(await snippet(page, "flow-b-token"), { ...env, CODE: code, CODE_VERIFIER: verifier }));
+    expect(tokens.token_type, JSON.stringify(tokens)).toBe("bearer");
+    await jwtVerify(tokens.id_token, jwks, { issuer: baseURL, audience: clientId });
+  }
+  // The management API snippet is shown for a confidential client only.
+  await expect(page.getByTestId("snippet-management-api")).toHaveCount(1);
+  await page.goto(`/admin/clients/${publicId}`);
+  await expect(page.getByTestId("snippet-management-api")).toHaveCount(0);
+});
+
+test("Try a sign-in registers Keyfob's test callback on request, runs the hosted login as the client, and shows the decoded tokens", async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  const clientId = `kf_try_${Date.now()}`;
+  await createClient(db, { id: clientId, name: "Tried app" });
+  const adminKey = await adminWallet(db);
+  await signIn(page, adminKey);
+  await page.goto(`/admin/clients/${clientId}`);
+  await page.getByRole("link", { name: "Try a sign-in" }).click();
+  await expect(page.getByRole("heading", { name: "Try a sign-in" })).toBeVisible();
+  await page.getByRole("button", { name: "Register the test callback" }).click();
+  await expect(page.getByRole("link", { name: "Start a test sign-in" })).toBeVisible();
+  expect((await db.redirectUri.findMany({ where: { clientId } })).map((r) => r.uri)).toEqual([`${baseURL}/admin/try/callback`]);
+
+  await page.getByRole("link", { name: "Start a test sign-in" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/auth/interaction/"));
+  await expect(page.getByText("Tried app").first()).toBeVisible();
+  await page.getByRole("button", { name: "Continue with a wallet" }).click();
+  await page.waitForURL((url) => url.pathname === `/admin/clients/${clientId}/try`, { timeout: 30_000 });
+  await expect(page.getByRole("status").filter({ hasText: "Signed in" })).toBeVisible();
+  const idToken = JSON.parse((await page.getByTestId("decoded-id-token").textContent())!);
+  expect(idToken.header).toMatchObject({ alg: "RS256" });
+  expect(idToken.claims).toMatchObject({ iss: baseURL, aud: clientId, provider_id: "web3", ethereum_address: privateKeyToAccount(adminKey).address, amr: ["wallet"] });
+  const accessToken = JSON.parse((await page.getByTestId("decoded-access-token").textContent())!);
+  expect(accessToken.header).toMatchObject({ typ: "at+jwt" });
+  expect(accessToken.claims).toMatchObject({ client_id: clientId, scope: "openid email" });
+  // The access token served to show its claims: it is revoked.
+  expect(await db.issuedToken.findUniqueOrThrow({ where: { jti: accessToken.claims.jti } })).toMatchObject({ revokedAt: expect.any(Date) });
+  expect(await db.auditEvent.findFirst({ where: { action: "client.sign_in_tried", clientId } })).toMatchObject({ outcome: "success" });
+  await screenshot(page, testInfo, "admin-try-sign-in");
+
+  // The callback cannot be replayed: the attempt was single use.
+  const replay = await page.request.get(`/admin/try/callback?code=x&state=y`, { maxRedirects: 0 });
+  expect(replay.status()).toBe(303);
+  expect(replay.headers().location).toMatch(/problem=/);
+});

@@ -1,0 +1,67 @@
+import { randomUUID } from "node:crypto";
+import { SignJWT } from "jose";
+import type { Keyfob } from "../keyfob";
+import { SIGNING_ALG } from "../keys/keystore";
+import { authenticateClient } from "../oauth/client-auth";
+import { OAuthError } from "../oauth/errors";
+import { required, type Params } from "../oauth/params";
+import { ACCESS_TOKEN_TYPE } from "../tokens/issue";
+import { encodeSubject } from "../tokens/sub";
+
+/** The scope of the management API (/api/admin/v1): the only scope a client_credentials token carries. */
+export const ADMIN_SCOPE = "keyfob:admin";
+
+/** The connector that the `sub` of a client's own token names, and the issued-token record carries. */
+export const CLIENT_CREDENTIALS_CONNECTOR = "client_credentials";
+
+/** Admin tokens are short-lived: ten minutes, or ACCESS_TOKEN_TTL when that is shorter. */
+export const ADMIN_TOKEN_TTL = 600;
+
+export type ClientCredentialsResponse = { access_token: string; token_type: "bearer"; expires_in: number; scope: string };
+
+/**
+ * `POST /token` with grant_type=client_credentials (RFC 6749 4.4): an access token for the client
+ * itself, for the management API. Only a confidential client authenticates this way (its secret,
+ * Basic or in the body), only with the `keyfob:admin` scope (the default when `scope` is absent),
+ * and only when an admin allowed it the management API (Client.managementApi). No ID token and no
+ * refresh token (4.4.3).
+ *
+ * The token is an RFC 9068 JWT (`typ: at+jwt`) with `aud` and `client_id` the client, and `sub` the
+ * client in the platform's encoding ({user id: the client_id, connector: client_credentials}),
+ * like every sub Keyfob issues, so resource servers and the audit log decode it alike. It lives
+ * ADMIN_TOKEN_TTL seconds, and is recorded in issued_tokens like any access token: revocation,
+ * introspection and the management API's own check (lib/admin/api.ts) see it.
+ */
+export async function clientCredentials(keyfob: Keyfob, request: Request, params: Params): Promise<ClientCredentialsResponse> {
+  const grantType = required(params, "grant_type");
+  if (grantType !== "client_credentials") throw new OAuthError("unsupported_grant_type", "grant_type must be client_credentials");
+  const client = await authenticateClient(keyfob.db, request, params);
+  if (!client.confidential) throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
+
+  const requested = [...new Set((params.get("scope") ?? ADMIN_SCOPE).split(" ").filter(Boolean))];
+  if (requested.length !== 1 || requested[0] !== ADMIN_SCOPE) throw new OAuthError("invalid_scope", `client_credentials grants only the ${ADMIN_SCOPE} scope`);
+  const allowed = await keyfob.db.client.findUnique({ where: { id: client.id }, select: { managementApi: true } });
+  if (!allowed?.managementApi) throw new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");
+
+  const { kid, privateKey } = await keyfob.keys.signingKey();
+  const lifetime = Math.min(ADMIN_TOKEN_TTL, keyfob.config.accessTokenTtl);
+  const iat = Math.floor(Date.now() / 1000);
+  const jti = randomUUID();
+  const accessToken = await new SignJWT({
+    iss: keyfob.config.issuerUrl,
+    sub: encodeSubject({ userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR }),
+    aud: client.id,
+    client_id: client.id,
+    iat,
+    exp: iat + lifetime,
+    jti,
+    scope: ADMIN_SCOPE,
+    provider_id: CLIENT_CREDENTIALS_CONNECTOR,
+  })
+    .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
+    .sign(privateKey);
+  await keyfob.db.issuedToken.create({
+    data: { jti, clientId: client.id, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope: ADMIN_SCOPE, expiresAt: new Date((iat + lifetime) * 1000) },
+  });
+  return { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope: ADMIN_SCOPE };
+}

@@ -1,0 +1,489 @@
+import { ADMIN_SCOPE } from "../actions/client-credentials";
+import { describe, toOAuthError } from "../http/respond";
+import type { Keyfob } from "../keyfob";
+import { log } from "../log";
+import { errorDescription, OAuthError } from "../oauth/errors";
+import { bearerToken, verifyAccessToken } from "../tokens/verify";
+import type { Admin } from "./access";
+import { parseAuditQuery } from "./audit-filter";
+import { runAdminAction, type AdminActionName } from "./dispatch";
+import * as ops from "./operations";
+
+/**
+ * The management API (`/api/admin/v1`): every dashboard operation as JSON, for an access token
+ * that Keyfob issued to a client an admin allowed (client_credentials, scope `keyfob:admin`, see
+ * lib/actions/client-credentials.ts). Changes go through runAdminAction, so their validation and
+ * audit are the dashboard's; the audit log names the client as `api:<client_id>`.
+ *
+ * Errors use Keyfob's documented shape, `{error, error_description, status, message}` (plus
+ * `field_errors` for invalid input): 401 with WWW-Authenticate for a missing, invalid, expired or
+ * revoked token; 403 for a token without the admin scope, or whose client is no longer allowed
+ * (disabled, setting withdrawn, or no longer confidential); 404 for an unknown resource; 400 for
+ * invalid input; 415/413 for a body that is not JSON or too large. The OpenAPI document
+ * (lib/admin/openapi.ts) describes the same route table.
+ */
+
+export const API_BASE = "/api/admin/v1";
+const MAX_BODY = 16 * 1024;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    description: string,
+    readonly extra: { headers?: Record<string, string>; fieldErrors?: Record<string, string> } = {},
+  ) {
+    super(errorDescription(description));
+  }
+}
+
+const notFound = (what: string) => new ApiError(404, "not_found", `no ${what}`);
+
+export function apiJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  if (status === 204) return new Response(null, { status, headers: { "Cache-Control": "no-store", ...headers } });
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers } });
+}
+
+export function apiError(error: ApiError): Response {
+  return apiJson(
+    { error: error.code, error_description: error.message, status: error.status, message: error.message, ...(error.extra.fieldErrors && { field_errors: error.extra.fieldErrors }) },
+    error.status,
+    error.extra.headers,
+  );
+}
+
+const challenge = (params: Record<string, string> = {}) =>
+  ["Bearer realm=\"keyfob\"", `scope="${ADMIN_SCOPE}"`, ...Object.entries(params).map(([name, value]) => `${name}="${errorDescription(value)}"`)].join(", ");
+
+/**
+ * The admin behind a request's bearer token: verified like every access token (signature, issuer,
+ * expiry, recorded and not revoked, its key not revoked), holding the admin scope, and issued to a
+ * client that is still enabled, confidential and allowed the management API.
+ */
+export async function authenticateApiAdmin(k: Keyfob, request: Request): Promise<Admin> {
+  if (!request.headers.has("authorization")) throw new ApiError(401, "invalid_token", "an access token is required: Authorization: Bearer <token>", { headers: { "WWW-Authenticate": challenge() } });
+  let token: Awaited<ReturnType<typeof verifyAccessToken>>;
+  try {
+    token = await verifyAccessToken(k, bearerToken(request));
+  } catch (error) {
+    if (error instanceof OAuthError && error.status < 500) {
+      throw new ApiError(401, error.code, error.message, { headers: { "WWW-Authenticate": challenge({ error: error.code, error_description: error.message }) } });
+    }
+    throw error;
+  }
+  const clientId = token.clientId;
+  const refuse = async (code: string, description: string, headers?: Record<string, string>) => {
+    k.audit.record({ action: "admin_api.refused", outcome: code, clientId, detail: `${request.method} ${new URL(request.url).pathname}: ${description}` });
+    return new ApiError(403, code, description, { headers });
+  };
+  if (!(token.payload.scope ?? "").split(" ").includes(ADMIN_SCOPE)) {
+    throw await refuse("insufficient_scope", `the access token does not carry the ${ADMIN_SCOPE} scope`, { "WWW-Authenticate": challenge({ error: "insufficient_scope" }) });
+  }
+  const client = await k.db.client.findUnique({ where: { id: clientId }, select: { enabled: true, managementApi: true, secretHash: true } });
+  if (!client?.enabled || !client.managementApi || client.secretHash === null) {
+    throw await refuse("access_denied", "the token's client is no longer allowed the management API");
+  }
+  return { accountId: `client:${clientId}`, label: `api:${clientId}` };
+}
+
+// Routes.
+
+type Context = { k: Keyfob; admin: Admin; params: Record<string, string>; query: URLSearchParams; body: Record<string, unknown> };
+export type ApiRoute = {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** e.g. `/clients/{clientId}/signers/{address}` */
+  path: string;
+  summary: string;
+  tag: string;
+  /** The admin action a change runs (its zod input describes the body, less the path's parameters). */
+  action?: AdminActionName;
+  /** The status of a success, when not 200 (the OpenAPI document says it). */
+  status?: 201 | 204;
+  /** Query parameters of a read. */
+  query?: Record<string, string>;
+  /** The body fields the route takes (others of the action's input come from the path). */
+  body?: string[];
+  handle: (c: Context) => Promise<unknown>;
+};
+
+/** Runs an admin action with the body and the path's parameters; refusals become 400 (404 for an unknown client or account). */
+async function perform(c: Context, name: AdminActionName, input: Record<string, unknown>) {
+  const result = await runAdminAction(c.k, c.admin, name, { ...c.body, ...input });
+  if (result.ok) return result.value;
+  const fieldErrors = result.fieldErrors ?? {};
+  const missing = Object.entries(fieldErrors).find(([field, message]) => ["clientId", "accountId"].includes(field) && message.startsWith("no "));
+  if (missing) throw new ApiError(404, "not_found", missing[1]);
+  const reasons = Object.entries(fieldErrors).map(([field, message]) => `${field}: ${message}`);
+  throw new ApiError(400, "invalid_request", reasons.length ? reasons.join("; ") : result.error, { fieldErrors });
+}
+
+const page = (query: URLSearchParams) => {
+  const n = Number.parseInt(query.get("page") ?? "1", 10);
+  return Number.isFinite(n) && n > 0 ? Math.min(n, 100_000) : 1;
+};
+
+async function client(c: Context) {
+  const found = await ops.getClient(c.k, c.admin, c.params.clientId);
+  if (!found) throw notFound(`client with id ${c.params.clientId}`);
+  return found;
+}
+
+async function account(c: Context) {
+  const reference = await ops.resolveAccountReference(c.k, c.admin, c.params.accountId);
+  if (reference && "ambiguous" in reference) throw new ApiError(400, "invalid_request", `several accounts have this email: ${reference.ambiguous.join(", ")}`);
+  const found = reference && (await ops.getAccount(c.k, c.admin, reference.id));
+  if (!found) throw notFound(`account ${c.params.accountId}`);
+  return found;
+}
+
+/** Client objects as the API shows them: settings and lists, never the secret's hash. */
+function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>>) {
+  return {
+    id: found.id,
+    name: found.name,
+    logoUrl: found.logoUrl,
+    enabled: found.enabled,
+    confidential: found.confidential,
+    requirePkce: found.requirePkce,
+    resourceServer: found.resourceServer,
+    refreshTokensAllowed: found.refreshTokensAllowed,
+    managementApi: found.managementApi,
+    createdAt: found.createdAt,
+    redirectUris: found.redirectUris.map((r) => r.uri),
+    postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
+    allowedOrigins: found.allowedOrigins.map((o) => o.origin),
+    signers: found.signers.map(({ address, enabledAt, expiresAt, revokedAt }) => ({ address, enabledAt, expiresAt, revokedAt })),
+  };
+}
+
+/** A list of a client's values: read, add (body field `field`), remove (`?<field>=`). */
+function valueList(path: string, label: string, field: "uri" | "origin", part: "redirectUris" | "postLogoutRedirectUris" | "allowedOrigins", add: AdminActionName, remove: AdminActionName): ApiRoute[] {
+  return [
+    { method: "GET", path: `/clients/{clientId}/${path}`, summary: `List the client's ${label}`, tag: "Clients", handle: async (c) => ({ items: clientView(await client(c))[part] }) },
+    {
+      method: "POST",
+      path: `/clients/{clientId}/${path}`,
+      summary: `Add one of the client's ${label}`,
+      tag: "Clients",
+      status: 201,
+      action: add,
+      body: [field],
+      handle: async (c) => {
+        await perform(c, add, { clientId: c.params.clientId });
+        return { items: clientView(await client(c))[part] };
+      },
+    },
+    {
+      method: "DELETE",
+      path: `/clients/{clientId}/${path}`,
+      summary: `Remove one of the client's ${label} (?${field}=…, exactly as registered)`,
+      tag: "Clients",
+      status: 204,
+      action: remove,
+      query: { [field]: `the value to remove, exactly as registered` },
+      handle: async (c) => {
+        await perform(c, remove, { clientId: c.params.clientId, [field]: c.query.get(field) ?? "" });
+        return undefined;
+      },
+    },
+  ];
+}
+
+const filterQuery = { client: "a client_id", account: "an account id (0x address)", page: "page number, 20 items a page" };
+
+export const ROUTES: ApiRoute[] = [
+  // Clients.
+  {
+    method: "GET",
+    path: "/clients",
+    summary: "List clients, newest first; search by id or name",
+    tag: "Clients",
+    query: { search: "text found in the id or name, any case", page: "page number, 20 items a page" },
+    handle: (c) => ops.listClients(c.k, c.admin, { search: c.query.get("search") ?? undefined, page: page(c.query) }),
+  },
+  {
+    method: "POST",
+    path: "/clients",
+    summary: "Register a client (id optional: a license address, any id, or generated)",
+    tag: "Clients",
+    status: 201,
+    action: "client.create",
+    body: ["id", "name", "logoUrl"],
+    handle: async (c) => {
+      const { clientId } = (await perform(c, "client.create", {})) as { clientId: string };
+      return clientView((await ops.getClient(c.k, c.admin, clientId))!);
+    },
+  },
+  { method: "GET", path: "/clients/{clientId}", summary: "A client with its settings, redirect URIs, origins and signers", tag: "Clients", handle: async (c) => clientView(await client(c)) },
+  {
+    method: "PATCH",
+    path: "/clients/{clientId}",
+    summary: "Change a client's settings (any subset); audited with each value before and after",
+    tag: "Clients",
+    action: "client.update",
+    body: ["name", "logoUrl", "enabled", "requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi"],
+    handle: async (c) => {
+      await perform(c, "client.update", { clientId: c.params.clientId });
+      return clientView(await client(c));
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/clients/{clientId}",
+    summary: "Delete a client with its redirect URIs, signers and token records",
+    tag: "Clients",
+    status: 204,
+    action: "client.delete",
+    handle: async (c) => (await perform(c, "client.delete", { clientId: c.params.clientId }), undefined),
+  },
+  {
+    method: "POST",
+    path: "/clients/{clientId}/secret",
+    summary: "Generate or rotate the client's secret (returned once, stored hashed)",
+    tag: "Clients",
+    status: 201,
+    action: "client.rotate_secret",
+    handle: async (c) => ({ clientId: (await client(c)).id, ...(await perform(c, "client.rotate_secret", { clientId: c.params.clientId })) }),
+  },
+  ...valueList("redirect-uris", "redirect URIs", "uri", "redirectUris", "redirect_uri.add", "redirect_uri.remove"),
+  ...valueList("post-logout-redirect-uris", "post-logout redirect URIs", "uri", "postLogoutRedirectUris", "post_logout_redirect_uri.add", "post_logout_redirect_uri.remove"),
+  ...valueList("allowed-origins", "allowed origins (CORS)", "origin", "allowedOrigins", "allowed_origin.add", "allowed_origin.remove"),
+  { method: "GET", path: "/clients/{clientId}/signers", summary: "List the client's signers (active, expired and revoked)", tag: "Clients", handle: async (c) => ({ items: clientView(await client(c)).signers }) },
+  {
+    method: "POST",
+    path: "/clients/{clientId}/signers",
+    summary: "Enable a signer for the client (optional expiry)",
+    tag: "Clients",
+    status: 201,
+    action: "signer.add",
+    body: ["address", "expiresAt"],
+    handle: (c) => perform(c, "signer.add", { clientId: c.params.clientId }),
+  },
+  {
+    method: "DELETE",
+    path: "/clients/{clientId}/signers/{address}",
+    summary: "Revoke a signer (applies to the next token request)",
+    tag: "Clients",
+    status: 204,
+    action: "signer.revoke",
+    handle: async (c) => (await perform(c, "signer.revoke", { clientId: c.params.clientId, address: c.params.address }), undefined),
+  },
+
+  // Signing keys.
+  { method: "GET", path: "/keys", summary: "The signing-key schedule: upcoming, current, retired", tag: "Signing keys", handle: async (c) => ({ items: await ops.keySchedule(c.k, c.admin) }) },
+  {
+    method: "POST",
+    path: "/keys/rotate",
+    summary: "Publish a new key now; it signs after KEY_PUBLISH_LEAD",
+    tag: "Signing keys",
+    action: "key.rotate",
+    handle: async (c) => (await perform(c, "key.rotate", {}), { items: await ops.keySchedule(c.k, c.admin) }),
+  },
+  {
+    method: "POST",
+    path: "/keys/{kid}/revoke",
+    summary: "Emergency revocation: unpublish the key and refuse every token it signed",
+    tag: "Signing keys",
+    action: "key.revoke",
+    handle: (c) => perform(c, "key.revoke", { kid: c.params.kid }),
+  },
+
+  // Accounts and sessions.
+  {
+    method: "GET",
+    path: "/accounts",
+    summary: "Find accounts by address (its own or a linked wallet's), email or id",
+    tag: "Accounts",
+    query: { search: "an address, an email, or text in an id, subject or email", page: "page number, 20 items a page" },
+    handle: (c) => ops.listAccounts(c.k, c.admin, { search: c.query.get("search") ?? undefined, page: page(c.query) }),
+  },
+  {
+    method: "GET",
+    path: "/accounts/{accountId}",
+    summary: "An account (by id, linked wallet address or email): identities, wallets, live sessions, holdings",
+    tag: "Accounts",
+    handle: account,
+  },
+  {
+    method: "POST",
+    path: "/accounts/{accountId}/block",
+    summary: "Block: no login anywhere, and its sessions, codes, access and refresh tokens revoked at once",
+    tag: "Accounts",
+    action: "account.block",
+    handle: async (c) => perform(c, "account.block", { accountId: (await account(c)).id }),
+  },
+  {
+    method: "POST",
+    path: "/accounts/{accountId}/unblock",
+    summary: "Unblock (nothing revoked comes back)",
+    tag: "Accounts",
+    action: "account.unblock",
+    handle: async (c) => (await perform(c, "account.unblock", { accountId: (await account(c)).id }), account(c)),
+  },
+  {
+    method: "DELETE",
+    path: "/accounts/{accountId}",
+    summary: "Delete an account with its identities and sessions, revoking what it holds",
+    tag: "Accounts",
+    action: "account.delete",
+    handle: async (c) => perform(c, "account.delete", { accountId: (await account(c)).id }),
+  },
+  { method: "GET", path: "/accounts/{accountId}/sessions", summary: "The account's live login sessions", tag: "Sessions", handle: async (c) => ({ items: (await account(c)).sessions }) },
+  {
+    method: "DELETE",
+    path: "/accounts/{accountId}/sessions",
+    summary: "Revoke every login session of the account",
+    tag: "Sessions",
+    action: "session.revoke",
+    handle: async (c) => perform(c, "session.revoke", { accountId: (await account(c)).id }),
+  },
+  {
+    method: "DELETE",
+    path: "/accounts/{accountId}/sessions/{sessionId}",
+    summary: "Revoke one login session",
+    tag: "Sessions",
+    status: 204,
+    action: "session.revoke",
+    handle: async (c) => (await perform(c, "session.revoke", { accountId: (await account(c)).id, sessionId: c.params.sessionId }), undefined),
+  },
+
+  // Tokens.
+  {
+    method: "GET",
+    path: "/tokens",
+    summary: "Active access tokens of a client and/or an account (its wallets' too), newest first",
+    tag: "Tokens",
+    query: filterQuery,
+    handle: (c) => ops.listActiveTokens(c.k, c.admin, { clientId: c.query.get("client") || undefined, accountId: c.query.get("account") || undefined, page: page(c.query) }),
+  },
+  {
+    method: "POST",
+    path: "/tokens/revoke",
+    summary: "Revoke one access token (jti), or every active one of a client or an account",
+    tag: "Tokens",
+    action: "token.revoke",
+    body: ["jti", "clientId", "accountId"],
+    handle: (c) => perform(c, "token.revoke", {}),
+  },
+  {
+    method: "GET",
+    path: "/refresh-grants",
+    summary: "Live refresh-token grants (one per login) of a client and/or an account",
+    tag: "Tokens",
+    query: filterQuery,
+    handle: (c) => ops.listRefreshGrants(c.k, c.admin, { clientId: c.query.get("client") || undefined, accountId: c.query.get("account") || undefined, page: page(c.query) }),
+  },
+  {
+    method: "POST",
+    path: "/refresh-grants/revoke",
+    summary: "Revoke one refresh grant (familyId), or every grant of a client or an account, with their access tokens",
+    tag: "Tokens",
+    action: "refresh_token.revoke",
+    body: ["familyId", "clientId", "accountId"],
+    handle: (c) => perform(c, "refresh_token.revoke", {}),
+  },
+
+  // Audit log.
+  {
+    method: "GET",
+    path: "/audit",
+    summary: "The audit log, newest first, filtered",
+    tag: "Audit log",
+    query: {
+      action: "an action (token.failed) or a prefix ending in a dot (client.)",
+      outcome: "success, rejected, forbidden, error, or an OAuth error code",
+      client: "a client_id",
+      account: "an account id (0x address)",
+      from: "first UTC day, YYYY-MM-DD",
+      to: "last UTC day (inclusive), YYYY-MM-DD",
+      page: "page number, 20 items a page",
+    },
+    handle: (c) => ops.auditEvents(c.k, c.admin, { ...auditFilter(c.query), page: page(c.query) }),
+  },
+  {
+    method: "GET",
+    path: "/audit.csv",
+    summary: "The filtered audit log as CSV (UTC times), at most 100 000 rows",
+    tag: "Audit log",
+    query: { action: "as for /audit", outcome: "as for /audit", client: "as for /audit", account: "as for /audit", from: "as for /audit", to: "as for /audit" },
+    handle: async (c) => new Response(await ops.auditCsv(c.k, c.admin, auditFilter(c.query)), { headers: { "Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store" } }),
+  },
+
+  // Admins.
+  { method: "GET", path: "/admins", summary: "Accounts granted the admin role (the configured ones are not listed)", tag: "Admins", handle: async (c) => ({ items: await ops.listAdmins(c.k, c.admin) }) },
+  { method: "POST", path: "/admins", summary: "Grant the admin role to an account", tag: "Admins", status: 201, action: "admin.grant", body: ["accountId"], handle: (c) => perform(c, "admin.grant", {}) },
+  {
+    method: "DELETE",
+    path: "/admins/{accountId}",
+    summary: "Revoke an account's admin role",
+    tag: "Admins",
+    status: 204,
+    action: "admin.revoke",
+    handle: async (c) => (await perform(c, "admin.revoke", { accountId: c.params.accountId }), undefined),
+  },
+];
+
+function auditFilter(query: URLSearchParams) {
+  const { filter, errors } = parseAuditQuery((name) => query.get(name)?.trim() ?? "");
+  const problems = Object.entries(errors) as [string, string][];
+  if (problems.length > 0) throw new ApiError(400, "invalid_request", problems.map(([f, m]) => `${f}: ${m}`).join("; "), { fieldErrors: Object.fromEntries(problems) });
+  return filter;
+}
+
+/** The route and its path parameters for a method and the path after API_BASE (segments percent-decoded). */
+export function matchRoute(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | { allowed: string[] } | undefined {
+  let segments: string[];
+  try {
+    segments = path.split("/").filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
+  const allowed: string[] = [];
+  for (const route of ROUTES) {
+    const pattern = route.path.split("/").filter(Boolean);
+    if (pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    if (!pattern.every((part, i) => (part.startsWith("{") ? ((params[part.slice(1, -1)] = segments[i]), segments[i] !== "") : part === segments[i]))) continue;
+    if (route.method === method) return { route, params };
+    allowed.push(route.method);
+  }
+  return allowed.length ? { allowed } : undefined;
+}
+
+async function readBody(request: Request): Promise<Record<string, unknown>> {
+  if (request.method === "GET" || request.method === "DELETE") return {};
+  const raw = await request.text();
+  if (raw.trim() === "") return {};
+  if (Buffer.byteLength(raw) > MAX_BODY) throw new ApiError(413, "invalid_request", `the body must not exceed ${MAX_BODY} bytes`);
+  if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) throw new ApiError(415, "invalid_request", "the body must be JSON (Content-Type: application/json)");
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw new ApiError(400, "invalid_request", "the body is not valid JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApiError(400, "invalid_request", "the body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+/** Handles one request to the management API (the route handler in app/api/admin/v1 only calls this). */
+export async function handleApiRequest(k: Keyfob, request: Request, openapi: () => unknown): Promise<Response> {
+  try {
+    const url = new URL(request.url);
+    const path = url.pathname.startsWith(API_BASE) ? url.pathname.slice(API_BASE.length) : url.pathname;
+    if (path === "/openapi.json" && request.method === "GET") return apiJson(openapi(), 200, { "Cache-Control": "public, max-age=300" });
+    const admin = await authenticateApiAdmin(k, request);
+    const match = matchRoute(request.method, path);
+    if (!match) throw new ApiError(404, "not_found", `no such resource: ${request.method} ${API_BASE}${path}`);
+    if ("allowed" in match) throw new ApiError(405, "invalid_request", `use ${match.allowed.join(" or ")} here`, { headers: { Allow: match.allowed.join(", ") } });
+    const body = await readBody(request);
+    const result = await match.route.handle({ k, admin, params: match.params, query: url.searchParams, body });
+    if (result instanceof Response) return result;
+    return apiJson(result ?? {}, match.route.status ?? 200);
+  } catch (error) {
+    if (error instanceof ApiError) return apiError(error);
+    const failure = toOAuthError(error);
+    if (failure.status >= 500) log.error("management API request failed", { endpoint: "admin_api", status: failure.status, cause: describe(error) });
+    return apiError(new ApiError(failure.status, failure.code, failure.message, failure.retryAfter || failure.status === 503 ? { headers: { "Retry-After": String(failure.retryAfter ?? 5) } } : {}));
+  }
+}

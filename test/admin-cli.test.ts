@@ -1,0 +1,76 @@
+/**
+ * The admin CLI's account commands as an operator runs them (separate processes on the shared
+ * database): accounts show / block / unblock / delete and sessions revoke, named by id, wallet
+ * address or email; changes go through the dashboard's admin actions (validation and audit).
+ */
+import { spawn } from "node:child_process";
+import { expect, it } from "vitest";
+import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
+import { opaqueDigest } from "@/lib/oauth/opaque";
+import { keyfob } from "@/lib/runtime";
+import { findSession, startSession } from "@/lib/sessions/login-session";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { google } from "./support/flow-b";
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/keyfob.ts", ...args], { env: { ...process.env, KEYFOB_LOG: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet or email", { timeout: 120_000 }, async () => {
+  const k = keyfob();
+  const identity = google();
+  const accountId = await resolveAccount(k, identity);
+  const wallet = privateKeyToAccount(generatePrivateKey()).address;
+  await linkWallet(k, accountId, wallet);
+  const [one, two] = await Promise.all([startSession(k, { accountId, identity, ip: "203.0.113.9" }), startSession(k, { accountId, identity })]);
+
+  const shown = await cli("accounts", "show", identity.email!.toUpperCase());
+  expect(shown).toMatchObject({ code: 0, stderr: "" });
+  expect(shown.stdout).toMatch(new RegExp(`^account ${accountId}  active  created `));
+  expect(shown.stdout).toContain(`identity      google   ${identity.email} (verified)`);
+  expect(shown.stdout).toContain(`identity      web3     ${wallet} (linked wallet)`);
+  expect(shown.stdout).toContain(`session       ${opaqueDigest(one.token)}  via google`);
+  expect(shown.stdout).toContain("from 203.0.113.9");
+
+  expect(await cli("sessions", "revoke", wallet.toLowerCase(), opaqueDigest(one.token))).toMatchObject({ code: 0, stdout: `session ${opaqueDigest(one.token)} of ${accountId} revoked\n` });
+  expect(await findSession(k, one.token)).toBeUndefined();
+  expect(await findSession(k, two.token)).toBeDefined();
+  expect(await cli("sessions", "revoke", accountId, opaqueDigest(one.token))).toMatchObject({ code: 1, stderr: "error: sessionId: no live session of this account has this id\n" });
+
+  const blocked = await cli("accounts", "block", accountId);
+  expect(blocked).toMatchObject({ code: 0, stdout: `account ${accountId} blocked: 0 access tokens and 1 sessions revoked, with its refresh tokens and codes\n` });
+  expect(await findSession(k, two.token)).toBeUndefined();
+  expect((await cli("accounts", "show", accountId)).stdout).toMatch(/BLOCKED since/);
+  expect(await cli("accounts", "unblock", accountId)).toMatchObject({ code: 0, stdout: `account ${accountId} unblocked\n` });
+  expect(await cli("accounts", "show", "nobody@example.com")).toMatchObject({ code: 1, stderr: "error: account: no account matches nobody@example.com\n" });
+
+  const events = await k.db.auditEvent.findMany({ where: { accountId }, orderBy: { id: "asc" } });
+  expect(events.map((e) => [e.action, e.outcome])).toEqual([
+    ["session.revoked", "success"],
+    ["session.revoked", "rejected"],
+    ["account.blocked", "success"],
+    ["account.unblocked", "success"],
+  ]);
+  expect(events.every((e) => e.actor?.startsWith("cli:"))).toBe(true);
+  expect(await cli("accounts", "delete", identity.email!)).toMatchObject({ code: 0 });
+  expect(await k.db.account.findUnique({ where: { id: accountId } })).toBeNull();
+});
+
+it("sets the management API, for confidential clients only", { timeout: 60_000 }, async () => {
+  const id = /client (\S+) created/.exec((await cli("clients", "add", "--name", "Automation")).stdout)![1];
+  expect(await cli("clients", "set", id, "--management-api", "yes")).toMatchObject({ code: 1, stderr: "error: managementApi: only a confidential client (with a secret) may use the management API\n" });
+  expect((await cli("clients", "secret", id)).code).toBe(0);
+  expect((await cli("clients", "set", id, "--management-api", "yes")).stdout).toMatch(/"managementApi":true/);
+});

@@ -1,0 +1,312 @@
+/**
+ * The management API (/api/admin/v1) through its real route handler and the real /token route:
+ * a confidential client an admin allowed gets a short-lived `keyfob:admin` token with
+ * client_credentials (RFC 6749 4.4), then reaches every resource (clients, redirect URIs, signers,
+ * secrets, keys, accounts, sessions, tokens, audit, admins) with the dashboard's validation and
+ * audit; a missing, invalid or revoked token is 401 with WWW-Authenticate, a token without the
+ * scope or from a client no longer allowed is 403, all in Keyfob's error shape.
+ */
+import { decodeJwt, decodeProtectedHeader } from "jose";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DELETE, GET, PATCH, POST } from "@/app/api/admin/v1/[[...path]]/route";
+import { POST as introspectRoute } from "@/app/token/introspect/route";
+import { POST as revokeRoute } from "@/app/token/revoke/route";
+import { POST as tokenRoute } from "@/app/token/route";
+import { resolveAccount } from "@/lib/accounts/accounts";
+import { ADMIN_SCOPE } from "@/lib/actions/client-credentials";
+import { runAdminAction } from "@/lib/admin/dispatch";
+import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
+import { keyfob } from "@/lib/runtime";
+import { startSession } from "@/lib/sessions/login-session";
+import { decodeSubject } from "@/lib/tokens/sub";
+import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
+import { FORM, google } from "./support/flow-b";
+
+type Caller = { clientId: string; secret: string };
+
+/** A confidential client, allowed the management API unless told otherwise. */
+async function adminClient(allowed = true): Promise<Caller> {
+  const { db } = keyfob();
+  const client = await createClient(db, { name: "Automation" });
+  const secret = await rotateClientSecret(db, client.id);
+  if (allowed) await updateClient(db, client.id, { managementApi: true });
+  return { clientId: client.id, secret };
+}
+
+const basic = ({ clientId, secret }: Caller) => `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+
+function grant(caller: Caller, params: Record<string, string> = { grant_type: "client_credentials", scope: ADMIN_SCOPE }) {
+  return tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers: { ...FORM, authorization: basic(caller) }, body: new URLSearchParams(params) }));
+}
+
+async function adminToken(caller: Caller): Promise<string> {
+  const response = await grant(caller);
+  expect(response.status).toBe(200);
+  return (await response.json()).access_token;
+}
+
+const handlers = { GET, POST, PATCH, DELETE };
+
+/** Calls the API as an HTTP client would; returns the status and the parsed body. */
+async function api(token: string | undefined, method: keyof typeof handlers, path: string, body?: unknown) {
+  const headers: Record<string, string> = {};
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const response = await handlers[method](new Request(`${ISSUER}/api/admin/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text && response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
+}
+
+const enc = encodeURIComponent;
+
+describe("client_credentials (RFC 6749 4.4)", () => {
+  it("gives an allowed confidential client a short-lived, recorded keyfob:admin access token, and nothing else", async () => {
+    const caller = await adminClient();
+    const response = await grant(caller);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const body = await response.json();
+    expect(Object.keys(body).sort()).toEqual(["access_token", "expires_in", "scope", "token_type"]);
+    expect(body).toMatchObject({ token_type: "bearer", expires_in: 600, scope: ADMIN_SCOPE });
+    expect(decodeProtectedHeader(body.access_token)).toMatchObject({ alg: "RS256", typ: "at+jwt" });
+    const claims = decodeJwt(body.access_token);
+    expect(claims).toMatchObject({ iss: ISSUER, aud: caller.clientId, client_id: caller.clientId, scope: ADMIN_SCOPE });
+    expect(claims.exp! - claims.iat!).toBe(600);
+    expect(decodeSubject(claims.sub!)).toEqual({ userId: caller.clientId, connector: "client_credentials" });
+    expect(await keyfob().db.issuedToken.findUniqueOrThrow({ where: { jti: claims.jti! } })).toMatchObject({ clientId: caller.clientId, scope: ADMIN_SCOPE, revokedAt: null });
+
+    // Introspection knows it (the client asks about its own token); scope omitted means the admin scope.
+    const introspect = await introspectRoute(new Request(`${ISSUER}/token/introspect`, { method: "POST", headers: { ...FORM, authorization: basic(caller) }, body: new URLSearchParams({ token: body.access_token }) }));
+    expect(await introspect.json()).toMatchObject({ active: true, client_id: caller.clientId, scope: ADMIN_SCOPE });
+    expect((await grant(caller, { grant_type: "client_credentials" })).status).toBe(200);
+    // client_secret_post works too.
+    const post = await tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers: FORM, body: new URLSearchParams({ grant_type: "client_credentials", client_id: caller.clientId, client_secret: caller.secret }) }));
+    expect(post.status).toBe(200);
+  });
+
+  it("refuses public clients, clients not allowed, wrong secrets and other scopes", async () => {
+    const { db } = keyfob();
+    const publicClient = await createClient(db, { name: "SPA" });
+    const asPublic = await tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers: FORM, body: new URLSearchParams({ grant_type: "client_credentials", client_id: publicClient.id }) }));
+    await expectError(asPublic, 400, "unauthorized_client");
+    await expect(updateClient(db, publicClient.id, { managementApi: true })).rejects.toMatchObject({ field: "managementApi" });
+
+    const notAllowed = await adminClient(false);
+    const refused = await grant(notAllowed);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: "unauthorized_client", error_description: expect.stringMatching(/not allowed the management API/), status: 400 });
+    await expectError(await grant({ ...(await adminClient()), secret: "wrong" }), 401, "invalid_client");
+    const caller = await adminClient();
+    await expectError(await grant(caller, { grant_type: "client_credentials", scope: "openid" }), 400, "invalid_scope");
+    await expectError(await grant(caller, { grant_type: "client_credentials", scope: `${ADMIN_SCOPE} email` }), 400, "invalid_scope");
+    await keyfob().audit.flush();
+    const failure = await db.auditEvent.findFirstOrThrow({ where: { action: "token.failed", clientId: notAllowed.clientId } });
+    expect(failure).toMatchObject({ outcome: "unauthorized_client", detail: expect.stringMatching(/not allowed the management API/) });
+  });
+});
+
+describe("the management API", () => {
+  let caller: Caller;
+  let token: string;
+  beforeAll(async () => {
+    caller = await adminClient();
+    token = await adminToken(caller);
+  });
+
+  it("serves its OpenAPI document without a token", async () => {
+    const { status, body } = await api(undefined, "GET", "/openapi.json");
+    expect(status).toBe(200);
+    expect(body.openapi).toBe("3.1.0");
+    expect(body.servers[0].url).toBe(`${ISSUER}/api/admin/v1`);
+    expect(body.components.securitySchemes.adminToken.flows.clientCredentials).toEqual({ tokenUrl: `${ISSUER}/token`, scopes: { [ADMIN_SCOPE]: "every admin operation" } });
+    for (const path of ["/clients", "/clients/{clientId}", "/clients/{clientId}/signers/{address}", "/keys/{kid}/revoke", "/accounts/{accountId}/block", "/accounts/{accountId}/sessions/{sessionId}", "/tokens/revoke", "/refresh-grants", "/audit", "/admins"]) {
+      expect(body.paths, path).toHaveProperty([path]);
+    }
+    expect(body.paths["/clients/{clientId}"].patch.requestBody.content["application/json"].schema.properties).toMatchObject({ requirePkce: { type: "boolean" }, managementApi: { type: "boolean" }, name: { type: "string", maxLength: 200 } });
+    expect(body.paths["/clients"].post.requestBody.content["application/json"].schema.required).toEqual(["name"]);
+    expect(body.paths["/clients/{clientId}"].delete.responses).toHaveProperty(["204"]);
+  });
+
+  it("manages a client end to end: create, settings, redirect URIs, post-logout URIs, origins, signers, secret, delete", async () => {
+    const created = await api(token, "POST", "/clients", { name: "From the API", logoUrl: "https://api.example.com/logo.png" });
+    expect(created.status).toBe(201);
+    const id: string = created.body.id;
+    expect(created.body).toMatchObject({ name: "From the API", enabled: true, confidential: false, managementApi: false, redirectUris: [] });
+    expect((await api(token, "GET", `/clients?search=${enc("From the API")}`)).body.items.map((c: { id: string }) => c.id)).toContain(id);
+
+    const patched = await api(token, "PATCH", `/clients/${enc(id)}`, { requirePkce: true, refreshTokensAllowed: true, logoUrl: null, enabled: false });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ requirePkce: true, refreshTokensAllowed: true, logoUrl: null, enabled: false });
+    // The dashboard's validation: field errors, 400, nothing changed, and the refusal audited with its reason.
+    const bad = await api(token, "PATCH", `/clients/${enc(id)}`, { logoUrl: "http://insecure.example.com/logo.png", name: "" });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: "invalid_request", status: 400, field_errors: { name: "required" } });
+    expect(bad.body.message).toBe(bad.body.error_description);
+    const notHttps = await api(token, "PATCH", `/clients/${enc(id)}`, { logoUrl: "http://insecure.example.com/logo.png" });
+    expect(notHttps.body).toMatchObject({ field_errors: { logoUrl: "must be an https URL" } });
+    // The public client cannot be given the management API.
+    expect((await api(token, "PATCH", `/clients/${enc(id)}`, { managementApi: true })).body).toMatchObject({ status: 400, field_errors: { managementApi: expect.stringMatching(/confidential/) } });
+    expect((await api(token, "PATCH", `/clients/${enc(id)}`, { enabled: true })).body.enabled).toBe(true);
+
+    for (const [path, field, value] of [
+      ["redirect-uris", "uri", "https://api.example.com/cb"],
+      ["post-logout-redirect-uris", "uri", "https://api.example.com/bye"],
+      ["allowed-origins", "origin", "https://spa.example.com"],
+    ]) {
+      const added = await api(token, "POST", `/clients/${enc(id)}/${path}`, { [field]: value });
+      expect(added, path).toMatchObject({ status: 201, body: { items: [value] } });
+      expect((await api(token, "GET", `/clients/${enc(id)}/${path}`)).body.items).toEqual([value]);
+      expect((await api(token, "DELETE", `/clients/${enc(id)}/${path}?${field}=${enc(value)}`)).status).toBe(204);
+      expect((await api(token, "DELETE", `/clients/${enc(id)}/${path}?${field}=${enc(value)}`)).body).toMatchObject({ status: 400, field_errors: { [field]: expect.any(String) } });
+    }
+    expect((await api(token, "POST", `/clients/${enc(id)}/redirect-uris`, { uri: "http://api.example.com/cb" })).body.field_errors.uri).toMatch(/https/);
+
+    const signer = privateKeyToAccount(generatePrivateKey()).address;
+    const added = await api(token, "POST", `/clients/${enc(id)}/signers`, { address: signer.toLowerCase(), expiresAt: "2099-01-01T00:00:00Z" });
+    expect(added).toMatchObject({ status: 201, body: { signer: { address: signer, expiresAt: "2099-01-01T00:00:00.000Z" } } });
+    expect((await api(token, "DELETE", `/clients/${enc(id)}/signers/${signer}`)).status).toBe(204);
+    expect((await api(token, "GET", `/clients/${enc(id)}/signers`)).body.items[0]).toMatchObject({ address: signer, revokedAt: expect.any(String) });
+
+    const secret = await api(token, "POST", `/clients/${enc(id)}/secret`);
+    expect(secret).toMatchObject({ status: 201, body: { clientId: id, secret: expect.stringMatching(/^[\w-]{43}$/) } });
+    expect((await api(token, "GET", `/clients/${enc(id)}`)).body.confidential).toBe(true);
+
+    // Audited like the dashboard's changes, under the API client's name, with before and after.
+    const events = await keyfob().db.auditEvent.findMany({ where: { clientId: id }, orderBy: { id: "asc" } });
+    expect(new Set(events.map((e) => e.actor))).toEqual(new Set([`api:${caller.clientId}`]));
+    expect(events.find((e) => e.action === "client.updated" && e.outcome === "success")!.detail).toContain("requirePkce: false -> true");
+    expect(events.find((e) => e.action === "client.updated" && e.outcome === "rejected")!.detail).toBe("invalid input: name: required");
+    expect(events.find((e) => e.action === "allowed_origin.added")!.detail).toBe('https://spa.example.com; allowedOrigins: [] -> ["https://spa.example.com"]');
+    expect(events.find((e) => e.action === "client.secret_rotated")!.detail).toBe("confidential: false -> true");
+
+    expect((await api(token, "DELETE", `/clients/${enc(id)}`)).status).toBe(204);
+    expect(await api(token, "GET", `/clients/${enc(id)}`)).toMatchObject({ status: 404, body: { error: "not_found", status: 404 } });
+    expect((await api(token, "DELETE", `/clients/${enc(id)}`)).status).toBe(404);
+    expect((await api(token, "GET", "/no-such-thing")).status).toBe(404);
+    expect((await api(token, "PATCH", "/keys")).status).toBe(405);
+  });
+
+  it("reads and rotates signing keys, and refuses an unknown kid", async () => {
+    const keys = await api(token, "GET", "/keys");
+    expect(keys.body.items.some((key: { status: string }) => key.status === "current")).toBe(true);
+    expect((await api(token, "POST", "/keys/rotate")).status).toBe(200);
+    expect(await api(token, "POST", `/keys/${"0".repeat(40)}/revoke`)).toMatchObject({ status: 400, body: { field_errors: { kid: expect.stringMatching(/no signing key/) } } });
+  });
+
+  it("finds accounts by email and wallet, lists and revokes sessions, blocks, unblocks and deletes them; lists and revokes tokens", async () => {
+    const k = keyfob();
+    const identity = google();
+    const accountId = await resolveAccount(k, identity);
+    const sessions = await Promise.all([startSession(k, { accountId, identity }), startSession(k, { accountId, identity })]);
+
+    expect((await api(token, "GET", `/accounts?search=${enc(identity.email!.toUpperCase())}`)).body.items.map((a: { id: string }) => a.id)).toEqual([accountId]);
+    const shown = await api(token, "GET", `/accounts/${enc(identity.email!)}`);
+    expect(shown.body).toMatchObject({ id: accountId, blockedAt: null, identities: [{ provider: "google", email: identity.email }], holdings: { accessTokens: 0, refreshGrants: 0 } });
+    expect(shown.body.sessions).toHaveLength(2);
+    expect((await api(token, "GET", `/accounts/${accountId}/sessions`)).body.items.map((s: { id: string }) => s.id).sort()).toEqual(sessions.map((s) => s.session.id).sort());
+    expect((await api(token, "DELETE", `/accounts/${accountId}/sessions/${sessions[0].session.id}`)).status).toBe(204);
+    expect((await api(token, "DELETE", `/accounts/${accountId}/sessions/${sessions[0].session.id}`)).body.field_errors.sessionId).toMatch(/no live session/);
+    expect((await api(token, "GET", `/accounts/${accountId}/sessions`)).body.items).toHaveLength(1);
+    expect((await api(token, "DELETE", `/accounts/${accountId}/sessions`)).body).toEqual({ revoked: 1 });
+
+    // A license with a Flow A token of the wallet; the account of that wallet is found by its address in any case.
+    const license = await registerLicense();
+    const challenge = await requestChallenge(license);
+    const issued = await (await submit(license, challenge.state, await license.owner.signMessage({ message: challenge.challenge }))).json();
+    const tokens = await api(token, "GET", `/tokens?client=${license.clientId.toLowerCase()}`);
+    expect(tokens.body.items.map((t: { userId: string }) => t.userId)).toEqual([license.clientId]);
+    expect((await api(token, "POST", "/tokens/revoke", { jti: decodeJwt(issued.access_token).jti })).body).toEqual({ revoked: 1 });
+    expect((await api(token, "GET", `/tokens?client=${license.clientId}`)).body.total).toBe(0);
+    expect((await api(token, "POST", "/tokens/revoke", {})).body.field_errors.target).toMatch(/name a token/);
+    expect((await api(token, "GET", `/refresh-grants?account=${accountId}`)).body).toMatchObject({ items: [], total: 0 });
+    expect((await api(token, "POST", "/refresh-grants/revoke", { accountId })).body).toEqual({ revoked: 0 });
+
+    const blocked = await api(token, "POST", `/accounts/${accountId}/block`);
+    expect(blocked).toMatchObject({ status: 200, body: { revokedTokens: 0, revokedSessions: 0 } });
+    expect((await api(token, "GET", `/accounts/${accountId}`)).body.blockedAt).toEqual(expect.any(String));
+    expect((await api(token, "POST", `/accounts/${accountId}/unblock`)).body.blockedAt).toBeNull();
+    expect((await api(token, "DELETE", `/accounts/${accountId}`)).body).toMatchObject({ revokedTokens: 0 });
+    expect((await api(token, "GET", `/accounts/${accountId}`)).status).toBe(404);
+    expect((await api(token, "POST", `/accounts/${accountId}/block`)).status).toBe(404);
+    const events = await k.db.auditEvent.findMany({ where: { accountId, actor: `api:${caller.clientId}` }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.action)).toEqual(["session.revoked", "session.revoked", "session.revoked", "refresh_token.revoked", "account.blocked", "account.unblocked", "account.deleted"]);
+    expect(events[1]).toMatchObject({ outcome: "rejected", detail: `${sessions[0].session.id}; sessionId: no live session of this account has this id` });
+  });
+
+  it("grants and revokes admin roles, and reads the audit log and its CSV", async () => {
+    const newcomer = privateKeyToAccount(generatePrivateKey()).address;
+    expect((await api(token, "POST", "/admins", { accountId: newcomer.toLowerCase() })).status).toBe(201);
+    expect((await api(token, "GET", "/admins")).body.items.map((a: { accountId: string }) => a.accountId)).toContain(newcomer);
+    expect((await api(token, "DELETE", `/admins/${newcomer}`)).status).toBe(204);
+    expect((await api(token, "POST", "/admins", { accountId: "nope" })).body.field_errors.accountId).toMatch(/20-byte/);
+
+    const audit = await api(token, "GET", `/audit?action=admin.&account=${newcomer.toLowerCase()}`);
+    expect(audit.body.items.map((e: { action: string; actor: string }) => [e.action, e.actor])).toEqual([
+      ["admin.revoked", `api:${caller.clientId}`],
+      ["admin.granted", `api:${caller.clientId}`],
+    ]);
+    expect(audit.body.items[1].detail).toBe("adminRole: false -> true");
+    expect((await api(token, "GET", "/audit?from=2026-13-01")).body).toMatchObject({ status: 400, field_errors: { from: expect.any(String) } });
+    const csv = await api(token, "GET", `/audit.csv?account=${newcomer}`);
+    expect(csv.status).toBe(200);
+    expect(csv.body.split("\r\n")[0]).toBe("at,actor,action,clientId,accountId,ip,outcome,detail");
+    expect(csv.body).toMatch(/"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","api:/); // UTC
+  });
+
+  it("validates exactly as the dashboard does", async () => {
+    const viaApi = await api(token, "POST", "/clients", { name: "", logoUrl: "x".repeat(2001) });
+    const viaDashboard = await runAdminAction(keyfob(), { accountId: "x", label: "x" }, "client.create", { name: "", logoUrl: "x".repeat(2001) });
+    expect(viaDashboard.ok).toBe(false);
+    expect(viaApi.body.field_errors).toEqual(!viaDashboard.ok && viaDashboard.fieldErrors);
+    expect((await api(token, "POST", "/clients", { name: 7 })).body.field_errors.name).toEqual(expect.any(String));
+    const notJson = await POST(new Request(`${ISSUER}/api/admin/v1/clients`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" }, body: "name=x" }));
+    expect(notJson.status).toBe(415);
+    const broken = await POST(new Request(`${ISSUER}/api/admin/v1/clients`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{" }));
+    expect(await broken.json()).toMatchObject({ error: "invalid_request", status: 400 });
+  });
+});
+
+describe("who may call the management API", () => {
+  it("answers 401 with WWW-Authenticate without a valid token, and 403 without the scope or the client's permission", async () => {
+    const none = await api(undefined, "GET", "/clients");
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toBe(`Bearer realm="keyfob", scope="${ADMIN_SCOPE}"`);
+    expect(none.body).toMatchObject({ error: "invalid_token", status: 401, message: expect.any(String), error_description: expect.any(String) });
+    const garbage = await api("not-a-token", "GET", "/clients");
+    expect(garbage.status).toBe(401);
+    expect(garbage.headers.get("www-authenticate")).toMatch(/^Bearer realm="keyfob", scope="keyfob:admin", error="invalid_token", error_description="/);
+    expect((await api("", "GET", "/clients")).status).toBe(401);
+
+    // A Flow A token of a license: valid, but no admin scope.
+    const license = await registerLicense();
+    const challenge = await requestChallenge(license);
+    const flowA = await (await submit(license, challenge.state, await license.owner.signMessage({ message: challenge.challenge }))).json();
+    const scopeless = await api(flowA.access_token, "GET", "/clients");
+    expect(scopeless).toMatchObject({ status: 403, body: { error: "insufficient_scope", status: 403 } });
+    expect(scopeless.headers.get("www-authenticate")).toMatch(/error="insufficient_scope"/);
+
+    // A client whose permission is withdrawn, or that is disabled: its tokens stop working at once.
+    const caller = await adminClient();
+    const token = await adminToken(caller);
+    expect((await api(token, "GET", "/keys")).status).toBe(200);
+    await updateClient(keyfob().db, caller.clientId, { managementApi: false });
+    expect(await api(token, "GET", "/keys")).toMatchObject({ status: 403, body: { error: "access_denied" } });
+    await updateClient(keyfob().db, caller.clientId, { managementApi: true, enabled: false });
+    expect((await api(token, "GET", "/keys")).status).toBe(403);
+    await updateClient(keyfob().db, caller.clientId, { enabled: true });
+    expect((await api(token, "GET", "/keys")).status).toBe(200);
+    await keyfob().audit.flush();
+    expect(await keyfob().db.auditEvent.findFirst({ where: { action: "admin_api.refused", clientId: caller.clientId }, orderBy: { id: "desc" } })).toMatchObject({
+      outcome: "access_denied",
+      detail: "GET /api/admin/v1/keys: the token's client is no longer allowed the management API",
+    });
+
+    // Revoked (RFC 7009): 401 from the next request.
+    const revoked = await revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: { ...FORM, authorization: basic(caller) }, body: new URLSearchParams({ token }) }));
+    expect(revoked.status).toBe(200);
+    const after = await api(token, "GET", "/keys");
+    expect(after).toMatchObject({ status: 401, body: { error: "invalid_token" } });
+    expect(after.headers.get("www-authenticate")).toMatch(/revoked/);
+  });
+});
