@@ -20,6 +20,8 @@ export type AuditEntry = {
 export class AuditLog {
   private buffer: (AuditEntry & { at: Date })[] = [];
   private timer?: NodeJS.Timeout;
+  /** Batches being written: a flush waits for them too, so nothing queued before it is still unwritten after. */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Database,
@@ -38,13 +40,20 @@ export class AuditLog {
     await this.db.auditEvent.create({ data: storable(entry) });
   }
 
-  /** Writes what is queued; called on a timer and before the process exits. */
+  /** Writes what is queued, and waits for batches already being written; called on a timer and before the process exits. */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.buffer;
     this.buffer = [];
-    if (batch.length === 0) return;
+    if (batch.length > 0) {
+      const write = this.writeBatch(batch).finally(() => this.writing.delete(write));
+      this.writing.add(write);
+    }
+    await Promise.all(this.writing);
+  }
+
+  private async writeBatch(batch: (AuditEntry & { at: Date })[]): Promise<void> {
     try {
       await this.db.auditEvent.createMany({ data: batch });
     } catch {
