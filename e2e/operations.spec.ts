@@ -35,7 +35,7 @@ async function startInstance(name: string, env: Record<string, string>): Promise
   const port = await freePort();
   const url = `http://localhost:${port}`;
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, KEYFOB_SECRET: secret, ISSUER_URL: url, PORT: String(port), NEXT_TELEMETRY_DISABLED: "1", ...env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, KEYFOB_SECRET: secret, ISSUER_URL: url, PORT: String(port), NEXT_TELEMETRY_DISABLED: "1", KEYFOB_LOG: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
