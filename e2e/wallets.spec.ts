@@ -16,12 +16,11 @@
  *   to, and nothing more: a wallet's session approval, and the personal_sign it would carry back,
  *   are not tested. Everything after the approval is the same code path as a browser wallet's.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { generatePrivateKey } from "viem/accounts";
 import { encodeQr, qrPath } from "../components/login/qr";
-import { freePort } from "../test/support/global-setup";
+import { secondInstance } from "./support/admin";
 import { authorizeUrl, backAtApplication, CHAIN_ID, database, exchange, registerClient, startApplication, type Application } from "./support/hosted-login";
 import { installAnnouncedWallets, installWallet, walletIcon } from "./support/wallet";
 
@@ -91,26 +90,6 @@ test.describe("browser wallets (EIP-6963)", () => {
   });
 });
 
-/** A second Keyfob instance (same database and build) with WALLETCONNECT_PROJECT_ID set. */
-async function startWalletConnectInstance(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const url = `http://localhost:${port}`;
-  const child = spawn("npx", ["tsx", "scripts/start.ts"], {
-    env: { ...process.env, PORT: String(port), ISSUER_URL: url, WALLETCONNECT_PROJECT_ID: "0123456789abcdef0123456789abcdef", NEXT_TELEMETRY_DISABLED: "1" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => (stderr += chunk));
-  for (let i = 0; i < 240; i++) {
-    if (child.exitCode !== null) throw new Error(`the WalletConnect instance exited: ${stderr}`);
-    const ready = await fetch(`${url}/.well-known/openid-configuration`).then((r) => r.ok).catch(() => false);
-    if (ready) return { url, child };
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  child.kill("SIGTERM");
-  throw new Error(`the WalletConnect instance did not start: ${stderr}`);
-}
-
 /**
  * WalletConnect's relay, played in the page (Playwright's WebSocket routing): JSON-RPC answers
  * that acknowledge every request (subscriptions get an id, publishes `true`, fetches no messages).
@@ -144,13 +123,14 @@ async function standInRelay(page: Page) {
 }
 
 test.describe("WalletConnect, up to the relay", () => {
-  let instance: { url: string; child: ChildProcess };
+  // A second Keyfob instance (same database and build), its own issuer, with WALLETCONNECT_PROJECT_ID set.
+  let instance: Awaited<ReturnType<typeof secondInstance>>;
   test.beforeAll(async () => {
     test.setTimeout(180_000);
-    instance = await startWalletConnectInstance();
+    instance = await secondInstance((url) => ({ ISSUER_URL: url, WALLETCONNECT_PROJECT_ID: "0123456789abcdef0123456789abcdef" }));
   });
   test.afterAll(async () => {
-    instance?.child.kill("SIGTERM");
+    await instance?.stop();
   });
 
   test("not offered without WALLETCONNECT_PROJECT_ID; the CSP then allows no relay", async ({ page }) => {

@@ -140,17 +140,21 @@ export async function userSignsIn(browser: Browser, clientId: string, redirectUr
   return { context, page, address: privateKeyToAccount(key).address, key, tokens: tokens as { access_token: string; id_token: string } };
 }
 
-/** A second instance of the built server (`npm run serve`) on the same database and issuer, on a port of its own. */
-export async function secondInstance(): Promise<{ url: string; stop: () => Promise<void> }> {
+/**
+ * A second instance of the built server (`npm run serve`) on the same database, on a port of its
+ * own: the same issuer unless `env` says otherwise (it is given the instance's URL). Node runs the
+ * server itself (no npx or tsx launcher in between), so `stop` ends the server, not a wrapper.
+ */
+export async function secondInstance(env: (url: string) => Record<string, string> = () => ({})): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
+  const url = `http://localhost:${port}`;
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-    env: { ...process.env, PORT: String(port), ISSUER_URL: baseURL, NEXT_TELEMETRY_DISABLED: "1" },
+    env: { ...process.env, PORT: String(port), ISSUER_URL: baseURL, NEXT_TELEMETRY_DISABLED: "1", ...env(url) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
   child.stdout!.on("data", (chunk) => output.push(String(chunk)));
   child.stderr!.on("data", (chunk) => output.push(String(chunk)));
-  const url = `http://localhost:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the second instance exited with ${child.exitCode}:\n${output.join("")}`);
@@ -161,6 +165,7 @@ export async function secondInstance(): Promise<{ url: string; stop: () => Promi
   return {
     url,
     stop: async () => {
+      if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.on("exit", resolve));
       child.kill("SIGTERM");
       await exited;
