@@ -29,8 +29,9 @@ export async function loginPageWeight(issuer: string, clientId: string, redirect
   const page = await fetch(new URL(location, issuer), { headers: { cookie } });
   if (page.status !== 200) throw new Error(`the login page answered ${page.status}`);
   const html = await page.text();
-  // `nomodule` scripts (Next's polyfills for browsers without ES modules) are not fetched by a modern browser.
-  const sources = [...new Set([...html.matchAll(/<script\b([^>]*)>/g)].filter((m) => !/\snomodule\b/.test(m[1])).flatMap((m) => /\ssrc="([^"]+)"/.exec(m[1])?.[1].replaceAll("&amp;", "&") ?? []))];
+  // `nomodule` scripts (Next's polyfills for browsers without ES modules) are not fetched by a modern
+  // browser. React writes the attribute as `noModule=""`.
+  const sources = [...new Set([...html.matchAll(/<script\b([^>]*)>/g)].filter((m) => !/\snomodule\b/i.test(m[1])).flatMap((m) => /\ssrc="([^"]+)"/.exec(m[1])?.[1].replaceAll("&amp;", "&") ?? []))];
   let gzipBytes = 0;
   for (const source of sources) {
     const script = await fetch(new URL(source, issuer));
