@@ -5,17 +5,15 @@
  * when it is configured. With one option the wallet button uses it at once; with several it opens
  * this list.
  */
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { useTranslations } from "next-intl";
 import { useConnectors, type Connector } from "wagmi";
-import { PhoneIcon, WalletIcon } from "./icons";
-import { buttonStyles } from "./ui";
 import { hasBrowserWallet } from "./use-siwe";
+import { safeIcon, type WalletChoice } from "./wallet-chooser";
 
-export type WalletOption = { key: string; kind: "eip6963" | "injected" | "walletconnect"; connector: Connector; name: string; icon?: string };
+export { WalletChooser, WalletOptionIcon } from "./wallet-chooser";
 
-/** An EIP-6963 icon is a data: URI (or https): anything else is not shown. */
-const safeIcon = (icon: string | undefined) => (icon && /^(data:image\/(svg\+xml|png|webp|jpeg|gif)[;,]|https:\/\/)/i.test(icon) ? icon : undefined);
+export type WalletOption = WalletChoice & { connector: Connector };
 
 export function useWalletOptions(): { options: WalletOption[]; browserWallets: number; checked: boolean } {
   const t = useTranslations("wallet");
@@ -49,41 +47,4 @@ export function useWalletOptions(): { options: WalletOption[]; browserWallets: n
   const wc = connectors.find((c) => c.id === "walletConnect");
   if (wc) options.push({ key: wc.uid, kind: "walletconnect", connector: wc, name: t("walletConnectName") });
   return { options, browserWallets, checked: plain !== null };
-}
-
-export function WalletOptionIcon({ option }: { option: WalletOption }) {
-  if (option.icon) {
-    // eslint-disable-next-line @next/next/no-img-element -- a wallet's own icon (data: URI)
-    return <img src={option.icon} alt="" width={24} height={24} className="size-6 rounded-md object-contain" />;
-  }
-  return option.kind === "walletconnect" ? <PhoneIcon className="size-5 text-slate-700 dark:text-slate-200" /> : <WalletIcon className="size-5 text-slate-700 dark:text-slate-200" />;
-}
-
-/** The list of wallets to choose from; focus moves to its first entry when it opens. */
-export function WalletChooser({ id, options, onChoose }: { id: string; options: WalletOption[]; onChoose: (option: WalletOption) => void }) {
-  const t = useTranslations("wallet");
-  const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => first.current?.focus(), []);
-  return (
-    <div id={id} role="group" aria-labelledby={`${id}-title`} className="rounded-xl border border-slate-200 p-3 dark:border-slate-700">
-      <p id={`${id}-title`} className="mb-2 text-center text-xs font-semibold uppercase tracking-wider text-slate-600 dark:text-slate-400">
-        {t("choose")}
-      </p>
-      <ul className="space-y-2">
-        {options.map((option, index) => (
-          <li key={option.key}>
-            <button ref={index === 0 ? first : undefined} type="button" className={`${buttonStyles.option} justify-start`} onClick={() => onChoose(option)}>
-              <span className="flex size-6 items-center justify-center">
-                <WalletOptionIcon option={option} />
-              </span>
-              <span className="flex flex-col items-start text-left">
-                <span>{option.name}</span>
-                {option.kind === "walletconnect" && <span className="text-xs font-normal text-slate-600 dark:text-slate-300">{t("walletConnectHint")}</span>}
-              </span>
-            </button>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
 }
