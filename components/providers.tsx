@@ -74,7 +74,18 @@ function onDemandWalletConnect({ projectId, issuerUrl }: WalletConnectSettings):
   }) as CreateConnectorFn;
 }
 
-export function Web3Providers({ chainId, walletConnect: wc, children }: { chainId: number; walletConnect?: WalletConnectSettings; children: ReactNode }) {
+export function Web3Providers({
+  chainId,
+  walletConnect: wc,
+  reconnect = true,
+  children,
+}: {
+  chainId: number;
+  walletConnect?: WalletConnectSettings;
+  /** Reconnect, at mount, a wallet connected on this site before (off when the person has just chosen one). */
+  reconnect?: boolean;
+  children: ReactNode;
+}) {
   const [state] = useState(() => {
     const chain = chainFor(chainId);
     return {
@@ -91,7 +102,7 @@ export function Web3Providers({ chainId, walletConnect: wc, children }: { chainI
     };
   });
   return (
-    <WagmiProvider config={state.config}>
+    <WagmiProvider config={state.config} reconnectOnMount={reconnect}>
       <QueryClientProvider client={state.queryClient}>{children}</QueryClientProvider>
     </WagmiProvider>
   );

@@ -7,11 +7,13 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslations } from "next-intl";
+import { useConnection, useConnectors } from "wagmi";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { chainName } from "../providers";
 import { Spinner, WalletIcon } from "./icons";
 import { buttonStyles, ShortAddress } from "./ui";
 import { useSiwe, type SiweStep } from "./use-siwe";
+import type { WalletChoice } from "./wallet-chooser";
 import { WalletConnectDialog, usePairingUri } from "./walletconnect-dialog";
 import { useWalletOptions, WalletChooser, type WalletOption } from "./wallet-options";
 import { GetWalletLink, WalletProblem } from "./wallet-problem";
@@ -33,9 +35,26 @@ export type WalletLoginProps = {
   login: (interactionId: string, message: string, signature: string) => Promise<LoginResult>;
 };
 
+/**
+ * What the person already did before this component was loaded (wallet-launcher.tsx): pressed the
+ * wallet button with no wallet (no kind) or one, or chose one from the list.
+ */
+export type WalletStart = { kind?: WalletChoice["kind"]; rdns?: string };
+
 const BUSY: SiweStep[] = ["connecting", "switching", "signing", "submitting", "done"];
 
-export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl, chainId, serverTime, restartHref, otherOptions, login }: WalletLoginProps) {
+export function WalletLogin({
+  interactionId,
+  walletNonce,
+  clientName,
+  issuerUrl,
+  chainId,
+  serverTime,
+  restartHref,
+  otherOptions,
+  login,
+  start,
+}: WalletLoginProps & { start?: WalletStart }) {
   const t = useTranslations("wallet");
   const errors = useTranslations("loginErrors");
   const common = useTranslations("common");
@@ -87,6 +106,44 @@ export function WalletLogin({ interactionId, walletNonce, clientName, issuerUrl,
       button.current?.focus();
     }
   }, [step]);
+
+  // `start`: carried out once wagmi is set up. WagmiProvider sets up in an effect that runs after
+  // this component's, and finishes it in promise callbacks (its stored state, the announced
+  // wallets, a reconnect): a timer's turn comes after them.
+  const pendingStart = useRef(start);
+  const [wagmiReady, setWagmiReady] = useState(false);
+  useEffect(() => {
+    if (!pendingStart.current) return;
+    const timer = setTimeout(() => setWagmiReady(true), 0);
+    return () => clearTimeout(timer);
+  }, []);
+  const connection = useConnection();
+  const connectors = useConnectors();
+  const settled = wagmiReady && connection.status !== "connecting" && connection.status !== "reconnecting";
+  useEffect(() => {
+    const wanted = pendingStart.current;
+    if (!wanted || !settled) return;
+    const id = wanted.kind === "eip6963" ? wanted.rdns : wanted.kind === "injected" ? "injected" : wanted.kind === "walletconnect" ? "walletConnect" : undefined;
+    const connector = connectors.find((c) => c.id === id);
+    if (id && !connector) return; // an announced wallet is added when it answers wagmi's request
+    pendingStart.current = undefined;
+    // The launcher's button, which had focus, is gone.
+    if (!document.activeElement || document.activeElement === document.body) button.current?.focus();
+    void siwe.start(connector);
+  }, [connectors, settled, siwe]);
+  useEffect(() => {
+    if (!settled || !pendingStart.current) return;
+    // The chosen wallet did not announce itself to wagmi: the person chooses again.
+    const timer = setTimeout(() => {
+      if (!pendingStart.current) return;
+      pendingStart.current = undefined;
+      button.current?.focus();
+      onMain();
+    }, 3000);
+    return () => clearTimeout(timer);
+    // Once, when wagmi is set up.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [settled]);
 
   return (
     <div className="space-y-3">

@@ -13,8 +13,7 @@ import { PasskeyLogin } from "@/components/login/passkey-login";
 import { SubmitButton } from "@/components/login/submit-button";
 import { AuthShell, buttonStyles, Divider, Notice } from "@/components/login/ui";
 import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-buttons";
-import { WalletLogin } from "@/components/login/wallet-login";
-import { Web3Providers } from "@/components/providers";
+import { WalletLauncher } from "@/components/login/wallet-launcher";
 import { sessionMayComplete } from "@/lib/actions/authorize";
 import { keyfob } from "@/lib/runtime";
 import { upstreamProviders } from "../../../_upstream/auth";
@@ -93,19 +92,18 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
       )}
       <PasskeyLogin interactionId={interaction.id} clientName={clientName} restartHref={returnTo} getOptions={passkeyOptions} finish={finishPasskeyLogin} />
       <Divider>{common("or")}</Divider>
-      <Web3Providers chainId={config.chainId} walletConnect={config.walletConnectProjectId ? { projectId: config.walletConnectProjectId, issuerUrl: config.issuerUrl } : undefined}>
-        <WalletLogin
-          interactionId={interaction.id}
-          walletNonce={interaction.walletNonce}
-          clientName={clientName}
-          issuerUrl={config.issuerUrl}
-          chainId={config.chainId}
-          serverTime={Date.now()}
-          restartHref={returnTo}
-          otherOptions={providers.length === 2 ? t("googleOrApple") : providers.length === 1 ? (providers[0] === "google" ? "Google" : "Apple") : undefined}
-          login={loginWithWalletSignature}
-        />
-      </Web3Providers>
+      <WalletLauncher
+        walletConnect={config.walletConnectProjectId ? { projectId: config.walletConnectProjectId, issuerUrl: config.issuerUrl } : undefined}
+        interactionId={interaction.id}
+        walletNonce={interaction.walletNonce}
+        clientName={clientName}
+        issuerUrl={config.issuerUrl}
+        chainId={config.chainId}
+        serverTime={Date.now()}
+        restartHref={returnTo}
+        otherOptions={providers.length === 2 ? t("googleOrApple") : providers.length === 1 ? (providers[0] === "google" ? "Google" : "Apple") : undefined}
+        login={loginWithWalletSignature}
+      />
       <p className="mt-6 border-t border-slate-200 pt-4 text-center text-xs leading-relaxed text-slate-700 dark:border-slate-700 dark:text-slate-300" data-testid="disclosure">
         {t.rich(sharesEmail ? "disclosureEmail" : "disclosure", { host: redirectHost, client: clientName, strong: (chunks) => strong(chunks) })}
       </p>
