@@ -12,7 +12,7 @@ import path from "node:path";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 /** What Next.js compiles: these folders (tests aside), and the configuration files at the root. */
-const SOURCE_DIRS = ["app", "components", "lib", "public"];
+const SOURCE_DIRS = ["app", "components", "i18n", "lib", "messages", "public"];
 const ROOT_FILES = /^(next\.config\.mjs|postcss\.config\.mjs|tsconfig\.json|package\.json|package-lock\.json|proxy\.ts|instrumentation\.ts)$/;
 const fingerprintFile = (root: string) => path.join(root, ".next", "keyfob-sources.sha256");
 

@@ -40,4 +40,11 @@ it("builds when there is no build, or when a source or a locked dependency chang
   await recordBuild(root);
   await write("components/new.tsx", "export {}");
   expect(buildNeeded(root)).toBe("the sources changed since the last build");
+  // The hosted pages' message catalogs are compiled into the build too.
+  await recordBuild(root);
+  await write("messages/de.json", '{"login":{}}');
+  expect(buildNeeded(root)).toBe("the sources changed since the last build");
+  await recordBuild(root);
+  await write("i18n/locales.ts", "export const LOCALES = [];");
+  expect(buildNeeded(root)).toBe("the sources changed since the last build");
 });
