@@ -10,19 +10,10 @@
 import { expect, test, type Page } from "@playwright/test";
 import { generatePrivateKey } from "viem/accounts";
 import { baseURL } from "../playwright.config";
-import { authorizeUrl, backAtApplication, CHAIN_ID, colours, contrastRatio, database, registerClient, startApplication, type Application } from "./support/hosted-login";
+import { authorizeUrl, backAtApplication, CHAIN_ID, colours, contrastRatio, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { installWallet } from "./support/wallet";
 
-const db = database();
-let app: Application;
-
-test.beforeAll(async () => {
-  app = await startApplication();
-});
-test.afterAll(async () => {
-  await app.close();
-  await db.$disconnect();
-});
+const { db, app } = hostedLoginSetup();
 
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#0ea5e9"/></svg>`;
 

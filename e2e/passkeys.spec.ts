@@ -10,20 +10,11 @@ import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { decodeSubject } from "../lib/tokens/sub";
 import { baseURL } from "../playwright.config";
-import { authorizeUrl, backAtApplication, database, exchange, registerClient, startApplication, type Application } from "./support/hosted-login";
+import { authorizeUrl, backAtApplication, exchange, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { addVirtualAuthenticator, copyPasskeys, misbehave } from "./support/passkeys";
 import { upstreams } from "./support/upstream";
 
-const db = database();
-let app: Application;
-
-test.beforeAll(async () => {
-  app = await startApplication();
-});
-test.afterAll(async () => {
-  await app.close();
-  await db.$disconnect();
-});
+const { db, app } = hostedLoginSetup();
 
 test("a new user creates a passkey and gets an account; the passkey signs in again (sub, provider_id, amr say passkey)", async ({ page }) => {
   const client = await registerClient(db, app, "Acme Fleet");

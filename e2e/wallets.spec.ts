@@ -21,19 +21,10 @@ import { expect, test, type Page } from "@playwright/test";
 import { generatePrivateKey } from "viem/accounts";
 import { encodeQr, qrPath } from "../components/login/qr";
 import { secondInstance } from "./support/admin";
-import { authorizeUrl, backAtApplication, CHAIN_ID, database, exchange, registerClient, startApplication, type Application } from "./support/hosted-login";
+import { authorizeUrl, backAtApplication, CHAIN_ID, exchange, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { installAnnouncedWallets, installWallet, walletIcon } from "./support/wallet";
 
-const db = database();
-let app: Application;
-
-test.beforeAll(async () => {
-  app = await startApplication();
-});
-test.afterAll(async () => {
-  await app.close();
-  await db.$disconnect();
-});
+const { db, app } = hostedLoginSetup();
 
 test.describe("browser wallets (EIP-6963)", () => {
   test("two announced wallets are listed by name and icon; the chosen one signs, the other is not asked", async ({ page }) => {

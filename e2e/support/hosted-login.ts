@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addRedirectUri, createClient, rotateClientSecret } from "../../lib/clients/registry";
@@ -41,6 +41,36 @@ export async function startApplication(): Promise<Application> {
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A spec file's shared setup: the database, and an application started before the file's tests
+ * and closed (with the database) after them. `app` is usable as soon as a test runs.
+ */
+export function hostedLoginSetup(): { db: ReturnType<typeof database>; app: Application } {
+  const db = database();
+  let started: Application | undefined;
+  const current = () => {
+    if (!started) throw new Error("the application is started in beforeAll, before the first test");
+    return started;
+  };
+  const app: Application = {
+    get url() {
+      return current().url;
+    },
+    get hits() {
+      return current().hits;
+    },
+    close: () => current().close(),
+  };
+  test.beforeAll(async () => {
+    started = await startApplication();
+  });
+  test.afterAll(async () => {
+    await started?.close();
+    await db.$disconnect();
+  });
+  return { db, app };
 }
 
 /** A registered application: public (PKCE) or confidential (client secret), with an optional logo. */
