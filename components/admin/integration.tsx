@@ -23,7 +23,9 @@ export function Snippet({ id, title, code, children }: { id: string; title: stri
         <CopyButton value={code} label={`Copy: ${title}`} compact />
       </div>
       {children && <div className="mb-2 text-xs text-slate-600">{children}</div>}
+      {/* A focusable scroll box, named by its heading: a region (a plain <pre> may not be named). */}
       <pre
+        role="region"
         aria-labelledby={`${id}-title`}
         data-testid={`snippet-${id}`}
         tabIndex={0}

@@ -33,7 +33,9 @@ function Token({ id, title, token }: { id: string; title: string; token: { heade
         </h3>
         <CopyButton value={text} label={`Copy the decoded ${title.toLowerCase()}`} compact />
       </div>
+      {/* A focusable scroll box, named by its heading: a region (a plain <pre> may not be named). */}
       <pre
+        role="region"
         aria-labelledby={`${id}-title`}
         data-testid={id}
         tabIndex={0}
