@@ -92,7 +92,7 @@ export function IntegrationPanel({ clientId, data, tryHref }: { clientId: string
         <dd className="min-w-0">
           {data.redirectUriRegistered ? (
             <span className="text-slate-600">
-              See <a className="text-indigo-700 hover:underline" href="#redirect-uris">Redirect URIs</a>; the snippets use <Mono>{data.redirectUri}</Mono>.
+              See <a className="text-indigo-700 underline underline-offset-2" href="#redirect-uris">Redirect URIs</a>; the snippets use <Mono>{data.redirectUri}</Mono>.
             </span>
           ) : (
             <span className="text-amber-800">None registered yet: the snippets use a placeholder, <Mono>{data.redirectUri}</Mono>. Add the application&apos;s own first.</span>

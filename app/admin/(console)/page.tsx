@@ -41,11 +41,11 @@ export default async function OverviewPage() {
           title="Token requests, last 14 days"
           description={
             <>
-              <Link className="text-indigo-700 hover:underline" href={audit("token.issued")}>
+              <Link className="text-indigo-700 underline underline-offset-2" href={audit("token.issued")}>
                 {issued.toLocaleString("en")} issued
               </Link>{" "}
               ·{" "}
-              <Link className="text-indigo-700 hover:underline" href={audit("token.failed")}>
+              <Link className="text-indigo-700 underline underline-offset-2" href={audit("token.failed")}>
                 {failed.toLocaleString("en")} failed
               </Link>{" "}
               (UTC days)

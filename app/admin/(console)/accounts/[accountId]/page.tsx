@@ -112,7 +112,7 @@ export default async function AccountPage({ params }: { params: Params }) {
               ) : account.adminRole ? (
                 <>
                   Yes, granted by <Mono>{account.adminRole.grantedBy}</Mono> <DateText date={account.adminRole.grantedAt} /> (
-                  <Link className="text-indigo-700 hover:underline" href="/admin/admins">
+                  <Link className="text-indigo-700 underline underline-offset-2" href="/admin/admins">
                     Admins
                   </Link>
                   )
