@@ -12,6 +12,7 @@ import { addRedirectUri, createClient } from "../lib/clients/registry";
 import { createDatabase } from "../lib/db/client";
 import { baseURL } from "../playwright.config";
 import { addSession, adminSession, confirm, pkce, screenshot, secondInstance, seedUser } from "./support/admin";
+import { expectNoAxeViolations } from "./support/axe";
 
 const db = createDatabase(process.env.DATABASE_URL!, 2);
 let second: Awaited<ReturnType<typeof secondInstance>>;
@@ -25,7 +26,7 @@ test.afterAll(async () => {
 });
 
 test("find, inspect, revoke a session, block (effective on the other instance at once), unblock and delete an account", async ({ page, browser }, testInfo) => {
-  test.setTimeout(180_000);
+  test.setTimeout(240_000);
   const licenseKey = generatePrivateKey();
   const license = privateKeyToAccount(licenseKey).address;
   const domain = `https://accounts.example.com/${license.slice(2, 8)}`;
@@ -60,6 +61,7 @@ test("find, inspect, revoke a session, block (effective on the other instance at
   const rows = page.getByRole("table").getByRole("row");
   await expect(rows).toHaveCount(2);
   await expect(rows.nth(1)).toContainText(user.email!);
+  await expectNoAxeViolations(page, "the accounts list, searched");
   await rows.nth(1).getByRole("link", { name: user.accountId }).click();
   await expect(page.getByRole("heading", { name: user.email, level: 1 })).toBeVisible();
 
@@ -75,10 +77,12 @@ test("find, inspect, revoke a session, block (effective on the other instance at
   await page.getByRole("link", { name: "1 active access token" }).click();
   await expect(page.getByRole("table", { name: `Active tokens of account ${user.accountId}` })).toContainText(user.wallet);
   await page.goBack();
+  await expect(page.getByRole("heading", { name: user.email, level: 1 })).toBeVisible();
+  await expectNoAxeViolations(page, "an account's page");
   await screenshot(page, testInfo, "admin-account");
 
   // Revoke the session: the other instance no longer answers prompt=none with a code.
-  await confirm(page, /^Revoke the session signed in via web3/, "Revoke session");
+  await confirm(page, /^Revoke the session signed in via web3/, "Revoke session", undefined, "the revoke-session dialog");
   await expect(page.getByText("No live sessions")).toBeVisible();
   expect(await silentLogin(user.sessionToken)).toBe("login_required");
   expect(await userinfoAt(second.url)).toBe(200); // tokens are left alone
@@ -90,9 +94,11 @@ test("find, inspect, revoke a session, block (effective on the other instance at
   const dialog = page.getByRole("dialog", { name: "Block this account?" });
   await expect(dialog).toContainText("This revokes everything it holds at once, on every instance");
   await expect(dialog).toContainText("1 active access token");
+  await expectNoAxeViolations(page, "the block-account dialog");
   await screenshot(page, testInfo, "admin-account-block-confirm");
   await dialog.getByRole("button", { name: "Block account" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "Blocked since" })).toBeVisible();
+  await expectNoAxeViolations(page, "a blocked account's page");
   expect(await userinfoAt(second.url)).toBe(401);
   expect(await silentLogin(again)).toBe("login_required");
   const refused = await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: user.key, address: user.wallet }).catch((error: Error) => error);
@@ -108,9 +114,10 @@ test("find, inspect, revoke a session, block (effective on the other instance at
   expect(await userinfoAt(second.url, fresh.access_token)).toBe(200);
 
   // Delete, after typing the address.
-  await confirm(page, "Delete account", "Delete permanently", user.accountId.toLowerCase());
+  await confirm(page, "Delete account", "Delete permanently", user.accountId.toLowerCase(), "the delete-account dialog");
   await page.waitForURL((url) => url.pathname === "/admin/accounts");
   await expect(page.getByRole("status").filter({ hasText: `Account ${user.accountId} was deleted.` })).toBeVisible();
+  await expectNoAxeViolations(page, "the accounts list after a deletion");
   expect(await db.account.findUnique({ where: { id: user.accountId } })).toBeNull();
   expect(await userinfoAt(second.url, fresh.access_token)).toBe(401);
   await page.goto(`/admin/accounts/${user.accountId}`);

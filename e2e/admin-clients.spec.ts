@@ -15,6 +15,7 @@ import { addRedirectUri, addSigner, createClient, rotateClientSecret } from "../
 import { createDatabase } from "../lib/db/client";
 import { baseURL } from "../playwright.config";
 import { adminWallet, CHAIN_ID, confirm, screenshot, signIn } from "./support/admin";
+import { expectNoAxeViolations } from "./support/axe";
 import { installWallet } from "./support/wallet";
 
 const db = createDatabase(process.env.DATABASE_URL!, 2);
@@ -39,8 +40,10 @@ async function openIntegration(page: Page) {
 }
 
 test("every setting of a client is edited in the browser and audited with its old and new value", async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
   await signIn(page, await adminWallet(db));
   await page.goto("/admin/clients/new");
+  await expectNoAxeViolations(page, "the new-client form");
   await page.getByLabel("Name").fill("Editable");
   await page.getByRole("button", { name: "Create client" }).click();
   await page.waitForURL((url) => url.pathname.startsWith("/admin/clients/kf_"));
@@ -49,13 +52,16 @@ test("every setting of a client is edited in the browser and audited with its ol
   const notice = page.getByRole("status").filter({ hasText: "Client created" });
   await expect(notice).toBeVisible();
   await expect(page).toHaveURL(`${baseURL}/admin/clients/${clientId}`);
+  await expectNoAxeViolations(page, "a new client's page with its notice");
   await page.reload();
   await expect(notice).toHaveCount(0);
 
   const settings = page.getByRole("form", { name: "Client settings" });
   // The management API needs a secret first.
   await expect(settings.getByLabel("Management API")).toBeDisabled();
-  await confirm(page, "Generate secret", "Generate secret");
+  await confirm(page, "Generate secret", "Generate secret", undefined, "the generate-secret dialog");
+  await expect(page.getByRole("button", { name: "I have stored it: hide the secret" })).toBeVisible();
+  await expectNoAxeViolations(page, "the client page showing a new secret");
   await page.getByRole("button", { name: "I have stored it: hide the secret" }).click();
   await expect(settings.getByLabel("Management API")).toBeEnabled();
 
@@ -64,6 +70,7 @@ test("every setting of a client is edited in the browser and audited with its ol
   for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Management API"]) await settings.getByLabel(label).check();
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
+  await expectNoAxeViolations(page, "the client page after saving its settings");
   expect(await db.client.findUniqueOrThrow({ where: { id: clientId } })).toMatchObject({
     name: "Edited",
     logoUrl: "https://edited.example.com/logo.png",
@@ -83,8 +90,9 @@ test("every setting of a client is edited in the browser and audited with its ol
   await page.getByRole("form", { name: "Allow an origin" }).getByRole("button", { name: "Allow origin" }).click();
   await expect(page.getByRole("list", { name: "Allowed origins" }).getByText("https://spa.edited.example.com")).toBeVisible();
 
-  await confirm(page, "Disable", "Disable client");
+  await confirm(page, "Disable", "Disable client", undefined, "the disable-client dialog");
   await expect(page.getByText("Disabled", { exact: true })).toBeVisible();
+  await expectNoAxeViolations(page, "a disabled client's page");
   await page.getByRole("button", { name: "Enable" }).click();
   await expect(page.getByText("Enabled", { exact: true })).toBeVisible();
 
@@ -106,6 +114,7 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expect(await details("client.enabled")).toContainText("enabled: false -> true");
   await expect(await details("allowed_origin.added")).toContainText('allowedOrigins: [] -> ["https://spa.edited.example.com"]');
   await expect(await details("client.secret_rotated")).toContainText("confidential: false -> true");
+  await expectNoAxeViolations(page, "the audit log with rows expanded");
   await screenshot(page, testInfo, "admin-audit-client-changes");
 
   // Deleting asks to type the id; the button stays disabled until it matches.
@@ -114,10 +123,12 @@ test("every setting of a client is edited in the browser and audited with its ol
   const dialog = page.getByRole("dialog");
   await dialog.getByLabel("Type the client ID to confirm").fill(clientId.slice(0, -1));
   await expect(dialog.getByRole("button", { name: "Delete permanently" })).toBeDisabled();
+  await expectNoAxeViolations(page, "the delete-client dialog, the id not yet typed in full");
   await page.keyboard.press("Escape");
   await confirm(page, "Delete client", "Delete permanently", clientId);
   await page.waitForURL((url) => url.pathname === "/admin/clients");
   await expect(page.getByRole("status").filter({ hasText: `Client ${clientId} was deleted.` })).toBeVisible();
+  await expectNoAxeViolations(page, "the clients list after a deletion");
   expect(await db.client.findUnique({ where: { id: clientId } })).toBeNull();
   const deleted = await db.auditEvent.findFirstOrThrow({ where: { action: "client.deleted", clientId } });
   expect(deleted.detail).toMatch(/^deleted: \{"name":"Edited",/);
@@ -211,8 +222,10 @@ test("Try a sign-in registers Keyfob's test callback on request, runs the hosted
   await page.goto(`/admin/clients/${clientId}`);
   await page.getByRole("link", { name: "Try a sign-in" }).click();
   await expect(page.getByRole("heading", { name: "Try a sign-in" })).toBeVisible();
+  await expectNoAxeViolations(page, "Try a sign-in, no test callback registered");
   await page.getByRole("button", { name: "Register the test callback" }).click();
   await expect(page.getByRole("link", { name: "Start a test sign-in" })).toBeVisible();
+  await expectNoAxeViolations(page, "Try a sign-in, ready to start");
   expect((await db.redirectUri.findMany({ where: { clientId } })).map((r) => r.uri)).toEqual([`${baseURL}/admin/try/callback`]);
 
   await page.getByRole("link", { name: "Start a test sign-in" }).click();
@@ -230,6 +243,7 @@ test("Try a sign-in registers Keyfob's test callback on request, runs the hosted
   // The access token served to show its claims: it is revoked.
   expect(await db.issuedToken.findUniqueOrThrow({ where: { jti: accessToken.claims.jti } })).toMatchObject({ revokedAt: expect.any(Date) });
   expect(await db.auditEvent.findFirst({ where: { action: "client.sign_in_tried", clientId } })).toMatchObject({ outcome: "success" });
+  await expectNoAxeViolations(page, "Try a sign-in with the decoded tokens");
   await screenshot(page, testInfo, "admin-try-sign-in");
 
   // The callback cannot be replayed: the attempt was single use.

@@ -1,7 +1,8 @@
 /**
  * Fit and finish of the dashboard, with data on every page: at phone width (390 px) no page
  * scrolls sideways (tables scroll inside their own boxes, header included), every tab of the nav
- * is on screen, every page has a title; dark mode follows the system like the login page; times
+ * is on screen, every page has a title, and axe-core finds no WCAG A/AA violation on any page,
+ * light or dark, nor in a dialog; dark mode follows the system like the login page; times
  * are shown in the viewer's time zone (UTC on hover); the overview's chart costs no charting
  * library and links to the filtered audit log.
  */
@@ -12,6 +13,7 @@ import { addRedirectUri, addSigner, createClient, rotateClientSecret } from "../
 import { createDatabase } from "../lib/db/client";
 import { baseURL } from "../playwright.config";
 import { adminSession, screenshot, seedUser, sidewaysOverflow } from "./support/admin";
+import { expectNoAxeViolations } from "./support/axe";
 
 const db = createDatabase(process.env.DATABASE_URL!, 2);
 test.afterAll(() => db.$disconnect());
@@ -37,8 +39,8 @@ async function seed() {
   return { license, app, user: { address: user.accountId } };
 }
 
-test("no dashboard page scrolls sideways at 390 px, with data; the nav shows every tab; every page has a title", async ({ page }, testInfo) => {
-  test.setTimeout(180_000);
+test("no dashboard page scrolls sideways at 390 px, with data; the nav shows every tab; every page has a title and passes axe-core", async ({ page }, testInfo) => {
+  test.setTimeout(300_000);
   const { license, user } = await seed();
   await page.setViewportSize({ width: 390, height: 844 });
   await adminSession(page.context(), db, `admin.with.a.long.email.${Date.now()}@example-company.example.com`);
@@ -68,12 +70,14 @@ test("no dashboard page scrolls sideways at 390 px, with data; the nav shows eve
     const overflow = await sidewaysOverflow(page);
     expect(overflow.scrollWidth, `${path}: ${overflow.offenders.join(", ")}`).toBeLessThanOrEqual(390);
     expect(overflow.offenders, path).toEqual([]);
+    await expectNoAxeViolations(page, path);
   }
 
   // The client page with its signers, the integration panel opened.
   await page.goto(`/admin/clients/${license}`);
   for (const summary of await page.locator("#integration summary").all()) await summary.click();
   expect((await sidewaysOverflow(page)).scrollWidth).toBeLessThanOrEqual(390);
+  await expectNoAxeViolations(page, "the client page with the integration panel open");
   await screenshot(page, testInfo, "admin-client-mobile");
 
   // The tokens table scrolls inside its box, header and all.
@@ -95,9 +99,21 @@ test("no dashboard page scrolls sideways at 390 px, with data; the nav shows eve
   await page.getByRole("button", { name: /^Details of event/ }).first().click();
   await expect(page.getByRole("definition").filter({ hasText: "submit_challenge: " }).first()).toBeVisible();
   expect((await sidewaysOverflow(page)).scrollWidth).toBeLessThanOrEqual(390);
+  await expectNoAxeViolations(page, "the audit log with a row expanded");
   await screenshot(page, testInfo, "admin-audit-mobile");
   await page.goto("/admin");
   await screenshot(page, testInfo, "admin-overview-mobile");
+
+  // The pages outside the console: signed out, and a sign-in that failed.
+  for (const [path, heading] of [
+    ["/admin/signed-out", "You have signed out"],
+    ["/admin/signin-failed?reason=cancelled", "Sign-in to the dashboard failed"],
+  ]) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
+    expect((await sidewaysOverflow(page)).scrollWidth, path).toBeLessThanOrEqual(390);
+    await expectNoAxeViolations(page, path);
+  }
 });
 
 test("dark mode follows the system, on every page and in dialogs", async ({ page }, testInfo) => {
@@ -145,6 +161,7 @@ test("dark mode follows the system, on every page and in dialogs", async ({ page
   await page.getByRole("button", { name: "Delete client" }).click();
   const dialogBackground = await page.getByRole("dialog").evaluate((dialog) => getComputedStyle(dialog).backgroundColor);
   expect(dialogBackground).not.toBe("rgb(255, 255, 255)");
+  await expectNoAxeViolations(page, "the delete-client dialog");
   await screenshot(page, testInfo, "admin-delete-dialog-dark");
   await page.keyboard.press("Escape");
   // Buttons keep white text on their solid colour.

@@ -16,6 +16,7 @@ import { getToken, KeyfobError } from "../lib/client/get-token";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
 import { createDatabase } from "../lib/db/client";
 import { baseURL } from "../playwright.config";
+import { expectNoAxeViolations } from "./support/axe";
 import { installWallet } from "./support/wallet";
 
 const db = createDatabase(process.env.DATABASE_URL!, 2);
@@ -238,6 +239,7 @@ test("a signed-in account that is not an admin gets 403 and nothing of the dashb
   expect((await forbidden).status()).toBe(403);
   await expect(page.getByRole("heading", { name: "This account is not an admin" })).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Dashboard" })).toHaveCount(0);
+  await expectNoAxeViolations(page, "the page for a signed-in account that is not an admin");
 
   // Every page, and the export, refuse the session on the server.
   for (const path of ["/admin/clients", "/admin/keys", "/admin/audit"]) {
@@ -252,6 +254,7 @@ test("a signed-in account that is not an admin gets 403 and nothing of the dashb
   // Signing out ends the session; a signed-out visitor is sent to the sign-in.
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page.getByRole("heading", { name: "You have signed out" })).toBeVisible();
+  await expectNoAxeViolations(page, "the dashboard's signed-out page");
   const anonymous = await browser.newContext();
   const response = await anonymous.request.get(`${baseURL}/admin/tokens`, { maxRedirects: 0 });
   expect(response.status()).toBe(307);

@@ -4,12 +4,13 @@
  * a favicon), the sentence saying where the person goes back and what is shared (its WCAG
  * contrast, computed here), dark mode, languages (ui_locales, Accept-Language), focus after an
  * error, one notice for a wrong network, the refusal page (status, content, escaping, and its
- * weight in scripts against the login page's), and basic accessibility (names, labels, landmarks;
- * axe is not installed here).
+ * weight in scripts against the login page's), and accessibility: names, labels, landmarks, and
+ * axe-core's WCAG A/AA rules on every page and state, in light and dark mode.
  */
 import { expect, test, type Page } from "@playwright/test";
 import { generatePrivateKey } from "viem/accounts";
 import { baseURL } from "../playwright.config";
+import { expectNoAxeViolations } from "./support/axe";
 import { authorizeUrl, backAtApplication, CHAIN_ID, colours, contrastRatio, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { installWallet } from "./support/wallet";
 
@@ -60,6 +61,7 @@ test.describe("the application's brand", () => {
     expect(icon.headers()["content-type"]).toContain("image/svg+xml");
     await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", /icon\.svg/);
     await expectAccessibleBasics(page);
+    await expectNoAxeViolations(page, "the login page with the application's logo");
   });
 
   test("a logo that does not load, a non-https logo, or none: the application's initial instead", async ({ page }) => {
@@ -68,6 +70,7 @@ test.describe("the application's brand", () => {
     await page.goto(authorizeUrl(app, { client_id: broken.id }));
     await expect(page.getByTestId("client-logo-fallback")).toHaveText("Z");
     await expect(page.getByTestId("client-logo")).toHaveCount(0);
+    await expectNoAxeViolations(page, "the login page with the application's initial for a logo");
 
     // Only https logos are shown: one stored otherwise (the registry refuses them) is never fetched.
     const plain = await registerClient(db, app, "beta fleet");
@@ -119,14 +122,19 @@ test.describe("dark mode", () => {
         expect(contrastRatio(c.text, c.background), where).toBeGreaterThanOrEqual(4.5);
       };
       expectScheme(card, "login page");
+      await expectNoAxeViolations(page, "the login page", { schemes: [scheme] });
       await page.goto("/auth/error?reason=expired");
       expectScheme(await colours(page, "[data-testid=card] h1"), "error page");
+      await expectNoAxeViolations(page, "the error page", { schemes: [scheme] });
       await page.goto("/account");
       expectScheme(await colours(page, "[data-testid=card] h1"), "account page");
+      await expectNoAxeViolations(page, "the account page, signed out", { schemes: [scheme] });
       await page.goto(authorizeUrl(app, { client_id: "no-such-client" }));
       expectScheme(await colours(page, "h1"), "refusal page");
+      await expectNoAxeViolations(page, "the refusal page", { schemes: [scheme] });
       await page.goto("/session/end?id_token_hint=garbage");
       expectScheme(await colours(page, "h1"), "logout error page");
+      await expectNoAxeViolations(page, "the logout error page", { schemes: [scheme] });
     }
   });
 });
@@ -148,6 +156,7 @@ test.describe("languages", () => {
     await page.reload();
     await expect(page.getByRole("heading", { name: "Anmelden" })).toBeVisible();
     await expectAccessibleBasics(page);
+    await expectNoAxeViolations(page, "the German login page");
 
     const discovery = await (await page.request.get("/.well-known/openid-configuration")).json();
     expect(discovery.ui_locales_supported).toEqual(["en", "de"]);
@@ -201,6 +210,7 @@ test.describe("errors and focus", () => {
     const alert = page.getByTestId("wallet-problem");
     await expect(alert).toContainText("Signature declined");
     await expect(alert).toBeFocused();
+    await expectNoAxeViolations(page, "the login page after a declined signature");
     await page.keyboard.press("Tab");
     await expect(page.getByRole("button", { name: "Try again" })).toBeFocused();
     wallet.rejectSignatures(false);
@@ -218,9 +228,11 @@ test.describe("errors and focus", () => {
     await expect(page.getByTestId("wrong-chain")).toContainText("Your wallet is on Polygon");
     await expect(page.getByTestId("wrong-chain")).toBeFocused();
     await expect(notices).toHaveCount(1);
+    await expectNoAxeViolations(page, "the login page with a wallet on another network");
     await page.getByRole("button", { name: "Switch to Ethereum and sign" }).click();
     await expect(page.getByTestId("wrong-chain")).toContainText("Your wallet stayed on its network.");
     await expect(notices).toHaveCount(1);
+    await expectNoAxeViolations(page, "the login page after a refused network switch");
     await page.getByRole("button", { name: "Sign anyway" }).click();
     expect((await backAtApplication(page, app)).get("state")).toBe("st-net");
   });
@@ -234,6 +246,7 @@ test.describe("errors and focus", () => {
     await expect(link).toHaveAttribute("href", "https://ethereum.org/en/wallets/find-wallet/");
     await expect(link).toHaveAttribute("target", "_blank");
     await expect(link).toHaveAttribute("rel", /noopener/);
+    await expectNoAxeViolations(page, "the login page without a browser wallet");
     await page.getByRole("button", { name: "Continue with a wallet" }).click();
     const notice = page.getByTestId("wallet-problem");
     await expect(notice).toContainText("No wallet found in this browser");
@@ -241,6 +254,7 @@ test.describe("errors and focus", () => {
     await expect(notice).toBeFocused();
     await expect(notice.getByRole("link", { name: /Get a wallet/ })).toBeVisible();
     await expect(notice.getByRole("button", { name: "Try again" })).toBeVisible();
+    await expectNoAxeViolations(page, "the login page after no wallet was found");
   });
 });
 
@@ -266,6 +280,7 @@ test.describe("the refusal page", () => {
     await expect(main.locator("code").nth(1)).toHaveText(hostile);
     await expect(main).toContainText("its developers should check that the client ID is registered with Keyfob and enabled, and that the redirect URI is registered for it exactly as sent");
     expect(app.hits.length).toBe(hits);
+    await expectNoAxeViolations(page, "the refusal page of an unregistered redirect_uri");
   });
 
   test("loads no script at all, where the login page loads the wallet code; the error page stays small", async ({ page }) => {

@@ -16,6 +16,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addPostLogoutRedirectUri, addRedirectUri, createClient, rotateClientSecret } from "../lib/clients/registry";
 import { createDatabase } from "../lib/db/client";
 import { baseURL } from "../playwright.config";
+import { expectNoAxeViolations } from "./support/axe";
 import { emailOf } from "./support/idp";
 import { upstreams } from "./support/upstream";
 import { installWallet } from "./support/wallet";
@@ -191,6 +192,8 @@ test.describe("login sessions and logout", () => {
 
     // An ordinary request offers to continue with the session; prompt=login does not.
     await page.goto(authorizeUrl({ client_id: client.id, state: "st-continue" }));
+    await expect(page.getByRole("button", { name: /^Continue as 0x/ })).toBeVisible();
+    await expectNoAxeViolations(page, "the login page offering Continue as");
     await page.getByRole("button", { name: /^Continue as 0x/ }).click();
     expect((await backAtApplication(page)).get("state")).toBe("st-continue");
     await page.goto(authorizeUrl({ client_id: client.id, prompt: "login" }));
@@ -216,8 +219,10 @@ test.describe("login sessions and logout", () => {
     await page.goto(`/session/end?${new URLSearchParams({ client_id: client.id, post_logout_redirect_uri: app.url, state: "x" })}`);
     await expect(page.getByRole("heading", { name: "Sign out of Keyfob?" })).toBeVisible();
     await expect(page.getByText("Acme Fleet asks to sign you out of Keyfob in this browser.")).toBeVisible();
+    await expectNoAxeViolations(page, "the logout confirmation");
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page.getByRole("heading", { name: "You have signed out" })).toBeVisible();
+    await expectNoAxeViolations(page, "the signed-out page");
     // Never sent back without an ID token vouching for the URI (the browser may still fetch the application's favicon).
     expect(app.hits.slice(hits).filter((hit) => hit.pathname === "/callback")).toEqual([]);
     expect((await page.context().cookies()).find((c) => c.name === "keyfob_session")).toBeUndefined();
@@ -278,6 +283,7 @@ test.describe("Google and Apple", () => {
     await page.waitForURL((url) => url.pathname === "/auth/error");
     await expect(page.getByRole("main").getByRole("alert")).toContainText("Sign-in with Google or Apple did not complete");
     await expect(page.getByRole("link", { name: "Try again" })).toHaveAttribute("href", /^\/auth\?/);
+    await expectNoAxeViolations(page, "the error page after a cancelled Google sign-in");
     await page.getByRole("button", { name: "Return to the application" }).click();
     const response = await backAtApplication(page);
     expect(response.get("error")).toBe("access_denied");
@@ -297,8 +303,10 @@ test.describe("Google and Apple", () => {
     const linking = await context.newPage();
     await installWallet(linking, { privateKey: key, chainId: CHAIN_ID });
     await linking.goto("/account");
+    await expectNoAxeViolations(linking, "the account page, signed in with Google");
     await linking.getByRole("button", { name: "Link wallet" }).click();
     await expect(linking.getByRole("status").filter({ hasText: "Wallet linked" })).toBeVisible();
+    await expectNoAxeViolations(linking, "the account page after linking a wallet");
 
     const login = await context.newPage();
     await installWallet(login, { privateKey: key, chainId: CHAIN_ID });
@@ -360,6 +368,7 @@ test.describe("errors", () => {
   test("a Google callback for a login this browser did not start is refused", async ({ page }) => {
     await page.goto("/auth/callback?interaction=not-started-here");
     await expect(page.getByRole("main").getByRole("alert")).toContainText("This sign-in was started elsewhere");
+    await expectNoAxeViolations(page, "the error page of a sign-in started elsewhere");
   });
 });
 

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { decodeSubject } from "../lib/tokens/sub";
 import { baseURL } from "../playwright.config";
+import { expectNoAxeViolations } from "./support/axe";
 import { authorizeUrl, backAtApplication, exchange, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { addVirtualAuthenticator, copyPasskeys, misbehave } from "./support/passkeys";
 import { upstreams } from "./support/upstream";
@@ -44,6 +45,7 @@ test("a new user creates a passkey and gets an account; the passkey signs in aga
   // The session it started is offered as "Continue as", and says how it was made.
   await page.goto(authorizeUrl(app, { client_id: client.id }));
   await expect(page.getByText("You are signed in with a passkey")).toBeVisible();
+  await expectNoAxeViolations(page, "the login page offering Continue as, after a passkey login");
 });
 
 test("a replayed or a tampered assertion is refused, with focus on the message; trying again works", async ({ page }) => {
@@ -67,6 +69,7 @@ test("a replayed or a tampered assertion is refused, with focus on the message; 
   const problem = page.getByTestId("passkey-problem");
   await expect(problem).toContainText("This passkey request has expired or was already used.");
   await expect(problem).toBeFocused();
+  await expectNoAxeViolations(page, "the login page after a refused passkey");
 
   // A fresh assertion with one signature byte changed.
   await setMode("tamper");
@@ -90,6 +93,7 @@ test("no passkey on this device: the refused request is explained, and creating 
   const problem = page.getByTestId("passkey-problem");
   await expect(problem).toContainText("No passkey was used", { timeout: 30_000 });
   await expect(problem).toBeFocused();
+  await expectNoAxeViolations(page, "the login page when no passkey was used");
   await problem.getByRole("button", { name: "Create a passkey" }).click();
   expect((await backAtApplication(page, app)).get("state")).toBe("st-none");
 });
@@ -106,11 +110,13 @@ test("a Google account adds a passkey at /account; the passkey then signs in to 
   await page.waitForURL(`${baseURL}/account`);
   const accountId = (await page.getByTestId("account-address").textContent())!.trim();
   await expect(page.getByText("This account has no passkey yet.")).toBeVisible();
+  await expectNoAxeViolations(page, "the account page without a passkey");
 
   const authenticator = await addVirtualAuthenticator(page);
   await page.getByRole("button", { name: "Add a passkey" }).click();
   await expect(page.getByTestId("add-passkey-result")).toContainText("Passkey added");
   await expect(page.getByTestId("passkeys").getByRole("listitem")).toHaveCount(1);
+  await expectNoAxeViolations(page, "the account page after adding a passkey");
 
   // Another tab (its own virtual authenticator holding the same passkey), a fresh login.
   const login = await context.newPage();
@@ -125,6 +131,7 @@ test("a Google account adds a passkey at /account; the passkey then signs in to 
   // excluded), and said so; nothing is stored.
   await page.getByRole("button", { name: "Add a passkey" }).click();
   await expect(page.getByTestId("add-passkey-result")).toContainText("The passkey was not added");
+  await expectNoAxeViolations(page, "the account page after a passkey was not added");
   await page.reload();
   await expect(page.getByTestId("passkeys").getByRole("listitem")).toHaveCount(1);
 });

@@ -21,6 +21,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { generatePrivateKey } from "viem/accounts";
 import { encodeQr, qrPath } from "../components/login/qr";
 import { secondInstance } from "./support/admin";
+import { expectNoAxeViolations } from "./support/axe";
 import { authorizeUrl, backAtApplication, CHAIN_ID, exchange, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { installAnnouncedWallets, installWallet, walletIcon } from "./support/wallet";
 
@@ -48,6 +49,7 @@ test.describe("browser wallets (EIP-6963)", () => {
     await expect(chooser.locator("img").nth(1)).toHaveAttribute("src", walletIcon("#0ea5e9"));
     // No plain "Browser wallet" entry: there is no window.ethereum, and no WalletConnect: not configured.
     await expect(chooser.getByRole("button", { name: /Browser wallet|WalletConnect/ })).toHaveCount(0);
+    await expectNoAxeViolations(page, "the login page's list of announced wallets");
 
     await chooser.getByRole("button", { name: "Blue Wallet" }).click();
     const response = await backAtApplication(page, app);
@@ -158,6 +160,7 @@ test.describe("WalletConnect, up to the relay", () => {
     await button.click();
     const chooser = page.getByRole("group", { name: "Choose a wallet" });
     await expect(chooser.getByRole("button")).toHaveText(["Browser wallet", /^WalletConnect/]);
+    await expectNoAxeViolations(page, "the login page's list of wallets, WalletConnect among them");
     await chooser.getByRole("button", { name: /WalletConnect/ }).click();
 
     const dialog = page.getByRole("dialog", { name: "Connect a phone wallet" });
@@ -173,6 +176,7 @@ test.describe("WalletConnect, up to the relay", () => {
     const qr = dialog.getByRole("img", { name: "QR code to connect a phone wallet with WalletConnect" });
     await expect(qr.locator("path")).toHaveAttribute("d", qrPath(encodeQr(uri, "M")));
     await expect(dialog.getByText("Waiting for your wallet to approve the connection…")).toBeVisible();
+    await expectNoAxeViolations(page, "the WalletConnect dialog");
 
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(dialog).toBeHidden();
@@ -205,6 +209,7 @@ test.describe("WalletConnect, up to the relay", () => {
     await expect(link).toHaveAttribute("href", /^wc:/, { timeout: 30_000 });
     const [linkBox, qrBox] = [await link.boundingBox(), await dialog.getByTestId("walletconnect-qr").boundingBox()];
     expect(linkBox!.y).toBeLessThan(qrBox!.y);
+    await expectNoAxeViolations(page, "the WalletConnect dialog on a phone");
     await page.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
     await context.close();

@@ -15,6 +15,7 @@ import type { Database } from "../../lib/db/client";
 import { deriveKey } from "../../lib/keys/derive";
 import { baseURL } from "../../playwright.config";
 import { freePort } from "../../test/support/global-setup";
+import { expectNoAxeViolations } from "./axe";
 import { installWallet } from "./wallet";
 
 export const CHAIN_ID = 1; // Keyfob's default CHAIN_ID
@@ -99,11 +100,15 @@ export async function screenshot(page: Page, testInfo: TestInfo, name: string) {
   await testInfo.attach(name, { body, contentType: "image/png" });
 }
 
-/** Confirms a destructive action: the button opens a modal dialog; the confirm button in it runs the action. */
-export async function confirm(page: Page, trigger: string | RegExp, confirmLabel: string, typed?: string) {
+/**
+ * Confirms a destructive action: the button opens a modal dialog; the confirm button in it runs the
+ * action. With `axeContext`, axe-core checks the page with the dialog open first.
+ */
+export async function confirm(page: Page, trigger: string | RegExp, confirmLabel: string, typed?: string, axeContext?: string) {
   await page.getByRole("button", { name: trigger, exact: typeof trigger === "string" }).click();
   const dialog = page.getByRole("dialog");
   await expect(dialog).toBeVisible();
+  if (axeContext) await expectNoAxeViolations(page, axeContext);
   if (typed !== undefined) {
     await expect(dialog.getByRole("button", { name: confirmLabel })).toBeDisabled();
     await dialog.getByRole("textbox").fill(typed);
