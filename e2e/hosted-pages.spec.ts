@@ -285,7 +285,7 @@ test.describe("the refusal page", () => {
 
   test("loads no script at all, where the login page loads the wallet code; the error page stays small", async ({ page }) => {
     const client = await registerClient(db, app, "Acme Fleet");
-    const scripts = async (url: string) => {
+    const scripts = async (url: string, then?: () => Promise<void>) => {
       const responses: Promise<{ url: string; bytes: number; wallet: boolean }>[] = [];
       const listener = (response: import("@playwright/test").Response) => {
         if (response.request().resourceType() === "script") {
@@ -294,12 +294,14 @@ test.describe("the refusal page", () => {
       };
       page.on("response", listener);
       const html = await (await page.goto(url))!.text();
+      await then?.();
       await page.waitForLoadState("networkidle");
       page.off("response", listener);
       const loaded = await Promise.all(responses);
       return { html, loaded, bytes: loaded.reduce((sum, s) => sum + s.bytes, 0), wallet: loaded.some((s) => s.wallet) };
     };
-    const login = await scripts(authorizeUrl(app, { client_id: client.id }));
+    // The wallet code loads when the person heads for the wallet button.
+    const login = await scripts(authorizeUrl(app, { client_id: client.id }), () => page.getByRole("button", { name: "Continue with a wallet" }).hover());
     const refusal = await scripts(authorizeUrl(app, { client_id: client.id, redirect_uri: "https://elsewhere.example/cb" }));
     const error = await scripts("/auth/error?reason=expired");
     // What each page loads beyond the framework (React, Next's runtime) that every Next page shares.
