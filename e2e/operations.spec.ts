@@ -47,6 +47,13 @@ async function startInstance(name: string, env: Record<string, string>): Promise
   return instance;
 }
 
+/** A started instance by its name (`running` is in the order their ports were found, not started). */
+function instanceNamed(name: string): Instance {
+  const found = running.find((i) => i.name === name);
+  if (!found) throw new Error(`instance ${name} was not started`);
+  return found;
+}
+
 async function ready(instance: Instance, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -115,7 +122,7 @@ test("three instances started together on an empty PostgreSQL all come up and se
 });
 
 test("a flood from one address is limited on every instance at once", async () => {
-  const [a, b] = running;
+  const [a, b] = [instanceNamed("a"), instanceNamed("b")];
   const l = await license();
   const statuses: number[] = [];
   for (let i = 0; i < 20; i++) statuses.push((await fetch(challengeUrl((i % 2 ? b : a).api, l), { method: "POST" })).status);
@@ -129,7 +136,7 @@ test("a flood from one address is limited on every instance at once", async () =
 });
 
 test("X-Forwarded-For is believed only from trusted proxies", async () => {
-  const [a, b] = running;
+  const [a, b] = [instanceNamed("a"), instanceNamed("b")];
   const l = await license();
   // a trusts loopback proxies: a forwarded address has a budget (and an audit trail) of its own.
   const viaProxy = await fetch(challengeUrl(a.api, l), { method: "POST", headers: { "X-Forwarded-For": "198.51.100.7" } });
@@ -152,7 +159,7 @@ test("X-Forwarded-For is believed only from trusted proxies", async () => {
 });
 
 test("metrics in the Prometheus format, on their own port or behind a token", async () => {
-  const [a, , c] = running;
+  const [a, c] = [instanceNamed("a"), instanceNamed("c")];
   const l = await license();
   const { state, challenge } = await (await fetch(challengeUrl(c.url, l), { method: "POST" })).json();
   const signature = await l.owner.signMessage({ message: challenge });
@@ -185,7 +192,7 @@ test("metrics in the Prometheus format, on their own port or behind a token", as
 });
 
 test("SIGTERM finishes the requests in flight, writes their audit events, and exits 0", async () => {
-  const c = running[2];
+  const c = instanceNamed("c");
   const l = await license();
   const handshakes = await Promise.all(
     Array.from({ length: 20 }, async () => {
