@@ -3,16 +3,14 @@
  * and its sessions and tokens stop working at the next request on every instance.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
 import { blockAccount, unblockAccount } from "@/lib/accounts/blocking";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { findSession } from "@/lib/sessions/login-session";
-import { expectError, registerLicense, requestChallenge, submit } from "./support/flow-a";
-import { authorizeQuery, google, registerApp, token, userinfo } from "./support/flow-b";
+import { expectError, requestChallenge, submit } from "./support/flow-a";
+import { activeUser, authorizeQuery, token, userinfo } from "./support/flow-b";
 
 let other: Keyfob;
 beforeAll(() => {
@@ -21,20 +19,8 @@ beforeAll(() => {
 afterAll(() => other.close());
 
 it("blocks logins, sessions, codes and tokens of the account and its wallets, until unblocked", async () => {
-  const app = await registerApp();
-  const identity = google();
-  const start = await startAuthorization(keyfob(), authorizeQuery(app));
-  if (start.kind !== "login") throw new Error("expected the login page");
-  const { location, newSession } = await completeAuthorization(keyfob(), start.interactionId, { identity });
-  const tokens = await (await token(app, { code: new URL(location).searchParams.get("code")! })).json();
-  const accountId = await resolveAccount(keyfob(), identity);
-
-  // A wallet linked to the account, with a Flow A token of its own.
-  const license = await registerLicense();
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  await linkWallet(keyfob(), accountId, wallet.address);
-  const flowA = await requestChallenge(license, { address: wallet.address });
-  const walletTokens = await (await submit(license, flowA.state, await wallet.signMessage({ message: flowA.challenge }))).json();
+  // A Google user with a session and tokens, and a wallet linked to the account with a Flow A token of its own.
+  const { app, identity, accountId, session: newSession, tokens, license, wallet, walletTokens } = await activeUser();
   expect((await userinfo(walletTokens.access_token)).status).toBe(200);
 
   // A code issued just before the block.

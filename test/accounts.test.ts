@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
+import { resolveAccount } from "@/lib/accounts/accounts";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
 import type { Admin } from "@/lib/admin/access";
 import { runAdminAction } from "@/lib/admin/dispatch";
@@ -16,8 +16,8 @@ import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { findSession } from "@/lib/sessions/login-session";
-import { expectError, registerLicense, requestChallenge, submit } from "./support/flow-a";
-import { authorizeQuery, google, registerApp, token, userinfo } from "./support/flow-b";
+import { expectError, requestChallenge, submit } from "./support/flow-a";
+import { activeUser, authorizeQuery, google, token, userinfo } from "./support/flow-b";
 
 /** The admins' instance: a Keyfob of its own (own pool, own key cache), like a second server. */
 let adminSide: Keyfob;
@@ -27,22 +27,6 @@ beforeAll(() => {
 });
 afterAll(() => adminSide.close());
 
-/** A Google user who logged in to an application on the serving instance: its session, tokens, and a linked wallet with a Flow A token. */
-async function activeUser() {
-  const app = await registerApp();
-  const identity = google();
-  const start = await startAuthorization(keyfob(), authorizeQuery(app));
-  if (start.kind !== "login") throw new Error("expected the login page");
-  const { location, newSession } = await completeAuthorization(keyfob(), start.interactionId, { identity });
-  const tokens = await (await token(app, { code: new URL(location).searchParams.get("code")! })).json();
-  const accountId = await resolveAccount(keyfob(), identity);
-  const license = await registerLicense();
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  await linkWallet(keyfob(), accountId, wallet.address);
-  const challenge = await requestChallenge(license, { address: wallet.address });
-  const walletTokens = await (await submit(license, challenge.state, await wallet.signMessage({ message: challenge.challenge }))).json();
-  return { app, identity, accountId, session: newSession!, tokens, license, wallet, walletTokens };
-}
 
 describe("finding accounts", () => {
   it("by its own address, a linked wallet's address (any case), an email (any case), or part of an id", async () => {

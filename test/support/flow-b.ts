@@ -2,11 +2,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoGet } from "@/app/userinfo/route";
-import type { LoginIdentity } from "@/lib/accounts/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
 import { addRedirectUri, createClient, rotateClientSecret } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
-import { ISSUER } from "./flow-a";
+import { ISSUER, registerLicense, requestChallenge, submit } from "./flow-a";
 
 export const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
@@ -58,3 +59,20 @@ export function token(app: App, params: Record<string, string>, auth: "basic" | 
 }
 
 export const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
+
+/** A Google user who logged in to an application on the serving instance: its session, tokens, and a linked wallet with a Flow A token. */
+export async function activeUser() {
+  const app = await registerApp();
+  const identity = google();
+  const start = await startAuthorization(keyfob(), authorizeQuery(app));
+  if (start.kind !== "login") throw new Error("expected the login page");
+  const { location, newSession } = await completeAuthorization(keyfob(), start.interactionId, { identity });
+  const tokens = await (await token(app, { code: new URL(location).searchParams.get("code")! })).json();
+  const accountId = await resolveAccount(keyfob(), identity);
+  const license = await registerLicense();
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  await linkWallet(keyfob(), accountId, wallet.address);
+  const challenge = await requestChallenge(license, { address: wallet.address });
+  const walletTokens = await (await submit(license, challenge.state, await wallet.signMessage({ message: challenge.challenge }))).json();
+  return { app, identity, accountId, session: newSession!, tokens, license, wallet, walletTokens };
+}
