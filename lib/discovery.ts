@@ -1,4 +1,5 @@
 import { LOCALES } from "../i18n/locales";
+import { GRANT_TYPES } from "./actions/token";
 import { SIGNING_ALG } from "./keys/keystore";
 import { ALL_SCOPES } from "./oauth/scope";
 
@@ -15,7 +16,7 @@ export function openidConfiguration(issuer: string) {
     end_session_endpoint: `${issuer}/session/end`,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+    grant_types_supported: GRANT_TYPES,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],

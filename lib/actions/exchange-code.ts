@@ -1,7 +1,7 @@
 import { loadClient } from "../clients/cache";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
-import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
+import { invalidClient, invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
@@ -25,8 +25,6 @@ import { newFamily, newRefreshToken } from "../tokens/refresh";
  * the instance's cache, and the consuming statement checks it again (lib/tokens/record.ts).
  */
 export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
-  const grantType = required(params, "grant_type");
-  if (grantType !== "authorization_code") throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
   return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params);
 }
 

@@ -28,8 +28,6 @@ import { findRefreshToken, newRefreshToken, revokeRefreshFamilies, rotateRefresh
  * invalid_grant, and the event is audited (`refresh_token.reused`).
  */
 export async function refreshToken(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
-  const grantType = required(params, "grant_type");
-  if (grantType !== "refresh_token") throw new OAuthError("unsupported_grant_type", "grant_type must be refresh_token");
   const client = await authenticateCachedClient(keyfob.clients, request, params);
   return redeemRefreshToken(keyfob, client, params, { ip: clientIp(request) });
 }
