@@ -7,12 +7,14 @@
  * (lib/db/migrate.ts, lib/db/notifications.ts). While B's listening connection is down it caches
  * nothing; once it is back, it caches again.
  */
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
 import { exchangeCode } from "@/lib/actions/exchange-code";
 import { CLIENT_CHANNEL } from "@/lib/clients/cache";
-import { addAllowedOrigin, addRedirectUri, createClient, rotateClientSecret, setClientEnabled } from "@/lib/clients/registry";
+import { token } from "@/lib/actions/token";
+import { addAllowedOrigin, addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { endpoint } from "@/lib/http/endpoint";
@@ -93,6 +95,14 @@ async function exchange(k: Keyfob, app: App, authorizationCode: string, secret =
   return { status: response.status, error: body.error as string | undefined, description: body.error_description as string | undefined, accessToken: body.access_token as string | undefined };
 }
 
+/** POST /token with grant_type=client_credentials on instance `k`, as /token dispatches it. */
+async function adminToken(k: Keyfob, app: App) {
+  const request = new Request(`${ISSUER}/token`, { method: "POST", headers: { ...FORM, authorization: basic(app, app.secret!) }, body: "grant_type=client_credentials" });
+  const response = await endpoint("token", token, () => k)(request);
+  const body = await response.json();
+  return { status: response.status, error: body.error as string | undefined, description: body.error_description as string | undefined };
+}
+
 /** Whether instance `k` authenticates `app` with `secret`, the way /token does (its client cache). */
 async function authenticates(k: Keyfob, app: App, secret = app.secret!): Promise<boolean> {
   const request = new Request(`${ISSUER}/token`, { method: "POST", headers: { ...FORM, authorization: basic(app, secret) }, body: "grant_type=authorization_code" });
@@ -124,8 +134,17 @@ async function within(ms: number, done: () => Promise<boolean>): Promise<number>
   return performance.now() - started;
 }
 
-/** Until B serves `app` from its cache (its listening connection up, the entry loaded). */
-const cachedOnB = (app: App) => within(5_000, async () => (await queriesFor(app, 2)) === 0);
+/**
+ * Until B serves `app` from its cache (its listening connection up, the entry loaded), after B
+ * heard every change made so far: PostgreSQL delivers notifications in commit order, so once B
+ * hears a marker sent now, no earlier change can still drop the entry.
+ */
+async function cachedOnB(app: App) {
+  const marker = `marker-${randomUUID()}`;
+  await sql.query("SELECT pg_notify($1, $2)", [CLIENT_CHANNEL, marker]);
+  await within(5_000, async () => probe.notified.includes(marker));
+  await within(5_000, async () => (await queriesFor(app, 2)) === 0);
+}
 
 /** Whether a token was recorded for the code, and whether the code is spent. */
 async function codeState(authorizationCode: string) {
@@ -215,6 +234,20 @@ describe("the client cache across two instances", () => {
     await sql.query("SELECT pg_notify($1, $2)", [CLIENT_CHANNEL, app.clientId]);
     await within(2_000, () => authenticates(b, app, "a-new-secret"));
     expect(await exchange(b, app, pending, "a-new-secret")).toMatchObject({ status: 200 });
+  });
+
+  it("client_credentials: a management API withdrawn unheard is refused by the statement that records the token", async () => {
+    const app = await register();
+    await updateClient(a.db, app.clientId, { managementApi: true });
+    await cachedOnB(app);
+    expect((await adminToken(b, app)).status).toBe(200);
+
+    await unheard("UPDATE clients SET management_api = false WHERE id = $1", [app.clientId]);
+    expect((await b.clients.get(app.clientId))?.managementApi).toBe(true); // the stale entry
+    const refused = await adminToken(b, app);
+    expect(refused).toMatchObject({ status: 400, error: "unauthorized_client", description: expect.stringMatching(/not allowed the management API/) });
+    const { rows } = await sql.query("SELECT count(*)::int AS n FROM issued_tokens WHERE client_id = $1", [app.clientId]);
+    expect(rows[0].n).toBe(1); // only the token issued before
   });
 
   it("hears plain SQL changes to clients, redirect_uris and allowed_origins (the migration's trigger)", async () => {

@@ -2,10 +2,12 @@ import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import type { Keyfob } from "../keyfob";
 import { SIGNING_ALG } from "../keys/keystore";
-import { authenticateClient } from "../oauth/client-auth";
-import { OAuthError } from "../oauth/errors";
-import { required, type Params } from "../oauth/params";
+import { loadClient } from "../clients/cache";
+import { authenticateCachedClient } from "../oauth/client-auth";
+import { invalidClient, OAuthError } from "../oauth/errors";
+import type { Params } from "../oauth/params";
 import { ACCESS_TOKEN_TYPE } from "../tokens/issue";
+import { recordClientToken } from "../tokens/record";
 import { encodeSubject } from "../tokens/sub";
 
 /** The scope of the management API (/api/admin/v1): the only scope a client_credentials token carries. */
@@ -30,18 +32,17 @@ export type ClientCredentialsResponse = { access_token: string; token_type: "bea
  * client in the platform's encoding ({user id: the client_id, connector: client_credentials}),
  * like every sub Keyfob issues, so resource servers and the audit log decode it alike. It lives
  * ADMIN_TOKEN_TTL seconds, and is recorded in issued_tokens like any access token: revocation,
- * introspection and the management API's own check (lib/admin/api.ts) see it.
+ * introspection and the management API's own check (lib/admin/api.ts) see it. The client is read
+ * from the instance's cache, as for the other grants; the statement that records the token checks
+ * it again in the database (lib/tokens/record.ts), so a change is effective on the next request.
  */
 export async function clientCredentials(keyfob: Keyfob, request: Request, params: Params): Promise<ClientCredentialsResponse> {
-  const grantType = required(params, "grant_type");
-  if (grantType !== "client_credentials") throw new OAuthError("unsupported_grant_type", "grant_type must be client_credentials");
-  const client = await authenticateClient(keyfob.db, request, params);
-  if (!client.confidential) throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
+  const client = await authenticateCachedClient(keyfob.clients, request, params);
+  if (!client.secretHash) throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 
   const requested = [...new Set((params.get("scope") ?? ADMIN_SCOPE).split(" ").filter(Boolean))];
   if (requested.length !== 1 || requested[0] !== ADMIN_SCOPE) throw new OAuthError("invalid_scope", `client_credentials grants only the ${ADMIN_SCOPE} scope`);
-  const allowed = await keyfob.db.client.findUnique({ where: { id: client.id }, select: { managementApi: true } });
-  if (!allowed?.managementApi) throw new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");
+  if (!client.managementApi) throw notAllowed();
 
   const { kid, privateKey } = await keyfob.keys.signingKey();
   const lifetime = Math.min(ADMIN_TOKEN_TTL, keyfob.config.accessTokenTtl);
@@ -60,8 +61,17 @@ export async function clientCredentials(keyfob: Keyfob, request: Request, params
   })
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
-  await keyfob.db.issuedToken.create({
-    data: { jti, clientId: client.id, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope: ADMIN_SCOPE, expiresAt: new Date((iat + lifetime) * 1000) },
-  });
+  const record = { jti, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope: ADMIN_SCOPE, expiresAt: new Date((iat + lifetime) * 1000) };
+  if (!(await recordClientToken(keyfob.pool, client.id, client.secretHash, record))) await refused(keyfob, client.id, client.secretHash);
   return { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope: ADMIN_SCOPE };
+}
+
+const notAllowed = () => new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");
+
+/** Why the recording statement refused a client read from the cache: it changed since. */
+async function refused({ pool }: Keyfob, clientId: string, secretHash: string): Promise<never> {
+  const current = await loadClient(pool, clientId);
+  if (!current?.enabled) throw invalidClient("unknown or disabled client");
+  if (current.secretHash !== secretHash) throw invalidClient("client authentication failed");
+  throw notAllowed();
 }

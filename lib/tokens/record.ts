@@ -97,6 +97,22 @@ export async function consumeCode(
 }
 
 /**
+ * Records a client_credentials token (RFC 6749 4.4), if the client is, at the moment the statement
+ * runs, still enabled, still allowed the management API and still has the secret the request was
+ * authenticated with (it may have been read from the cache). False when any of these fails.
+ */
+export async function recordClientToken(pool: pg.Pool, clientId: string, secretHash: string, token: TokenRecord, now = new Date()): Promise<boolean> {
+  const { rowCount } = await pool.query({
+    name: "keyfob_record_client_token",
+    text: `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at)
+           SELECT $3, c.id, $4, $5, $6, $7, $8 FROM clients c
+           WHERE c.id = $1 AND c.enabled AND c.management_api AND c.secret_hash = $2`,
+    values: [clientId, secretHash, token.jti, token.userId, token.connector, token.scope, utc(now), utc(token.expiresAt)],
+  });
+  return rowCount === 1;
+}
+
+/**
  * Revokes every token issued from an authorization code (RFC 6749 4.1.2, code reuse): its access
  * token, and the refresh-token family started with it (every rotation, and the access tokens they
  * were issued with). Returns how many access tokens were revoked.
