@@ -8,7 +8,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
@@ -25,9 +25,28 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
 const results: [string, number][] = [];
+/** vitest's JSON report, read back so the summary at the very end names what failed (CI shows only the tail). */
+const VITEST_REPORT = ".data/vitest-report.json";
+let failedTests: string[] = [];
+
+async function vitestFailures(): Promise<string[]> {
+  type Report = { testResults?: { name: string; message?: string; assertionResults?: { status: string; fullName: string; failureMessages?: string[] }[] }[] };
+  const report = JSON.parse(await readFile(VITEST_REPORT, "utf8").catch(() => "{}")) as Report;
+  const firstLine = (text = "") => text.split("\n")[0].slice(0, 300);
+  return (report.testResults ?? []).flatMap((file) => {
+    const name = path.relative(process.cwd(), file.name);
+    const failed = (file.assertionResults ?? []).filter((test) => test.status === "failed");
+    if (failed.length === 0) return file.message ? [`${name}: ${firstLine(file.message)}`] : [];
+    return failed.map((test) => `${name} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+  });
+}
 
 async function main() {
-  if (!process.env.SKIP_UNIT) results.push(["vitest", await run(bin("vitest"), ["run"])]);
+  if (!process.env.SKIP_UNIT) {
+    const code = await run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`]);
+    results.push(["vitest", code]);
+    if (code !== 0) failedTests = await vitestFailures();
+  }
 
   // Found (or installed) before the build; without one only the Playwright step fails.
   const chromium = findChromium();
@@ -55,6 +74,7 @@ async function main() {
 
   const failed = results.filter(([, code]) => code !== 0);
   console.log(`\n${results.map(([name, code]) => `${name}: ${code === 0 ? "ok" : `FAILED (exit ${code})`}`).join("\n")}`);
+  for (const failure of failedTests) console.log(`  vitest failed: ${failure}`);
   process.exit(failed.length > 0 ? 1 : 0);
 }
 
