@@ -172,7 +172,7 @@ describe("emergency key revocation across instances", () => {
   let replacement: string; // the key created on the spot to sign instead
   let upcoming: string; // published by a normal rotation before the revocation
 
-  it("revoking the current key on A: B drops it within a second, both sign with a new key, and its tokens are refused everywhere", async () => {
+  it("revoking the current key on A: B drops it at once (not at its minutely reload), both sign with a new key, and its tokens are refused everywhere", async () => {
     compromised = await signingKid(a);
     expect(await signingKid(b)).toBe(compromised);
     const before = [await issue(a), await issue(b)];
@@ -190,10 +190,11 @@ describe("emergency key revocation across instances", () => {
     expect(result).toMatchObject({ ok: true, value: { kid: compromised, revoked: true, was: "current", successor: expect.any(String) } });
     replacement = result.ok ? String(result.value.successor) : "";
 
-    // B hears of it (NOTIFY): the key leaves its JWKS within a second; it learns the new keys too.
+    // B hears of it (NOTIFY): the key leaves its JWKS in far less than its one-minute reload (5 s
+    // leaves room for a busy machine); it learns the new keys too.
     const dropped = await watching;
     console.log(`revocation on A returned after ${returned.toFixed(0)} ms; B's /keys dropped the key after ${dropped.toFixed(0)} ms`);
-    expect(dropped - returned).toBeLessThan(1_000);
+    expect(dropped - returned).toBeLessThan(5_000);
     expect((await published(b)).sort()).toEqual([replacement, upcoming].sort());
     expect(await published(a)).toEqual(await published(b));
     expect(await signingKid(a)).toBe(replacement);
@@ -225,7 +226,7 @@ describe("emergency key revocation across instances", () => {
     expect(unknown).toMatchObject({ code: 1, stdout: "" });
     expect(unknown.stderr.trim()).toBe(`error: kid: no signing key has the kid ${"f".repeat(40)}`);
 
-    await within(1_000, async () => !(await published(a)).includes(upcoming) && !(await published(b)).includes(upcoming));
+    await within(5_000, async () => !(await published(a)).includes(upcoming) && !(await published(b)).includes(upcoming));
     expect(await signingKid(a)).toBe(replacement);
     expect(await signingKid(b)).toBe(replacement);
     expect(await check(a, survivor)).toEqual(accepted);
@@ -287,7 +288,7 @@ describe("emergency key revocation across instances", () => {
     expect(await performAdminAction(b, admin, "key.revoke", { kid: replacement })).toMatchObject({ ok: true, value: { revoked: true, was: "current" } });
     expect(await a.db.signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({ revokedAt: expect.any(Date), revokedBy: adminWallet });
     expect(await signingKid(b)).not.toBe(replacement);
-    await within(1_000, async () => !(await published(a)).includes(replacement));
+    await within(5_000, async () => !(await published(a)).includes(replacement));
   });
 });
 
