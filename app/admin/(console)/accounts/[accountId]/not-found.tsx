@@ -1,17 +1,5 @@
-import Link from "next/link";
-import { button, EmptyState } from "@/components/admin/ui";
+import { RecordNotFound } from "@/components/admin/not-found";
 
 export default function AccountNotFound() {
-  return (
-    <EmptyState
-      title="No such account"
-      action={
-        <Link href="/admin/accounts" className={button.secondary}>
-          Back to the accounts
-        </Link>
-      }
-    >
-      It may have been deleted, or the link is wrong.
-    </EmptyState>
-  );
+  return <RecordNotFound title="No such account" backHref="/admin/accounts" backLabel="Back to the accounts" />;
 }

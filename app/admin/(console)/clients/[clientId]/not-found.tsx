@@ -1,17 +1,5 @@
-import Link from "next/link";
-import { button, EmptyState } from "@/components/admin/ui";
+import { RecordNotFound } from "@/components/admin/not-found";
 
 export default function ClientNotFound() {
-  return (
-    <EmptyState
-      title="No such client"
-      action={
-        <Link href="/admin/clients" className={button.secondary}>
-          Back to the clients
-        </Link>
-      }
-    >
-      It may have been deleted, or the link is wrong.
-    </EmptyState>
-  );
+  return <RecordNotFound title="No such client" backHref="/admin/clients" backLabel="Back to the clients" />;
 }
