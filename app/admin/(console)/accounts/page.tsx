@@ -2,7 +2,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { CopyableId, identityLabel } from "@/components/admin/id";
-import { Badge, Banner, button, DateText, EmptyState, inputClass, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
+import { SearchableList } from "@/components/admin/searchable-list";
+import { Badge, Banner, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
 import { listAccounts } from "@/lib/admin/operations";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
@@ -14,7 +15,6 @@ export default async function AccountsPage({ searchParams }: { searchParams: Sea
   const search = param(query.q).slice(0, 200);
   const deleted = param(query.deleted);
   const result = await listAccounts(k, admin, { search, page: pageNumber(query.page) });
-  const href = (page: number) => `/admin/accounts?${new URLSearchParams({ ...(search && { q: search }), page: String(page) })}`;
 
   return (
     <>
@@ -27,77 +27,54 @@ export default async function AccountsPage({ searchParams }: { searchParams: Sea
           Account <Mono>{deleted}</Mono> was deleted.
         </Banner>
       )}
-      <form role="search" action="/admin/accounts" className="mb-5 flex max-w-xl gap-2">
-        <label htmlFor="account-search" className="sr-only">
-          Search accounts by address, email or id
-        </label>
-        <input id="account-search" name="q" type="search" defaultValue={search} placeholder="Address (0x…), email, or part of an id" className={inputClass} autoComplete="off" spellCheck={false} />
-        <button type="submit" className={button.secondary}>
-          Search
-        </button>
-      </form>
-
-      {result.items.length === 0 ? (
-        search ? (
-          <EmptyState
-            title={`No accounts match “${search}”`}
-            action={
-              <Link href="/admin/accounts" className={button.secondary}>
-                Clear the search
-              </Link>
-            }
-          >
-            An address finds the account of that address or of a wallet linked to it; an email, accounts with that email (any case); other text is
-            looked for in ids, subjects and emails.
-          </EmptyState>
-        ) : result.total > 0 ? (
-          <EmptyState title="No accounts on this page" action={<Link href="/admin/accounts" className={button.secondary}>Go to the first page</Link>} />
-        ) : (
-          <EmptyState title="No accounts yet">Accounts appear when people first sign in through the hosted login or Flow A.</EmptyState>
-        )
-      ) : (
-        <div className="rounded-xl bg-white px-4 py-2 shadow-xs ring-1 ring-slate-200 sm:px-5">
-          <Table
-            caption={search ? `Accounts matching ${search}` : "Accounts"}
-            head={
-              <tr>
-                <th className={th}>Account</th>
-                <th className={th}>Identities</th>
-                <th className={th}>Status</th>
-                <th className={`${th} hidden md:table-cell`}>Created</th>
-              </tr>
-            }
-          >
-            {result.items.map((account) => (
-              <tr key={account.id} className="hover:bg-slate-50">
-                <td className={td}>
-                  <CopyableId value={account.id} label={`account ${account.id}`}>
-                    <Link href={`/admin/accounts/${account.id}`} className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline">
-                      {account.id}
-                    </Link>
-                  </CopyableId>
-                </td>
-                <td className={td}>
-                  <ul className="flex flex-col gap-1">
-                    {account.identities.map((identity) => (
-                      <li key={`${identity.provider}:${identity.subject}`} className="flex min-w-0 flex-wrap items-center gap-1.5">
-                        <Badge tone="slate">{identityLabel(identity.provider)}</Badge>
-                        <span className="min-w-0 text-sm wrap-anywhere text-slate-700">{identity.email ?? (identity.provider === "web3" ? identity.subject : "")}</span>
-                      </li>
-                    ))}
-                    {account.identities.length === 0 && <li className="text-slate-400">—</li>}
-                  </ul>
-                </td>
-                <td className={td}>{account.blockedAt ? <Badge tone="red">Blocked</Badge> : <Badge tone="green">Active</Badge>}</td>
-                <td className={`${td} hidden md:table-cell`}>
-                  <DateText date={account.createdAt} withTime={false} />
-                </td>
-              </tr>
-            ))}
-          </Table>
-        </div>
-      )}
-      <Pagination page={result.page} pageSize={result.pageSize} total={result.total} href={href} />
+      <SearchableList
+        path="/admin/accounts"
+        plural="accounts"
+        search={search}
+        result={result}
+        searchBox={{ id: "account-search", label: "Search accounts by address, email or id", placeholder: "Address (0x…), email, or part of an id", autoComplete: "off", spellCheck: false }}
+        searchHint="An address finds the account of that address or of a wallet linked to it; an email, accounts with that email (any case); other text is looked for in ids, subjects and emails."
+        none={{ hint: "Accounts appear when people first sign in through the hosted login or Flow A." }}
+      >
+        <Table
+          caption={search ? `Accounts matching ${search}` : "Accounts"}
+          head={
+            <tr>
+              <th className={th}>Account</th>
+              <th className={th}>Identities</th>
+              <th className={th}>Status</th>
+              <th className={`${th} hidden md:table-cell`}>Created</th>
+            </tr>
+          }
+        >
+          {result.items.map((account) => (
+            <tr key={account.id} className="hover:bg-slate-50">
+              <td className={td}>
+                <CopyableId value={account.id} label={`account ${account.id}`}>
+                  <Link href={`/admin/accounts/${account.id}`} className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline">
+                    {account.id}
+                  </Link>
+                </CopyableId>
+              </td>
+              <td className={td}>
+                <ul className="flex flex-col gap-1">
+                  {account.identities.map((identity) => (
+                    <li key={`${identity.provider}:${identity.subject}`} className="flex min-w-0 flex-wrap items-center gap-1.5">
+                      <Badge tone="slate">{identityLabel(identity.provider)}</Badge>
+                      <span className="min-w-0 text-sm wrap-anywhere text-slate-700">{identity.email ?? (identity.provider === "web3" ? identity.subject : "")}</span>
+                    </li>
+                  ))}
+                  {account.identities.length === 0 && <li className="text-slate-400">—</li>}
+                </ul>
+              </td>
+              <td className={td}>{account.blockedAt ? <Badge tone="red">Blocked</Badge> : <Badge tone="green">Active</Badge>}</td>
+              <td className={`${td} hidden md:table-cell`}>
+                <DateText date={account.createdAt} withTime={false} />
+              </td>
+            </tr>
+          ))}
+        </Table>
+      </SearchableList>
     </>
   );
 }
