@@ -9,7 +9,7 @@
 import { useActionState, useEffect, useId, useRef, useState, type ReactNode } from "react";
 import type { FormAction } from "./form-state";
 import { capitalise, SubmitButton } from "./form";
-import { button, inputClass } from "./ui";
+import { button, inputClass, Mono } from "./ui";
 
 export function ConfirmAction({
   action,
@@ -18,6 +18,7 @@ export function ConfirmAction({
   triggerClassName = button.smallDanger,
   triggerLabel,
   title,
+  subject,
   children,
   confirmLabel,
   pendingLabel = "Working…",
@@ -32,6 +33,8 @@ export function ConfirmAction({
   /** An accessible name for the trigger when its text alone is ambiguous (e.g. "Revoke" in a table row). */
   triggerLabel?: string;
   title: string;
+  /** The id or value the action is on, shown first in the dialog. */
+  subject?: string;
   children: ReactNode;
   confirmLabel: string;
   pendingLabel?: string;
@@ -68,7 +71,14 @@ export function ConfirmAction({
           {Object.entries(fields).map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />
           ))}
-          <div className="text-sm leading-relaxed text-slate-700">{children}</div>
+          <div className="text-sm leading-relaxed text-slate-700">
+            {subject !== undefined && (
+              <p className="mb-2">
+                <Mono>{subject}</Mono>
+              </p>
+            )}
+            {children}
+          </div>
           {typeToConfirm && (
             <div className="mt-4">
               <label htmlFor={typedId} className="mb-1 block text-sm font-medium text-slate-800">

@@ -40,10 +40,8 @@ export function ValueListCard(props: {
                   title={remove.title}
                   confirmLabel="Remove"
                   pendingLabel="Removing…"
+                  subject={value}
                 >
-                  <p className="mb-2">
-                    <Mono>{value}</Mono>
-                  </p>
                   {remove.consequence}
                 </ConfirmAction>
               </span>

@@ -67,10 +67,8 @@ export default async function AdminsPage() {
                         title="Revoke the admin role?"
                         confirmLabel="Revoke role"
                         pendingLabel="Revoking…"
+                        subject={role.accountId}
                       >
-                        <p className="mb-2">
-                          <Mono>{role.accountId}</Mono>
-                        </p>
                         {self
                           ? "This is your own account: unless the configuration lists you, you lose access to the dashboard at once."
                           : "The account loses access to the dashboard at once, unless the configuration lists it."}

@@ -127,10 +127,8 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
                       title={key.status === "current" ? "Revoke the current signing key now?" : `Revoke this ${key.status} key now?`}
                       confirmLabel="Revoke key"
                       pendingLabel="Revoking…"
+                      subject={key.kid}
                     >
-                      <p className="mb-2">
-                        <Mono>{key.kid}</Mono>
-                      </p>
                       <p className="mb-2 font-medium text-slate-900">For a compromised key: this cannot be undone.</p>
                       <ul className="list-disc space-y-1 pl-5">
                         {key.status === "upcoming" ? (

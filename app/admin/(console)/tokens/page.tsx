@@ -175,10 +175,8 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
                     title="Revoke this token?"
                     confirmLabel="Revoke token"
                     pendingLabel="Revoking…"
+                    subject={token.jti}
                   >
-                    <p className="mb-2">
-                      <Mono>{token.jti}</Mono>
-                    </p>
                     The token of <Mono>{token.userId}</Mono> for <Mono>{token.clientId}</Mono> stops working at once.
                   </ConfirmAction>
                 </td>

@@ -73,10 +73,8 @@ export default async function AccountPage({ params }: { params: Params }) {
               title="Block this account?"
               confirmLabel="Block account"
               pendingLabel="Blocking…"
+              subject={account.id}
             >
-              <p className="mb-2">
-                <Mono>{account.id}</Mono>
-              </p>
               <p className="mb-2 font-medium text-slate-900">This revokes everything it holds at once, on every instance:</p>
               <ul className="list-disc space-y-1 pl-5">
                 <li>its {account.sessions.length === 1 ? "login session" : `${account.sessions.length} login sessions`} (it is signed out everywhere);</li>
@@ -292,10 +290,8 @@ export default async function AccountPage({ params }: { params: Params }) {
               confirmLabel="Delete permanently"
               pendingLabel="Deleting…"
               typeToConfirm={{ value: account.id, label: "the account's address", ignoreCase: true }}
+              subject={account.id}
             >
-              <p className="mb-2">
-                <Mono>{account.id}</Mono>
-              </p>
               Its identities, linked wallets and sessions are deleted, its access and refresh tokens revoked, and its admin role removed. This cannot
               be undone.
             </ConfirmAction>

@@ -239,10 +239,8 @@ export default async function ClientPage({ params, searchParams }: { params: Par
                           title="Revoke this signer?"
                           confirmLabel="Revoke signer"
                           pendingLabel="Revoking…"
+                          subject={signer.address}
                         >
-                          <p className="mb-2">
-                            <Mono>{signer.address}</Mono>
-                          </p>
                           Its next token request for {client.name} is refused. Adding it again later enables it anew.
                         </ConfirmAction>
                       )}
@@ -346,10 +344,8 @@ export default async function ClientPage({ params, searchParams }: { params: Par
               confirmLabel="Delete permanently"
               pendingLabel="Deleting…"
               typeToConfirm={{ value: client.id, label: "the client ID" }}
+              subject={client.id}
             >
-              <p className="mb-2">
-                <Mono>{client.id}</Mono>
-              </p>
               The client, its redirect URIs, its signers and the records of its tokens are deleted. Applications using it stop working. This
               cannot be undone; to stop it temporarily, disable it instead.
             </ConfirmAction>
