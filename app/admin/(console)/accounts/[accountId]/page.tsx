@@ -8,6 +8,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getAddress, isAddress } from "viem";
 import { ConfirmAction } from "@/components/admin/confirm";
+import { DeleteCard } from "@/components/admin/delete-card";
 import { ActionForm, SubmitButton } from "@/components/admin/form";
 import { CopyableId, identityLabel } from "@/components/admin/id";
 import { Badge, Banner, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
@@ -275,28 +276,17 @@ export default async function AccountPage({ params }: { params: Params }) {
           )}
         </Card>
 
-        <Card id="danger" title="Delete account">
-          <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
-            <p className="text-sm text-slate-600">
-              Deletes the account with its identities and sessions, and revokes its tokens. Its audit events stay. To keep someone out, block instead:
-              a deleted identity that signs in again gets a new, empty account.
-            </p>
-            <ConfirmAction
-              action={deleteAccountAction}
-              fields={id}
-              trigger="Delete account"
-              triggerClassName={button.danger}
-              title="Delete this account?"
-              confirmLabel="Delete permanently"
-              pendingLabel="Deleting…"
-              typeToConfirm={{ value: account.id, label: "the account's address", ignoreCase: true }}
-              subject={account.id}
-            >
-              Its identities, linked wallets and sessions are deleted, its access and refresh tokens revoked, and its admin role removed. This cannot
-              be undone.
-            </ConfirmAction>
-          </div>
-        </Card>
+        <DeleteCard
+          title="Delete account"
+          summary="Deletes the account with its identities and sessions, and revokes its tokens. Its audit events stay. To keep someone out, block instead: a deleted identity that signs in again gets a new, empty account."
+          action={deleteAccountAction}
+          fields={id}
+          question="Delete this account?"
+          typeToConfirm={{ value: account.id, label: "the account's address", ignoreCase: true }}
+        >
+          Its identities, linked wallets and sessions are deleted, its access and refresh tokens revoked, and its admin role removed. This cannot
+          be undone.
+        </DeleteCard>
       </div>
     </>
   );

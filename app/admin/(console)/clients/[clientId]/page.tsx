@@ -8,6 +8,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ConfirmAction } from "@/components/admin/confirm";
+import { DeleteCard } from "@/components/admin/delete-card";
 import { CopyButton } from "@/components/admin/copy-button";
 import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
 import { CopyableId } from "@/components/admin/id";
@@ -332,25 +333,17 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           </ActionForm>
         </Card>
 
-        <Card id="danger" title="Delete client">
-          <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
-            <p className="text-sm text-slate-600">Deletes the client with its redirect URIs, signers and issued-token records. This cannot be undone.</p>
-            <ConfirmAction
-              action={deleteClientAction}
-              fields={id}
-              trigger="Delete client"
-              triggerClassName={button.danger}
-              title={`Delete ${client.name}?`}
-              confirmLabel="Delete permanently"
-              pendingLabel="Deleting…"
-              typeToConfirm={{ value: client.id, label: "the client ID" }}
-              subject={client.id}
-            >
-              The client, its redirect URIs, its signers and the records of its tokens are deleted. Applications using it stop working. This
-              cannot be undone; to stop it temporarily, disable it instead.
-            </ConfirmAction>
-          </div>
-        </Card>
+        <DeleteCard
+          title="Delete client"
+          summary="Deletes the client with its redirect URIs, signers and issued-token records. This cannot be undone."
+          action={deleteClientAction}
+          fields={id}
+          question={`Delete ${client.name}?`}
+          typeToConfirm={{ value: client.id, label: "the client ID" }}
+        >
+          The client, its redirect URIs, its signers and the records of its tokens are deleted. Applications using it stop working. This
+          cannot be undone; to stop it temporarily, disable it instead.
+        </DeleteCard>
       </div>
     </>
   );
