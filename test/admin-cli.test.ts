@@ -3,30 +3,14 @@
  * database): accounts show / block / unblock / delete and sessions revoke, named by id, wallet
  * address or email; changes go through the dashboard's admin actions (validation and audit).
  */
-import { spawn } from "node:child_process";
 import { expect, it } from "vitest";
 import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { findSession, startSession } from "@/lib/sessions/login-session";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { cli } from "./support/cli";
 import { google } from "./support/flow-b";
-
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/keyfob.ts", ...args], { env: { ...process.env, KEYFOB_LOG: "silent" }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet or email", { timeout: 120_000 }, async () => {
   const k = keyfob();

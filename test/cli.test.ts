@@ -2,29 +2,9 @@
  * The admin CLI as an operator runs it (a separate process on the shared database): every command
  * exits as soon as its work is done, with code 0, and overlapping calls all succeed.
  */
-import { spawn } from "node:child_process";
 import { expect, it } from "vitest";
 import { keyfob } from "@/lib/runtime";
-
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/keyfob.ts", ...args], {
-      env: { ...process.env, KEYFOB_LOG: "silent" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    // A hung command is the defect under test: kill it rather than wait for the test timeout.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { cli } from "./support/cli";
 
 it("exits with code 0 once a command is done, and runs overlapping calls side by side", { timeout: 60_000 }, async () => {
   const results = await Promise.all([

@@ -22,6 +22,7 @@ import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { authenticateCachedClient, clientSecretHash } from "@/lib/oauth/client-auth";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { readParams } from "@/lib/oauth/params";
+import { within } from "./support/cli";
 import { emptyDatabase } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, FORM, google, pkce, type App } from "./support/flow-b";
@@ -122,16 +123,6 @@ async function queriesFor(app: App, lookups = 3): Promise<number> {
   const before = loads(app);
   for (let i = 0; i < lookups; i++) await b.clients.get(app.clientId);
   return loads(app) - before;
-}
-
-/** Polls until `done` holds, for at most `ms`; returns how long it took. */
-async function within(ms: number, done: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (!(await done())) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return performance.now() - started;
 }
 
 /**

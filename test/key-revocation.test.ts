@@ -5,7 +5,6 @@
  * (NOTIFY), never signs again, and every token it signed is refused at /userinfo and introspection
  * from the next request, even by an instance whose cache still holds the key.
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { decodeProtectedHeader } from "jose";
 import pg from "pg";
@@ -30,11 +29,14 @@ import { deriveEncryptionKey } from "@/lib/keys/encryption";
 import { KeyStore, type KeyPolicy } from "@/lib/keys/keystore";
 import { issueTokens } from "@/lib/tokens/issue";
 import { verifyAccessToken } from "@/lib/tokens/verify";
+import { cliOn, within } from "./support/cli";
 import { emptyDatabase } from "./support/database";
 
 const ISSUER = "http://localhost:3000";
 const adminWallet = privateKeyToAccount(generatePrivateKey()).address;
 let config: Config;
+/** The admin CLI on this file's database. */
+const cli = (...args: string[]) => cliOn(config.databaseUrl!)(...args);
 let a: Keyfob;
 let b: Keyfob;
 /** Instance B's storage with a key cache that does not listen: it keeps serving a revoked key until its periodic reload. */
@@ -126,16 +128,6 @@ async function published(k: Keyfob): Promise<string[]> {
 const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 const signingKid = async (k: Keyfob) => (await k.keys.signingKey()).kid;
 
-/** Polls until `done` holds, for at most `ms`; returns how long it took. */
-async function within(ms: number, done: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  while (!(await done())) {
-    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return performance.now() - started;
-}
-
 async function signIn(identity: LoginIdentity): Promise<string> {
   const { location, cookie } = await beginAdminLogin(a);
   const start = await startAuthorization(a, new URL(location).searchParams);
@@ -146,26 +138,6 @@ async function signIn(identity: LoginIdentity): Promise<string> {
   return session;
 }
 const wallet = (address: string): LoginIdentity => ({ provider: "web3", subject: address, emailVerified: false });
-
-/** The admin CLI, a separate process on the same database. */
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/keyfob.ts", ...args], {
-      env: { ...process.env, DATABASE_URL: config.databaseUrl, KEYFOB_LOG: "silent" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe("emergency key revocation across instances", () => {
   let compromised: string; // the first key, revoked while current

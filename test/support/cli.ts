@@ -1,0 +1,42 @@
+import { spawn } from "node:child_process";
+
+type CliResult = { code: number | null; stdout: string; stderr: string };
+
+/** The admin CLI (scripts/keyfob.ts) as a separate process, on the suite's database. */
+export const cli = (...args: string[]): Promise<CliResult> => run(args);
+
+/** The same, on another database. */
+export const cliOn =
+  (databaseUrl: string) =>
+  (...args: string[]): Promise<CliResult> =>
+    run(args, databaseUrl);
+
+/** A hung command is a defect: it is killed after 45 s rather than left to the test's timeout. */
+function run(args: string[], databaseUrl?: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/keyfob.ts", ...args], {
+      env: { ...process.env, ...(databaseUrl && { DATABASE_URL: databaseUrl }), KEYFOB_LOG: "silent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 45_000);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Polls until `done` holds, for at most `ms`; returns how long it took. */
+export async function within(ms: number, done: () => Promise<boolean>): Promise<number> {
+  const started = performance.now();
+  while (!(await done())) {
+    if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return performance.now() - started;
+}
