@@ -1,14 +1,15 @@
 "use client";
 /** "Link wallet" on /account: the wallet (chosen as on the login page) signs an EIP-4361 message carrying the account's link nonce. */
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useState } from "react";
 import { useTranslations } from "next-intl";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { Spinner, WalletIcon } from "../login/icons";
 import type { LoginErrorKey } from "../login/login-result";
 import { buttonStyles, Notice, ShortAddress } from "../login/ui";
-import { useSiwe, type SiweStep } from "../login/use-siwe";
-import { WalletConnectDialog, usePairingUri } from "../login/walletconnect-dialog";
-import { useWalletOptions, WalletChooser } from "../login/wallet-options";
+import type { SiweStep } from "../login/use-siwe";
+import { useWalletButton } from "../login/use-wallet-button";
+import { WalletConnectDialog } from "../login/walletconnect-dialog";
+import { WalletChooser } from "../login/wallet-options";
 import { WalletProblem } from "../login/wallet-problem";
 import { WrongChainNotice } from "../login/wrong-chain-notice";
 import { chainName } from "../providers";
@@ -21,8 +22,6 @@ type Props = {
   serverTime: number;
   link: (message: string, signature: string) => Promise<{ error: LoginErrorKey; restart?: boolean; seconds?: number } | { linked: string }>;
 };
-
-const BUSY: SiweStep[] = ["connecting", "switching", "signing", "submitting"];
 
 export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, link }: Props) {
   const t = useTranslations("account");
@@ -38,30 +37,22 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
     },
     [errors, link],
   );
-  const siwe = useSiwe({ purpose: SIWE_PURPOSE.linkWallet, chainId, issuerUrl, nonce, statement: t("linkStatement", { account: accountId }), serverTime, submit });
+  const { siwe, options, busy, choosing, choose, press, walletConnect, button, walletConnectDialog } = useWalletButton({
+    purpose: SIWE_PURPOSE.linkWallet,
+    chainId,
+    issuerUrl,
+    nonce,
+    statement: t("linkStatement", { account: accountId }),
+    serverTime,
+    submit,
+  });
   const { step, problem, address } = siwe;
-  const { options } = useWalletOptions();
-  const [choosing, setChoosing] = useState(false);
-  const busy = BUSY.includes(step);
-  const walletConnect = siwe.chosen?.id === "walletConnect";
-  const dialogOpen = walletConnect && step === "connecting";
-  const uri = usePairingUri(options.find((o) => o.kind === "walletconnect")?.connector, dialogOpen);
   const progress: Partial<Record<SiweStep, string>> = {
     connecting: walletConnect ? wallet("walletConnect.waiting") : wallet("progress.connecting"),
     switching: wallet("progress.switching", { chain: chainLabel }),
     signing: wallet("progress.signing"),
     submitting: t("linking"),
   };
-
-  // Closing the WalletConnect dialog returns focus to the button, once it is enabled again.
-  const button = useRef<HTMLButtonElement>(null);
-  const refocus = useRef(false);
-  useEffect(() => {
-    if (refocus.current && step === "idle") {
-      refocus.current = false;
-      button.current?.focus();
-    }
-  }, [step]);
 
   if (linked) {
     return (
@@ -70,11 +61,6 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
       </Notice>
     );
   }
-  const onMain = () => {
-    if (address || options.length === 0) return void siwe.start();
-    if (options.length === 1) return void siwe.start(options[0].connector);
-    setChoosing((open) => !open);
-  };
   return (
     <div className="space-y-3">
       <button
@@ -82,7 +68,7 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
         id="link-wallet-button"
         type="button"
         className={buttonStyles.primary + " w-full"}
-        onClick={onMain}
+        onClick={press}
         disabled={busy || step === "wrong-chain"}
         aria-expanded={!address && options.length > 1 ? choosing : undefined}
         aria-controls={!address && options.length > 1 ? "link-wallet-chooser" : undefined}
@@ -90,16 +76,7 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
         {busy ? <Spinner className="size-4" /> : <WalletIcon className="size-4" />}
         {address && step !== "connecting" ? <span>{t.rich("linkAddress", { address: () => <ShortAddress address={address} /> })}</span> : <span>{t("link")}</span>}
       </button>
-      {choosing && !busy && !address && (
-        <WalletChooser
-          id="link-wallet-chooser"
-          options={options}
-          onChoose={(option) => {
-            setChoosing(false);
-            void siwe.start(option.connector);
-          }}
-        />
-      )}
+      {choosing && !busy && !address && <WalletChooser id="link-wallet-chooser" options={options} onChoose={choose} />}
       <div aria-live="polite" className="text-center text-sm text-slate-700 dark:text-slate-200">
         {busy ? progress[step] : ""}
       </div>
@@ -123,16 +100,7 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
           </button>
         </p>
       )}
-      {options.some((o) => o.kind === "walletconnect") && (
-        <WalletConnectDialog
-          open={dialogOpen}
-          uri={uri}
-          onCancel={() => {
-            refocus.current = true;
-            siwe.cancel();
-          }}
-        />
-      )}
+      {walletConnectDialog && <WalletConnectDialog {...walletConnectDialog} />}
     </div>
   );
 }

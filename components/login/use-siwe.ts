@@ -25,7 +25,7 @@ export type SiweProblem = {
 };
 export type SubmitResult = { error: string; restart?: boolean } | void | undefined;
 
-type Options = {
+export type SiweOptions = {
   chainId: number;
   issuerUrl: string;
   /** The server-issued nonce the message must carry. */
@@ -43,7 +43,7 @@ export function hasBrowserWallet(): boolean {
   return typeof window !== "undefined" && Boolean((window as { ethereum?: unknown }).ethereum);
 }
 
-export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverTime, submit }: Options) {
+export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverTime, submit }: SiweOptions) {
   const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
   /** The EIP-4361 message for this address: Keyfob's domain and URI, CHAIN_ID, the nonce, the server's time. */
   const message = useCallback(

@@ -12,10 +12,11 @@ import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { chainName } from "../providers";
 import { Spinner, WalletIcon } from "./icons";
 import { buttonStyles, ShortAddress } from "./ui";
-import { useSiwe, type SiweStep } from "./use-siwe";
+import type { SiweStep } from "./use-siwe";
+import { useWalletButton } from "./use-wallet-button";
 import type { WalletChoice } from "./wallet-chooser";
-import { WalletConnectDialog, usePairingUri } from "./walletconnect-dialog";
-import { useWalletOptions, WalletChooser, type WalletOption } from "./wallet-options";
+import { WalletConnectDialog } from "./walletconnect-dialog";
+import { WalletChooser } from "./wallet-options";
 import { GetWalletLink, WalletProblem } from "./wallet-problem";
 import { WrongChainNotice } from "./wrong-chain-notice";
 import type { LoginErrorKey, LoginResult } from "./login-result";
@@ -41,8 +42,6 @@ export type WalletLoginProps = {
  */
 export type WalletStart = { kind?: WalletChoice["kind"]; rdns?: string };
 
-const BUSY: SiweStep[] = ["connecting", "switching", "signing", "submitting", "done"];
-
 export function WalletLogin({
   interactionId,
   walletNonce,
@@ -67,14 +66,16 @@ export function WalletLogin({
     },
     [errors, interactionId, login],
   );
-  const siwe = useSiwe({ purpose: SIWE_PURPOSE.login, chainId, issuerUrl, nonce: walletNonce, statement, serverTime, submit });
+  const { siwe, options, browserWallets, checked, busy, choosing, choose, press, walletConnect, button, walletConnectDialog } = useWalletButton({
+    purpose: SIWE_PURPOSE.login,
+    chainId,
+    issuerUrl,
+    nonce: walletNonce,
+    statement,
+    serverTime,
+    submit,
+  });
   const { step, problem, address } = siwe;
-  const { options, browserWallets, checked } = useWalletOptions();
-  const [choosing, setChoosing] = useState(false);
-  const busy = BUSY.includes(step);
-  const walletConnect = siwe.chosen?.id === "walletConnect";
-  const dialogOpen = walletConnect && step === "connecting";
-  const uri = usePairingUri(options.find((o) => o.kind === "walletconnect")?.connector, dialogOpen);
 
   const progress: Partial<Record<SiweStep, string>> = {
     connecting: walletConnect ? t("walletConnect.waiting") : t("progress.connecting"),
@@ -83,29 +84,6 @@ export function WalletLogin({
     submitting: t("progress.submitting"),
     done: t("progress.done", { client: clientName }),
   };
-
-  const choose = (option: WalletOption) => {
-    setChoosing(false);
-    void siwe.start(option.connector);
-  };
-  const onMain = () => {
-    if (address || options.length === 0) return void siwe.start();
-    if (options.length === 1) return void siwe.start(options[0].connector);
-    setChoosing((open) => !open);
-  };
-  // Closing the WalletConnect dialog returns focus to the wallet button, once it is enabled again.
-  const button = useRef<HTMLButtonElement>(null);
-  const refocus = useRef(false);
-  const cancelWalletConnect = () => {
-    refocus.current = true;
-    siwe.cancel();
-  };
-  useEffect(() => {
-    if (refocus.current && step === "idle") {
-      refocus.current = false;
-      button.current?.focus();
-    }
-  }, [step]);
 
   // `start`: carried out once wagmi is set up. WagmiProvider sets up in an effect that runs after
   // this component's, and finishes it in promise callbacks (its stored state, the announced
@@ -138,7 +116,7 @@ export function WalletLogin({
       if (!pendingStart.current) return;
       pendingStart.current = undefined;
       button.current?.focus();
-      onMain();
+      press();
     }, 3000);
     return () => clearTimeout(timer);
     // Once, when wagmi is set up.
@@ -152,7 +130,7 @@ export function WalletLogin({
         id="wallet-button"
         type="button"
         className={buttonStyles.option}
-        onClick={onMain}
+        onClick={press}
         disabled={busy || step === "wrong-chain"}
         aria-describedby="wallet-help"
         aria-expanded={!address && options.length > 1 ? choosing : undefined}
@@ -207,7 +185,7 @@ export function WalletLogin({
         </p>
       )}
 
-      {options.some((o) => o.kind === "walletconnect") && <WalletConnectDialog open={dialogOpen} uri={uri} onCancel={cancelWalletConnect} />}
+      {walletConnectDialog && <WalletConnectDialog {...walletConnectDialog} />}
     </div>
   );
 }
