@@ -1,4 +1,5 @@
-import type { Database } from "./db/client";
+import type pg from "pg";
+import { utc } from "./db/client";
 import { log } from "./log";
 
 export type AuditEntry = {
@@ -18,13 +19,13 @@ export type AuditEntry = {
  * at once with `write`.
  */
 export class AuditLog {
-  private buffer: (AuditEntry & { at: Date })[] = [];
+  private buffer: StoredEntry[] = [];
   private timer?: NodeJS.Timeout;
   /** Batches being written: a flush waits for them too, so nothing queued before it is still unwritten after. */
   private readonly writing = new Set<Promise<void>>();
 
   constructor(
-    private readonly db: Database,
+    private readonly pool: pg.Pool,
     private readonly flushMs = 250,
   ) {}
 
@@ -37,7 +38,7 @@ export class AuditLog {
 
   /** Writes an event now (admin changes). */
   async write(entry: AuditEntry): Promise<void> {
-    await this.db.auditEvent.create({ data: storable(entry) });
+    await insertEvents(this.pool, [{ ...storable(entry), at: new Date() }]);
   }
 
   /** Writes what is queued, and waits for batches already being written; called on a timer and before the process exits. */
@@ -53,16 +54,41 @@ export class AuditLog {
     await Promise.all(this.writing);
   }
 
-  private async writeBatch(batch: (AuditEntry & { at: Date })[]): Promise<void> {
+  private async writeBatch(batch: StoredEntry[]): Promise<void> {
     try {
-      await this.db.auditEvent.createMany({ data: batch });
+      await insertEvents(this.pool, batch);
     } catch {
-      // One bad row must not take the others with it: write them one by one.
-      const results = await Promise.allSettled(batch.map((event) => this.db.auditEvent.create({ data: event })));
-      const failed = results.filter((r) => r.status === "rejected");
-      if (failed.length > 0) log.error("audit events could not be written", { count: failed.length, of: batch.length, error: String(failed[0].reason).slice(0, 200) });
+      // One bad row must not take the others with it: write them one by one, in order.
+      const failed: unknown[] = [];
+      for (const event of batch) await insertEvents(this.pool, [event]).catch((error: unknown) => failed.push(error));
+      if (failed.length > 0) log.error("audit events could not be written", { count: failed.length, of: batch.length, error: String(failed[0]).slice(0, 200) });
     }
   }
+}
+
+type StoredEntry = AuditEntry & { at: Date };
+
+/**
+ * Events in one prepared statement, a column per array: Prisma's createMany of a 60-event batch (a
+ * quarter second of /token at 250/s) cost 13.9 ms of CPU against 0.84 ms for this (bench/README.md).
+ */
+function insertEvents(pool: pg.Pool, events: StoredEntry[]) {
+  const column = (field: keyof StoredEntry) => events.map((event) => event[field] ?? null);
+  return pool.query({
+    name: "keyfob_insert_audit_events",
+    text: `INSERT INTO audit_events (at, actor, action, client_id, account_id, ip, outcome, detail)
+           SELECT * FROM unnest($1::timestamp[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
+    values: [
+      events.map((event) => utc(event.at)),
+      column("actor"),
+      column("action"),
+      column("clientId"),
+      column("accountId"),
+      column("ip"),
+      column("outcome"),
+      column("detail"),
+    ],
+  });
 }
 
 /** Longest value kept per field: a request cannot grow the log by sending long values. */

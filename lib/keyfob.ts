@@ -39,7 +39,7 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
   }
   const { db: database, pool } = storage ?? createStorage(config.databaseUrl, config.dbPoolSize);
   const encryptionKey = deriveEncryptionKey(config.secret);
-  const audit = new AuditLog(database);
+  const audit = new AuditLog(pool);
   const recover = createRecovery(config.recoveryThreads);
   // Other instances announce key and client changes (an emergency revocation, a disabled client) on this connection.
   const notifications = new Notifications({ connectionString: config.databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true });

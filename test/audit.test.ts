@@ -28,8 +28,8 @@ it("keeps other requests' token.issued events when one request sends a NUL byte"
 });
 
 it("stores control characters as U+FFFD and bounds every field", async () => {
-  const { db } = keyfob();
-  const log = new AuditLog(db);
+  const { db, pool } = keyfob();
+  const log = new AuditLog(pool);
   const marker = randomBytes(6).toString("hex");
   log.record({ action: "token.failed", outcome: "invalid_request", clientId: `${marker}\u0000\u0007\n`, detail: "x".repeat(10_000) });
   await log.flush();
@@ -39,11 +39,11 @@ it("stores control characters as U+FFFD and bounds every field", async () => {
 });
 
 it("writes the rest of a batch one by one when one event cannot be written", async () => {
-  const { db } = keyfob();
-  const log = new AuditLog(db);
+  const { db, pool } = keyfob();
+  const log = new AuditLog(pool);
   const marker = randomBytes(6).toString("hex");
   log.record({ action: "token.issued", outcome: "success", clientId: `${marker}-a` });
-  log.record({ action: 42, outcome: "success", clientId: `${marker}-bad` } as unknown as AuditEntry); // refused by the database layer
+  log.record({ action: "token.issued", clientId: `${marker}-bad` } as unknown as AuditEntry); // refused by the database: outcome is NOT NULL
   log.record({ action: "token.issued", outcome: "success", clientId: `${marker}-b` });
   await log.flush();
   const stored = await db.auditEvent.findMany({ where: { clientId: { startsWith: marker } }, orderBy: { id: "asc" } });
