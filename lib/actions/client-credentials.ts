@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import type { Keyfob } from "../keyfob";
 import { SIGNING_ALG } from "../keys/keystore";
-import { loadClient } from "../clients/cache";
-import { authenticateCachedClient } from "../oauth/client-auth";
-import { invalidClient, OAuthError } from "../oauth/errors";
+import { authenticateCachedClient, refuseChangedClient } from "../oauth/client-auth";
+import { OAuthError } from "../oauth/errors";
 import type { Params } from "../oauth/params";
 import { ACCESS_TOKEN_TYPE } from "../tokens/issue";
 import { recordClientToken } from "../tokens/record";
@@ -69,9 +68,7 @@ export async function clientCredentials(keyfob: Keyfob, request: Request, params
 const notAllowed = () => new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");
 
 /** Why the recording statement refused a client read from the cache: it changed since. */
-async function refused({ pool }: Keyfob, clientId: string, secretHash: string): Promise<never> {
-  const current = await loadClient(pool, clientId);
-  if (!current?.enabled) throw invalidClient("unknown or disabled client");
-  if (current.secretHash !== secretHash) throw invalidClient("client authentication failed");
+async function refused({ pool }: Keyfob, id: string, secretHash: string): Promise<never> {
+  await refuseChangedClient(pool, { id, secretHash });
   throw notAllowed();
 }

@@ -1,7 +1,6 @@
-import { loadClient } from "../clients/cache";
 import type { Keyfob } from "../keyfob";
-import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
-import { invalidClient, invalidGrant } from "../oauth/errors";
+import { authenticateCachedClient, refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
@@ -100,9 +99,7 @@ async function refused({ db, pool }: Keyfob, client: AuthenticatedClient, codeHa
     await revokeTokensOfCode(db, codeHash);
     throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
   }
-  const current = await loadClient(pool, client.id);
-  if (!current?.enabled) throw invalidClient("unknown or disabled client");
-  if (client.secretHash !== undefined && current.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
+  await refuseChangedClient(pool, client);
   throw invalidGrant("the authorization code has expired");
 }
 

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { ClientCache } from "../clients/cache";
+import type pg from "pg";
+import { loadClient, type ClientCache } from "../clients/cache";
 import type { Database } from "../db/client";
 import { normalizeClientId } from "../clients/registry";
 import { invalidClient, invalidRequest } from "./errors";
@@ -38,6 +39,16 @@ export function authenticateClient(db: Database, request: Request, params: Param
  */
 export function authenticateCachedClient(clients: ClientCache, request: Request, params: Params, options: { confidential?: boolean } = {}): Promise<AuthenticatedClient> {
   return authenticate((id) => clients.get(id), request, params, options);
+}
+
+/**
+ * Refuses (invalid_client) a client disabled or given a new secret since it was read for this
+ * request (from the cache): why a statement that re-checks the client in the database found nothing.
+ */
+export async function refuseChangedClient(pool: pg.Pool, client: { id: string; secretHash?: string | null }): Promise<void> {
+  const current = await loadClient(pool, client.id);
+  if (!current?.enabled) throw invalidClient("unknown or disabled client");
+  if (client.secretHash !== undefined && current.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
 }
 
 async function authenticate(
