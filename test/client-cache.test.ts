@@ -131,9 +131,14 @@ async function queriesFor(app: App, lookups = 3): Promise<number> {
  * hears a marker sent now, no earlier change can still drop the entry.
  */
 async function cachedOnB(app: App) {
+  // Sent again until heard: a marker sent before B's LISTEN took effect is never delivered.
   const marker = `marker-${randomUUID()}`;
-  await sql.query("SELECT pg_notify($1, $2)", [CLIENT_CHANNEL, marker]);
-  await within(5_000, async () => probe.notified.includes(marker));
+  await within(5_000, async () => {
+    if (probe.notified.includes(marker)) return true;
+    await sql.query("SELECT pg_notify($1, $2)", [CLIENT_CHANNEL, marker]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return probe.notified.includes(marker);
+  });
   await within(5_000, async () => (await queriesFor(app, 2)) === 0);
 }
 
