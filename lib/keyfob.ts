@@ -23,8 +23,8 @@ export type Keyfob = {
   notifications: Notifications;
   /** Encrypts signing keys at rest. */
   encryptionKey: Uint8Array;
-  /** MAC keys of their own (lib/keys/derive.ts): the dashboard's session, wallet-link nonces. */
-  macKeys: { adminSession: Uint8Array; walletLink: Uint8Array };
+  /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces. */
+  macKeys: { tryResult: Uint8Array; walletLink: Uint8Array };
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification when RPC_URL is set. */
   signatures: SignatureVerifiers;
@@ -62,7 +62,7 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
     db: database,
     pool,
     encryptionKey,
-    macKeys: { adminSession: deriveKey(config.secret, "admin-session"), walletLink: deriveKey(config.secret, "wallet-link") },
+    macKeys: { tryResult: deriveKey(config.secret, "admin-try-result"), walletLink: deriveKey(config.secret, "wallet-link") },
     audit,
     keys,
     clients,

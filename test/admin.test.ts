@@ -70,10 +70,11 @@ function sampleInput(name: AdminActionName, clientId: string): Record<string, un
 describe("admin sessions", () => {
   it("signs an allowlisted wallet in through the code flow, with PKCE and state checked", async () => {
     const session = await signIn(wallet(bootstrapWallet));
-    expect(await readAdminSession(k, session)).toBe(bootstrapWallet);
+    expect((await readAdminSession(k, session))?.accountId).toBe(bootstrapWallet);
     const { location, cookie } = await beginAdminLogin(k);
     const query = new URL(location).searchParams;
     expect(query.get("code_challenge_method")).toBe("S256");
+    expect(query.get("max_age")).toBe("0");
     expect(await finishAdminLogin(k, cookie, new URLSearchParams({ code: "x", state: "wrong" }))).toBeUndefined();
     expect(await finishAdminLogin(k, undefined, new URLSearchParams({ code: "x", state: query.get("state")! }))).toBeUndefined();
     expect(await readAdminSession(k, `${session}x`)).toBeUndefined();
@@ -165,6 +166,10 @@ describe("authorization of every dashboard change", () => {
     expect(await performAdminAction(k, admin, "admin.revoke", { accountId: helper.toLowerCase() })).toMatchObject({ ok: true }); // any case
     const revokedEvent = await k.db.auditEvent.findFirstOrThrow({ where: { action: "admin.revoked" }, orderBy: { id: "desc" } });
     expect(revokedEvent.accountId).toBe(helper);
-    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 403 });
+    // Revoking the role ends its dashboard sessions: a new grant does not bring them back.
+    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 401 });
+    expect(await performAdminAction(k, admin, "admin.grant", { accountId: helper })).toMatchObject({ ok: true });
+    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 401 });
+    expect(await performAdminAction(k, await signIn(wallet(helper)), "key.rotate", {})).toMatchObject({ ok: true });
   });
 });

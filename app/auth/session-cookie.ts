@@ -4,17 +4,17 @@
  */
 import { cookies, headers } from "next/headers";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
-import { findSession, SESSION_COOKIE, type LoginSession } from "@/lib/sessions/login-session";
+import { findSession, sessionCookieName, type LoginSession } from "@/lib/sessions/login-session";
 import { keyfob } from "@/lib/runtime";
 
 /** The browser's live login session with Keyfob, if any. */
 export async function currentLoginSession(): Promise<LoginSession | undefined> {
-  return findSession(keyfob(), (await cookies()).get(SESSION_COOKIE)?.value);
+  return findSession(keyfob(), (await cookies()).get(cookieName())?.value);
 }
 
 export async function setSessionCookie(session: { token: string; expiresAt: Date } | undefined): Promise<void> {
   if (!session) return;
-  (await cookies()).set(SESSION_COOKIE, session.token, {
+  (await cookies()).set(cookieName(), session.token, {
     httpOnly: true,
     sameSite: "lax",
     secure: keyfob().config.issuerUrl.startsWith("https:"),
@@ -25,10 +25,12 @@ export async function setSessionCookie(session: { token: string; expiresAt: Date
 
 export async function clearSessionCookie(): Promise<string | undefined> {
   const jar = await cookies();
-  const token = jar.get(SESSION_COOKIE)?.value;
-  jar.delete({ name: SESSION_COOKIE, path: "/" });
+  const token = jar.get(cookieName())?.value;
+  jar.delete({ name: cookieName(), path: "/", secure: keyfob().config.issuerUrl.startsWith("https:") });
   return token;
 }
+
+const cookieName = () => sessionCookieName(keyfob().config);
 
 /** Who is logging in from where, kept with the session for the dashboard. */
 export async function loginClient(): Promise<{ ip?: string; userAgent?: string }> {

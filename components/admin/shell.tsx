@@ -1,4 +1,4 @@
-/** The dashboard's frame: brand, the signed-in admin, sign out (POST /admin/logout) and the sections. */
+/** The dashboard's frame: brand, the signed-in admin, sign out here or everywhere (POST /admin/logout) and the sections. */
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { AdminNav } from "./nav";
@@ -25,13 +25,19 @@ export function AdminShell({ who, children }: { who: string; children: ReactNode
                 Keyfob <span className="font-normal text-slate-500">admin</span>
               </span>
             </Link>
-            <div className="flex min-w-0 items-center gap-3">
+            <div className="flex min-w-0 flex-wrap items-center justify-end gap-2 sm:gap-3">
               <span className="hidden min-w-0 truncate text-sm text-slate-600 sm:inline" title={who}>
                 Signed in as <span className="font-mono text-[13px] text-slate-800">{who}</span>
               </span>
               <form action="/admin/logout" method="post">
                 <button type="submit" className={button.small}>
                   Sign out
+                </button>
+              </form>
+              <form action="/admin/logout" method="post">
+                <input type="hidden" name="everywhere" value="1" />
+                <button type="submit" className={button.small} title="End every dashboard session of this account, in every browser">
+                  Sign out everywhere
                 </button>
               </form>
             </div>

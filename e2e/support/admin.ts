@@ -8,11 +8,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { expect, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
-import { SignJWT } from "jose";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Database } from "../../lib/db/client";
-import { deriveKey } from "../../lib/keys/derive";
 import { baseURL } from "../../playwright.config";
 import { freePort } from "../../test/support/global-setup";
 import { expectNoAxeViolations } from "./axe";
@@ -40,20 +38,19 @@ export async function signIn(page: Page, key: Hex, landing = `${baseURL}/admin`)
 
 /**
  * A dashboard session for a new admin without going through the hosted login (whose own tests
- * are elsewhere): the same signed cookie /admin/callback sets, made with the server's KEYFOB_SECRET.
+ * are elsewhere): the rows /admin/callback leaves, a login session and the dashboard session tied
+ * to it, and the cookie holding the latter's token.
  */
 export async function adminSession(context: BrowserContext, db: Database, email?: string): Promise<string> {
   const accountId = privateKeyToAccount(await adminWallet(db)).address;
   await db.account.upsert({ where: { id: accountId }, create: { id: accountId }, update: {} });
   if (email) await db.identity.create({ data: { provider: "google", subject: `admin-${accountId}`, accountId, email, emailVerified: true } });
-  const session = await new SignJWT({})
-    .setProtectedHeader({ alg: "HS256" })
-    .setSubject(accountId)
-    .setAudience("keyfob_admin")
-    .setIssuedAt()
-    .setExpirationTime("1h")
-    .sign(deriveKey(process.env.KEYFOB_SECRET!, "admin-session"));
-  await context.addCookies([{ name: "keyfob_admin", value: session, url: baseURL, httpOnly: true, sameSite: "Lax" }]);
+  const loginSessionId = createHash("sha256").update(await addSession(db, accountId, accountId)).digest("base64url");
+  const token = randomBytes(32).toString("base64url");
+  await db.adminSession.create({
+    data: { idHash: createHash("sha256").update(token).digest("base64url"), accountId, loginSessionId, expiresAt: new Date(Date.now() + 3600_000) },
+  });
+  await context.addCookies([{ name: "keyfob_admin", value: token, url: baseURL, httpOnly: true, sameSite: "Lax" }]);
   return accountId;
 }
 

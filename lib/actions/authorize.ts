@@ -10,7 +10,7 @@ import { checkParameter, hasControlCharacter, isAcceptableParameter } from "../o
 import { parseCodeChallenge } from "../oauth/pkce";
 import { parseScope } from "../oauth/scope";
 import { generateNonce } from "../siwe/challenge";
-import { startSession, type LoginSession } from "../sessions/login-session";
+import { CONTRACT_SIGNATURE, startSession, type LoginSession } from "../sessions/login-session";
 import { verifyLoginMessage } from "../siwe/login";
 import { verifyIdTokenHint } from "../tokens/id-token-hint";
 
@@ -30,8 +30,13 @@ export type AuthorizationStart =
 /** Who is asking: the browser's login session with Keyfob, if any, and its address (for the cap on unfinished logins). */
 export type AuthorizationContext = { session?: LoginSession; ip?: string };
 
-/** How an interaction ends in a login: a fresh one (its identity) or the browser's live session. */
-export type Login = { identity: LoginIdentity; session?: undefined; ip?: string; userAgent?: string } | { session: LoginSession; identity?: undefined };
+/**
+ * How an interaction ends in a login: a fresh one (its identity; for a wallet, whether its contract
+ * vouched for the signature, ERC-1271/6492) or the browser's live session.
+ */
+export type Login =
+  | { identity: LoginIdentity; contractSignature?: boolean; session?: undefined; ip?: string; userAgent?: string }
+  | { session: LoginSession; identity?: undefined };
 
 /** A completed interaction: where to send the browser, and the new session of a fresh login (for its cookie). */
 export type Completion = { location: string; newSession?: { token: string; expiresAt: Date } };
@@ -113,7 +118,7 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
 
   if (request.prompt?.split(" ").includes("none")) {
     const { session } = context;
-    if (!session || !sessionMayComplete(request, session)) {
+    if (!session || !sessionMayComplete(request, session, config)) {
       return respond({ error: "login_required", error_description: session ? "a new login is required for this request" : "the user is not logged in" });
     }
     return { kind: "redirect", location: await issueAuthorizationCode(keyfob, request, session.identity, session) };
@@ -143,15 +148,18 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
 /**
  * Whether the browser's session may complete a request without a new login: not when the request
  * asks for one (prompt=login), when the login is older than max_age, or when id_token_hint names
- * another account (OpenID Connect Core 3.1.2.1).
+ * another account (OpenID Connect Core 3.1.2.1); and not for the dashboard when a smart account's
+ * contract vouched for the login's signature, unless ADMIN_CONTRACT_SIGNATURES allows it.
  */
 export function sessionMayComplete(
-  request: { prompt: string | null; maxAge: number | null; hintAccount: string | null },
+  request: { clientId: string; prompt: string | null; maxAge: number | null; hintAccount: string | null },
   session: LoginSession,
+  config: { adminContractSignatures: boolean },
   now = new Date(),
 ): boolean {
   if (request.prompt?.split(" ").includes("login")) return false;
   if (request.maxAge !== null && now.getTime() - session.authTime.getTime() > request.maxAge * 1000) return false;
+  if (request.clientId === ADMIN_CLIENT_ID && session.amr.includes(CONTRACT_SIGNATURE) && !config.adminContractSignatures) return false;
   return request.hintAccount === null || request.hintAccount === session.accountId;
 }
 
@@ -162,6 +170,7 @@ export async function pendingInteraction(keyfob: Keyfob, interactionId: string) 
   if (!interaction || interaction.completedAt || interaction.expiresAt <= new Date()) return undefined;
   return {
     id: interaction.id,
+    clientId: interaction.clientId,
     clientName: interaction.client.name,
     clientLogoUrl: interaction.client.logoUrl,
     redirectUri: interaction.redirectUri,
@@ -206,7 +215,7 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   const interaction = await db.interaction.findUnique({ where: { id: interactionId }, include: { client: { select: { enabled: true } } } });
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
-  if (login.session && !sessionMayComplete(interaction, login.session, now)) throw invalidRequest("this sign-in needs a new login");
+  if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now)) throw invalidRequest("this sign-in needs a new login");
   const { count } = await db.interaction.updateMany({
     where: { id: interactionId, completedAt: null, expiresAt: { gt: now } },
     data: { completedAt: now },
@@ -221,7 +230,11 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
     keyfob.audit.record({ action: "login.failed", outcome: "access_denied", clientId: interaction.clientId, accountId, ip: login.ip, detail: "the account is blocked" });
     throw accountBlocked();
   }
-  const { token, expiresAt, session } = await startSession(keyfob, { accountId, identity: login.identity, ip: login.ip, userAgent: login.userAgent }, now);
+  const { token, expiresAt, session } = await startSession(
+    keyfob,
+    { accountId, identity: login.identity, contractSignature: login.contractSignature, ip: login.ip, userAgent: login.userAgent },
+    now,
+  );
   keyfob.audit.record({ action: "login.succeeded", outcome: "success", clientId: interaction.clientId, accountId, ip: login.ip, detail: login.identity.provider });
   return { location: await issueAuthorizationCode(keyfob, interaction, login.identity, session), newSession: { token, expiresAt } };
 }
@@ -249,7 +262,7 @@ export async function loginWithWallet(
   if (kind === "contract" && interaction.clientId === ADMIN_CLIENT_ID && !keyfob.config.adminContractSignatures) {
     throw invalidGrant("smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)");
   }
-  return completeAuthorization(keyfob, interactionId, { identity: { provider: "web3", subject: address, emailVerified: false }, ...client });
+  return completeAuthorization(keyfob, interactionId, { identity: { provider: "web3", subject: address, emailVerified: false }, contractSignature: kind === "contract", ...client });
 }
 
 /**
@@ -307,6 +320,7 @@ async function issueAuthorizationCode(keyfob: Keyfob, request: PendingRequest, i
       emailVerified: identity.emailVerified,
       authTime: session.authTime,
       amr: session.amr.join(" "),
+      sessionId: session.id,
       expiresAt: new Date(Date.now() + config.authorizationCodeTtl * 1000),
     },
   });

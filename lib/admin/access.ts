@@ -22,11 +22,12 @@ export async function isAdmin({ db, config }: Keyfob, accountId: string): Promis
 }
 
 /**
- * The admin behind a session token; checked on every read and every change, so a revoked role
- * takes effect at once. Throws AdminAccessError("signed-out" | "forbidden").
+ * The admin behind a dashboard session's token; checked on every read and every change, so an
+ * ended session (lib/admin/session.ts), a blocked account or a revoked role takes effect at once.
+ * Throws AdminAccessError("signed-out" | "forbidden").
  */
 export async function requireAdmin(keyfob: Keyfob, sessionToken: string | undefined): Promise<Admin> {
-  const accountId = await readAdminSession(keyfob, sessionToken);
+  const accountId = (await readAdminSession(keyfob, sessionToken))?.accountId;
   if (!accountId) throw new AdminAccessError("signed-out");
   if (!(await isAdmin(keyfob, accountId))) throw new AdminAccessError("forbidden");
   const identity = await keyfob.db.identity.findFirst({ where: { accountId, email: { not: null } }, select: { email: true } });

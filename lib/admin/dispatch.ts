@@ -135,7 +135,7 @@ export async function performAdminAction(keyfob: Keyfob, sessionToken: string | 
     if (!(error instanceof AdminAccessError)) throw error;
     if (error.reason === "forbidden" && actions[name]) {
       // A signed-in account that is not (or no longer) an admin tried: who, what, and why it was refused.
-      const actor = await readAdminSession(keyfob, sessionToken);
+      const actor = (await readAdminSession(keyfob, sessionToken))?.accountId;
       await keyfob.audit.write({ actor, action: actions[name].audit, outcome: "forbidden", ...auditTarget(input), detail: error.message });
     }
     return { ok: false, status: error.reason === "signed-out" ? 401 : 403, error: error.message };

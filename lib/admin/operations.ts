@@ -8,6 +8,7 @@ import type { KeyRevocation } from "../keys/keystore";
 import { liveSessions, revokeSessions as endSessions } from "../sessions/login-session";
 import { revokeRefreshFamilies } from "../tokens/refresh";
 import type { Admin } from "./access";
+import { revokeAdminSessions } from "./session";
 
 /**
  * What admins can do, for the dashboard, the command line and the management API alike (through
@@ -347,8 +348,11 @@ export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
     "admin.revoked",
     { accountId: normalizeAccountId(accountId) },
     async () => {
-      const { count } = await k.db.adminRole.deleteMany({ where: { accountId: normalizeAccountId(accountId) } });
+      const id = normalizeAccountId(accountId);
+      const { count } = await k.db.adminRole.deleteMany({ where: { accountId: id } });
       if (count === 0) throw new registry.RegistryError("accountId", "this account has no admin role");
+      // Its dashboard sessions end now, rather than stay dormant until a new grant.
+      await revokeAdminSessions(k, id);
     },
     () => differences({ adminRole: true }, { adminRole: false }),
   );

@@ -1,15 +1,24 @@
 import { randomBytes, createHash } from "node:crypto";
-import { jwtVerify, SignJWT } from "jose";
-import { redeemCode } from "../actions/exchange-code";
 import type { Keyfob } from "../keyfob";
-import { decodeSubject } from "../tokens/sub";
-import { verifyAccessToken } from "../tokens/verify";
+import { invalidGrant } from "../oauth/errors";
+import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
+import { verifyCodeVerifier } from "../oauth/pkce";
+import { CONTRACT_SIGNATURE } from "../sessions/login-session";
 
 /** The dashboard is a client of Keyfob itself: admins sign in through the hosted login page. */
 export const ADMIN_CLIENT_ID = "keyfob-admin";
-export const ADMIN_SESSION_COOKIE = "keyfob_admin";
 export const ADMIN_LOGIN_COOKIE = "keyfob_admin_login";
 export const ADMIN_SESSION_SECONDS = 8 * 3600;
+/**
+ * The dashboard asks for a new login (max_age=0) rather than a session the browser already has;
+ * the code must then come from a login at most this old (the hosted login's own time limit), which
+ * holds even for a request whose max_age was taken out on the way.
+ */
+const FRESH_LOGIN_MS = 10 * 60_000;
+
+/** The session cookie's name: `__Host-` (Secure, whole site, this host only) when the issuer is https. */
+export const adminSessionCookieName = ({ config }: Pick<Keyfob, "config">) =>
+  config.issuerUrl.startsWith("https:") ? "__Host-keyfob_admin" : "keyfob_admin";
 
 export const adminRedirectUri = (keyfob: Keyfob) => `${keyfob.config.issuerUrl}/admin/callback`;
 
@@ -34,41 +43,85 @@ export async function beginAdminLogin(keyfob: Keyfob): Promise<{ location: strin
     state,
     code_challenge: createHash("sha256").update(verifier).digest("base64url"),
     code_challenge_method: "S256",
+    max_age: "0",
   });
   return { location: `${keyfob.config.issuerUrl}/auth?${query}`, cookie: `${state}.${verifier}` };
 }
 
-/** Ends an admin sign-in: checks state, redeems the code with PKCE, and returns a session token. */
-export async function finishAdminLogin(keyfob: Keyfob, loginCookie: string | undefined, query: URLSearchParams): Promise<string | undefined> {
+/**
+ * Ends an admin sign-in: checks state, redeems the code with PKCE (the dashboard is Keyfob itself,
+ * so no tokens are minted for it), and starts a dashboard session tied to the login session the
+ * code was issued in. Returns the session cookie's token; undefined when this browser did not
+ * start the sign-in. A login older than FRESH_LOGIN_MS, or a smart-account signature while
+ * ADMIN_CONTRACT_SIGNATURES is off, is refused.
+ */
+export async function finishAdminLogin(
+  keyfob: Keyfob,
+  loginCookie: string | undefined,
+  query: URLSearchParams,
+  client: { ip?: string; userAgent?: string } = {},
+): Promise<string | undefined> {
+  const { db, config } = keyfob;
   const [state, verifier] = (loginCookie ?? "").split(".");
   const code = query.get("code");
   if (!state || !verifier || !code || query.get("state") !== state) return undefined;
-  const form = new Map([
-    ["code", code],
-    ["redirect_uri", adminRedirectUri(keyfob)],
-    ["code_verifier", verifier],
-  ]);
-  const tokens = await redeemCode(keyfob, { id: ADMIN_CLIENT_ID, confidential: false }, { get: (name) => form.get(name) });
-  const { payload } = await verifyAccessToken(keyfob, tokens.access_token);
-  return new SignJWT({})
-    .setProtectedHeader({ alg: "HS256" })
-    .setSubject(decodeSubject(payload.sub).userId)
-    .setAudience(ADMIN_SESSION_COOKIE)
-    .setIssuedAt()
-    .setExpirationTime(`${ADMIN_SESSION_SECONDS}s`)
-    .sign(sessionKey(keyfob));
-}
-
-/** The account of a valid admin session token, or undefined. */
-export async function readAdminSession(keyfob: Keyfob, token: string | undefined): Promise<string | undefined> {
-  if (!token) return undefined;
-  try {
-    const { payload } = await jwtVerify(token, sessionKey(keyfob), { audience: ADMIN_SESSION_COOKIE, algorithms: ["HS256"] });
-    return payload.sub;
-  } catch {
-    return undefined;
+  if (!isOpaque(code)) throw invalidGrant("unknown authorization code");
+  const now = new Date();
+  const codeHash = opaqueDigest(code);
+  const grant = await db.authorizationCode.findUnique({ where: { codeHash } });
+  if (!grant || grant.clientId !== ADMIN_CLIENT_ID || grant.redirectUri !== adminRedirectUri(keyfob)) throw invalidGrant("unknown authorization code");
+  verifyCodeVerifier(grant.codeChallenge, verifier);
+  const { count } = await db.authorizationCode.updateMany({ where: { codeHash, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
+  if (count !== 1) throw invalidGrant("the authorization code has expired or was already used");
+  if (!grant.sessionId || !grant.authTime || now.getTime() - grant.authTime.getTime() > FRESH_LOGIN_MS) throw invalidGrant("the dashboard needs a new login");
+  if (grant.amr?.split(" ").includes(CONTRACT_SIGNATURE) && !config.adminContractSignatures) {
+    throw invalidGrant("smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)");
   }
+  const loginSession = await db.loginSession.findUnique({ where: { idHash: grant.sessionId }, select: { expiresAt: true } });
+  if (!loginSession) throw invalidGrant("the login session has ended");
+  const token = randomOpaque();
+  await db.adminSession.create({
+    data: {
+      idHash: opaqueDigest(token),
+      accountId: grant.accountId,
+      loginSessionId: grant.sessionId,
+      expiresAt: new Date(Math.min(now.getTime() + ADMIN_SESSION_SECONDS * 1000, loginSession.expiresAt.getTime())),
+      ip: client.ip?.slice(0, 64),
+      userAgent: client.userAgent?.slice(0, 300),
+    },
+  });
+  return token;
 }
 
+/** A live dashboard session: the admin's account and the session's id (the SHA-256 of its token). */
+export type AdminSessionView = { id: string; accountId: string };
 
-const sessionKey = ({ macKeys }: Keyfob): Uint8Array => macKeys.adminSession;
+/**
+ * The live dashboard session of a cookie's token, or undefined: unknown, signed out, past its end,
+ * or its login session revoked (logout, an admin, blocking) or deleted with the account, or the
+ * account blocked. Read from PostgreSQL on every request, so an end applies on every instance at once.
+ */
+export async function readAdminSession({ db }: Keyfob, token: string | undefined, now = new Date()): Promise<AdminSessionView | undefined> {
+  if (!isOpaque(token)) return undefined;
+  const session = await db.adminSession.findFirst({
+    where: { idHash: opaqueDigest(token), revokedAt: null, expiresAt: { gt: now }, loginSession: { revokedAt: null, account: { blockedAt: null } } },
+    select: { idHash: true, accountId: true },
+  });
+  return session ? { id: session.idHash, accountId: session.accountId } : undefined;
+}
+
+/** Ends dashboard sessions: the one of a token (sign out), or every one of its account (sign out everywhere). */
+export async function endAdminSessions({ db }: Keyfob, token: string | undefined, scope: "this" | "everywhere"): Promise<number> {
+  if (!isOpaque(token)) return 0;
+  const idHash = opaqueDigest(token);
+  const now = new Date();
+  if (scope === "this") return (await db.adminSession.updateMany({ where: { idHash, revokedAt: null }, data: { revokedAt: now } })).count;
+  const session = await db.adminSession.findUnique({ where: { idHash }, select: { accountId: true } });
+  if (!session) return 0;
+  return (await db.adminSession.updateMany({ where: { accountId: session.accountId, revokedAt: null }, data: { revokedAt: now } })).count;
+}
+
+/** Ends every dashboard session of an account (its admin role was taken away). */
+export async function revokeAdminSessions({ db }: Pick<Keyfob, "db">, accountId: string): Promise<number> {
+  return (await db.adminSession.updateMany({ where: { accountId, revokedAt: null }, data: { revokedAt: new Date() } })).count;
+}

@@ -106,20 +106,20 @@ export async function finishTrySignIn(k: Keyfob, admin: Admin, cookie: string | 
 
 const RESULT_AUDIENCE = "keyfob_admin_try_result";
 
-/** The result, signed for the browser's cookie (the dashboard's session key, its own audience). */
+/** The result, signed for the browser's cookie (a key of its own). */
 export function sealTryResult(k: Keyfob, result: TryResult): Promise<string> {
   return new SignJWT({ result })
     .setProtectedHeader({ alg: "HS256" })
     .setAudience(RESULT_AUDIENCE)
     .setIssuedAt()
     .setExpirationTime("10m")
-    .sign(k.macKeys.adminSession);
+    .sign(k.macKeys.tryResult);
 }
 
 export async function openTryResult(k: Keyfob, sealed: string | undefined): Promise<TryResult | undefined> {
   if (!sealed) return undefined;
   try {
-    const { payload } = await jwtVerify(sealed, k.macKeys.adminSession, { audience: RESULT_AUDIENCE, algorithms: ["HS256"] });
+    const { payload } = await jwtVerify(sealed, k.macKeys.tryResult, { audience: RESULT_AUDIENCE, algorithms: ["HS256"] });
     return payload.result as TryResult;
   } catch {
     return undefined;

@@ -8,8 +8,8 @@ import { hkdfSync } from "node:crypto";
 export type KeyPurpose =
   /** Encrypts signing keys at rest (A256GCM). */
   | "signing-key-encryption"
-  /** Signs the dashboard's session cookie (HS256). */
-  | "admin-session"
+  /** Signs the dashboard's test sign-in results, carried in a cookie (HS256). */
+  | "admin-try-result"
   /** MACs the account-bound nonces of /account's wallet linking. */
   | "wallet-link"
   /** Auth.js's session cookie for the upstream providers. */

@@ -11,7 +11,8 @@ import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
  * logout, or when an admin revokes it.
  */
 
-export const SESSION_COOKIE = "keyfob_session";
+/** The cookie's name: `__Host-` (Secure, whole site, this host only) when the issuer is https. */
+export const sessionCookieName = ({ issuerUrl }: { issuerUrl: string }) => (issuerUrl.startsWith("https:") ? "__Host-keyfob_session" : "keyfob_session");
 
 export type LoginSession = {
   /** The SHA-256 of the token: how admins and logs name a session without being able to use it. */
@@ -24,24 +25,33 @@ export type LoginSession = {
 };
 
 /**
- * How a login by each connector is named in `amr`: values of Keyfob's own, one per way in
- * ("wallet", "google", "apple", "passkey"). A passkey is "passkey" rather than an RFC 8176 value:
- * "hwk" would claim a key bound to hardware, which a synced passkey is not, and which of
- * "user"/"pin"/"fpt"/"face" verified the person is the authenticator's secret.
+ * The `amr` value added to "wallet" when the wallet's signature did not recover to its address and
+ * was accepted by its contract on chain (ERC-1271/6492): the RPC provider vouched for it, which is
+ * not enough for everything (the dashboard refuses it unless ADMIN_CONTRACT_SIGNATURES is on).
  */
-export function authenticationMethods(connector: Connector): string[] {
-  return [connector === "web3" ? "wallet" : connector];
+export const CONTRACT_SIGNATURE = "contract";
+
+/**
+ * How a login by each connector is named in `amr`: values of Keyfob's own, one per way in
+ * ("wallet", "google", "apple", "passkey"), and "contract" beside "wallet" for a smart account's
+ * signature. A passkey is "passkey" rather than an RFC 8176 value: "hwk" would claim a key bound
+ * to hardware, which a synced passkey is not, and which of "user"/"pin"/"fpt"/"face" verified the
+ * person is the authenticator's secret.
+ */
+export function authenticationMethods(connector: Connector, contractSignature = false): string[] {
+  if (connector !== "web3") return [connector];
+  return contractSignature ? ["wallet", CONTRACT_SIGNATURE] : ["wallet"];
 }
 
 /** Starts a session after a login; the token goes into the cookie and is never stored. */
 export async function startSession(
   { db, config }: Keyfob,
-  login: { accountId: string; identity: LoginIdentity; ip?: string; userAgent?: string },
+  login: { accountId: string; identity: LoginIdentity; contractSignature?: boolean; ip?: string; userAgent?: string },
   now = new Date(),
 ): Promise<{ token: string; expiresAt: Date; session: LoginSession }> {
   const token = randomOpaque();
   const expiresAt = new Date(now.getTime() + config.sessionMaxAge * 1000);
-  const amr = authenticationMethods(login.identity.provider);
+  const amr = authenticationMethods(login.identity.provider, login.contractSignature);
   const row = await db.loginSession.create({
     data: {
       idHash: opaqueDigest(token),

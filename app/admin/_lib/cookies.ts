@@ -1,5 +1,5 @@
 /** Cookie attributes of the admin session, shared by the sign-in and sign-out routes. */
-import { ADMIN_LOGIN_COOKIE, ADMIN_SESSION_COOKIE, ADMIN_SESSION_SECONDS } from "@/lib/admin/session";
+import { ADMIN_LOGIN_COOKIE, ADMIN_SESSION_SECONDS, adminSessionCookieName } from "@/lib/admin/session";
 import type { Keyfob } from "@/lib/keyfob";
 
 type CookieOptions = { httpOnly: boolean; sameSite: "lax"; secure: boolean; path: string; maxAge: number };
@@ -12,6 +12,6 @@ export const loginCookie = (k: Keyfob, maxAge = 600): [string, CookieOptions] =>
 ];
 
 export const sessionCookie = (k: Keyfob, maxAge = ADMIN_SESSION_SECONDS): [string, CookieOptions] => [
-  ADMIN_SESSION_COOKIE,
+  adminSessionCookieName(k),
   { httpOnly: true, sameSite: "lax", secure: secure(k), path: "/", maxAge },
 ];

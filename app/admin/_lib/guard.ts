@@ -7,7 +7,7 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { AdminAccessError, requireAdmin, type Admin } from "@/lib/admin/access";
-import { ADMIN_SESSION_COOKIE } from "@/lib/admin/session";
+import { adminSessionCookieName } from "@/lib/admin/session";
 import { claimedClientId } from "@/lib/clients/registry";
 import type { Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
@@ -15,8 +15,9 @@ import { keyfob } from "@/lib/runtime";
 export const LOGIN_PATH = "/admin/login";
 export const FORBIDDEN_PATH = "/admin/forbidden";
 
+/** The dashboard session's token from its cookie. */
 export async function sessionToken(): Promise<string | undefined> {
-  return (await cookies()).get(ADMIN_SESSION_COOKIE)?.value;
+  return (await cookies()).get(adminSessionCookieName(keyfob()))?.value;
 }
 
 /** The signed-in admin, once per request; redirects everyone else. */

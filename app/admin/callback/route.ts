@@ -1,12 +1,14 @@
 /**
  * GET /admin/callback: the end of an admin sign-in. The state must match the login cookie this
- * browser got at /admin/login, and the code is redeemed with its PKCE verifier; the session cookie
- * is then set and the browser goes to /admin (which checks that the account is an admin).
+ * browser got at /admin/login, and the code is redeemed with its PKCE verifier; a dashboard session
+ * starts (lib/admin/session.ts), its cookie is set and the browser goes to /admin (which checks
+ * that the account is an admin).
  * Anything else ends at /admin/signin-failed with the reason, and no session.
  */
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { ADMIN_LOGIN_COOKIE, finishAdminLogin } from "@/lib/admin/session";
+import { clientIp } from "@/lib/http/client-ip";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import { keyfob } from "@/lib/runtime";
@@ -38,11 +40,11 @@ export async function GET(request: Request): Promise<Response> {
 
   let session: string | undefined;
   try {
-    session = await finishAdminLogin(k, login, query);
+    session = await finishAdminLogin(k, login, query, { ip: clientIp(request), userAgent: request.headers.get("user-agent") ?? undefined });
   } catch (caught) {
     const error = toOAuthError(caught);
     log.info("admin sign-in refused", { endpoint: "admin_callback", error: error.code });
-    return failed(error.status >= 500 ? "unavailable" : "expired");
+    return failed(error.status >= 500 ? "unavailable" : /smart-account/.test(error.message) ? "contract" : "expired");
   }
   if (!session) return failed("browser");
 

@@ -3,15 +3,15 @@
  * with a page that shows nothing of the dashboard: who is signed in, how to sign out, and how to
  * sign in with another account. (A route handler, so the status is 403 and not a streamed 200.)
  */
-import { cookies } from "next/headers";
-import { ADMIN_SESSION_COOKIE, readAdminSession } from "@/lib/admin/session";
+import { readAdminSession } from "@/lib/admin/session";
 import { keyfob } from "@/lib/runtime";
 import { htmlPage } from "../../_lib/html-page";
+import { sessionToken } from "../_lib/guard";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
-  const account = await readAdminSession(keyfob(), (await cookies()).get(ADMIN_SESSION_COOKIE)?.value);
+  const account = (await readAdminSession(keyfob(), await sessionToken()))?.accountId;
   return htmlPage({
     status: 403,
     eyebrow: "403 · Access denied",

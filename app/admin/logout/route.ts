@@ -1,10 +1,13 @@
 /**
- * POST /admin/logout: ends the admin session (clears its cookie) and shows the signed-out page.
- * Only from Keyfob's own pages: a request whose Origin is another site is refused.
+ * POST /admin/logout: ends the dashboard session (its row, so the cookie is worthless everywhere)
+ * and clears its cookie; with `everywhere=1`, every dashboard session of the same admin. Then the
+ * signed-out page. Only from Keyfob's own pages: a request whose Origin is another site is refused.
  */
 import { NextResponse } from "next/server";
+import { endAdminSessions, readAdminSession } from "@/lib/admin/session";
 import { keyfob } from "@/lib/runtime";
 import { sessionCookie } from "../_lib/cookies";
+import { sessionToken } from "../_lib/guard";
 
 export const dynamic = "force-dynamic";
 
@@ -14,7 +17,12 @@ export async function POST(request: Request): Promise<Response> {
   if (origin && origin !== new URL(k.config.issuerUrl).origin) {
     return new Response("Cross-site sign-out refused", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
-  const response = new NextResponse(null, { status: 303, headers: { Location: "/admin/signed-out", "Cache-Control": "no-store" } });
+  const everywhere = (await request.formData().catch(() => undefined))?.get("everywhere") === "1";
+  const token = await sessionToken();
+  const admin = everywhere ? await readAdminSession(k, token) : undefined;
+  const ended = await endAdminSessions(k, token, everywhere ? "everywhere" : "this");
+  if (admin) await k.audit.write({ actor: admin.accountId, action: "admin.signed_out_everywhere", outcome: "success", accountId: admin.accountId, detail: `${ended} dashboard sessions ended` });
+  const response = new NextResponse(null, { status: 303, headers: { Location: `/admin/signed-out${admin ? "?everywhere=1" : ""}`, "Cache-Control": "no-store" } });
   const [name, options] = sessionCookie(k, 0);
   response.cookies.set(name, "", options);
   return response;

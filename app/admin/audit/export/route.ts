@@ -2,12 +2,11 @@
  * GET /admin/audit/export?…: the filtered audit log as CSV (same filter as /admin/audit). Checks
  * the admin session like every page: 401 signed out, 403 not an admin, 400 for a bad filter.
  */
-import { cookies } from "next/headers";
 import { AdminAccessError, requireAdmin } from "@/lib/admin/access";
 import { auditCsv } from "@/lib/admin/operations";
-import { ADMIN_SESSION_COOKIE } from "@/lib/admin/session";
 import { keyfob } from "@/lib/runtime";
 import { parseAuditQuery } from "../../_lib/audit-filter";
+import { sessionToken } from "../../_lib/guard";
 
 export const dynamic = "force-dynamic";
 
@@ -17,7 +16,7 @@ export async function GET(request: Request): Promise<Response> {
   const k = keyfob();
   let admin;
   try {
-    admin = await requireAdmin(k, (await cookies()).get(ADMIN_SESSION_COOKIE)?.value);
+    admin = await requireAdmin(k, await sessionToken());
   } catch (error) {
     if (error instanceof AdminAccessError) return text(error.message, error.reason === "signed-out" ? 401 : 403);
     throw error;

@@ -7,10 +7,9 @@
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { AdminAccessError, requireAdmin } from "@/lib/admin/access";
-import { ADMIN_SESSION_COOKIE } from "@/lib/admin/session";
 import { finishTrySignIn, sealTryResult, TRY_COOKIE, TRY_RESULT_COOKIE, tryCookieClient } from "@/lib/admin/try-sign-in";
 import { keyfob } from "@/lib/runtime";
-import { FORBIDDEN_PATH, LOGIN_PATH } from "../../_lib/guard";
+import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "../../_lib/guard";
 import { fullPageLoadRequired, isRscRequest } from "../../_lib/rsc";
 
 export const dynamic = "force-dynamic";
@@ -21,7 +20,7 @@ export async function GET(request: Request): Promise<Response> {
   const jar = await cookies();
   let admin;
   try {
-    admin = await requireAdmin(k, jar.get(ADMIN_SESSION_COOKIE)?.value);
+    admin = await requireAdmin(k, await sessionToken());
   } catch (error) {
     if (error instanceof AdminAccessError) return new NextResponse(null, { status: 303, headers: { Location: error.reason === "signed-out" ? LOGIN_PATH : FORBIDDEN_PATH } });
     throw error;

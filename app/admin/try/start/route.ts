@@ -3,14 +3,12 @@
  * lib/admin/try-sign-in.ts): for a signed-in admin only, the state and PKCE verifier go into a
  * short-lived cookie scoped to /admin/try, and the browser goes to the hosted login as that client.
  */
-import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { AdminAccessError, requireAdmin } from "@/lib/admin/access";
-import { ADMIN_SESSION_COOKIE } from "@/lib/admin/session";
 import { beginTrySignIn, TRY_COOKIE } from "@/lib/admin/try-sign-in";
 import { RegistryError } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
-import { FORBIDDEN_PATH, LOGIN_PATH } from "../../_lib/guard";
+import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "../../_lib/guard";
 import { fullPageLoadRequired, isRscRequest } from "../../_lib/rsc";
 
 export const dynamic = "force-dynamic";
@@ -21,7 +19,7 @@ export async function GET(request: Request): Promise<Response> {
   if (isRscRequest(request)) return fullPageLoadRequired(); // the cookie must reach the browser
   const k = keyfob();
   try {
-    await requireAdmin(k, (await cookies()).get(ADMIN_SESSION_COOKIE)?.value);
+    await requireAdmin(k, await sessionToken());
   } catch (error) {
     if (error instanceof AdminAccessError) return see(error.reason === "signed-out" ? LOGIN_PATH : FORBIDDEN_PATH);
     throw error;

@@ -49,7 +49,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
   const { clientName } = interaction;
   // "Continue as": the browser's session with Keyfob, unless this request needs a new login.
   const current = await currentLoginSession();
-  const session = current && sessionMayComplete(interaction, current) ? current : undefined;
+  const session = current && sessionMayComplete(interaction, current, app.config) ? current : undefined;
 
   const { config } = app;
   const providers = upstreamProviders(config);
