@@ -14,7 +14,7 @@ describe("loadConfig", () => {
       keyPublishLead: 86400,
     });
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.rpcUrl).toBeUndefined();
+    expect(config.rpcUrls).toEqual([]);
   });
 
   it("reads durations with units and strips the issuer's trailing slash", () => {

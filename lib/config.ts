@@ -89,7 +89,17 @@ const envSchema = z.object({
   EMBEDDED_POSTGRES_PORT: positiveInt("54329"),
   KEYFOB_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)")),
   CHAIN_ID: positiveInt("1"),
-  RPC_URL: optional(secureUrl),
+  RPC_URL: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      for (const url of list(value)) {
+        const problem = secureUrl.safeParse(url).error?.issues[0]?.message;
+        if (problem) ctx.addIssue({ code: "custom", message: `${problem}: "${url}"` });
+      }
+      return list(value);
+    }),
+  RPC_QUORUM: optional(positiveInt("1")),
   ACCESS_TOKEN_TTL: duration("14d"),
   ID_TOKEN_TTL: optional(duration("14d")),
   CHALLENGE_TTL: duration("10m"),
@@ -155,7 +165,9 @@ export type Config = {
   embeddedPostgresPort: number;
   secret?: string;
   chainId: number;
-  rpcUrl?: string;
+  /** JSON-RPC providers for ERC-1271/6492 checks; `rpcQuorum` of them must find a signature valid and none invalid. */
+  rpcUrls: string[];
+  rpcQuorum: number;
   /** Lifetimes, in seconds. */
   accessTokenTtl: number;
   /** ID token lifetime in seconds; the access token's unless ID_TOKEN_TTL is set. */
@@ -226,6 +238,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.KEY_PUBLISH_LEAD >= e.KEY_ROTATION_PERIOD) {
     throw new ConfigError("Invalid configuration:\n  KEY_PUBLISH_LEAD: must be shorter than KEY_ROTATION_PERIOD");
   }
+  if (e.RPC_QUORUM !== undefined && e.RPC_QUORUM > e.RPC_URL.length) {
+    throw new ConfigError(`Invalid configuration:\n  RPC_QUORUM: ${e.RPC_QUORUM} is more than the ${e.RPC_URL.length} providers in RPC_URL`);
+  }
   if (e.DATABASE_URL && !e.KEYFOB_SECRET) {
     throw new ConfigError(
       "Invalid configuration:\n  KEYFOB_SECRET: required with DATABASE_URL, so that every instance can decrypt the shared signing keys",
@@ -239,7 +254,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
     secret: e.KEYFOB_SECRET,
     chainId: e.CHAIN_ID,
-    rpcUrl: e.RPC_URL,
+    rpcUrls: e.RPC_URL,
+    rpcQuorum: e.RPC_QUORUM ?? e.RPC_URL.length,
     accessTokenTtl: e.ACCESS_TOKEN_TTL,
     idTokenTtl: e.ID_TOKEN_TTL ?? e.ACCESS_TOKEN_TTL,
     challengeTtl: e.CHALLENGE_TTL,

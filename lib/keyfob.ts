@@ -26,7 +26,7 @@ export type Keyfob = {
   /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces. */
   macKeys: { tryResult: Uint8Array; walletLink: Uint8Array };
   audit: AuditLog;
-  /** EIP-191 recovery, and ERC-1271/6492 verification when RPC_URL is set. */
+  /** EIP-191 recovery, and ERC-1271/6492 verification by the RPC_URL providers when there are any. */
   signatures: SignatureVerifiers;
   /** Writes buffered audit events, stops the recovery threads and notifications and, if it opened it, closes the pool. */
   close(): Promise<void>;
@@ -67,7 +67,7 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
     keys,
     clients,
     notifications,
-    signatures: { recover, onChain: createChainVerifier(config.rpcUrl, config.chainId) },
+    signatures: { recover, onChain: createChainVerifier(config.rpcUrls, config.chainId, config.rpcQuorum) },
     async close() {
       await audit.flush();
       await recover.close();

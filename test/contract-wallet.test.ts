@@ -13,14 +13,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as jwksRoute } from "@/app/.well-known/jwks.json/route";
 import { POST as generateChallengeRoute } from "@/app/auth/web3/generate_challenge/route";
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
-import { loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization, loginWithWallet, startAuthorization } from "@/lib/actions/authorize";
+import { redeemCode } from "@/lib/actions/exchange-code";
 import { submitChallenge } from "@/lib/actions/submit-challenge";
-import { ADMIN_CLIENT_ID, adminRedirectUri, ensureAdminClient } from "@/lib/admin/session";
+import { ADMIN_CLIENT_ID, adminRedirectUri, beginAdminLogin, ensureAdminClient, finishAdminLogin } from "@/lib/admin/session";
 import { addRedirectUri, createClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
+import { findSession } from "@/lib/sessions/login-session";
+import { accountLinkNonce, verifyAccountLink } from "@/lib/siwe/login";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { compileContracts, startLocalChain, type LocalChain } from "./chain/local-chain";
@@ -369,6 +372,48 @@ describe("a compromised RPC provider", () => {
     return { url, methods };
   }
 
+  it("is never asked about a signature that recovers to the address it claims", async () => {
+    const rpc = await lyingRpc();
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const { state, challenge } = await challengeFor(appClientId, wallet.address);
+    await expectTokens(await submit(appClientId, state, await wallet.signMessage({ message: challenge }), submitOn(keyfobWithRpc(rpc.url))), appClientId, wallet.address);
+    expect(rpc.methods).toEqual([]);
+  });
+
+  it("cannot vouch for junk with the ERC-6492 suffix: a wrapper that does not decode is refused unasked", async () => {
+    const rpc = await lyingRpc();
+    const victim = privateKeyToAccount(generatePrivateKey());
+    const { state } = await challengeFor(appClientId, victim.address);
+    expectError(await submit(appClientId, state, concatHex([garbage(150), `0x${"6492".repeat(16)}`]), submitOn(keyfobWithRpc(rpc.url))), 400, "invalid_grant");
+    expect(rpc.methods).toEqual([]);
+  });
+
+  it("is outvoted by an honest provider: with two providers a forged wrapper for a plain wallet is refused", async () => {
+    const rpc = await lyingRpc();
+    const victim = privateKeyToAccount(generatePrivateKey());
+    const { state, challenge } = await challengeFor(appClientId, victim.address);
+    // A well-formed wrapper (the stranger's own counterfactual account) claiming the victim's address.
+    const forged = accounts.wrapErc6492(stranger.address, randomSalt(), await stranger.signMessage({ message: challenge }));
+    const quorum = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${rpc.url},${chain.rpcUrl}`, CHAIN_ID: String(chain.chainId) }), app);
+    expectError(await submit(appClientId, state, forged, submitOn(quorum)), 400, "invalid_grant");
+    expect(rpc.methods).toContain("eth_call");
+    // The genuine owner of a contract account still gets in when both honest providers agree.
+    const both = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl}, ${chain.rpcUrl}/`, CHAIN_ID: String(chain.chainId) }), app);
+    const owned = await challengeFor(license, license);
+    await expectTokens(await submit(license, owned.state, await licenseOwner.signMessage({ message: owned.challenge }), submitOn(both)), license, license);
+  });
+
+  it("needs RPC_QUORUM answers: one provider down is 503 with the default quorum, and enough with RPC_QUORUM=1", async () => {
+    const down = `http://localhost:${await freePort()}`;
+    const strict = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, CHAIN_ID: String(chain.chainId) }), app);
+    const tolerant = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, RPC_QUORUM: "1", CHAIN_ID: String(chain.chainId) }), app);
+    const { state, challenge } = await challengeFor(license, license);
+    const signature = await licenseOwner.signMessage({ message: challenge });
+    expectError(await submit(license, state, signature, submitOn(strict)), 503, "temporarily_unavailable");
+    await expectTokens(await submit(license, state, signature, submitOn(tolerant)), license, license);
+    expect(() => loadConfig({ ...process.env, RPC_URL: chain.rpcUrl, RPC_QUORUM: "2" })).toThrow(/RPC_QUORUM: 2 is more than the 1 providers/);
+  });
+
   it("cannot log a plain wallet's address in: the chain is asked only for accounts with code", async () => {
     const rpc = await lyingRpc();
     const lied = submitOn(keyfobWithRpc(rpc.url));
@@ -382,29 +427,96 @@ describe("a compromised RPC provider", () => {
 });
 
 describe("hosted login with a smart account", () => {
-  async function hostedLogin(k: Keyfob, clientId: string, redirectUri: string) {
-    const query = new URLSearchParams({
+  /** RFC 7636's example verifier and its S256 challenge. */
+  const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+  const authorizationQuery = (clientId: string, redirectUri: string, extra: Record<string, string> = {}) =>
+    new URLSearchParams({
       client_id: clientId,
       redirect_uri: redirectUri,
       response_type: "code",
       scope: "openid",
       code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
       code_challenge_method: "S256",
+      ...extra,
     });
-    const start = await startAuthorization(k, query);
-    if (start.kind !== "login") throw new Error(`expected a login page, got ${start.kind}`);
+
+  const signedMessage = async (owner: PrivateKeyAccount, address: Address, nonce: string, purpose: string = SIWE_PURPOSE.login) => {
     const message = createSiweMessage({
       domain: new URL(process.env.ISSUER_URL!).host,
-      address: userAccount,
+      address,
       uri: process.env.ISSUER_URL!,
       version: "1",
       chainId: chain.chainId,
-      nonce: start.walletNonce,
+      nonce,
       issuedAt: new Date(),
-      resources: [SIWE_PURPOSE.login],
+      resources: [purpose],
     });
-    return (await loginWithWallet(k, start.interactionId, message, await userOwner.signMessage({ message }))).location;
+    return { message, signature: await owner.signMessage({ message }) };
+  };
+
+  async function hostedLoginCompletion(k: Keyfob, clientId: string, redirectUri: string) {
+    const start = await startAuthorization(k, authorizationQuery(clientId, redirectUri));
+    if (start.kind !== "login") throw new Error(`expected a login page, got ${start.kind}`);
+    const { message, signature } = await signedMessage(userOwner, userAccount, start.walletNonce);
+    return loginWithWallet(k, start.interactionId, message, signature);
   }
+  const hostedLogin = async (k: Keyfob, clientId: string, redirectUri: string) => (await hostedLoginCompletion(k, clientId, redirectUri)).location;
+
+  it("records the contract in the session and the tokens: amr is wallet and contract", async () => {
+    const { location, newSession } = await hostedLoginCompletion(app, appClientId, DOMAIN);
+    expect((await findSession(app, newSession!.token))?.amr).toEqual(["wallet", "contract"]);
+    const form = new Map([
+      ["code", new URL(location).searchParams.get("code")!],
+      ["redirect_uri", DOMAIN],
+      ["code_verifier", VERIFIER],
+    ]);
+    const tokens = await redeemCode(app, { id: appClientId, confidential: false }, { get: (name) => form.get(name) });
+    expect(decodeJwt(tokens.id_token).amr).toEqual(["wallet", "contract"]);
+    // A plain wallet's login stays ["wallet"].
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const start = await startAuthorization(app, authorizationQuery(appClientId, DOMAIN));
+    if (start.kind !== "login") throw new Error("no login page");
+    const { message, signature } = await signedMessage(wallet, wallet.address, start.walletNonce);
+    expect((await findSession(app, (await loginWithWallet(app, start.interactionId, message, signature)).newSession!.token))?.amr).toEqual(["wallet"]);
+  });
+
+  it("cannot reach the dashboard through a contract-verified session (prompt=none, Continue as) or its code", async () => {
+    const { newSession } = await hostedLoginCompletion(app, appClientId, DOMAIN);
+    const session = (await findSession(app, newSession!.token))!;
+    await ensureAdminClient(app);
+    // prompt=none without max_age, as a crafted request would send it: a new login is required.
+    const silent = await startAuthorization(app, authorizationQuery(ADMIN_CLIENT_ID, adminRedirectUri(app), { prompt: "none" }), { session });
+    expect(silent.kind === "redirect" && new URL(silent.location).searchParams.get("error")).toBe("login_required");
+    const page = await startAuthorization(app, authorizationQuery(ADMIN_CLIENT_ID, adminRedirectUri(app)));
+    if (page.kind !== "login") throw new Error("no login page");
+    await expect(completeAuthorization(app, page.interactionId, { session })).rejects.toMatchObject({ message: expect.stringMatching(/needs a new login/) });
+    // The switch on: the session may complete it, and the dashboard takes its code.
+    const allowing = createKeyfob(loadConfig({ ...process.env, ADMIN_CONTRACT_SIGNATURES: "true" }), app);
+    const { location, cookie } = await beginAdminLogin(allowing);
+    const crafted = new URL(location).searchParams;
+    crafted.delete("max_age");
+    crafted.set("prompt", "none");
+    const answered = await startAuthorization(allowing, crafted, { session });
+    if (answered.kind !== "redirect") throw new Error("expected a redirect");
+    expect(await finishAdminLogin(allowing, cookie, new URL(answered.location).searchParams)).toEqual(expect.any(String));
+    // The same code path with the switch off refuses the contract's code at the callback too.
+    const refusing = await beginAdminLogin(app);
+    const again = new URL(refusing.location).searchParams;
+    again.delete("max_age");
+    const code = await startAuthorization(allowing, new URLSearchParams({ ...Object.fromEntries(again), prompt: "none" }), { session });
+    if (code.kind !== "redirect") throw new Error("expected a redirect");
+    await expect(finishAdminLogin(app, refusing.cookie, new URL(code.location).searchParams)).rejects.toMatchObject({ message: expect.stringMatching(/smart-account/) });
+  });
+
+  it("never links a wallet to an account on a contract's word", async () => {
+    const holder = privateKeyToAccount(generatePrivateKey()).address;
+    await app.db.account.create({ data: { id: holder } });
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const account = await accounts.deployAccount(owner.address);
+    const { message, signature } = await signedMessage(owner, account, accountLinkNonce(app, holder), SIWE_PURPOSE.linkWallet);
+    await expect(verifyAccountLink(app, holder, message, signature)).rejects.toMatchObject({ code: "invalid_grant", message: expect.stringMatching(/cannot link a wallet/) });
+    expect(await app.db.identity.count({ where: { subject: account } })).toBe(0);
+  });
 
   it("logs a contract account in to an application, but not to the dashboard unless ADMIN_CONTRACT_SIGNATURES", async () => {
     expect(new URL(await hostedLogin(app, appClientId, DOMAIN)).searchParams.get("code")).toBeTruthy();

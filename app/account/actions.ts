@@ -49,7 +49,9 @@ export async function linkWalletToAccount(message: string, signature: string): P
     const error = toOAuthError(caught);
     log.info("wallet link refused", { endpoint: "account", error: error.code });
     if (error.status >= 500) return { error: "unavailable" };
+    if (error.code === "access_denied") return { error: "blocked" };
     if (/link request has expired/.test(error.message)) return { error: "linkExpired", restart: true };
+    if (/smart-account/.test(error.message)) return { error: "contractLink" };
     if (/already belongs/.test(error.message)) return { error: "walletTaken" };
     if (/Issued At|too old|from the future/.test(error.message)) return { error: "clock" };
     if (/signature/.test(error.message)) return { error: "badSignature" };

@@ -3,6 +3,7 @@ import { bytesToHex, getAddress } from "viem";
 import { Prisma } from "../db/client";
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
+import { accountBlocked } from "./blocking";
 
 export type Connector = "web3" | "google" | "apple" | "passkey";
 
@@ -46,8 +47,9 @@ export async function resolveAccount({ db }: Keyfob, identity: LoginIdentity): P
   }
 }
 
-/** Links a wallet (whose signature the caller has verified) to an account, so it can log into it. */
+/** Links a wallet (whose signature the caller has verified) to an unblocked account, so it can log into it. */
 export async function linkWallet({ db }: Keyfob, accountId: string, wallet: string): Promise<void> {
+  if ((await db.account.findUnique({ where: { id: accountId }, select: { blockedAt: true } }))?.blockedAt) throw accountBlocked();
   const subject = getAddress(wallet);
   const linked = await db.identity.findUnique({ where: { provider_subject: { provider: "web3", subject } } });
   if (linked?.accountId === accountId) return;

@@ -73,7 +73,9 @@ function linkMac({ macKeys }: Keyfob, accountId: string, expires: string): strin
 
 /**
  * Links the wallet that signed `message` to a signed-in account: the message must carry a link
- * nonce issued for this account (accountLinkNonce) and pass the same checks as a login.
+ * nonce issued for this account (accountLinkNonce) and pass the same checks as a login. Only a
+ * signature that recovers to the wallet's address links it: a smart account's, which the RPC
+ * provider vouches for, could otherwise let a lying provider attach any address to an account.
  */
 export async function verifyAccountLink(keyfob: Keyfob, accountId: string, message: string, signature: string): Promise<Address> {
   let nonce: string | undefined;
@@ -83,7 +85,8 @@ export async function verifyAccountLink(keyfob: Keyfob, accountId: string, messa
     throw invalidRequest("the sign-in message is not an EIP-4361 message");
   }
   if (!nonce || !checkAccountLinkNonce(keyfob, accountId, nonce)) throw invalidGrant("the link request has expired; try again");
-  const { address: wallet } = await verifyLoginMessage(keyfob, message, signature, nonce, "linkWallet");
+  const { address: wallet, kind } = await verifyLoginMessage(keyfob, message, signature, nonce, "linkWallet");
+  if (kind === "contract") throw invalidGrant("a smart-account (contract) signature cannot link a wallet; sign with the wallet's own key");
   await linkWallet(keyfob, accountId, wallet);
   return wallet;
 }

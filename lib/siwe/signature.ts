@@ -5,14 +5,18 @@ import {
   http,
   HttpRequestError,
   isAddressEqual,
+  isErc6492Signature,
   isHex,
+  parseErc6492Signature,
   size,
   slice,
   TimeoutError,
   type Address,
   type Hex,
   type Transport,
+  zeroAddress,
 } from "viem";
+import { log } from "../log";
 import { chainRpcFailures, signatureChecks } from "../metrics";
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 import { recoverInThread, type Recover } from "./recovery";
@@ -36,12 +40,35 @@ export type SignatureVerifiers = { recover?: Recover; onChain?: ChainVerifier };
 export type ChainVerifier = (address: Address, message: string, signature: Hex) => Promise<boolean>;
 
 /**
- * A verifier on RPC_URL, or none when it is unset. viem's verifyMessage folds every failed call into
- * "invalid", so each check watches its transport: a revert is the contract's answer, anything else
- * (network, timeout, HTTP or JSON-RPC errors such as rate limits) means the chain could not answer: 503.
+ * A verifier on the RPC_URL providers, or none when there is none. Each provider is asked on its
+ * own, and `quorum` of them must find the signature valid while none finds it invalid: one lying
+ * or compromised provider can then refuse a contract signature, never forge one. A provider that
+ * cannot answer counts for neither; too few answers is 503, never a guess.
  */
-export function createChainVerifier(rpcUrl: string | undefined, chainId: number): ChainVerifier | undefined {
-  if (!rpcUrl) return undefined;
+export function createChainVerifier(rpcUrls: string[], chainId: number, quorum = rpcUrls.length): ChainVerifier | undefined {
+  if (rpcUrls.length === 0) return undefined;
+  const providers = rpcUrls.map((url) => providerVerifier(url, chainId));
+  return async (address, message, signature) => {
+    // A wrapper that does not even decode deploys nothing: no provider is asked to vouch for it.
+    if (isErc6492Signature(signature) && !wellFormedErc6492(signature)) return false;
+    const answers = await Promise.allSettled(providers.map((verify) => verify(address, message, signature)));
+    const valid = answers.filter((a) => a.status === "fulfilled" && a.value).length;
+    const invalid = answers.filter((a) => a.status === "fulfilled" && !a.value).length;
+    if (invalid > 0) {
+      if (valid > 0) log.warn("RPC providers disagree on a contract signature; refused", { valid, invalid });
+      return false;
+    }
+    if (valid >= quorum) return true;
+    throw new OAuthError("temporarily_unavailable", "the chain could not be reached to verify a contract signature");
+  };
+}
+
+/**
+ * One provider's answer. viem's verifyMessage folds every failed call into "invalid", so each check
+ * watches its transport: a revert is the contract's answer, anything else (network, timeout, HTTP
+ * or JSON-RPC errors such as rate limits) means the provider could not answer: it throws.
+ */
+function providerVerifier(rpcUrl: string, chainId: number): ChainVerifier {
   const base = http(rpcUrl, { timeout: 5_000, retryCount: 1 });
   const chain = defineChain({
     id: chainId,
@@ -70,9 +97,8 @@ export function createChainVerifier(rpcUrl: string | undefined, chainId: number)
     };
     const client = createPublicClient({ chain, transport: watched });
     const unavailable = () => new OAuthError("temporarily_unavailable", "the chain could not be reached to verify a contract signature");
-    // Only a contract account (or one an ERC-6492 wrapper deploys) is asked: the RPC provider must
-    // never be able to vouch for a plain wallet's address.
-    if (!signature.endsWith(ERC6492_MAGIC)) {
+    // Only a contract account (or one an ERC-6492 wrapper deploys) is asked.
+    if (!isErc6492Signature(signature)) {
       const code = await client.getCode({ address }).catch(() => undefined);
       if (unreachable) throw unavailable();
       if (!code || code === "0x") return false;
@@ -81,6 +107,16 @@ export function createChainVerifier(rpcUrl: string | undefined, chainId: number)
     if (unreachable) throw unavailable();
     return valid;
   };
+}
+
+/** An ERC-6492 wrapper that decodes to (factory, factory calldata, signature), each present. */
+function wellFormedErc6492(signature: Hex): boolean {
+  try {
+    const { address, data, signature: inner } = parseErc6492Signature(signature);
+    return address !== undefined && !isAddressEqual(address, zeroAddress) && data !== undefined && size(data) >= 4 && size(inner) > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a failed RPC call is an execution revert (the contract said no) rather than a failure to ask. */
@@ -119,7 +155,7 @@ export async function verifySignature(check: SignatureCheck, { recover = recover
       if (recovered && throughSigner && (await client.isSigner(recovered))) return counted("signer", "signer");
     }
     if (onChain) {
-      tried = signature.endsWith(ERC6492_MAGIC) ? "erc6492" : "erc1271";
+      tried = isErc6492Signature(signature) ? "erc6492" : "erc1271";
       if (await onChain(check.address, check.message, signature)) return counted("contract", tried);
     }
   } catch (error) {
@@ -135,9 +171,6 @@ const SECP256K1_HALF_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bb
 
 /** How a check is counted in keyfob_signature_checks_total. */
 type SignatureMetricKind = "wallet" | "signer" | "erc1271" | "erc6492";
-
-/** ERC-6492: a signature for an account not deployed yet ends with this suffix. */
-const ERC6492_MAGIC = "6492649264926492649264926492649264926492649264926492649264926492";
 
 function counted(kind: SignatureKind, metric: SignatureMetricKind): SignatureKind {
   signatureChecks.inc({ kind: metric, result: "valid" });
