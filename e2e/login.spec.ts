@@ -318,6 +318,50 @@ test.describe("Google and Apple", () => {
   });
 });
 
+test.describe("/account", () => {
+  test("trusts only a live Keyfob session: revoking it or blocking the account signs the page out, and a blocked account cannot sign in", async ({ page, browser }) => {
+    const subject = `dave-${randomBytes(4).toString("hex")}`;
+    await page.goto("/account");
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await loginAtStandIn(page, "google", subject);
+    await page.waitForURL(`${baseURL}/account`);
+    const accountId = (await page.getByTestId("account-address").textContent())!.trim();
+    // The Google sign-in became a Keyfob session; no upstream session is left to fall back on.
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === "keyfob_session")).toBeDefined();
+    expect(cookies.find((c) => c.name.includes("authjs.session-token"))).toBeUndefined();
+
+    await db.loginSession.updateMany({ where: { accountId }, data: { revokedAt: new Date() } });
+    await page.reload();
+    await expect(page.getByText("Sign in to manage your account.")).toBeVisible();
+    await expect(page.getByTestId("account-address")).toHaveCount(0);
+
+    // Signed in again, then blocked while the page is open: its actions refuse, the next view is signed out.
+    await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await loginAtStandIn(page, "google", subject).catch(() => undefined); // the stand-in may remember the login
+    await page.waitForURL(`${baseURL}/account`);
+    await expect(page.getByTestId("account-address")).toHaveText(accountId);
+    await db.account.update({ where: { id: accountId }, data: { blockedAt: new Date() } });
+    await page.getByRole("button", { name: "Link wallet" }).click();
+    await expect(page.getByRole("alert")).toContainText("You are no longer signed in");
+    expect(await db.identity.count({ where: { accountId, provider: "web3" } })).toBe(0);
+    await page.reload();
+    await expect(page.getByTestId("account-address")).toHaveCount(0);
+
+    const other = await browser.newContext();
+    const fresh = await other.newPage();
+    await fresh.goto(`${baseURL}/account`);
+    await fresh.getByRole("button", { name: "Continue with Google" }).click();
+    await loginAtStandIn(fresh, "google", subject);
+    await fresh.waitForURL(`${baseURL}/account?problem=blocked`);
+    await expect(fresh.getByRole("alert")).toContainText("An administrator has blocked this account");
+    await expect(fresh.getByTestId("account-address")).toHaveCount(0);
+    await expectNoAxeViolations(fresh, "the account page after a blocked account's sign-in");
+    await other.close();
+  });
+});
+
 test.describe("errors", () => {
   test("an unregistered redirect_uri gets an error page, and no redirect", async ({ page, request }) => {
     const client = await registerClient("Acme Fleet");

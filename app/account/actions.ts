@@ -13,7 +13,8 @@ import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
 import { endSession } from "@/lib/sessions/login-session";
 import { verifyAccountLink } from "@/lib/siwe/login";
-import { signIn, signOut, upstreamProviders } from "../_upstream/auth";
+import { redirect } from "next/navigation";
+import { signIn, upstreamProviders } from "../_upstream/auth";
 import { clearSessionCookie, loginClient } from "../auth/session-cookie";
 import { signedInAccount } from "./identity";
 
@@ -25,15 +26,15 @@ export type AddPasskeyResult = Failure | { added: string };
 export async function accountSignIn(form: FormData): Promise<void> {
   const provider = form.get("provider");
   if (typeof provider !== "string" || !upstreamProviders(keyfob().config).includes(provider as "google")) return;
-  await signIn(provider, { redirectTo: "/account" });
+  await signIn(provider, { redirectTo: "/account/callback" });
 }
 
-/** Signs out of this browser: the Google/Apple sign-in of this page, and the login session with Keyfob. */
+/** Signs out of this browser: the login session with Keyfob. */
 export async function accountSignOut(): Promise<void> {
   const k = keyfob();
   const token = await clearSessionCookie();
   if (await endSession(k, token)) k.audit.record({ action: "session.ended", outcome: "success", detail: "signed out at /account" });
-  await signOut({ redirectTo: "/account" });
+  redirect("/account");
 }
 
 /** Links the wallet that signed `message` (with this account's link nonce) to the signed-in account. */

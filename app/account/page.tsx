@@ -30,7 +30,8 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: t("metaTitle"), robots: { index: false, follow: false } };
 }
 
-export default async function AccountPage() {
+export default async function AccountPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const problem = (await searchParams).problem;
   const locale = await requestLocale();
   setRequestLocale(locale);
   const t = await getTranslations({ locale, namespace: "account" });
@@ -43,6 +44,11 @@ export default async function AccountPage() {
     return (
       <AuthShell title={t("title")} subtitle={t("signInPrompt")} lang={locale}>
         <HtmlLang lang={locale} />
+        {(problem === "blocked" || problem === "unavailable") && (
+          <Notice tone="error" title={t("problemTitle")}>
+            {t(`problems.${problem}`)}
+          </Notice>
+        )}
         {providers.length === 0 ? (
           <Notice tone="info" title={t("nothingTitle")}>
             {t("nothing")}

@@ -1,5 +1,4 @@
-import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
-import { accountBlocked } from "../accounts/blocking";
+import type { LoginIdentity } from "../accounts/accounts";
 import { normalizeClientId } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { ADMIN_CLIENT_ID } from "../admin/session";
@@ -10,7 +9,8 @@ import { checkParameter, hasControlCharacter, isAcceptableParameter } from "../o
 import { parseCodeChallenge } from "../oauth/pkce";
 import { parseScope } from "../oauth/scope";
 import { generateNonce } from "../siwe/challenge";
-import { CONTRACT_SIGNATURE, startSession, type LoginSession } from "../sessions/login-session";
+import { logIn, type FreshLogin } from "../sessions/login";
+import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
 import { verifyLoginMessage } from "../siwe/login";
 import { verifyIdTokenHint } from "../tokens/id-token-hint";
 
@@ -30,13 +30,8 @@ export type AuthorizationStart =
 /** Who is asking: the browser's login session with Keyfob, if any, and its address (for the cap on unfinished logins). */
 export type AuthorizationContext = { session?: LoginSession; ip?: string };
 
-/**
- * How an interaction ends in a login: a fresh one (its identity; for a wallet, whether its contract
- * vouched for the signature, ERC-1271/6492) or the browser's live session.
- */
-export type Login =
-  | { identity: LoginIdentity; contractSignature?: boolean; session?: undefined; ip?: string; userAgent?: string }
-  | { session: LoginSession; identity?: undefined };
+/** How an interaction ends in a login: a fresh one, or the browser's live session. */
+export type Login = (FreshLogin & { session?: undefined }) | { session: LoginSession; identity?: undefined };
 
 /** A completed interaction: where to send the browser, and the new session of a fresh login (for its cookie). */
 export type Completion = { location: string; newSession?: { token: string; expiresAt: Date } };
@@ -225,17 +220,7 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
     keyfob.audit.record({ action: "login.session_used", outcome: "success", clientId: interaction.clientId, accountId: login.session.accountId, detail: login.session.identity.provider });
     return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
   }
-  const accountId = await resolveAccount(keyfob, login.identity);
-  if ((await db.account.findUnique({ where: { id: accountId }, select: { blockedAt: true } }))?.blockedAt) {
-    keyfob.audit.record({ action: "login.failed", outcome: "access_denied", clientId: interaction.clientId, accountId, ip: login.ip, detail: "the account is blocked" });
-    throw accountBlocked();
-  }
-  const { token, expiresAt, session } = await startSession(
-    keyfob,
-    { accountId, identity: login.identity, contractSignature: login.contractSignature, ip: login.ip, userAgent: login.userAgent },
-    now,
-  );
-  keyfob.audit.record({ action: "login.succeeded", outcome: "success", clientId: interaction.clientId, accountId, ip: login.ip, detail: login.identity.provider });
+  const { token, expiresAt, session } = await logIn(keyfob, login, interaction.clientId, now);
   return { location: await issueAuthorizationCode(keyfob, interaction, login.identity, session), newSession: { token, expiresAt } };
 }
 
