@@ -1,5 +1,6 @@
 /**
- * Security headers of the hosted pages (login, account, dashboard): no framing by other sites, a
+ * Security headers of the hosted pages (login, account, dashboard, and Auth.js's own pages under
+ * /api/auth): no framing by other sites, a
  * Content-Security-Policy with a fresh script nonce per request (Next.js reads it from the request's
  * policy header and puts it on its own scripts), no referrer where URLs carry codes or states,
  * no MIME sniffing, and HSTS when the issuer is https. The protocol endpoints are not matched,
@@ -31,7 +32,7 @@ export function proxy(request: NextRequest) {
  * reaches Keyfob's own pages only).
  */
 function carriesSecrets(pathname: string): boolean {
-  return pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback";
+  return pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback" || pathname.startsWith("/api/auth/callback/");
 }
 
 /**
@@ -63,5 +64,5 @@ export function contentSecurityPolicy(nonce: string, { https, dev, walletConnect
 }
 
 export const config = {
-  matcher: ["/", "/auth", "/auth/interaction/:path*", "/auth/error", "/auth/callback", "/account", "/account/:path*", "/admin", "/admin/:path*", "/session/end"],
+  matcher: ["/", "/auth", "/auth/interaction/:path*", "/auth/error", "/auth/callback", "/account", "/account/:path*", "/admin", "/admin/:path*", "/session/end", "/api/auth/:path*"],
 };

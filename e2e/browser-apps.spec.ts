@@ -177,14 +177,15 @@ test("the hosted pages cannot be framed, and carry their security headers", asyn
   const interaction = login.headers().location;
   expect(interaction).toMatch(/^\/auth\/interaction\/[\w-]{43}$/);
 
-  for (const path of [authorize, interaction, "/auth/error?reason=expired", "/account", "/admin/login", "/admin/signed-out"]) {
+  // Auth.js's own pages (its sign-out page, the upstream callbacks) too.
+  for (const path of [authorize, interaction, "/auth/error?reason=expired", "/account", "/admin/login", "/admin/signed-out", "/api/auth/signout", "/api/auth/callback/google?code=x&state=y"]) {
     const response = await request.get(path, { maxRedirects: 0 });
     const headers = response.headers();
     expect(headers["content-security-policy"], path).toMatch(/frame-ancestors 'none'/);
     expect(headers["content-security-policy"], path).toMatch(/script-src 'self' 'nonce-[\w+/=]+' 'strict-dynamic'/);
     expect(headers["x-frame-options"], path).toBe("DENY");
     expect(headers["x-content-type-options"], path).toBe("nosniff");
-    expect(headers["referrer-policy"], path).toBe(path.startsWith("/auth") ? "no-referrer" : "same-origin");
+    expect(headers["referrer-policy"], path).toBe(path.startsWith("/auth") || path.startsWith("/api/auth/callback") ? "no-referrer" : "same-origin");
     expect(headers["strict-transport-security"], path).toBeUndefined(); // the e2e issuer is http
   }
 
