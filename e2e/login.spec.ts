@@ -321,6 +321,18 @@ test.describe("Google and Apple", () => {
 test.describe("/account", () => {
   test("trusts only a live Keyfob session: revoking it or blocking the account signs the page out, and a blocked account cannot sign in", async ({ page, browser }) => {
     const subject = `dave-${randomBytes(4).toString("hex")}`;
+    /** A Google sign-in at /account in a browser of its own (the stand-in then asks for the login again). */
+    const signInAtAccount = async (withWallet = false) => {
+      const context = await browser.newContext();
+      const tab = await context.newPage();
+      if (withWallet) await installWallet(tab, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+      await tab.goto(`${baseURL}/account`);
+      await tab.getByRole("button", { name: "Continue with Google" }).click();
+      await loginAtStandIn(tab, "google", subject);
+      await tab.waitForURL((url) => url.pathname === "/account");
+      return { context, tab };
+    };
+
     await page.goto("/account");
     await page.getByRole("button", { name: "Continue with Google" }).click();
     await loginAtStandIn(page, "google", subject);
@@ -337,28 +349,22 @@ test.describe("/account", () => {
     await expect(page.getByTestId("account-address")).toHaveCount(0);
 
     // Signed in again, then blocked while the page is open: its actions refuse, the next view is signed out.
-    await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
-    await page.getByRole("button", { name: "Continue with Google" }).click();
-    await loginAtStandIn(page, "google", subject).catch(() => undefined); // the stand-in may remember the login
-    await page.waitForURL(`${baseURL}/account`);
-    await expect(page.getByTestId("account-address")).toHaveText(accountId);
+    const second = await signInAtAccount(true);
+    await expect(second.tab.getByTestId("account-address")).toHaveText(accountId);
     await db.account.update({ where: { id: accountId }, data: { blockedAt: new Date() } });
-    await page.getByRole("button", { name: "Link wallet" }).click();
-    await expect(page.getByRole("alert")).toContainText("You are no longer signed in");
+    await second.tab.getByRole("button", { name: "Link wallet" }).click();
+    await expect(second.tab.getByTestId("wallet-problem")).toContainText("You are no longer signed in");
     expect(await db.identity.count({ where: { accountId, provider: "web3" } })).toBe(0);
-    await page.reload();
-    await expect(page.getByTestId("account-address")).toHaveCount(0);
+    await second.tab.reload();
+    await expect(second.tab.getByTestId("account-address")).toHaveCount(0);
+    await second.context.close();
 
-    const other = await browser.newContext();
-    const fresh = await other.newPage();
-    await fresh.goto(`${baseURL}/account`);
-    await fresh.getByRole("button", { name: "Continue with Google" }).click();
-    await loginAtStandIn(fresh, "google", subject);
-    await fresh.waitForURL(`${baseURL}/account?problem=blocked`);
-    await expect(fresh.getByRole("alert")).toContainText("An administrator has blocked this account");
-    await expect(fresh.getByTestId("account-address")).toHaveCount(0);
-    await expectNoAxeViolations(fresh, "the account page after a blocked account's sign-in");
-    await other.close();
+    const third = await signInAtAccount();
+    expect(new URL(third.tab.url()).searchParams.get("problem")).toBe("blocked");
+    await expect(third.tab.getByRole("alert").filter({ hasText: "An administrator has blocked this account" })).toBeVisible();
+    await expect(third.tab.getByTestId("account-address")).toHaveCount(0);
+    await expectNoAxeViolations(third.tab, "the account page after a blocked account's sign-in");
+    await third.context.close();
   });
 });
 
