@@ -34,6 +34,8 @@ test("a new user creates a passkey and gets an account; the passkey signs in aga
   expect(credential).toMatchObject({ isResidentCredential: true, rpId: new URL(baseURL).hostname });
   const stored = await db.passkeyCredential.findUniqueOrThrow({ where: { id: credential.credentialId.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_") } });
   expect(stored.accountId).toBe(claims.ethereum_address);
+  // Its user.id: the UTF-8 bytes of the stored user handle, the bytes SimpleWebAuthn 9 gave passkeys.
+  expect(Buffer.from(credential.userHandle!, "base64").toString("utf8")).toBe(stored.userHandle);
 
   // A returning user (prompt=login: the session alone would do otherwise).
   await page.goto(authorizeUrl(app, { client_id: client.id, state: "st-again", prompt: "login" }));

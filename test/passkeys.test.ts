@@ -101,6 +101,15 @@ describe("passkeys: a new user, then a returning one", () => {
     expect(row.counter).toBe(1n);
     expect(row.lastUsedAt).toBeInstanceOf(Date);
   });
+
+  it("the passkey's user.id is the UTF-8 of the stored user handle, as SimpleWebAuthn 9 made it, so older passkeys still match", async () => {
+    const app = await registerApp();
+    const { authenticator, accountId } = await signUp(app);
+    const { subject } = await keyfob().db.identity.findFirstOrThrow({ where: { accountId, provider: "passkey" } });
+    expect(Buffer.from(authenticator.credentials[0].userHandle, "base64url").toString("utf8")).toBe(subject);
+    const [row] = await keyfob().db.passkeyCredential.findMany({ where: { accountId } });
+    expect(row.userHandle).toBe(subject);
+  });
 });
 
 describe("passkeys: refused answers", () => {

@@ -34,7 +34,7 @@ export function AddPasskey({ start, finish }: { start: () => Promise<AddPasskeyS
       if ("error" in got) return failed(errors(got.error, { seconds: got.seconds ?? 60 }), got.restart);
       let answer: unknown;
       try {
-        answer = await startRegistration(got.options);
+        answer = await startRegistration({ optionsJSON: got.options });
       } catch (error) {
         const kind = browserFailure(error);
         return failed(kind === "exists" ? passkey("problems.exists") : kind === "cancelled" ? passkey("problems.cancelledCreate") : passkey("problems.browser"));

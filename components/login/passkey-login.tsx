@@ -69,13 +69,13 @@ export function PasskeyLogin({
     setProblem(null);
     setStep(mode);
     try {
-      // Loaded while the server prepares the options, not with the page: 2.5 KB less gzipped
+      // Loaded while the server prepares the options, not with the page: 3.3 KB less gzipped
       // JavaScript before the login page is usable.
       const [got, webauthn] = await Promise.all([getOptions(interactionId, mode), import("@simplewebauthn/browser")]);
       if ("error" in got) return void setProblem(serverProblem(mode, got));
       let answer: unknown;
       try {
-        answer = got.mode === "login" ? await webauthn.startAuthentication(got.options) : await webauthn.startRegistration(got.options);
+        answer = got.mode === "login" ? await webauthn.startAuthentication({ optionsJSON: got.options }) : await webauthn.startRegistration({ optionsJSON: got.options });
       } catch (error) {
         const failure = browserFailure(error);
         if (failure === "cancelled") {

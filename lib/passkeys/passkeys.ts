@@ -21,12 +21,15 @@ import {
   generateRegistrationOptions,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransportFuture,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
   type VerifiedAuthenticationResponse,
   type VerifiedRegistrationResponse,
-  type VerifyAuthenticationResponseOpts,
-  type VerifyRegistrationResponseOpts,
 } from "@simplewebauthn/server";
-import { isoBase64URL } from "@simplewebauthn/server/helpers";
+import { isoBase64URL, isoUint8Array } from "@simplewebauthn/server/helpers";
 import { z } from "zod";
 import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
 import { Prisma } from "../db/client";
@@ -43,12 +46,15 @@ const ALGORITHMS = [-7, -257];
 
 export type PasskeyPurpose = "register" | "login" | "add";
 
-type AuthenticationResponseJSON = VerifyAuthenticationResponseOpts["response"];
-type RegistrationResponseJSON = VerifyRegistrationResponseOpts["response"];
-type Transport = NonNullable<VerifyAuthenticationResponseOpts["authenticator"]["transports"]>[number];
 /** What the browser passes to navigator.credentials.get / create (SimpleWebAuthn's JSON forms). */
-export type PasskeyRequestOptions = Awaited<ReturnType<typeof generateAuthenticationOptions>>;
-export type PasskeyCreationOptions = Awaited<ReturnType<typeof generateRegistrationOptions>>;
+export type PasskeyRequestOptions = PublicKeyCredentialRequestOptionsJSON;
+export type PasskeyCreationOptions = PublicKeyCredentialCreationOptionsJSON;
+
+/**
+ * WebAuthn's user.id for a user handle: the UTF-8 bytes of its base64url text, as SimpleWebAuthn 9
+ * sent it. Every passkey made since holds these bytes, so an account's passkeys keep one user.id.
+ */
+const userID = (userHandle: string) => isoUint8Array.fromUTF8String(userHandle);
 
 /** Why a passkey step was refused; the pages show a sentence per reason. */
 export type PasskeyFailure = "malformed" | "expired" | "unknown_passkey" | "not_verified" | "already_registered" | "unavailable_login";
@@ -203,19 +209,13 @@ function creationOptions(
   return generateRegistrationOptions({
     rpName,
     rpID,
-    // SimpleWebAuthn 9 sends this text's UTF-8 bytes as user.id; browsers hand the same text back
-    // as the assertion's userHandle.
-    userID: userHandle,
+    userID: userID(userHandle),
     userName: names.userName.slice(0, 64),
     userDisplayName: names.displayName.slice(0, 64),
     challenge: isoBase64URL.toBuffer(challenge),
     timeout: CEREMONY_TIMEOUT_MS,
     attestationType: "none",
-    excludeCredentials: exclude.map((credential) => ({
-      id: isoBase64URL.toBuffer(credential.id),
-      type: "public-key" as const,
-      transports: credential.transports as Transport[],
-    })),
+    excludeCredentials: exclude.map((credential) => ({ id: credential.id, transports: credential.transports as AuthenticatorTransportFuture[] })),
     authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
     supportedAlgorithmIDs: ALGORITHMS,
   });
@@ -236,23 +236,18 @@ async function verifyNewPasskey(keyfob: Keyfob, response: RegistrationResponseJS
 }
 
 /** Stores a verified passkey for an account. */
-async function storePasskey(
-  { db }: Keyfob,
-  accountId: string,
-  userHandle: string,
-  response: RegistrationResponseJSON,
-  info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>,
-): Promise<string> {
-  const id = isoBase64URL.fromBuffer(info.credentialID);
+async function storePasskey({ db }: Keyfob, accountId: string, userHandle: string, info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>): Promise<string> {
+  const { id, publicKey, counter, transports } = info.credential;
   try {
     await db.passkeyCredential.create({
       data: {
         id,
         accountId,
         userHandle,
-        publicKey: Buffer.from(info.credentialPublicKey),
-        counter: BigInt(info.counter),
-        transports: (response.response.transports ?? []).filter((t) => /^[a-z-]{1,16}$/.test(t)),
+        publicKey: Buffer.from(publicKey),
+        counter: BigInt(counter),
+        // The browser's list, passed through unchecked by SimpleWebAuthn.
+        transports: (transports ?? []).filter((t) => /^[a-z-]{1,16}$/.test(t)),
         deviceType: info.credentialDeviceType,
         backedUp: info.credentialBackedUp,
       },
@@ -283,12 +278,12 @@ export async function registerPasskey(keyfob: Keyfob, interactionId: string, ans
   await pendingLogin(keyfob, interactionId);
   const row = await consumeChallenge(keyfob, challenge, "register", { interactionId });
   const info = await verifyNewPasskey(keyfob, response, challenge);
-  if (await keyfob.db.passkeyCredential.findUnique({ where: { id: isoBase64URL.fromBuffer(info.credentialID) }, select: { id: true } })) {
+  if (await keyfob.db.passkeyCredential.findUnique({ where: { id: info.credential.id }, select: { id: true } })) {
     throw new PasskeyError("already_registered", "this passkey is already registered");
   }
   const identity = passkeyIdentity(row.userHandle!);
   const accountId = await resolveAccount(keyfob, identity);
-  await storePasskey(keyfob, accountId, row.userHandle!, response, info);
+  await storePasskey(keyfob, accountId, row.userHandle!, info);
   return identity;
 }
 
@@ -311,7 +306,7 @@ export async function addPasskey(keyfob: Keyfob, accountId: string, answer: unkn
       if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")) throw error;
     }
   }
-  return { id: await storePasskey(keyfob, accountId, userHandle, response, info) };
+  return { id: await storePasskey(keyfob, accountId, userHandle, info) };
 }
 
 /**
@@ -328,8 +323,8 @@ export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, 
   await consumeChallenge(keyfob, challenge, "login", { interactionId });
   const credential = await db.passkeyCredential.findUnique({ where: { id: response.id } });
   if (!credential) throw new PasskeyError("unknown_passkey", "this passkey is not registered with Keyfob");
-  // The browser hands back the user handle the passkey was created with (SimpleWebAuthn 9: as text).
-  if (response.response.userHandle && response.response.userHandle !== credential.userHandle) {
+  // The browser hands back the user.id the passkey was created with, base64url-encoded.
+  if (response.response.userHandle && response.response.userHandle !== isoBase64URL.fromBuffer(userID(credential.userHandle))) {
     throw new PasskeyError("not_verified", "the passkey's user handle does not match");
   }
   const { rpID, origin } = relyingParty(keyfob);
@@ -341,11 +336,11 @@ export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, 
       expectedOrigin: origin,
       expectedRPID: rpID,
       requireUserVerification: true,
-      authenticator: {
-        credentialID: isoBase64URL.toBuffer(credential.id),
-        credentialPublicKey: new Uint8Array(credential.publicKey),
+      credential: {
+        id: credential.id,
+        publicKey: new Uint8Array(credential.publicKey),
         counter: Number(credential.counter),
-        transports: credential.transports as Transport[],
+        transports: credential.transports as AuthenticatorTransportFuture[],
       },
     });
   } catch {

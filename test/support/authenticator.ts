@@ -35,8 +35,8 @@ export class SoftAuthenticator {
       [-3, Buffer.from(jwk.y!, "base64url")],
     ]);
     const id = randomBytes(16);
-    // SimpleWebAuthn 9 sends user.id as text: the browser side makes its UTF-8 bytes the user handle,
-    // and hands the handle back as that text.
+    // user.id comes base64url-encoded: SimpleWebAuthn's browser side gives the authenticator its
+    // bytes and hands the handle back encoded the same way, so the text stands for the bytes.
     const userHandle = options.user.id;
     const credential: Credential = { id, key: privateKey, userHandle, rpId: options.rp.id!, counter: 0 };
     this.credentials.push(credential);
