@@ -13,6 +13,7 @@ import http from "node:http";
 import path from "node:path";
 import type { Config } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
+import { isClientAbort } from "../lib/http/respond";
 import { dispatch, loadDispatchTable, protocolHandler } from "./protocol-routes";
 import { log } from "../lib/log";
 import { hasControlCharacter } from "../lib/oauth/params";
@@ -52,11 +53,7 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
     const ip = clientAddress(request, config.trustProxy);
     if (ip) request.headers[CLIENT_IP_HEADER] = ip;
     const handler = protocol && protocolHandler(protocol, request);
-    (handler ? dispatch(handler, origin, request, response) : handle(request, response)).catch((error: unknown) => {
-      log.error("request failed", { path: request.url?.split("?")[0], error: error instanceof Error ? error.name : typeof error });
-      if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
-      response.end();
-    });
+    (handler ? dispatch(handler, origin, request, response) : handle(request, response)).catch((error: unknown) => requestFailed(error, request, response));
   });
   await listen(server, config.port, config.host);
   try {
@@ -81,6 +78,19 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
       await closeKeyfob();
     },
   };
+}
+
+/**
+ * A request that failed outside its handler (reading its body, Next.js itself): 500 and one error
+ * line; but a client that closed the connection mid-request (isClientAbort) is no failure of ours,
+ * and is logged at info.
+ */
+export function requestFailed(error: unknown, request: http.IncomingMessage, response: http.ServerResponse): void {
+  const fields = { path: request.url?.split("?")[0], error: error instanceof Error ? error.name : typeof error };
+  if (isClientAbort(error)) log.info("request aborted by the client", fields);
+  else log.error("request failed", fields);
+  if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
+  response.end();
 }
 
 /** Whether a request's path decodes to text without control characters: no route has any other. */
