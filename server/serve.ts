@@ -15,6 +15,7 @@ import type { Config } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
 import { isClientAbort } from "../lib/http/respond";
 import { dispatch, loadDispatchTable, protocolHandler } from "./protocol-routes";
+import { isServerAction, loadServerActionScreen, screenServerAction } from "./server-actions";
 import { log } from "../lib/log";
 import { hasControlCharacter } from "../lib/oauth/params";
 import { beginDraining, closeKeyfob, isDraining } from "../lib/runtime";
@@ -37,9 +38,15 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
   const { default: next } = await import("next");
   const app = next({ dev: options.dev, dir: projectRoot, hostname: "localhost", port: config.port, httpServer: server });
   // Pages wait for Next.js to be prepared (about a second); the protocol endpoints do not.
-  const prepared = app.prepare().then(() => app.getRequestHandler());
+  const prepared = app.prepare().then(() => ({ next: app.getRequestHandler(), actions: loadServerActionScreen(projectRoot, origin, options.dev) }));
   prepared.catch(() => undefined); // reported by `await prepared` below
-  const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => (await prepared)(request, response);
+  const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const { next, actions } = await prepared;
+    if (!isServerAction(request)) return next(request, response);
+    // Next answers 500 to a cross-site, oversized or undecodable server action: screened here (server/server-actions.ts).
+    const screened = await screenServerAction(actions, request, response);
+    if (screened) await next(screened, response);
+  };
 
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (isDraining()) response.setHeader("Connection", "close"); // keep-alive clients move to another instance
