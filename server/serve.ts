@@ -13,7 +13,9 @@ import http from "node:http";
 import path from "node:path";
 import type { Config } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
+import { isClientAbort } from "../lib/http/respond";
 import { dispatch, loadDispatchTable, protocolHandler } from "./protocol-routes";
+import { isServerAction, loadServerActionScreen, screenServerAction } from "./server-actions";
 import { log } from "../lib/log";
 import { hasControlCharacter } from "../lib/oauth/params";
 import { beginDraining, closeKeyfob, isDraining } from "../lib/runtime";
@@ -36,9 +38,15 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
   const { default: next } = await import("next");
   const app = next({ dev: options.dev, dir: projectRoot, hostname: "localhost", port: config.port, httpServer: server });
   // Pages wait for Next.js to be prepared (about a second); the protocol endpoints do not.
-  const prepared = app.prepare().then(() => app.getRequestHandler());
+  const prepared = app.prepare().then(() => ({ next: app.getRequestHandler(), actions: loadServerActionScreen(projectRoot, origin, options.dev) }));
   prepared.catch(() => undefined); // reported by `await prepared` below
-  const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => (await prepared)(request, response);
+  const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const { next, actions } = await prepared;
+    if (!isServerAction(request)) return next(request, response);
+    // Next answers 500 to a cross-site, oversized or undecodable server action: screened here (server/server-actions.ts).
+    const screened = await screenServerAction(actions, request, response);
+    if (screened) await next(screened, response);
+  };
 
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (isDraining()) response.setHeader("Connection", "close"); // keep-alive clients move to another instance
@@ -52,11 +60,7 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
     const ip = clientAddress(request, config.trustProxy);
     if (ip) request.headers[CLIENT_IP_HEADER] = ip;
     const handler = protocol && protocolHandler(protocol, request);
-    (handler ? dispatch(handler, origin, request, response) : handle(request, response)).catch((error: unknown) => {
-      log.error("request failed", { path: request.url?.split("?")[0], error: error instanceof Error ? error.name : typeof error });
-      if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
-      response.end();
-    });
+    (handler ? dispatch(handler, origin, request, response) : handle(request, response)).catch((error: unknown) => requestFailed(error, request, response));
   });
   await listen(server, config.port, config.host);
   try {
@@ -81,6 +85,19 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
       await closeKeyfob();
     },
   };
+}
+
+/**
+ * A request that failed outside its handler (reading its body, Next.js itself): 500 and one error
+ * line; but a client that closed the connection mid-request (isClientAbort) is no failure of ours,
+ * and is logged at info.
+ */
+export function requestFailed(error: unknown, request: http.IncomingMessage, response: http.ServerResponse): void {
+  const fields = { path: request.url?.split("?")[0], error: error instanceof Error ? error.name : typeof error };
+  if (isClientAbort(error)) log.info("request aborted by the client", fields);
+  else log.error("request failed", fields);
+  if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
+  response.end();
 }
 
 /** Whether a request's path decodes to text without control characters: no route has any other. */

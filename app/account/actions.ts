@@ -24,7 +24,7 @@ export type AddPasskeyStart = Failure | { options: PasskeyCreationOptions };
 export type AddPasskeyResult = Failure | { added: string };
 
 export async function accountSignIn(form: FormData): Promise<void> {
-  const provider = form.get("provider");
+  const provider = form instanceof FormData ? form.get("provider") : null; // a hand-made request may send anything
   if (typeof provider !== "string" || !upstreamProviders(keyfob().config).includes(provider as "google")) return;
   await signIn(provider, { redirectTo: "/account/callback" });
 }

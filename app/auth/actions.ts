@@ -21,8 +21,9 @@ import { signIn, upstreamProviders } from "../_upstream/auth";
 import { forgetLogin, rememberLogin, safeReturnTo, startedInThisBrowser } from "./login-cookie";
 import { currentLoginSession, loginClient, setSessionCookie } from "./session-cookie";
 
+/** A form field; "" when absent, or when a hand-made request sent no form at all (a TypeError, a 500, otherwise). */
 const field = (form: FormData, name: string) => {
-  const value = form.get(name);
+  const value = form instanceof FormData ? form.get(name) : null;
   return typeof value === "string" ? value : "";
 };
 

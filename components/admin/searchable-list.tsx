@@ -1,6 +1,7 @@
 /**
  * A list page's body below its header: a search box (?q=), the rows (the page's table), the
  * empty state that fits (nothing matches, a page past the end, nothing yet) and the paging links.
+ * A search that cannot be one (lib/admin/filters.ts) is shown with its error at the box.
  */
 import Link from "next/link";
 import type { ReactNode } from "react";
@@ -11,6 +12,7 @@ export function SearchableList({
   path,
   plural,
   search,
+  error,
   result,
   searchBox,
   searchHint,
@@ -22,6 +24,8 @@ export function SearchableList({
   /** What the list holds, in lower case ("accounts"), for the empty states' titles. */
   plural: string;
   search: string;
+  /** Why the search cannot be used (the list is then empty). */
+  error?: string;
   result: Page<unknown>;
   searchBox: { id: string; label: string; placeholder: string; autoComplete?: string; spellCheck?: boolean };
   /** How the search matches, shown when nothing does. */
@@ -47,14 +51,25 @@ export function SearchableList({
           className={inputClass}
           autoComplete={searchBox.autoComplete}
           spellCheck={searchBox.spellCheck}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? `${searchBox.id}-error` : undefined}
         />
         <button type="submit" className={button.secondary}>
           Search
         </button>
       </form>
+      {error && (
+        <p id={`${searchBox.id}-error`} role="alert" className="-mt-3 mb-5 text-sm font-medium text-red-700">
+          {error}
+        </p>
+      )}
 
       {result.items.length === 0 ? (
-        search ? (
+        error ? (
+          <EmptyState title="Correct the search" action={<Link href={path} className={button.secondary}>Clear the search</Link>}>
+            {searchHint}
+          </EmptyState>
+        ) : search ? (
           <EmptyState
             title={`No ${plural} match “${search}”`}
             action={

@@ -3,9 +3,11 @@ import { describe, toOAuthError } from "../http/respond";
 import type { Keyfob } from "../keyfob";
 import { log } from "../log";
 import { errorDescription, OAuthError } from "../oauth/errors";
+import { hasControlCharacter } from "../oauth/params";
 import { bearerToken, verifyAccessToken } from "../tokens/verify";
 import type { Admin } from "./access";
 import { parseAuditQuery } from "./audit-filter";
+import { parseHolderQuery, parseSearch, type FilterErrors } from "./filters";
 import { runAdminAction, type AdminActionName } from "./dispatch";
 import * as ops from "./operations";
 
@@ -122,6 +124,15 @@ const page = (query: URLSearchParams) => {
   return Number.isFinite(n) && n > 0 ? Math.min(n, 100_000) : 1;
 };
 
+const queryValue = (query: URLSearchParams) => (name: string) => query.get(name) ?? "";
+
+/** A list's filters (lib/admin/filters.ts, as the dashboard reads them), or 400 with a field error for each one that cannot be used. */
+function valid<T extends { errors: FilterErrors<string> }>(parsed: T): T {
+  const problems = Object.entries(parsed.errors) as [string, string][];
+  if (problems.length > 0) throw new ApiError(400, "invalid_request", problems.map(([f, m]) => `${f}: ${m}`).join("; "), { fieldErrors: Object.fromEntries(problems) });
+  return parsed;
+}
+
 async function client(c: Context) {
   const found = await ops.getClient(c.k, c.admin, c.params.clientId);
   if (!found) throw notFound(`client with id ${c.params.clientId}`);
@@ -198,8 +209,8 @@ export const ROUTES: ApiRoute[] = [
     path: "/clients",
     summary: "List clients, newest first; search by id or name",
     tag: "Clients",
-    query: { search: "text found in the id or name, any case", page: "page number, 20 items a page" },
-    handle: (c) => ops.listClients(c.k, c.admin, { search: c.query.get("search") ?? undefined, page: page(c.query) }),
+    query: { search: "text found in the id or name, any case (at most 200 characters)", page: "page number, 20 items a page" },
+    handle: (c) => ops.listClients(c.k, c.admin, { search: valid(parseSearch(queryValue(c.query))).search, page: page(c.query) }),
   },
   {
     method: "POST",
@@ -294,8 +305,8 @@ export const ROUTES: ApiRoute[] = [
     path: "/accounts",
     summary: "Find accounts by address (its own or a linked wallet's), email or id",
     tag: "Accounts",
-    query: { search: "an address, an email, or text in an id, subject or email", page: "page number, 20 items a page" },
-    handle: (c) => ops.listAccounts(c.k, c.admin, { search: c.query.get("search") ?? undefined, page: page(c.query) }),
+    query: { search: "an address, an email, or text in an id, subject or email (at most 200 characters)", page: "page number, 20 items a page" },
+    handle: (c) => ops.listAccounts(c.k, c.admin, { search: valid(parseSearch(queryValue(c.query))).search, page: page(c.query) }),
   },
   {
     method: "GET",
@@ -354,7 +365,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Active access tokens of a client and/or an account (its wallets' too), newest first",
     tag: "Tokens",
     query: filterQuery,
-    handle: (c) => ops.listActiveTokens(c.k, c.admin, { clientId: c.query.get("client") || undefined, accountId: c.query.get("account") || undefined, page: page(c.query) }),
+    handle: (c) => ops.listActiveTokens(c.k, c.admin, { ...valid(parseHolderQuery(queryValue(c.query))).filter, page: page(c.query) }),
   },
   {
     method: "POST",
@@ -371,7 +382,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Live refresh-token grants (one per login) of a client and/or an account",
     tag: "Tokens",
     query: filterQuery,
-    handle: (c) => ops.listRefreshGrants(c.k, c.admin, { clientId: c.query.get("client") || undefined, accountId: c.query.get("account") || undefined, page: page(c.query) }),
+    handle: (c) => ops.listRefreshGrants(c.k, c.admin, { ...valid(parseHolderQuery(queryValue(c.query))).filter, page: page(c.query) }),
   },
   {
     method: "POST",
@@ -398,7 +409,7 @@ export const ROUTES: ApiRoute[] = [
       to: "last UTC day (inclusive), YYYY-MM-DD",
       page: "page number, 20 items a page",
     },
-    handle: (c) => ops.auditEvents(c.k, c.admin, { ...auditFilter(c.query), page: page(c.query) }),
+    handle: (c) => ops.auditEvents(c.k, c.admin, { ...valid(parseAuditQuery(queryValue(c.query))).filter, page: page(c.query) }),
   },
   {
     method: "GET",
@@ -406,7 +417,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "The filtered audit log as CSV (UTC times), at most 100 000 rows",
     tag: "Audit log",
     query: { action: "as for /audit", outcome: "as for /audit", client: "as for /audit", account: "as for /audit", from: "as for /audit", to: "as for /audit" },
-    handle: async (c) => new Response(await ops.auditCsv(c.k, c.admin, auditFilter(c.query)), { headers: { "Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store" } }),
+    handle: async (c) => new Response(await ops.auditCsv(c.k, c.admin, valid(parseAuditQuery(queryValue(c.query))).filter), { headers: { "Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store" } }),
   },
 
   // Admins.
@@ -423,13 +434,6 @@ export const ROUTES: ApiRoute[] = [
   },
 ];
 
-function auditFilter(query: URLSearchParams) {
-  const { filter, errors } = parseAuditQuery((name) => query.get(name)?.trim() ?? "");
-  const problems = Object.entries(errors) as [string, string][];
-  if (problems.length > 0) throw new ApiError(400, "invalid_request", problems.map(([f, m]) => `${f}: ${m}`).join("; "), { fieldErrors: Object.fromEntries(problems) });
-  return filter;
-}
-
 /** The route and its path parameters for a method and the path after API_BASE (segments percent-decoded). */
 export function matchRoute(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | { allowed: string[] } | undefined {
   let segments: string[];
@@ -438,6 +442,8 @@ export function matchRoute(method: string, path: string): { route: ApiRoute; par
   } catch {
     return undefined;
   }
+  // No id, address or email has a control character (and PostgreSQL refuses NUL): nothing is there.
+  if (segments.some(hasControlCharacter)) return undefined;
   const allowed: string[] = [];
   for (const route of ROUTES) {
     const pattern = route.path.split("/").filter(Boolean);

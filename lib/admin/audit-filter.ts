@@ -1,6 +1,6 @@
 /** The audit log's filter, from a query string: shared by the dashboard page, its CSV export and the management API. */
-import { getAddress } from "viem";
 import { normalizeClientId } from "../clients/registry";
+import { filterReader, MAX_CLIENT_ID, MAX_WORD, MESSAGES, nextDay, type FilterErrors, type Get } from "./filters";
 import type { AuditFilter } from "./operations";
 
 /** Action filters: an exact action, or a prefix ending in a dot (every action of that kind). */
@@ -49,40 +49,29 @@ export const OUTCOME_CHOICES = [
 
 export type AuditQuery = { action: string; client: string; account: string; outcome: string; from: string; to: string };
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-function day(value: string): Date | undefined {
-  if (!DAY.test(value)) return undefined;
-  const date = new Date(`${value}T00:00:00Z`);
-  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? undefined : date;
-}
-
-/** Reads the filter; `errors` names the fields that could not be used (the filter is then not applied). */
-export function parseAuditQuery(get: (name: string) => string): { values: AuditQuery; filter: AuditFilter; errors: Partial<Record<keyof AuditQuery, string>> } {
-  const values: AuditQuery = {
-    action: get("action").slice(0, 64),
-    client: get("client").slice(0, 128),
-    account: get("account").slice(0, 42),
-    outcome: get("outcome").slice(0, 64),
-    from: get("from"),
-    to: get("to"),
-  };
-  const errors: Partial<Record<keyof AuditQuery, string>> = {};
-  const from = values.from ? day(values.from) : undefined;
-  const to = values.to ? day(values.to) : undefined;
-  if (values.from && !from) errors.from = "Must be a date (YYYY-MM-DD).";
-  if (values.to && !to) errors.to = "Must be a date (YYYY-MM-DD).";
-  if (from && to && from > to) errors.to = "Must be on or after the start date.";
-  if (values.account && !/^0x[0-9a-fA-F]{40}$/.test(values.account)) errors.account = "Must be a 0x-prefixed 20-byte hex address.";
+/**
+ * Reads the filter (lib/admin/filters.ts); `errors` names the fields that could not be used (the
+ * filter is then not applied).
+ */
+export function parseAuditQuery(get: Get): { values: AuditQuery; filter: AuditFilter; errors: FilterErrors<keyof AuditQuery> } {
+  const reader = filterReader<keyof AuditQuery>(get);
+  const action = reader.text("action", MAX_WORD);
+  const outcome = reader.text("outcome", MAX_WORD);
+  const client = reader.text("client", MAX_CLIENT_ID);
+  const accountId = reader.address("account");
+  const from = reader.day("from");
+  const to = reader.day("to");
+  const { values, errors } = reader;
+  if (from && to && from > to) errors.to = MESSAGES.order;
   const filter: AuditFilter = {
-    action: values.action || undefined,
+    action,
     // Address-shaped ids are stored EIP-55 checksummed: any case finds them.
-    clientId: values.client ? normalizeClientId(values.client) : undefined,
-    accountId: values.account && !errors.account ? getAddress(values.account) : undefined,
-    outcome: values.outcome || undefined,
+    clientId: client ? normalizeClientId(client) : undefined,
+    accountId,
+    outcome,
     from,
     // The end date is inclusive: up to the start of the next day.
-    to: to ? new Date(to.getTime() + 86400_000) : undefined,
+    to: to && nextDay(to),
   };
   return { values, filter, errors };
 }

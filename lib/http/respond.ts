@@ -7,9 +7,14 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
   return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
 }
 
-/** The error as the client sees it: an OAuthError as is; a database outage as 503; anything else as 500 without details. */
+/**
+ * The error as the client sees it: an OAuthError as is; a client that went away before its request
+ * was read as 400 (its fault, logged at info); a database outage as 503; anything else as 500
+ * without details.
+ */
 export function toOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
+  if (isClientAbort(error)) return new OAuthError("invalid_request", "the client closed the connection before the request was read");
   if (isUnavailable(error)) return new OAuthError("temporarily_unavailable", "a dependency is unavailable; try again shortly");
   return new OAuthError("server_error", "the server could not complete the request");
 }
@@ -21,6 +26,20 @@ export function errorResponse(error: OAuthError, extraHeaders: Record<string, st
   const retryAfter = error.retryAfter ?? (error.status === 503 ? 5 : undefined);
   if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
   return jsonResponse(error.toJSON(), error.status, headers);
+}
+
+/**
+ * Whether the client closed the connection mid-request: Node then fails the request's stream with
+ * Error "aborted", code ECONNRESET (a reset from the database says "read ECONNRESET": an outage).
+ * Not Keyfob's failure, so never logged as an error. (Writing an answer to a closed connection
+ * fails nothing in Node: it is dropped.)
+ */
+export function isClientAbort(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (e.code === "ECONNRESET" && e.message === "aborted") return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P03", "53300", "P1001", "P1002", "P1017", "P2024"]);

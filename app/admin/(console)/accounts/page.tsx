@@ -4,6 +4,7 @@ import Link from "next/link";
 import { CopyableId, identityLabel } from "@/components/admin/id";
 import { SearchableList } from "@/components/admin/searchable-list";
 import { Badge, Banner, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { parseSearch } from "@/lib/admin/filters";
 import { listAccounts } from "@/lib/admin/operations";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
@@ -12,9 +13,11 @@ export const metadata: Metadata = { title: "Accounts" };
 export default async function AccountsPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
   const query = await searchParams;
-  const search = param(query.q).slice(0, 200);
+  // Read as the management API reads ?search= (lib/admin/filters.ts): text that cannot be one gets an error, not a query.
+  const { values, search: valid, errors } = parseSearch((name) => param(query[name]), "q");
+  const search = values.search;
   const deleted = param(query.deleted);
-  const result = await listAccounts(k, admin, { search, page: pageNumber(query.page) });
+  const result = errors.search ? { items: [], total: 0, page: 1, pageSize: 20 } : await listAccounts(k, admin, { search: valid, page: pageNumber(query.page) });
 
   return (
     <>
@@ -31,6 +34,7 @@ export default async function AccountsPage({ searchParams }: { searchParams: Sea
         path="/admin/accounts"
         plural="accounts"
         search={search}
+        error={errors.search}
         result={result}
         searchBox={{ id: "account-search", label: "Search accounts by address, email or id", placeholder: "Address (0x…), email, or part of an id", autoComplete: "off", spellCheck: false }}
         searchHint="An address finds the account of that address or of a wallet linked to it; an email, accounts with that email (any case); other text is looked for in ids, subjects and emails."

@@ -65,7 +65,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
       />
       <Card>
         <form action="/admin/audit" aria-label="Filter the audit log" className="mb-5 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
-          <FilterField name="action" title="Action">
+          <FilterField name="action" title="Action" error={errors.action}>
             <select {...field("action")}>
               {ACTION_CHOICES.map((choice) => (
                 <option key={choice.value} value={choice.value}>
@@ -75,7 +75,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
               {values.action && !ACTION_CHOICES.some((c) => c.value === values.action) && <option value={values.action}>{values.action}</option>}
             </select>
           </FilterField>
-          <FilterField name="outcome" title="Outcome">
+          <FilterField name="outcome" title="Outcome" error={errors.outcome}>
             <select {...field("outcome")}>
               <option value="">Any outcome</option>
               {OUTCOME_CHOICES.map((choice) => (
@@ -86,7 +86,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
               {values.outcome && !OUTCOME_CHOICES.some((c) => c.value === values.outcome) && <option value={values.outcome}>{values.outcome}</option>}
             </select>
           </FilterField>
-          <FilterField name="client" title="Client ID">
+          <FilterField name="client" title="Client ID" error={errors.client}>
             <input {...field("client")} placeholder="Any client" autoComplete="off" spellCheck={false} />
           </FilterField>
           <FilterField name="account" title="Account address" error={errors.account}>

@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { SearchableList } from "@/components/admin/searchable-list";
 import { Badge, Banner, button, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { parseSearch } from "@/lib/admin/filters";
 import { listClients } from "@/lib/admin/operations";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
@@ -11,9 +12,11 @@ export const metadata: Metadata = { title: "Clients" };
 export default async function ClientsPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
   const query = await searchParams;
-  const search = param(query.q);
+  // Read as the management API reads ?search= (lib/admin/filters.ts): text that cannot be one gets an error, not a query.
+  const { values, search: valid, errors } = parseSearch((name) => param(query[name]), "q");
+  const search = values.search;
   const deleted = param(query.deleted);
-  const result = await listClients(k, admin, { search, page: pageNumber(query.page) });
+  const result = errors.search ? { items: [], total: 0, page: 1, pageSize: 20 } : await listClients(k, admin, { search: valid, page: pageNumber(query.page) });
 
   return (
     <>
@@ -35,6 +38,7 @@ export default async function ClientsPage({ searchParams }: { searchParams: Sear
         path="/admin/clients"
         plural="clients"
         search={search}
+        error={errors.search}
         result={result}
         searchBox={{ id: "client-search", label: "Search clients by id or name", placeholder: "Search by client id or name" }}
         searchHint="The search looks for the text anywhere in a client’s id or name, in any case."

@@ -5,35 +5,36 @@
  */
 import type { Metadata } from "next";
 import Link from "next/link";
-import { getAddress, isAddress } from "viem";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { CopyableId } from "@/components/admin/id";
 import { button, Card, DateText, EmptyState, inputClass, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
+import { parseHolderQuery } from "@/lib/admin/filters";
 import { listActiveTokens, listRefreshGrants } from "@/lib/admin/operations";
+import { normalizeClientId } from "@/lib/clients/registry";
 import { revokeRefreshGrantsAction, revokeTokensAction } from "../../_lib/actions";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Tokens" };
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
 export default async function TokensPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
   const query = await searchParams;
-  const clientInput = param(query.client);
-  const accountInput = param(query.account);
-  const accountError = accountInput && !ADDRESS.test(accountInput) ? "Must be a 0x-prefixed 20-byte hex address." : undefined;
-  const clientId = clientInput && isAddress(clientInput, { strict: false }) ? getAddress(clientInput) : clientInput;
-  const accountId = accountInput && !accountError ? getAddress(accountInput) : undefined;
+  // The same reading as the management API's (lib/admin/filters.ts): a field that cannot be a filter gets its error and no list.
+  const { values, filter: parsed, errors } = parseHolderQuery((name) => param(query[name]));
+  const clientInput = values.client;
+  const accountInput = values.account;
+  const invalid = Object.keys(errors).length > 0;
+  const clientId = parsed.clientId && normalizeClientId(parsed.clientId);
+  const accountId = parsed.accountId;
 
-  const [result, grants] = accountError
+  const [result, grants] = invalid
     ? [
         { items: [], total: 0, page: 1, pageSize: 20 },
         { items: [], total: 0, page: 1, pageSize: 20 },
       ]
     : await Promise.all([
-        listActiveTokens(k, admin, { clientId: clientId || undefined, accountId, page: pageNumber(query.page) }),
-        listRefreshGrants(k, admin, { clientId: clientId || undefined, accountId, page: pageNumber(query.rpage) }),
+        listActiveTokens(k, admin, { clientId, accountId, page: pageNumber(query.page) }),
+        listRefreshGrants(k, admin, { clientId, accountId, page: pageNumber(query.rpage) }),
       ]);
   const filter = { ...(clientId && { client: clientId }), ...(accountId && { account: accountId }) };
   const href = (page: number) => `/admin/tokens?${new URLSearchParams({ ...filter, page: String(page), rpage: String(grants.page) })}`;
@@ -82,7 +83,22 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
             <label htmlFor="tokens-client" className="mb-1 block text-sm font-medium text-slate-800">
               Client ID
             </label>
-            <input id="tokens-client" name="client" defaultValue={clientInput} className={inputClass} autoComplete="off" spellCheck={false} placeholder="Any client" />
+            <input
+              id="tokens-client"
+              name="client"
+              defaultValue={clientInput}
+              className={inputClass}
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="Any client"
+              aria-invalid={errors.client ? true : undefined}
+              aria-describedby={errors.client ? "tokens-client-error" : undefined}
+            />
+            {errors.client && (
+              <p id="tokens-client-error" className="mt-1 text-sm font-medium text-red-700">
+                {errors.client}
+              </p>
+            )}
           </div>
           <div>
             <label htmlFor="tokens-account" className="mb-1 block text-sm font-medium text-slate-800">
@@ -96,12 +112,12 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
               autoComplete="off"
               spellCheck={false}
               placeholder="Any account (0x…)"
-              aria-invalid={accountError ? true : undefined}
-              aria-describedby={accountError ? "tokens-account-error" : undefined}
+              aria-invalid={errors.account ? true : undefined}
+              aria-describedby={errors.account ? "tokens-account-error" : undefined}
             />
-            {accountError && (
+            {errors.account && (
               <p id="tokens-account-error" className="mt-1 text-sm font-medium text-red-700">
-                {accountError}
+                {errors.account}
               </p>
             )}
           </div>
@@ -118,8 +134,8 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
         </form>
 
         {result.items.length === 0 ? (
-          <EmptyState title={accountError ? "Correct the account address to see its tokens" : scope ? `No active tokens for ${scope}` : "No active tokens"}>
-            {accountError ? undefined : "Tokens appear here when Flow A or the code flow issues them, until they expire or are revoked."}
+          <EmptyState title={invalid ? "Correct the filter to see tokens" : scope ? `No active tokens for ${scope}` : "No active tokens"}>
+            {invalid ? undefined : "Tokens appear here when Flow A or the code flow issues them, until they expire or are revoked."}
           </EmptyState>
         ) : (
           <Table
@@ -208,8 +224,8 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
           }
         >
           {grants.items.length === 0 ? (
-            <EmptyState title={accountError ? "Correct the account address to see its refresh grants" : scope ? `No refresh grants for ${scope}` : "No refresh grants"}>
-              {accountError ? undefined : "A grant appears here when a client allowed refresh tokens gets one with the offline_access scope, until it expires or is revoked."}
+            <EmptyState title={invalid ? "Correct the filter to see refresh grants" : scope ? `No refresh grants for ${scope}` : "No refresh grants"}>
+              {invalid ? undefined : "A grant appears here when a client allowed refresh tokens gets one with the offline_access scope, until it expires or is revoked."}
             </EmptyState>
           ) : (
             <Table
