@@ -121,7 +121,7 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   // 401: no token, a broken one; 403: a valid token without the scope.
   const missing = await call(undefined, "GET", "/clients");
   expect(missing).toMatchObject({ status: 401, body: { error: "invalid_token", status: 401 } });
-  expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="keyfob", scope="keyfob:admin"');
+  expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="keyfob", scope="keyfob:read"');
   const broken = await call("eyJhbGciOiJub25lIn0.e30.", "GET", "/clients");
   expect(broken.status).toBe(401);
   expect(broken.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);

@@ -25,9 +25,12 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients secret <client_id>                       make confidential with a new secret (printed once)
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
+              [--management-scopes "<scope> ..."]
                                                    change settings: PKCE for a confidential client too (public clients
                                                    always need it), introspecting other clients' tokens, offline_access,
-                                                   the management API (client_credentials, keyfob:admin; confidential only)
+                                                   the management API (client_credentials; confidential only) and its
+                                                   scopes: keyfob:admin (all), keyfob:read, keyfob:clients,
+                                                   keyfob:accounts, keyfob:keys
   redirect-uris add <client_id> <uri>
   redirect-uris remove <client_id> <uri>
   post-logout-uris add <client_id> <uri>           where the client may send the browser after logout
@@ -105,6 +108,7 @@ const commands: Record<string, Command> = {
       resourceServer: yes(yesNo(o["resource-server"], "resource-server")),
       refreshTokensAllowed: yes(yesNo(o["refresh-tokens"], "refresh-tokens")),
       managementApi: yes(yesNo(o["management-api"], "management-api")),
+      managementScopes: o["management-scopes"],
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
@@ -200,6 +204,7 @@ async function main() {
       "resource-server": { type: "string" },
       "refresh-tokens": { type: "string" },
       "management-api": { type: "string" },
+      "management-scopes": { type: "string" },
     },
   });
   const command = commands[positionals.slice(0, 2).join(" ")];

@@ -52,9 +52,11 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   expect(await k.db.account.findUnique({ where: { id: accountId } })).toBeNull();
 });
 
-it("sets the management API, for confidential clients only", { timeout: 60_000 }, async () => {
+it("sets the management API and its scopes, for confidential clients only", { timeout: 60_000 }, async () => {
   const id = /client (\S+) created/.exec((await cli("clients", "add", "--name", "Automation")).stdout)![1];
   expect(await cli("clients", "set", id, "--management-api", "yes")).toMatchObject({ code: 1, stderr: "error: managementApi: only a confidential client (with a secret) may use the management API\n" });
   expect((await cli("clients", "secret", id)).code).toBe(0);
-  expect((await cli("clients", "set", id, "--management-api", "yes")).stdout).toMatch(/"managementApi":true/);
+  expect((await cli("clients", "set", id, "--management-api", "yes")).stdout).toMatch(/"managementApi":true,"managementScopes":\["keyfob:admin"\]/);
+  expect((await cli("clients", "set", id, "--management-scopes", "keyfob:read,keyfob:keys")).stdout).toMatch(/"managementScopes":\["keyfob:read","keyfob:keys"\]/);
+  expect(await cli("clients", "set", id, "--management-scopes", "keyfob:root")).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: managementScopes: must be among keyfob:admin, keyfob:read/) });
 });

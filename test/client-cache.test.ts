@@ -239,7 +239,7 @@ describe("the client cache across two instances", () => {
     expect((await adminToken(b, app)).status).toBe(200);
 
     await unheard("UPDATE clients SET management_api = false WHERE id = $1", [app.clientId]);
-    expect((await b.clients.get(app.clientId))?.managementApi).toBe(true); // the stale entry
+    expect((await b.clients.get(app.clientId))?.managementScopes).toEqual(["keyfob:admin"]); // the stale entry
     const refused = await adminToken(b, app);
     expect(refused).toMatchObject({ status: 400, error: "unauthorized_client", description: expect.stringMatching(/not allowed the management API/) });
     const { rows } = await sql.query("SELECT count(*)::int AS n FROM issued_tokens WHERE client_id = $1", [app.clientId]);

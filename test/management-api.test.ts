@@ -14,7 +14,7 @@ import { POST as introspectRoute } from "@/app/token/introspect/route";
 import { POST as revokeRoute } from "@/app/token/revoke/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { resolveAccount } from "@/lib/accounts/accounts";
-import { ADMIN_SCOPE } from "@/lib/actions/client-credentials";
+import { ADMIN_SCOPE, MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
 import { runAdminAction } from "@/lib/admin/dispatch";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
@@ -106,6 +106,62 @@ describe("client_credentials (RFC 6749 4.4)", () => {
   });
 });
 
+describe("narrower scopes than keyfob:admin", () => {
+  it("gives a client only the scopes an admin allowed it, and each token only what its scopes allow", async () => {
+    const reader = await adminClient();
+    await updateClient(keyfob().db, reader.clientId, { managementScopes: ["keyfob:read"] });
+    // No scope asked: every scope allowed; asking for more than allowed is invalid_scope.
+    const issued = await (await grant(reader, { grant_type: "client_credentials" })).json();
+    expect(issued.scope).toBe("keyfob:read");
+    await expectError(await grant(reader, { grant_type: "client_credentials", scope: ADMIN_SCOPE }), 400, "invalid_scope");
+    await expectError(await grant(reader, { grant_type: "client_credentials", scope: "keyfob:read keyfob:clients" }), 400, "invalid_scope");
+
+    const read = issued.access_token as string;
+    expect((await api(read, "GET", "/audit")).status).toBe(200);
+    const target = await createClient(keyfob().db, { name: "Target" });
+    for (const [method, path, body] of [
+      ["POST", `/clients/${enc(target.id)}/secret`, undefined],
+      ["PATCH", `/clients/${enc(target.id)}`, { name: "Renamed" }],
+      ["POST", "/keys/rotate", undefined],
+      ["POST", "/admins", { accountId: privateKeyToAccount(generatePrivateKey()).address }],
+      ["POST", "/tokens/revoke", { clientId: target.id }],
+    ] as const) {
+      const refused = await api(read, method, path, body);
+      expect(refused, `${method} ${path}`).toMatchObject({ status: 403, body: { error: "insufficient_scope" } });
+      expect(refused.headers.get("www-authenticate")).toMatch(/scope="keyfob:(clients|keys|admin|accounts)", error="insufficient_scope"/);
+    }
+    expect(await keyfob().db.client.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ name: "Target", secretHash: null });
+    expect(await keyfob().db.adminRole.count({ where: { grantedBy: `api:${reader.clientId}` } })).toBe(0);
+
+    // A clients token changes clients, and cannot grant admins or rotate keys.
+    const operator = await adminClient();
+    await updateClient(keyfob().db, operator.clientId, { managementScopes: ["keyfob:clients", "keyfob:read"] });
+    const clients = (await (await grant(operator, { grant_type: "client_credentials", scope: "keyfob:clients" })).json()).access_token as string;
+    expect((await api(clients, "PATCH", `/clients/${enc(target.id)}`, { name: "Renamed" })).status).toBe(200);
+    expect((await api(clients, "GET", "/clients")).status).toBe(403); // the token did not ask for keyfob:read
+    expect((await api(clients, "POST", "/keys/rotate")).status).toBe(403);
+
+    // Narrowing the client's scopes stops tokens already issued with the old ones, at once.
+    const wide = (await (await grant(operator, { grant_type: "client_credentials" })).json()).access_token as string;
+    expect((await api(wide, "GET", "/clients")).status).toBe(200);
+    expect((await api(wide, "PATCH", `/clients/${enc(operator.clientId)}`, { managementScopes: ["keyfob:read"] })).status).toBe(200);
+    expect(await api(wide, "PATCH", `/clients/${enc(target.id)}`, { name: "Again" })).toMatchObject({ status: 403, body: { error: "access_denied" } });
+    expect((await api(wide, "GET", "/clients")).status).toBe(200);
+    expect((await api(wide, "PATCH", `/clients/${enc(target.id)}`, { managementScopes: ["nope"] })).status).toBe(403);
+  });
+
+  it("validates the scopes an admin allows", async () => {
+    const caller = await adminClient();
+    const token = await adminToken(caller);
+    const target = await adminClient();
+    for (const managementScopes of [["keyfob:everything"], [], "keyfob:read keyfob:nope", 7]) {
+      const refused = await api(token, "PATCH", `/clients/${enc(target.clientId)}`, { managementScopes });
+      expect(refused, JSON.stringify(managementScopes)).toMatchObject({ status: 400, body: { error: "invalid_request", field_errors: { managementScopes: expect.any(String) } } });
+    }
+    expect((await api(token, "PATCH", `/clients/${enc(target.clientId)}`, { managementScopes: ["keyfob:keys", "keyfob:keys"] })).body.managementScopes).toEqual(["keyfob:keys"]);
+  });
+});
+
 describe("the management API", () => {
   let caller: Caller;
   let token: string;
@@ -119,7 +175,9 @@ describe("the management API", () => {
     expect(status).toBe(200);
     expect(body.openapi).toBe("3.1.0");
     expect(body.servers[0].url).toBe(`${ISSUER}/api/admin/v1`);
-    expect(body.components.securitySchemes.adminToken.flows.clientCredentials).toEqual({ tokenUrl: `${ISSUER}/token`, scopes: { [ADMIN_SCOPE]: "every admin operation" } });
+    expect(body.components.securitySchemes.adminToken.flows.clientCredentials).toEqual({ tokenUrl: `${ISSUER}/token`, scopes: MANAGEMENT_SCOPES });
+    expect(body.paths["/audit"].get.security).toEqual([{ adminToken: ["keyfob:read"] }]);
+    expect(body.paths["/admins"].post.security).toEqual([{ adminToken: ["keyfob:admin"] }]);
     for (const path of ["/clients", "/clients/{clientId}", "/clients/{clientId}/signers/{address}", "/keys/{kid}/revoke", "/accounts/{accountId}/block", "/accounts/{accountId}/sessions/{sessionId}", "/tokens/revoke", "/refresh-grants", "/audit", "/admins"]) {
       expect(body.paths, path).toHaveProperty([path]);
     }
@@ -271,11 +329,11 @@ describe("who may call the management API", () => {
   it("answers 401 with WWW-Authenticate without a valid token, and 403 without the scope or the client's permission", async () => {
     const none = await api(undefined, "GET", "/clients");
     expect(none.status).toBe(401);
-    expect(none.headers.get("www-authenticate")).toBe(`Bearer realm="keyfob", scope="${ADMIN_SCOPE}"`);
+    expect(none.headers.get("www-authenticate")).toBe(`Bearer realm="keyfob", scope="keyfob:read"`);
     expect(none.body).toMatchObject({ error: "invalid_token", status: 401, message: expect.any(String), error_description: expect.any(String) });
     const garbage = await api("not-a-token", "GET", "/clients");
     expect(garbage.status).toBe(401);
-    expect(garbage.headers.get("www-authenticate")).toMatch(/^Bearer realm="keyfob", scope="keyfob:admin", error="invalid_token", error_description="/);
+    expect(garbage.headers.get("www-authenticate")).toMatch(/^Bearer realm="keyfob", scope="keyfob:read", error="invalid_token", error_description="/);
     expect((await api("", "GET", "/clients")).status).toBe(401);
 
     // A Flow A token of a license: valid, but no admin scope.

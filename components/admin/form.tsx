@@ -106,7 +106,7 @@ export function Field({ name, label, hint, optional, initialValue = "", classNam
 }
 
 /** A labelled checkbox (a yes/no setting), with its hint. */
-export function Checkbox({ name, label, hint, defaultChecked, disabled }: { name: string; label: string; hint?: ReactNode; defaultChecked: boolean; disabled?: boolean }) {
+export function Checkbox({ name, value, label, hint, defaultChecked, disabled }: { name: string; value?: string; label: string; hint?: ReactNode; defaultChecked: boolean; disabled?: boolean }) {
   const state = useContext(StateContext);
   const id = useId();
   return (
@@ -116,6 +116,7 @@ export function Checkbox({ name, label, hint, defaultChecked, disabled }: { name
         id={id}
         type="checkbox"
         name={name}
+        value={value}
         defaultChecked={defaultChecked}
         disabled={disabled}
         aria-describedby={hint ? `${id}-hint` : undefined}

@@ -5,12 +5,10 @@ import { SIGNING_ALG } from "../keys/keystore";
 import { authenticateCachedClient, refuseChangedClient } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
 import type { Params } from "../oauth/params";
+import { covers, isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from "../admin/scopes";
 import { ACCESS_TOKEN_TYPE } from "../tokens/issue";
 import { recordClientToken } from "../tokens/record";
 import { encodeSubject } from "../tokens/sub";
-
-/** The scope of the management API (/api/admin/v1): the only scope a client_credentials token carries. */
-export const ADMIN_SCOPE = "keyfob:admin";
 
 /** The connector that the `sub` of a client's own token names, and the issued-token record carries. */
 export const CLIENT_CREDENTIALS_CONNECTOR = "client_credentials";
@@ -23,9 +21,9 @@ export type ClientCredentialsResponse = { access_token: string; token_type: "bea
 /**
  * `POST /token` with grant_type=client_credentials (RFC 6749 4.4): an access token for the client
  * itself, for the management API. Only a confidential client authenticates this way (its secret,
- * Basic or in the body), only with the `keyfob:admin` scope (the default when `scope` is absent),
- * and only when an admin allowed it the management API (Client.managementApi). No ID token and no
- * refresh token (4.4.3).
+ * Basic or in the body), only when an admin allowed it the management API (Client.managementApi),
+ * and only with management scopes (lib/admin/scopes.ts) that the admin allowed it: those it asks
+ * for, or all of them when `scope` is absent (RFC 6749 3.3). No ID token and no refresh token (4.4.3).
  *
  * The token is an RFC 9068 JWT (`typ: at+jwt`) with `aud` and `client_id` the client, and `sub` the
  * client in the platform's encoding ({user id: the client_id, connector: client_credentials}),
@@ -39,9 +37,14 @@ export async function clientCredentials(keyfob: Keyfob, request: Request, params
   const client = await authenticateCachedClient(keyfob.clients, request, params);
   if (!client.secretHash) throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 
-  const requested = [...new Set((params.get("scope") ?? ADMIN_SCOPE).split(" ").filter(Boolean))];
-  if (requested.length !== 1 || requested[0] !== ADMIN_SCOPE) throw new OAuthError("invalid_scope", `client_credentials grants only the ${ADMIN_SCOPE} scope`);
-  if (!client.managementApi) throw notAllowed();
+  const allowed = client.managementScopes ?? [];
+  if (allowed.length === 0) throw notAllowed();
+  const requested = [...new Set(params.get("scope")?.split(" ").filter(Boolean) ?? allowed)];
+  const unknown = requested.find((scope) => !isManagementScope(scope));
+  if (unknown !== undefined || requested.length === 0) throw new OAuthError("invalid_scope", `client_credentials grants the management scopes only: ${Object.keys(MANAGEMENT_SCOPES).join(", ")}`);
+  const withheld = requested.find((scope) => !covers(allowed, scope as ManagementScope));
+  if (withheld !== undefined) throw new OAuthError("invalid_scope", `this client is not allowed the scope ${withheld}; it may get ${allowed.join(", ")}`);
+  const scope = requested.join(" ");
 
   const { kid, privateKey } = await keyfob.keys.signingKey();
   const lifetime = Math.min(ADMIN_TOKEN_TTL, keyfob.config.accessTokenTtl);
@@ -55,14 +58,14 @@ export async function clientCredentials(keyfob: Keyfob, request: Request, params
     iat,
     exp: iat + lifetime,
     jti,
-    scope: ADMIN_SCOPE,
+    scope,
     provider_id: CLIENT_CREDENTIALS_CONNECTOR,
   })
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
-  const record = { jti, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope: ADMIN_SCOPE, expiresAt: new Date((iat + lifetime) * 1000) };
-  if (!(await recordClientToken(keyfob.pool, client.id, client.secretHash, record))) await refused(keyfob, client.id, client.secretHash);
-  return { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope: ADMIN_SCOPE };
+  const record = { jti, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope, expiresAt: new Date((iat + lifetime) * 1000) };
+  if (!(await recordClientToken(keyfob.pool, client.id, client.secretHash, requested, record))) await refused(keyfob, client.id, client.secretHash);
+  return { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope };
 }
 
 const notAllowed = () => new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");

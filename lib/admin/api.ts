@@ -1,4 +1,3 @@
-import { ADMIN_SCOPE } from "../actions/client-credentials";
 import { describe, toOAuthError } from "../http/respond";
 import type { Keyfob } from "../keyfob";
 import { log } from "../log";
@@ -10,6 +9,7 @@ import { parseAuditQuery } from "./audit-filter";
 import { parseHolderQuery, parseSearch, type FilterErrors } from "./filters";
 import { runAdminAction, type AdminActionName } from "./dispatch";
 import * as ops from "./operations";
+import { ADMIN_SCOPE, covers, type ManagementScope } from "./scopes";
 
 /**
  * The management API (`/api/admin/v1`): every dashboard operation as JSON, for an access token
@@ -54,22 +54,34 @@ export function apiError(error: ApiError): Response {
   );
 }
 
-const challenge = (params: Record<string, string> = {}) =>
-  ["Bearer realm=\"keyfob\"", `scope="${ADMIN_SCOPE}"`, ...Object.entries(params).map(([name, value]) => `${name}="${errorDescription(value)}"`)].join(", ");
+const challenge = (scope: ManagementScope, params: Record<string, string> = {}) =>
+  ["Bearer realm=\"keyfob\"", `scope="${scope}"`, ...Object.entries(params).map(([name, value]) => `${name}="${errorDescription(value)}"`)].join(", ");
+
+/** What a route needs: every read keyfob:read, a change the scope of what it changes (lib/admin/scopes.ts). */
+const WRITE_SCOPES: Record<string, ManagementScope> = {
+  Clients: "keyfob:clients",
+  "Signing keys": "keyfob:keys",
+  Accounts: "keyfob:accounts",
+  Sessions: "keyfob:accounts",
+  Tokens: "keyfob:accounts",
+  Admins: ADMIN_SCOPE,
+};
+export const requiredScope = (route: ApiRoute): ManagementScope => (route.method === "GET" ? "keyfob:read" : (WRITE_SCOPES[route.tag] ?? ADMIN_SCOPE));
 
 /**
- * The admin behind a request's bearer token: verified like every access token (signature, issuer,
- * expiry, recorded and not revoked, its key not revoked), holding the admin scope, and issued to a
- * client that is still enabled, confidential and allowed the management API.
+ * The admin behind a request's bearer token, for a route that needs `scope`: the token verified like
+ * every access token (signature, issuer, expiry, recorded and not revoked, its key not revoked),
+ * carrying the scope, and issued to a client that is still enabled, confidential, allowed the
+ * management API and, at this moment, that scope (so narrowing a client's scopes is effective at once).
  */
-export async function authenticateApiAdmin(k: Keyfob, request: Request): Promise<Admin> {
-  if (!request.headers.has("authorization")) throw new ApiError(401, "invalid_token", "an access token is required: Authorization: Bearer <token>", { headers: { "WWW-Authenticate": challenge() } });
+export async function authenticateApiAdmin(k: Keyfob, request: Request, scope: ManagementScope): Promise<Admin> {
+  if (!request.headers.has("authorization")) throw new ApiError(401, "invalid_token", "an access token is required: Authorization: Bearer <token>", { headers: { "WWW-Authenticate": challenge(scope) } });
   let token: Awaited<ReturnType<typeof verifyAccessToken>>;
   try {
     token = await verifyAccessToken(k, bearerToken(request));
   } catch (error) {
     if (error instanceof OAuthError && error.status < 500) {
-      throw new ApiError(401, error.code, error.message, { headers: { "WWW-Authenticate": challenge({ error: error.code, error_description: error.message }) } });
+      throw new ApiError(401, error.code, error.message, { headers: { "WWW-Authenticate": challenge(scope, { error: error.code, error_description: error.message }) } });
     }
     throw error;
   }
@@ -78,13 +90,14 @@ export async function authenticateApiAdmin(k: Keyfob, request: Request): Promise
     k.audit.record({ action: "admin_api.refused", outcome: code, clientId, detail: `${request.method} ${new URL(request.url).pathname}: ${description}` });
     return new ApiError(403, code, description, { headers });
   };
-  if (!(token.payload.scope ?? "").split(" ").includes(ADMIN_SCOPE)) {
-    throw await refuse("insufficient_scope", `the access token does not carry the ${ADMIN_SCOPE} scope`, { "WWW-Authenticate": challenge({ error: "insufficient_scope" }) });
+  if (!covers((token.payload.scope ?? "").split(" "), scope)) {
+    throw await refuse("insufficient_scope", `this needs a token with the ${scope} scope (or ${ADMIN_SCOPE})`, { "WWW-Authenticate": challenge(scope, { error: "insufficient_scope" }) });
   }
-  const client = await k.db.client.findUnique({ where: { id: clientId }, select: { enabled: true, managementApi: true, secretHash: true } });
+  const client = await k.db.client.findUnique({ where: { id: clientId }, select: { enabled: true, managementApi: true, managementScopes: true, secretHash: true } });
   if (!client?.enabled || !client.managementApi || client.secretHash === null) {
     throw await refuse("access_denied", "the token's client is no longer allowed the management API");
   }
+  if (!covers(client.managementScopes, scope)) throw await refuse("access_denied", `the token's client is no longer allowed the ${scope} scope`);
   return { accountId: `client:${clientId}`, label: `api:${clientId}` };
 }
 
@@ -159,6 +172,7 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
     resourceServer: found.resourceServer,
     refreshTokensAllowed: found.refreshTokensAllowed,
     managementApi: found.managementApi,
+    managementScopes: found.managementScopes,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -232,7 +246,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Change a client's settings (any subset); audited with each value before and after",
     tag: "Clients",
     action: "client.update",
-    body: ["name", "logoUrl", "enabled", "requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi"],
+    body: ["name", "logoUrl", "enabled", "requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi", "managementScopes"],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });
       return clientView(await client(c));
@@ -478,8 +492,9 @@ export async function handleApiRequest(k: Keyfob, request: Request, openapi: () 
     const url = new URL(request.url);
     const path = url.pathname.startsWith(API_BASE) ? url.pathname.slice(API_BASE.length) : url.pathname;
     if (path === "/openapi.json" && request.method === "GET") return apiJson(openapi(), 200, { "Cache-Control": "public, max-age=300" });
-    const admin = await authenticateApiAdmin(k, request);
     const match = matchRoute(request.method, path);
+    // Who asks comes first: without a valid token, nothing is told about the resource.
+    const admin = await authenticateApiAdmin(k, request, match && "route" in match ? requiredScope(match.route) : "keyfob:read");
     if (!match) throw new ApiError(404, "not_found", `no such resource: ${request.method} ${API_BASE}${path}`);
     if ("allowed" in match) throw new ApiError(405, "invalid_request", `use ${match.allowed.join(" or ")} here`, { headers: { Allow: match.allowed.join(", ") } });
     const body = await readBody(request);

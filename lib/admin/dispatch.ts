@@ -4,6 +4,7 @@ import type { Keyfob } from "../keyfob";
 import { hasControlCharacter } from "../oauth/params";
 import { AdminAccessError, requireAdmin, type Admin } from "./access";
 import * as ops from "./operations";
+import { MANAGEMENT_SCOPES, type ManagementScope } from "./scopes";
 import { readAdminSession } from "./session";
 
 /**
@@ -31,6 +32,11 @@ const accountId = text(42).min(1, "required");
 const flag = z
   .preprocess((v) => (v === "on" || v === true ? "true" : v === false ? "false" : v === null || v === "" ? undefined : v), z.enum(["true", "false"], { message: "must be true or false" }).optional())
   .transform((v) => (v === undefined ? undefined : v === "true"));
+/** Management API scopes: a JSON array (API), or text separated by spaces or commas (forms, CLI). */
+const managementScopes = z
+  .preprocess((v) => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v), z.array(z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]], { message: `must be among ${Object.keys(MANAGEMENT_SCOPES).join(", ")}` })))
+  .refine((scopes) => scopes.length > 0, "choose at least one scope")
+  .transform((scopes) => [...new Set(scopes)]);
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
 type Action<I> = { audit: string; input: z.ZodType<I, any>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
@@ -64,6 +70,7 @@ const actions = {
       resourceServer: flag,
       refreshTokensAllowed: flag,
       managementApi: flag,
+      managementScopes: managementScopes.optional(),
     }),
     (k, a, { clientId, ...changes }) => ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),
   ),

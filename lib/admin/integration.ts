@@ -1,5 +1,4 @@
 import { isAddress } from "viem";
-import { ADMIN_SCOPE } from "../actions/client-credentials";
 import { API_BASE } from "./api";
 
 /**
@@ -150,10 +149,10 @@ export function integration(issuer: string, client: IntegrationClient, options: 
 
   const managementApi = client.confidential
     ? [
-        `# The management API: a ${ADMIN_SCOPE} token (client_credentials), then any admin operation`,
+        `# The management API: a token (client_credentials) with every scope the client is allowed`,
+        `# (add scope=keyfob:read, for one, to ask for fewer), then the operations those scopes allow`,
         `TOKEN=$(curl -sS -X POST ${q(`${issuer}/token`)} \\`,
         `  --data-urlencode 'grant_type=client_credentials' \\`,
-        `  --data-urlencode 'scope=${ADMIN_SCOPE}' \\`,
         `  --data-urlencode ${q(`client_id=${client.id}`)} \\`,
         `  --data-urlencode "client_secret=$KEYFOB_CLIENT_SECRET" | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
         `curl -sS ${q(`${issuer}${API_BASE}/clients`)} -H "Authorization: Bearer $TOKEN"`,

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { ADMIN_SCOPE, ADMIN_TOKEN_TTL } from "../actions/client-credentials";
-import { API_BASE, ROUTES } from "./api";
+import { ADMIN_TOKEN_TTL } from "../actions/client-credentials";
+import { API_BASE, requiredScope, ROUTES } from "./api";
 import { actionInput } from "./dispatch";
+import { MANAGEMENT_SCOPES } from "./scopes";
 
 /**
  * The OpenAPI 3.1 document of the management API, built from the route table (lib/admin/api.ts)
@@ -14,7 +15,14 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
   requirePkce: { type: "boolean", description: "PKCE for a confidential client too (public clients always need it)" },
   resourceServer: { type: "boolean", description: "may introspect other clients' tokens" },
   refreshTokensAllowed: { type: "boolean", description: "may get refresh tokens (offline_access)" },
-  managementApi: { type: "boolean", description: `may get ${ADMIN_SCOPE} tokens with client_credentials (confidential clients only)` },
+  managementApi: { type: "boolean", description: "may get management API tokens with client_credentials (confidential clients only)" },
+  managementScopes: {
+    type: "array",
+    items: { enum: Object.keys(MANAGEMENT_SCOPES) },
+    minItems: 1,
+    uniqueItems: true,
+    description: "the management API scopes the client may get (keyfob:admin holds them all)",
+  },
   expiresAt: { type: "string", format: "date-time", description: "ISO 8601; absent: never expires" },
   logoUrl: { type: ["string", "null"], maxLength: 2000, description: "https URL; empty or null: no logo" },
 };
@@ -48,6 +56,7 @@ export function openApiDocument(issuer: string) {
       operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, "By-$1").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
       summary: route.summary,
       tags: [route.tag],
+      security: [{ adminToken: [requiredScope(route)] }],
       ...(route.action && { description: `Runs the admin action \`${route.action}\` (validated and audited like the dashboard's).` }),
       parameters: [
         ...pathParams.map((name) => ({ name, in: "path", required: true, schema: { type: "string" }, description: "percent-encoded" })),
@@ -78,14 +87,14 @@ export function openApiDocument(issuer: string) {
       version: "1",
       description:
         `Every dashboard operation as JSON. Authenticate with an access token that Keyfob issues to a confidential client an admin allowed the management API: ` +
-        `POST ${issuer}/token with grant_type=client_credentials and scope=${ADMIN_SCOPE} (client_secret_basic or client_secret_post). ` +
+        `POST ${issuer}/token with grant_type=client_credentials and the scopes it needs, of those an admin allowed the client (client_secret_basic or client_secret_post): ` +
+        `keyfob:read for every read, keyfob:clients, keyfob:accounts or keyfob:keys for changes, and keyfob:admin for everything, granting admins included. ` +
         `Tokens live ${ADMIN_TOKEN_TTL / 60} minutes. Changes are validated and audited like the dashboard's; the audit log names the client as api:<client_id>.`,
     },
     servers: [{ url: `${issuer}${API_BASE}` }],
-    security: [{ adminToken: [ADMIN_SCOPE] }],
     components: {
       securitySchemes: {
-        adminToken: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${issuer}/token`, scopes: { [ADMIN_SCOPE]: "every admin operation" } } } },
+        adminToken: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${issuer}/token`, scopes: MANAGEMENT_SCOPES } } },
       },
       schemas: { Error: ERROR },
       responses: { Error: { description: "Keyfob's error shape", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } },

@@ -91,6 +91,7 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
       resourceServer: true,
       refreshTokensAllowed: true,
       managementApi: true,
+      managementScopes: true,
       secretHash: true,
       redirectUris: { select: { uri: true }, orderBy: { createdAt: "asc" } },
       postLogoutRedirectUris: { select: { uri: true }, orderBy: { createdAt: "asc" } },

@@ -23,8 +23,8 @@ export type CachedClient = {
   secretHash: string | null;
   resourceServer: boolean;
   refreshTokensAllowed: boolean;
-  /** An admin allowed the client the management API (client_credentials). */
-  managementApi: boolean;
+  /** The management API scopes the client may get (client_credentials); none unless an admin allowed it the API. */
+  managementScopes: string[];
   /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
   origins: ReadonlySet<string>;
 };
@@ -111,12 +111,13 @@ export async function loadClient(pool: pg.Pool, id: string): Promise<CachedClien
     secret_hash: string | null;
     resource_server: boolean;
     refresh_tokens_allowed: boolean;
-    management_api: boolean;
+    management_scopes: string[] | null;
     redirect_uris: string[];
     allowed_origins: string[];
   }>({
     name: "keyfob_client",
-    text: `SELECT c.id, c.enabled, c.secret_hash, c.resource_server, c.refresh_tokens_allowed, c.management_api,
+    text: `SELECT c.id, c.enabled, c.secret_hash, c.resource_server, c.refresh_tokens_allowed,
+                  CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
                   ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
                   ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
            FROM clients c WHERE c.id = $1`,
@@ -130,7 +131,7 @@ export async function loadClient(pool: pg.Pool, id: string): Promise<CachedClien
     secretHash: row.secret_hash,
     resourceServer: row.resource_server,
     refreshTokensAllowed: row.refresh_tokens_allowed,
-    managementApi: row.management_api,
+    managementScopes: row.management_scopes ?? [],
     origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
   };
 }

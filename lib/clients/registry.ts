@@ -97,11 +97,13 @@ export type ClientSettings = {
   refreshTokensAllowed: boolean;
   /** Disabled: both flows refuse the client at once. */
   enabled: boolean;
-  /** May use the management API: a client_credentials token with the keyfob:admin scope. Confidential clients only. */
+  /** May use the management API: a client_credentials token. Confidential clients only. */
   managementApi: boolean;
+  /** The management API scopes it may get (lib/admin/scopes.ts, which the admin actions check). */
+  managementScopes: string[];
 };
 
-const SETTINGS = { name: true, logoUrl: true, enabled: true, requirePkce: true, resourceServer: true, refreshTokensAllowed: true, managementApi: true } as const;
+const SETTINGS = { name: true, logoUrl: true, enabled: true, requirePkce: true, resourceServer: true, refreshTokensAllowed: true, managementApi: true, managementScopes: true } as const;
 
 /** Changes some of a client's settings; returns them before and after (for the audit log). */
 export async function updateClient(db: Database, clientId: string, changes: Partial<ClientSettings>): Promise<{ before: ClientSettings; after: ClientSettings }> {

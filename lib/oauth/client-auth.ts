@@ -13,11 +13,11 @@ export type AuthenticatedClient = {
   /** Known when the client was read for the request: the token statements check them again in the database (lib/tokens/record.ts). */
   secretHash?: string | null;
   refreshTokensAllowed?: boolean;
-  managementApi?: boolean;
+  managementScopes?: string[];
 };
 
 /** What authentication needs of a client. */
-type StoredClient = { id: string; enabled: boolean; secretHash: string | null; resourceServer: boolean; refreshTokensAllowed: boolean; managementApi: boolean };
+type StoredClient = { id: string; enabled: boolean; secretHash: string | null; resourceServer: boolean; refreshTokensAllowed: boolean; managementScopes: string[] };
 
 /** Client secrets are 256-bit random values, so a SHA-256 is enough to keep them unusable at rest. */
 export function clientSecretHash(secret: string): string {
@@ -30,7 +30,11 @@ export function clientSecretHash(secret: string): string {
  * clients. `confidential`: public clients are refused (introspection is for resource servers).
  */
 export function authenticateClient(db: Database, request: Request, params: Params, options: { confidential?: boolean } = {}): Promise<AuthenticatedClient> {
-  return authenticate((id) => db.client.findUnique({ where: { id }, select: { id: true, enabled: true, secretHash: true, resourceServer: true, refreshTokensAllowed: true, managementApi: true } }), request, params, options);
+  const find = async (id: string): Promise<StoredClient | undefined> => {
+    const client = await db.client.findUnique({ where: { id }, select: { id: true, enabled: true, secretHash: true, resourceServer: true, refreshTokensAllowed: true, managementApi: true, managementScopes: true } });
+    return client ? { ...client, managementScopes: client.managementApi ? client.managementScopes : [] } : undefined;
+  };
+  return authenticate(find, request, params, options);
 }
 
 /**
@@ -70,7 +74,7 @@ async function authenticate(
 
   const client = await find(normalizeClientId(rawId));
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
-  const known = { secretHash: client.secretHash, refreshTokensAllowed: client.refreshTokensAllowed, managementApi: client.managementApi };
+  const known = { secretHash: client.secretHash, refreshTokensAllowed: client.refreshTokensAllowed, managementScopes: client.managementScopes };
   if (client.secretHash) {
     if (secret === undefined || !sameDigest(clientSecretHash(secret), client.secretHash)) throw invalidClient("client authentication failed");
     return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...known };

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { utc, utcTypes, type Database } from "../db/client";
+import { ADMIN_SCOPE } from "../admin/scopes";
 import { revokeRefreshFamilies, type RefreshGrant } from "./refresh";
 
 /** What to record of an access token, so it can be revoked, introspected and listed. */
@@ -98,16 +99,18 @@ export async function consumeCode(
 
 /**
  * Records a client_credentials token (RFC 6749 4.4), if the client is, at the moment the statement
- * runs, still enabled, still allowed the management API and still has the secret the request was
- * authenticated with (it may have been read from the cache). False when any of these fails.
+ * runs, still enabled, still allowed the management API with the token's scopes, and still has the
+ * secret the request was authenticated with (it may have been read from the cache). False when any
+ * of these fails.
  */
-export async function recordClientToken(pool: pg.Pool, clientId: string, secretHash: string, token: TokenRecord, now = new Date()): Promise<boolean> {
+export async function recordClientToken(pool: pg.Pool, clientId: string, secretHash: string, scopes: string[], token: TokenRecord, now = new Date()): Promise<boolean> {
   const { rowCount } = await pool.query({
     name: "keyfob_record_client_token",
     text: `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at)
            SELECT $3, c.id, $4, $5, $6, $7, $8 FROM clients c
-           WHERE c.id = $1 AND c.enabled AND c.management_api AND c.secret_hash = $2`,
-    values: [clientId, secretHash, token.jti, token.userId, token.connector, token.scope, utc(now), utc(token.expiresAt)],
+           WHERE c.id = $1 AND c.enabled AND c.management_api AND c.secret_hash = $2
+             AND (c.management_scopes @> $9::text[] OR $10 = ANY (c.management_scopes))`,
+    values: [clientId, secretHash, token.jti, token.userId, token.connector, token.scope, utc(now), utc(token.expiresAt), scopes, ADMIN_SCOPE],
   });
   return rowCount === 1;
 }

@@ -15,13 +15,17 @@ import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "./guard";
 
 type Fields = Record<string, string>;
 
-function fields(form: FormData, names: string[]): Fields {
-  const values: Fields = {};
-  for (const name of names) {
-    const value = form.get(name);
-    values[name] = typeof value === "string" ? value : "";
-  }
-  return values;
+/**
+ * A form field as text: "" when absent, a file, or when the request carried no form at all (a
+ * hand-made action request with another payload is refused field by field, never a 500).
+ */
+function value(form: unknown, name: string): string {
+  const found = form instanceof FormData ? form.get(name) : null;
+  return typeof found === "string" ? found : "";
+}
+
+function fields(form: unknown, names: string[]): Fields {
+  return Object.fromEntries(names.map((name) => [name, value(form, name)]));
 }
 
 async function perform(name: AdminActionName, input: Fields): Promise<{ state: FormState; value?: Record<string, unknown> }> {
@@ -51,14 +55,14 @@ export async function createClientAction(_: FormState, form: FormData): Promise<
 }
 
 export async function setClientEnabledAction(_: FormState, form: FormData): Promise<FormState> {
-  const enable = form.get("enabled") === "true";
+  const enable = value(form, "enabled") === "true";
   return done(enable ? "client.enable" : "client.disable", fields(form, ["clientId"]), enable ? "Client enabled." : "Client disabled.");
 }
 
 export async function deleteClientAction(_: FormState, form: FormData): Promise<FormState> {
   const input = fields(form, ["clientId"]);
   // The dialog asked to type the id; checked here too, so no other form deletes a client by accident.
-  if (String(form.get("confirm") ?? "").trim() !== input.clientId) {
+  if (value(form, "confirm").trim() !== input.clientId) {
     return { ok: false, error: "type the client ID exactly to delete it", fieldErrors: { confirm: "does not match the client ID" }, at: Date.now() };
   }
   const { state } = await perform("client.delete", input);
@@ -83,9 +87,15 @@ const CLIENT_FLAGS = ["requirePkce", "resourceServer", "refreshTokensAllowed", "
 
 export async function updateClientAction(_: FormState, form: FormData): Promise<FormState> {
   // An unchecked checkbox is not sent: the form says which settings it shows, and those are false unless checked.
-  const shown = String(form.get("settings") ?? "").split(" ").filter((name) => CLIENT_FLAGS.includes(name));
-  const input = fields(form, ["clientId", ...["name", "logoUrl"].filter((name) => form.has(name))]);
-  for (const name of shown) input[name] = form.get(name) === "on" ? "true" : "false";
+  const shown = value(form, "settings").split(" ");
+  const input = fields(form, ["clientId", ...["name", "logoUrl"].filter((name) => form instanceof FormData && form.has(name))]);
+  for (const name of shown.filter((name) => CLIENT_FLAGS.includes(name))) input[name] = value(form, name) === "on" ? "true" : "false";
+  // The scopes of a client allowed the API (unchanged while it is not, so they come back with it).
+  if (shown.includes("managementScopes") && input.managementApi === "true") {
+    const scopes = form instanceof FormData ? form.getAll("managementScopes").filter((scope) => typeof scope === "string") : [];
+    if (scopes.length === 0) return { ok: false, error: "choose at least one management API scope", at: Date.now() };
+    input.managementScopes = scopes.join(" ");
+  }
   return done("client.update", input, "Settings saved.");
 }
 
@@ -155,7 +165,7 @@ export async function revokeRefreshGrantsAction(_: FormState, form: FormData): P
 
 /** Registers Keyfob's own test callback as a redirect URI of the client, for "Try a sign-in" (an audited redirect_uri.add). */
 export async function registerTryCallbackAction(_: FormState, form: FormData): Promise<FormState> {
-  return done("redirect_uri.add", { clientId: String(form.get("clientId") ?? ""), uri: tryRedirectUri(keyfob().config.issuerUrl) }, "Keyfob's test callback is registered for this client.");
+  return done("redirect_uri.add", { clientId: value(form, "clientId"), uri: tryRedirectUri(keyfob().config.issuerUrl) }, "Keyfob's test callback is registered for this client.");
 }
 
 // Accounts and their login sessions.
@@ -172,7 +182,7 @@ export async function unblockAccountAction(_: FormState, form: FormData): Promis
 
 export async function deleteAccountAction(_: FormState, form: FormData): Promise<FormState> {
   const input = fields(form, ["accountId"]);
-  if (String(form.get("confirm") ?? "").trim().toLowerCase() !== input.accountId.toLowerCase()) {
+  if (value(form, "confirm").trim().toLowerCase() !== input.accountId.toLowerCase()) {
     return { ok: false, error: "type the account's address exactly to delete it", fieldErrors: { confirm: "does not match the account" }, at: Date.now() };
   }
   const { state } = await perform("account.delete", input);

@@ -19,6 +19,7 @@ import { ValueListCard } from "@/components/admin/value-list";
 import { Badge, Banner, button, Card, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
 import { integration } from "@/lib/admin/integration";
 import { getClient } from "@/lib/admin/operations";
+import { MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
 import { ADMIN_CLIENT_ID } from "@/lib/admin/session";
 import {
   addAllowedOriginAction,
@@ -284,7 +285,7 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           <ActionForm
             action={updateClientAction}
             fields={["name", "logoUrl"]}
-            hidden={{ ...id, settings: client.confidential || client.managementApi ? "requirePkce resourceServer refreshTokensAllowed managementApi" : "requirePkce resourceServer refreshTokensAllowed" }}
+            hidden={{ ...id, settings: client.confidential || client.managementApi ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes" : "requirePkce resourceServer refreshTokensAllowed" }}
             label="Client settings"
           >
             <div className="grid gap-4 sm:grid-cols-2">
@@ -318,14 +319,22 @@ export default async function ClientPage({ params, searchParams }: { params: Par
                 hint={
                   client.confidential ? (
                     <>
-                      May get an admin token (client_credentials, scope <Mono>keyfob:admin</Mono>) and use every admin operation through{" "}
-                      <Mono>/api/admin/v1</Mono>. Withdrawing it stops its tokens at once.
+                      May get a token (client_credentials) for <Mono>/api/admin/v1</Mono> with the scopes below. Withdrawing it, or a scope, stops its tokens at
+                      once.
                     </>
                   ) : (
                     "Only a confidential client (with a secret) can be allowed the management API: generate a secret first."
                   )
                 }
               />
+              {(client.confidential || client.managementApi) && (
+                <fieldset className="ml-7 space-y-2">
+                  <legend className="mb-2 text-xs font-medium uppercase tracking-wider text-slate-600">Management API scopes</legend>
+                  {Object.entries(MANAGEMENT_SCOPES).map(([scope, meaning]) => (
+                    <Checkbox key={scope} name="managementScopes" value={scope} label={scope} defaultChecked={client.managementScopes.includes(scope)} hint={meaning} />
+                  ))}
+                </fieldset>
+              )}
             </fieldset>
             <SubmitButton pendingLabel="Saving…" className={button.secondary}>
               Save settings
