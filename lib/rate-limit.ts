@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { RateLimit } from "./config";
+import { normalizeClientId } from "./clients/registry";
 import type { Keyfob } from "./keyfob";
 import { addressBucket } from "./http/client-ip";
 import { describe } from "./http/respond";
@@ -27,7 +28,8 @@ export function limitProtocolRequest({ pool, config }: Keyfob, endpoint: string,
   const checks: LimitCheck[] = [];
   const { perIp, perClient } = config.rateLimits;
   if (caller.ip && perIp) checks.push({ key: `ip:${addressBucket(caller.ip)}`, limit: perIp, name: "ip" });
-  if (caller.clientId && perClient) checks.push({ key: `client:${caller.clientId}`, limit: perClient, name: "client" });
+  // One budget per client however its id is spelled: a license address in any case.
+  if (caller.clientId && perClient) checks.push({ key: `client:${normalizeClientId(caller.clientId)}`, limit: perClient, name: "client" });
   return enforceRateLimits(pool, endpoint, checks);
 }
 

@@ -85,6 +85,20 @@ describe("rate limits shared by instances", () => {
     expect((await refused.json()).error_description).toMatch(/^too many requests for this client; retry after \d+ seconds$/);
   });
 
+  it("counts every spelling of a license address as one client", async () => {
+    const license = await registerLicense();
+    const spellings = [license.clientId, license.clientId.toLowerCase(), `0x${license.clientId.slice(2).toUpperCase()}`];
+    for (let i = 0; i < 8; i++) {
+      const params = challengeParams(license, { client_id: spellings[i % 3] });
+      expect((await generateOn(i % 2 ? b : a)(request(freshIp(), params))).status).toBe(200);
+    }
+    for (const clientId of spellings) {
+      const refused = await generateOn(a)(request(freshIp(), challengeParams(license, { client_id: clientId })));
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).error_description).toMatch(/^too many requests for this client/);
+    }
+  });
+
   it("counts IPv6 callers per /64", async () => {
     const license = await registerLicense();
     for (let i = 0; i < 5; i++) expect((await generateOn(a)(request(`2001:db8:77:1::${i + 1}`, challengeParams(license)))).status).toBe(200);
