@@ -138,6 +138,7 @@ const envSchema = z.object({
   PENDING_CHALLENGES_PER_ADDRESS: positiveInt("100"),
   PENDING_CHALLENGES_PER_CLIENT: positiveInt("5000"),
   PENDING_CHALLENGES_PER_IP: positiveInt("1000"),
+  PENDING_CHALLENGES_TOTAL: positiveInt("200000"),
   PENDING_LOGINS_PER_IP: positiveInt("200"),
   PROTOCOL_DISPATCH: z.enum(["direct", "next"], "expected direct or next").default("direct"),
 });
@@ -198,9 +199,10 @@ export type Config = {
   rateLimits: { perIp: RateLimit; perClient: RateLimit; adminSignIn: RateLimit };
   /**
    * Caps on rows left waiting: unused Flow A challenges (a caller over its cap is refused, an address
-   * or client over its own loses its oldest) and unfinished logins.
+   * or client over its own loses its oldest, housekeeping trims them all to the total) and
+   * unfinished logins.
    */
-  pendingCaps: { challengesPerAddress: number; challengesPerClient: number; challengesPerIp: number; loginsPerIp: number };
+  pendingCaps: { challengesPerAddress: number; challengesPerClient: number; challengesPerIp: number; challengesTotal: number; loginsPerIp: number };
   /**
    * Who answers the protocol endpoints in production: `direct`, their route handlers called by
    * Keyfob's server without Next.js's request pipeline (server/protocol-routes.ts), or `next`.
@@ -273,6 +275,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       challengesPerAddress: e.PENDING_CHALLENGES_PER_ADDRESS,
       challengesPerClient: e.PENDING_CHALLENGES_PER_CLIENT,
       challengesPerIp: e.PENDING_CHALLENGES_PER_IP,
+      challengesTotal: e.PENDING_CHALLENGES_TOTAL,
       loginsPerIp: e.PENDING_LOGINS_PER_IP,
     },
     protocolDispatch: e.PROTOCOL_DISPATCH,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
 import type { Database } from "@/lib/db/client";
 import { sweepExpired } from "@/lib/housekeeping";
 import { isolatedDatabase } from "./support/database";
@@ -23,8 +24,25 @@ it("deletes single-use rows a day after they expire and audit events past their 
   await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 31) } });
   await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 29) } });
 
-  expect(await sweepExpired(db, 30 * 86400, now)).toBe(3);
+  expect(await sweepExpired(db, { ...loadConfig(), auditRetention: 30 * 86400 }, now)).toBe(3);
   expect((await db.challenge.findMany()).map((c) => c.stateHash)).toEqual(["recent"]);
   expect((await db.issuedToken.findMany()).map((t) => t.jti)).toEqual(["live"]);
   expect((await db.auditEvent.findMany()).map((e) => e.at)).toEqual([ago(24 * 29)]); // AUDIT_RETENTION of 30 days
+});
+
+it("keeps the newest PENDING_CHALLENGES_TOTAL unused challenges, and every used one", async () => {
+  await db.challenge.deleteMany();
+  const now = new Date("2030-06-01T00:00:00Z");
+  const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+  const challenge = (stateHash: string, expiresAt: Date, usedAt?: Date) =>
+    db.challenge.create({ data: { stateHash, clientId: "c", domain: "d", address: "a", scope: "openid", message: "m", expiresAt, usedAt } });
+  for (let i = 1; i <= 6; i++) await challenge(`unused-${i}`, at(i - 3)); // two of them expired
+  await challenge("used-old", at(-5), at(-15));
+  await challenge("used-new", at(9), at(-1));
+
+  const config = loadConfig();
+  expect(await sweepExpired(db, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(3);
+  const kept = await db.challenge.findMany({ orderBy: { stateHash: "asc" } });
+  expect(kept.map((c) => c.stateHash)).toEqual(["unused-4", "unused-5", "unused-6", "used-new", "used-old"]);
+  expect(await sweepExpired(db, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(0);
 });
