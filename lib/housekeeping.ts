@@ -6,18 +6,23 @@ import { log } from "./log";
 const RETENTION_MS = 24 * 3600_000;
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
 
-/** What the sweep keeps: audit events for AUDIT_RETENTION, and at most PENDING_CHALLENGES_TOTAL unused challenges. */
-export type SweepSettings = Pick<Config, "auditRetention" | "pendingCaps">;
+/**
+ * What the sweep needs: how long audit events are kept, how many unused challenges, and when an
+ * idle login session has ended.
+ */
+export type SweepSettings = Pick<Config, "auditRetention" | "pendingCaps" | "sessionIdleTtl">;
 
 /**
- * Deletes challenges, interactions, codes and token records that expired more than a day ago, spent
- * rate-limit counters, and audit events older than the retention (AUDIT_RETENTION, in seconds).
+ * Deletes challenges, interactions, codes and token records that expired more than a day ago, login
+ * sessions that ended more than a day ago (expired, revoked, or idle past SESSION_IDLE_TTL: only
+ * live ones are shown or used, and the audit log keeps sign-ins and revocations), spent rate-limit
+ * counters, and audit events older than the retention (AUDIT_RETENTION, in seconds).
  * Refresh tokens go by family: a family's rows, used ones included, are kept until its last token
  * expired more than a day ago, so that a used token replayed while its family lives is still
  * recognised as reuse. Unused challenges beyond the newest PENDING_CHALLENGES_TOTAL go too: the
  * per-caller cap bounds each caller, this bounds how many callers together can leave.
  */
-export async function sweepExpired(db: Database, { auditRetention, pendingCaps }: SweepSettings, now = new Date()): Promise<number> {
+export async function sweepExpired(db: Database, { auditRetention, pendingCaps, sessionIdleTtl }: SweepSettings, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - RETENTION_MS);
   const where = { expiresAt: { lt: cutoff } };
   const [refreshTokens, unusedChallenges, ...deleted] = await db.$transaction([
@@ -33,6 +38,9 @@ export async function sweepExpired(db: Database, { auditRetention, pendingCaps }
     db.interaction.deleteMany({ where }),
     db.authorizationCode.deleteMany({ where }),
     db.issuedToken.deleteMany({ where }),
+    db.loginSession.deleteMany({
+      where: { OR: [where, { revokedAt: { lt: cutoff } }, { lastSeenAt: { lt: new Date(cutoff.getTime() - sessionIdleTtl * 1000) } }] },
+    }),
     db.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
     db.auditEvent.deleteMany({ where: { at: { lt: new Date(now.getTime() - auditRetention * 1000) } } }),
   ]);

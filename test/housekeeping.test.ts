@@ -46,3 +46,25 @@ it("keeps the newest PENDING_CHALLENGES_TOTAL unused challenges, and every used 
   expect(kept.map((c) => c.stateHash)).toEqual(["unused-4", "unused-5", "unused-6", "used-new", "used-old"]);
   expect(await sweepExpired(db, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(0);
 });
+
+it("deletes login sessions a day after they ended: expired, revoked or idle too long", async () => {
+  const now = new Date("2030-06-01T00:00:00Z");
+  const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);
+  const config = { ...loadConfig(), sessionIdleTtl: 3 * 86400 };
+  await db.account.create({ data: { id: "acct" } });
+  const session = (idHash: string, times: { lastSeenAt: Date; expiresAt: Date; revokedAt?: Date }) =>
+    db.loginSession.create({
+      data: { idHash, accountId: "acct", connector: "web3", subject: "0xabc", amr: "wallet", authTime: ago(24 * 10), ip: "203.0.113.9", userAgent: "test", ...times },
+    });
+  await session("expired-long-ago", { lastSeenAt: ago(26), expiresAt: ago(25) });
+  await session("expired-recently", { lastSeenAt: ago(24), expiresAt: ago(23) });
+  await session("revoked-long-ago", { lastSeenAt: ago(26), expiresAt: ago(-24 * 20), revokedAt: ago(25) });
+  await session("revoked-recently", { lastSeenAt: ago(26), expiresAt: ago(-24 * 20), revokedAt: ago(23) });
+  await session("idle-long-ago", { lastSeenAt: ago(24 * 3 + 25), expiresAt: ago(-24 * 20) });
+  await session("idle-recently", { lastSeenAt: ago(24 * 3 + 23), expiresAt: ago(-24 * 20) });
+  await session("live", { lastSeenAt: ago(1), expiresAt: ago(-24 * 20) });
+
+  expect(await sweepExpired(db, config, now)).toBe(3);
+  const kept = await db.loginSession.findMany({ orderBy: { idHash: "asc" } });
+  expect(kept.map((s) => s.idHash)).toEqual(["expired-recently", "idle-recently", "live", "revoked-recently"]);
+});
