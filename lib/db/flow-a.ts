@@ -30,8 +30,11 @@ export type ChallengeInsert = { enabled: boolean; domainRegistered: boolean; sto
  * check and the insert were two round trips (bench/README.md). The client and the address keep
  * their newest `caps.perClient` and `caps.perAddress` unused ones: older ones are deleted rather
  * than the new one refused, so a stranger's flood cannot lock anyone else out, only make its own
- * caller refused. Every count walks a partial index of unused challenges, bounded by its cap.
- * Says which condition failed, if one did.
+ * caller refused. Each cap walks a partial index of unused challenges no further than the cap,
+ * reading only what the index holds: the client's and the address's find the expiry of their
+ * cap-th newest, and only rows at or before it (ties too) are read and deleted. Those are listed
+ * once (ARRAY) and deleted by primary key: as `IN (...)` the generic plan listed them again for
+ * every unused challenge. Says which condition failed, if one did.
  */
 export async function insertChallenge(
   pool: pg.Pool,
@@ -48,10 +51,12 @@ export async function insertChallenge(
              SELECT 1 FROM client WHERE client.enabled AND client.domain_registered
                AND (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE ip = $12 AND used_at IS NULL AND expires_at > $9 LIMIT $13) AS p) < $13
            ), evicted AS (
-             DELETE FROM challenges WHERE EXISTS (SELECT 1 FROM accepted) AND used_at IS NULL AND state_hash IN (
-               (SELECT state_hash FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 ORDER BY expires_at DESC OFFSET $10 - 1)
+             DELETE FROM challenges WHERE EXISTS (SELECT 1 FROM accepted) AND state_hash = ANY (ARRAY(
+               SELECT state_hash FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 AND expires_at <= (
+                 SELECT expires_at FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 ORDER BY expires_at DESC OFFSET $10 - 1 LIMIT 1)
                UNION ALL
-               (SELECT state_hash FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 ORDER BY expires_at DESC OFFSET $11 - 1))
+               SELECT state_hash FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 AND expires_at <= (
+                 SELECT expires_at FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 ORDER BY expires_at DESC OFFSET $11 - 1 LIMIT 1)))
            ), stored AS (
              INSERT INTO challenges (state_hash, client_id, domain, address, scope, nonce, message, expires_at, ip)
              SELECT $1, $2, $3, $4, $5, $6, $7, $8, $12 FROM accepted
