@@ -147,6 +147,8 @@ const envSchema = z.object({
   RATE_LIMIT_ADMIN_SIGNIN: rateLimit("30/1m"),
   PENDING_CHALLENGES_PER_ADDRESS: positiveInt("100"),
   PENDING_CHALLENGES_PER_CLIENT: positiveInt("5000"),
+  PENDING_CHALLENGES_PER_IP: positiveInt("1000"),
+  PENDING_CHALLENGES_TOTAL: positiveInt("200000"),
   PENDING_LOGINS_PER_IP: positiveInt("200"),
   PROTOCOL_DISPATCH: z.enum(["direct", "next"], "expected direct or next").default("direct"),
 });
@@ -207,8 +209,12 @@ export type Config = {
   refreshTokenIdleTtl: number;
   refreshTokenMaxAge: number;
   rateLimits: { perIp: RateLimit; perClient: RateLimit; adminSignIn: RateLimit };
-  /** Caps on rows one caller can leave waiting: unused Flow A challenges and unfinished logins. */
-  pendingCaps: { challengesPerAddress: number; challengesPerClient: number; loginsPerIp: number };
+  /**
+   * Caps on rows left waiting: unused Flow A challenges (a caller over its cap is refused, an address
+   * or client over its own loses its oldest, housekeeping trims them all to the total) and
+   * unfinished logins.
+   */
+  pendingCaps: { challengesPerAddress: number; challengesPerClient: number; challengesPerIp: number; challengesTotal: number; loginsPerIp: number };
   /**
    * Who answers the protocol endpoints in production: `direct`, their route handlers called by
    * Keyfob's server without Next.js's request pipeline (server/protocol-routes.ts), or `next`.
@@ -284,6 +290,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pendingCaps: {
       challengesPerAddress: e.PENDING_CHALLENGES_PER_ADDRESS,
       challengesPerClient: e.PENDING_CHALLENGES_PER_CLIENT,
+      challengesPerIp: e.PENDING_CHALLENGES_PER_IP,
+      challengesTotal: e.PENDING_CHALLENGES_TOTAL,
       loginsPerIp: e.PENDING_LOGINS_PER_IP,
     },
     protocolDispatch: e.PROTOCOL_DISPATCH,

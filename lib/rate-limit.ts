@@ -1,6 +1,8 @@
 import type pg from "pg";
 import type { RateLimit } from "./config";
+import { normalizeClientId } from "./clients/registry";
 import type { Keyfob } from "./keyfob";
+import { addressBucket } from "./http/client-ip";
 import { describe } from "./http/respond";
 import { log } from "./log";
 import { rateLimited } from "./metrics";
@@ -25,20 +27,16 @@ export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip
 export function limitProtocolRequest({ pool, config }: Keyfob, endpoint: string, caller: { ip?: string; clientId?: string }): Promise<void> {
   const checks: LimitCheck[] = [];
   const { perIp, perClient } = config.rateLimits;
-  if (caller.ip && perIp) checks.push({ key: `ip:${rateLimitAddress(caller.ip)}`, limit: perIp, name: "ip" });
-  if (caller.clientId && perClient) checks.push({ key: `client:${caller.clientId}`, limit: perClient, name: "client" });
+  if (caller.ip && perIp) checks.push({ key: `ip:${addressBucket(caller.ip)}`, limit: perIp, name: "ip" });
+  // One budget per client however its id is spelled: a license address in any case.
+  if (caller.clientId && perClient) checks.push({ key: `client:${normalizeClientId(caller.clientId)}`, limit: perClient, name: "client" });
   return enforceRateLimits(pool, endpoint, checks);
 }
 
 /** Counts an admin sign-in step against the caller's address (RATE_LIMIT_ADMIN_SIGNIN, a budget of its own). */
 export function limitAdminSignIn({ pool, config }: Keyfob, ip: string | undefined): Promise<void> {
   const limit = config.rateLimits.adminSignIn;
-  return enforceRateLimits(pool, "admin_signin", ip && limit ? [{ key: `admin-signin:${rateLimitAddress(ip)}`, limit, name: "ip" }] : []);
-}
-
-/** IPv6 callers are limited per /64, the block one subscriber usually holds. */
-function rateLimitAddress(ip: string): string {
-  return ip.includes(":") ? `${ip.split(":").slice(0, 4).join(":")}::/64` : ip;
+  return enforceRateLimits(pool, "admin_signin", ip && limit ? [{ key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" }] : []);
 }
 
 type Counted = { key: string; hits: number; previous_hits: number; window: string };

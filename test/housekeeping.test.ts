@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
 import type { Database } from "@/lib/db/client";
 import { sweepExpired } from "@/lib/housekeeping";
 import { isolatedDatabase } from "./support/database";
@@ -23,8 +24,47 @@ it("deletes single-use rows a day after they expire and audit events past their 
   await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 31) } });
   await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 29) } });
 
-  expect(await sweepExpired(db, 30 * 86400, now)).toBe(3);
+  expect(await sweepExpired(db, { ...loadConfig(), auditRetention: 30 * 86400 }, now)).toBe(3);
   expect((await db.challenge.findMany()).map((c) => c.stateHash)).toEqual(["recent"]);
   expect((await db.issuedToken.findMany()).map((t) => t.jti)).toEqual(["live"]);
   expect((await db.auditEvent.findMany()).map((e) => e.at)).toEqual([ago(24 * 29)]); // AUDIT_RETENTION of 30 days
+});
+
+it("keeps the newest PENDING_CHALLENGES_TOTAL unused challenges, and every used one", async () => {
+  await db.challenge.deleteMany();
+  const now = new Date("2030-06-01T00:00:00Z");
+  const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+  const challenge = (stateHash: string, expiresAt: Date, usedAt?: Date) =>
+    db.challenge.create({ data: { stateHash, clientId: "c", domain: "d", address: "a", scope: "openid", message: "m", expiresAt, usedAt } });
+  for (let i = 1; i <= 6; i++) await challenge(`unused-${i}`, at(i - 3)); // two of them expired
+  await challenge("used-old", at(-5), at(-15));
+  await challenge("used-new", at(9), at(-1));
+
+  const config = loadConfig();
+  expect(await sweepExpired(db, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(3);
+  const kept = await db.challenge.findMany({ orderBy: { stateHash: "asc" } });
+  expect(kept.map((c) => c.stateHash)).toEqual(["unused-4", "unused-5", "unused-6", "used-new", "used-old"]);
+  expect(await sweepExpired(db, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(0);
+});
+
+it("deletes login sessions a day after they ended: expired, revoked or idle too long", async () => {
+  const now = new Date("2030-06-01T00:00:00Z");
+  const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);
+  const config = { ...loadConfig(), sessionIdleTtl: 3 * 86400 };
+  await db.account.create({ data: { id: "acct" } });
+  const session = (idHash: string, times: { lastSeenAt: Date; expiresAt: Date; revokedAt?: Date }) =>
+    db.loginSession.create({
+      data: { idHash, accountId: "acct", connector: "web3", subject: "0xabc", amr: "wallet", authTime: ago(24 * 10), ip: "203.0.113.9", userAgent: "test", ...times },
+    });
+  await session("expired-long-ago", { lastSeenAt: ago(26), expiresAt: ago(25) });
+  await session("expired-recently", { lastSeenAt: ago(24), expiresAt: ago(23) });
+  await session("revoked-long-ago", { lastSeenAt: ago(26), expiresAt: ago(-24 * 20), revokedAt: ago(25) });
+  await session("revoked-recently", { lastSeenAt: ago(26), expiresAt: ago(-24 * 20), revokedAt: ago(23) });
+  await session("idle-long-ago", { lastSeenAt: ago(24 * 3 + 25), expiresAt: ago(-24 * 20) });
+  await session("idle-recently", { lastSeenAt: ago(24 * 3 + 23), expiresAt: ago(-24 * 20) });
+  await session("live", { lastSeenAt: ago(1), expiresAt: ago(-24 * 20) });
+
+  expect(await sweepExpired(db, config, now)).toBe(3);
+  const kept = await db.loginSession.findMany({ orderBy: { idHash: "asc" } });
+  expect(kept.map((s) => s.idHash)).toEqual(["expired-recently", "idle-recently", "live", "revoked-recently"]);
 });

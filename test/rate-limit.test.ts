@@ -3,16 +3,17 @@
  * connection pool, as two processes have) share one budget per address and per client, a request
  * that cannot be counted is refused, and one caller cannot pile up unused challenges or logins.
  */
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateChallenge } from "@/lib/actions/generate-challenge";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { loadConfig, type Config } from "@/lib/config";
 import { createStorage } from "@/lib/db/client";
-import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
+import { CLIENT_IP_HEADER, clientIp } from "@/lib/http/client-ip";
 import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { secondsUntilAllowed } from "@/lib/rate-limit";
-import { challengeParams, ISSUER, registerLicense, submit } from "./support/flow-a";
+import { challengeParams, expectError, ISSUER, registerLicense, submit, type License } from "./support/flow-a";
 import { emptyDatabase } from "./support/database";
 
 const limits = (overrides: Partial<Config["rateLimits"]> = {}): Partial<Config> => ({
@@ -34,7 +35,7 @@ beforeAll(() => {
 afterAll(() => Promise.all(instances.map((k) => k.close())));
 
 /** generate_challenge exactly as the route serves it, on one instance. */
-const generateOn = (k: Keyfob) => endpoint("generate_challenge", (on, _, params) => generateChallenge(on, params), () => k);
+const generateOn = (k: Keyfob) => endpoint("generate_challenge", (on, request, params) => generateChallenge(on, params, { ip: clientIp(request) }), () => k);
 
 let nextAddress = 1;
 /** A caller address of its own per test (TEST-NET-3), so tests do not share budgets. */
@@ -85,6 +86,20 @@ describe("rate limits shared by instances", () => {
     expect((await refused.json()).error_description).toMatch(/^too many requests for this client; retry after \d+ seconds$/);
   });
 
+  it("counts every spelling of a license address as one client", async () => {
+    const license = await registerLicense();
+    const spellings = [license.clientId, license.clientId.toLowerCase(), `0x${license.clientId.slice(2).toUpperCase()}`];
+    for (let i = 0; i < 8; i++) {
+      const params = challengeParams(license, { client_id: spellings[i % 3] });
+      expect((await generateOn(i % 2 ? b : a)(request(freshIp(), params))).status).toBe(200);
+    }
+    for (const clientId of spellings) {
+      const refused = await generateOn(a)(request(freshIp(), challengeParams(license, { client_id: clientId })));
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).error_description).toMatch(/^too many requests for this client/);
+    }
+  });
+
   it("counts IPv6 callers per /64", async () => {
     const license = await registerLicense();
     for (let i = 0; i < 5; i++) expect((await generateOn(a)(request(`2001:db8:77:1::${i + 1}`, challengeParams(license)))).status).toBe(200);
@@ -127,31 +142,94 @@ describe("failing closed", () => {
 });
 
 describe("caps on what one caller can leave waiting", () => {
-  it("caps unused challenges per address, and frees a slot when one is used", async () => {
-    const capped = instance({ ...limits({ perIp: undefined, perClient: undefined }), pendingCaps: { challengesPerAddress: 3, challengesPerClient: 1000, loginsPerIp: 1000 } });
-    instances.push(capped);
-    const license = await registerLicense();
-    const generate = () => generateChallenge(capped, new Map(Object.entries(challengeParams(license))));
-    const issued = [await generate(), await generate(), await generate()];
-    await expect(generate()).rejects.toMatchObject({ status: 429, code: "temporarily_unavailable" });
-    const [first] = issued;
-    expect((await submit(license, first.state, await license.owner.signMessage({ message: first.challenge }))).status).toBe(200);
-    expect((await generate()).state).toMatch(/^[\w-]{43}$/);
-    await expect(generate()).rejects.toMatchObject({ status: 429 });
+  /** An instance with only these caps on unused challenges binding (the rate limits off). */
+  function capped(caps: Partial<Config["pendingCaps"]>): Keyfob {
+    const k = instance({ ...limits({ perIp: undefined, perClient: undefined }), pendingCaps: { ...loadConfig().pendingCaps, ...caps } });
+    instances.push(k);
+    return k;
+  }
+  const pending = (where: { address?: string; clientId?: string }) => a.db.challenge.count({ where: { ...where, usedAt: null, expiresAt: { gt: new Date() } } });
+  const generated = async (response: Response): Promise<{ state: string; challenge: string }> => {
+    expect(response.status).toBe(200);
+    return response.json();
+  };
+  const signed = async (license: License, { state, challenge }: { state: string; challenge: string }) =>
+    submit(license, state, await license.owner.signMessage({ message: challenge }));
+  const otherAddress = () => privateKeyToAccount(generatePrivateKey()).address;
+
+  it("lets an address log in after a stranger flooded it through another client", async () => {
+    const k = capped({ challengesPerAddress: 3 });
+    const [victim, stranger] = [await registerLicense(), await registerLicense()];
+    const flooder = freshIp();
+    for (let i = 0; i < 10; i++) await generated(await generateOn(k)(request(flooder, challengeParams(stranger, { address: victim.clientId }))));
+    expect(await pending({ address: victim.clientId })).toBe(3);
+    const own = await generated(await generateOn(k)(request(freshIp(), challengeParams(victim))));
+    expect((await signed(victim, own)).status).toBe(200);
   });
 
-  it("caps unused challenges per client, whatever the address", async () => {
-    const capped = instance({ ...limits({ perIp: undefined, perClient: undefined }), pendingCaps: { challengesPerAddress: 1000, challengesPerClient: 2, loginsPerIp: 1000 } });
-    instances.push(capped);
+  it("refuses a caller over its own cap, and nobody else", async () => {
+    const k = capped({ challengesPerIp: 3 });
+    const victim = await registerLicense();
+    const flooder = freshIp();
+    const flood = () => generateOn(k)(request(flooder, challengeParams(victim, { address: otherAddress() })));
+    for (let i = 0; i < 3; i++) await generated(await flood());
+    const refused = await flood();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect((await refused.json()).error_description).toBe("too many unused challenges from this address; use or let them expire; retry after 60 seconds");
+    expect((await generateOn(k)(request(flooder, challengeParams(victim)))).status).toBe(429);
+    const own = await generated(await generateOn(k)(request(freshIp(), challengeParams(victim))));
+    expect((await signed(victim, own)).status).toBe(200);
+  });
+
+  it("lets a client's backend log in after strangers flooded the client from many addresses", async () => {
+    const k = capped({ challengesPerClient: 3 });
+    const backend = await registerLicense();
+    for (let i = 0; i < 8; i++) await generated(await generateOn(k)(request(freshIp(), challengeParams(backend, { address: otherAddress() }))));
+    expect(await pending({ clientId: backend.clientId })).toBe(3);
+    const own = await generated(await generateOn(k)(request(freshIp(), challengeParams(backend))));
+    expect((await signed(backend, own)).status).toBe(200);
+    expect(await pending({ clientId: backend.clientId })).toBe(2);
+  });
+
+  it("keeps an address's newest unused challenges: a new one pushes out the oldest, used ones do not count", async () => {
+    const k = capped({ challengesPerAddress: 3 });
     const license = await registerLicense();
-    const other = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
-    await generateChallenge(capped, new Map(Object.entries(challengeParams(license, { address: other(1) }))));
-    await generateChallenge(capped, new Map(Object.entries(challengeParams(license, { address: other(2) }))));
-    await expect(generateChallenge(capped, new Map(Object.entries(challengeParams(license, { address: other(3) }))))).rejects.toMatchObject({ status: 429 });
+    const generate = async () => generated(await generateOn(k)(request(freshIp(), challengeParams(license))));
+    const issued = [await generate(), await generate(), await generate()];
+    expect((await signed(license, issued[1])).status).toBe(200);
+    issued.push(await generate()); // 3 unused again: none pushed out
+    expect(await pending({ address: license.clientId })).toBe(3);
+    issued.push(await generate()); // the oldest unused one, issued[0], makes room
+    expect(await pending({ address: license.clientId })).toBe(3);
+    await expectError(await signed(license, issued[0]), 400, "invalid_grant");
+    for (const kept of issued.slice(2)) expect((await signed(license, kept)).status).toBe(200);
+  });
+
+  it("keeps a client's newest unused challenges, whatever the address", async () => {
+    const k = capped({ challengesPerClient: 2 });
+    const license = await registerLicense();
+    const issued = [];
+    for (let i = 0; i < 3; i++) issued.push(await generated(await generateOn(k)(request(freshIp(), challengeParams(license, { address: otherAddress() })))));
+    expect(await pending({ clientId: license.clientId })).toBe(2);
+    const [oldest] = issued;
+    expect((await expectError(await signed(license, oldest), 400, "invalid_grant")).error_description).toBe("unknown state");
+  });
+
+  it("counts a caller's unused challenges per IPv6 /64, and frees a slot when one is used", async () => {
+    const k = capped({ challengesPerIp: 2 });
+    const license = await registerLicense();
+    const from = (ip: string) => generateOn(k)(request(ip, challengeParams(license)));
+    const first = await generated(await from("2001:db8:99:1::1"));
+    await generated(await from("2001:db8:99:1:ffff::2"));
+    expect((await from("2001:db8:99:1::1:2:3:4")).status).toBe(429);
+    expect((await from("2001:db8:99:2::1")).status).toBe(200);
+    expect((await signed(license, first)).status).toBe(200);
+    expect((await from("2001:db8:99:1::3")).status).toBe(200);
   });
 
   it("caps unfinished logins per address: the application gets temporarily_unavailable", async () => {
-    const capped = instance({ pendingCaps: { challengesPerAddress: 100, challengesPerClient: 100, loginsPerIp: 2 } });
+    const capped = instance({ pendingCaps: { ...loadConfig().pendingCaps, loginsPerIp: 2 } });
     instances.push(capped);
     const license = await registerLicense();
     const query = () =>

@@ -483,7 +483,7 @@ describe("housekeeping", () => {
     await token("live-2", "live", ago(-24));
     await token("recent-1", "recent", ago(23));
 
-    expect(await sweepExpired(db, 365 * 86400, now)).toBe(2);
+    expect(await sweepExpired(db, loadConfig(), now)).toBe(2);
     expect((await db.refreshToken.findMany({ orderBy: { tokenHash: "asc" } })).map((t) => t.tokenHash)).toEqual(["live-1", "live-2", "recent-1"]);
   });
 });

@@ -1,6 +1,7 @@
 import { getAddress, type Address } from "viem";
 import { normalizeClientId } from "../clients/registry";
 import { insertChallenge } from "../db/flow-a";
+import { addressBucket } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidRequest, OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
@@ -15,9 +16,11 @@ export type ChallengeResponse = { state: string; challenge: string };
 /**
  * Flow A, step 1 (`/auth/web3/generate_challenge`): an EIP-4361 challenge for `address` to sign,
  * and the single-use state that redeems it. The client is checked in the statement that stores
- * the challenge (one round trip), and refused before the pending caps are.
+ * the challenge (one round trip), and refused before the pending caps are. Of the caps on unused
+ * challenges only the caller's own (`caller.ip`, the address the request came from) refuses: the
+ * address's and the client's make room by dropping their oldest, since anyone may name them.
  */
-export async function generateChallenge({ config, pool }: Keyfob, params: Params): Promise<ChallengeResponse> {
+export async function generateChallenge({ config, pool }: Keyfob, params: Params, caller: { ip?: string } = {}): Promise<ChallengeResponse> {
   const clientId = normalizeClientId(required(params, "client_id"));
   const domain = required(params, "domain");
   const scope = parseScope(required(params, "scope"));
@@ -45,15 +48,16 @@ export async function generateChallenge({ config, pool }: Keyfob, params: Params
       nonce,
       message: challenge,
       expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
+      ip: caller.ip ? addressBucket(caller.ip) : undefined,
     },
-    { perClient: config.pendingCaps.challengesPerClient, perAddress: config.pendingCaps.challengesPerAddress },
+    { perClient: config.pendingCaps.challengesPerClient, perAddress: config.pendingCaps.challengesPerAddress, perIp: config.pendingCaps.challengesPerIp },
     now,
   );
   if (!stored.enabled) throw invalidClient("unknown or disabled client");
   if (!stored.domainRegistered) throw invalidRequest("domain is not a redirect URI registered for this client");
   if (!stored.stored) {
     rateLimited.inc({ endpoint: "generate_challenge", limit: "pending_challenges" });
-    throw tooManyRequests(60, "too many unused challenges for this client or address; use or let them expire");
+    throw tooManyRequests(60, "too many unused challenges from this address; use or let them expire");
   }
   return { state, challenge };
 }

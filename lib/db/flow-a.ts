@@ -17,34 +17,57 @@ export type NewChallenge = {
   nonce?: string;
   message: string;
   expiresAt: Date;
+  /** The caller's address bucket (addressBucket), when known. */
+  ip?: string;
 };
 
-/** What storing a challenge found: whether the client exists and is enabled, has the domain, and was under the caps (stored). */
+/** What storing a challenge found: whether the client exists and is enabled, has the domain, and whether the caller was under its cap (stored). */
 export type ChallengeInsert = { enabled: boolean; domainRegistered: boolean; stored: boolean };
 
 /**
- * Stores a challenge if its client exists, is enabled and has `domain` as a redirect URI, and
- * neither the client nor the address already has `caps` unused, unexpired ones (counted up to the
- * cap only, on partial indexes), in one statement: the client check and the insert were two round
- * trips (bench/README.md). Says which condition failed, if one did.
+ * Stores a challenge if its client exists, is enabled and has `domain` as a redirect URI, and the
+ * caller (`ip`) has fewer than `caps.perIp` unused, unexpired ones, in one statement: the client
+ * check and the insert were two round trips (bench/README.md). The client and the address keep
+ * their newest `caps.perClient` and `caps.perAddress` unused ones: older ones are deleted rather
+ * than the new one refused, so a stranger's flood cannot lock anyone else out, only make its own
+ * caller refused. Each cap walks a partial index of unused challenges no further than the cap,
+ * reading only what the index holds: the client's and the address's find the expiry of their
+ * cap-th newest, and only rows at or before it (ties too) are read and deleted. Those are listed
+ * once (ARRAY) and deleted by primary key: as `IN (...)` the generic plan listed them again for
+ * every unused challenge. Says which condition failed, if one did.
  */
-export async function insertChallenge(pool: pg.Pool, c: NewChallenge, caps: { perClient: number; perAddress: number }, now = new Date()): Promise<ChallengeInsert> {
+export async function insertChallenge(
+  pool: pg.Pool,
+  c: NewChallenge,
+  caps: { perClient: number; perAddress: number; perIp: number },
+  now = new Date(),
+): Promise<ChallengeInsert> {
   const { rows } = await pool.query<ChallengeInsert>({
     name: "keyfob_insert_challenge",
     text: `WITH client AS (
              SELECT c.enabled, EXISTS (SELECT 1 FROM redirect_uris r WHERE r.client_id = c.id AND r.uri = $3) AS domain_registered
              FROM clients c WHERE c.id = $2
+           ), accepted AS (
+             SELECT 1 FROM client WHERE client.enabled AND client.domain_registered
+               AND (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE ip = $12 AND used_at IS NULL AND expires_at > $9 LIMIT $13) AS p) < $13
+           ), evicted AS (
+             DELETE FROM challenges WHERE EXISTS (SELECT 1 FROM accepted) AND state_hash = ANY (ARRAY(
+               SELECT state_hash FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 AND expires_at <= (
+                 SELECT expires_at FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 ORDER BY expires_at DESC OFFSET $10 - 1 LIMIT 1)
+               UNION ALL
+               SELECT state_hash FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 AND expires_at <= (
+                 SELECT expires_at FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 ORDER BY expires_at DESC OFFSET $11 - 1 LIMIT 1)))
            ), stored AS (
-             INSERT INTO challenges (state_hash, client_id, domain, address, scope, nonce, message, expires_at)
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8 FROM client
-             WHERE client.enabled AND client.domain_registered
-               AND (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE client_id = $2 AND used_at IS NULL AND expires_at > $9 LIMIT $10) AS p) < $10
-               AND (SELECT count(*) FROM (SELECT 1 FROM challenges WHERE address = $4 AND used_at IS NULL AND expires_at > $9 LIMIT $11) AS p) < $11
+             INSERT INTO challenges (state_hash, client_id, domain, address, scope, nonce, message, expires_at, ip)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $12 FROM accepted
              RETURNING 1
            )
            SELECT COALESCE((SELECT enabled FROM client), false) AS enabled,
                   COALESCE((SELECT domain_registered FROM client), false) AS "domainRegistered", EXISTS (SELECT 1 FROM stored) AS stored`,
-    values: [c.stateHash, c.clientId, c.domain, c.address, c.scope, c.nonce ?? null, c.message, utc(c.expiresAt), utc(now), caps.perClient, caps.perAddress],
+    values: [
+      c.stateHash, c.clientId, c.domain, c.address, c.scope, c.nonce ?? null, c.message, utc(c.expiresAt), utc(now),
+      caps.perClient, caps.perAddress, c.ip ?? null, caps.perIp,
+    ],
   });
   return rows[0];
 }

@@ -41,6 +41,18 @@ export function normalizeAddress(address: string): string {
   return parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address().toString() : parsed.toString();
 }
 
+/**
+ * What limits count a caller under: an IPv4 address as it is, an IPv6 address by its /64 (the
+ * first 64 bits of the parsed address, the block one subscriber usually holds), written as
+ * `2001:db8::/64`. IPv4-mapped IPv6 counts as its IPv4 address.
+ */
+export function addressBucket(ip: string): string {
+  const address = normalizeAddress(ip);
+  if (!ipaddr.IPv6.isValid(address)) return address;
+  const parts = ipaddr.IPv6.parse(address).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
+}
+
 /** The caller's address as the server vouched for it, or undefined outside Keyfob's server (tests calling handlers). */
 export function clientIp(request: Request): string | undefined {
   return request.headers.get(CLIENT_IP_HEADER) ?? undefined;
