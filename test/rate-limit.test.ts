@@ -250,6 +250,11 @@ describe("caps on what one caller can leave waiting", () => {
     const params = new URL(refused.location).searchParams;
     expect([params.get("error"), params.get("state")]).toEqual(["temporarily_unavailable", "st"]);
     expect((await startAuthorization(capped, query(), { ip: freshIp() })).kind).toBe("login");
+    // IPv6 callers count per /64: two more addresses of one block are the same caller.
+    expect((await startAuthorization(capped, query(), { ip: "2001:db8:77:1::1" })).kind).toBe("login");
+    expect((await startAuthorization(capped, query(), { ip: "2001:db8:77:1::2" })).kind).toBe("login");
+    expect((await startAuthorization(capped, query(), { ip: "2001:db8:77:1:ffff::3" })).kind).toBe("redirect");
+    expect((await startAuthorization(capped, query(), { ip: "2001:db8:77:2::1" })).kind).toBe("login");
   });
 });
 

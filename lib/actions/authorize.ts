@@ -1,5 +1,6 @@
 import type { LoginIdentity } from "../accounts/accounts";
 import { normalizeClientId } from "../clients/registry";
+import { addressBucket } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
 import { ADMIN_CLIENT_ID } from "../admin/session";
 import { errorDescription, invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
@@ -119,16 +120,18 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
     return { kind: "redirect", location: await issueAuthorizationCode(keyfob, request, session.identity, session) };
   }
   const now = new Date();
-  if (context.ip) {
+  // Counted per caller as the rate limits count them (an IPv6 caller by its /64).
+  const caller = context.ip ? addressBucket(context.ip) : null;
+  if (caller) {
     const cap = config.pendingCaps.loginsPerIp;
-    const pending = await db.interaction.count({ where: { ip: context.ip, completedAt: null, expiresAt: { gt: now } }, take: cap });
+    const pending = await db.interaction.count({ where: { ip: caller, completedAt: null, expiresAt: { gt: now } }, take: cap });
     if (pending >= cap) {
       rateLimited.inc({ endpoint: "authorize", limit: "pending_logins" });
       return respond({ error: "temporarily_unavailable", error_description: "too many unfinished sign-ins from this address; finish or wait for them to expire" });
     }
   }
   const interaction = await db.interaction.create({
-    data: { id: randomOpaque(), ...request, walletNonce: generateNonce(), ip: context.ip ?? null, expiresAt: new Date(now.getTime() + INTERACTION_TTL_MS) },
+    data: { id: randomOpaque(), ...request, walletNonce: generateNonce(), ip: caller, expiresAt: new Date(now.getTime() + INTERACTION_TTL_MS) },
   });
   return {
     kind: "login",
