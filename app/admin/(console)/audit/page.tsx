@@ -5,32 +5,14 @@
  */
 import type { Metadata } from "next";
 import Link from "next/link";
-import type { ReactNode } from "react";
 import { AuditRows } from "@/components/admin/audit-rows";
-import { button, Card, EmptyState, inputClass, PageHeader, Pagination, Table, th } from "@/components/admin/ui";
+import { FilterField, filterControl } from "@/components/admin/filter-field";
+import { button, Card, EmptyState, PageHeader, Pagination, Table, th } from "@/components/admin/ui";
 import { auditEvents } from "@/lib/admin/operations";
 import { ACTION_CHOICES, OUTCOME_CHOICES, parseAuditQuery, type AuditQuery } from "../../_lib/audit-filter";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Audit log" };
-
-const label = "mb-1 block text-sm font-medium text-slate-800";
-
-function FilterField({ name, title, error, children }: { name: keyof AuditQuery; title: string; error?: string; children: ReactNode }) {
-  return (
-    <div>
-      <label htmlFor={`audit-${name}`} className={label}>
-        {title}
-      </label>
-      {children}
-      {error && (
-        <p id={`audit-${name}-error`} className="mt-1 text-sm font-medium text-red-700">
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
 
 export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
@@ -41,14 +23,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const active = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ""));
   const href = (page: number) => `/admin/audit?${new URLSearchParams({ ...active, page: String(page) })}`;
   const exportHref = `/admin/audit/export?${new URLSearchParams(active)}`;
-  const field = (name: keyof AuditQuery) => ({
-    id: `audit-${name}`,
-    name,
-    defaultValue: values[name],
-    "aria-invalid": errors[name] ? true : undefined,
-    "aria-describedby": errors[name] ? `audit-${name}-error` : undefined,
-    className: inputClass,
-  });
+  const field = (name: keyof AuditQuery) => filterControl(`audit-${name}`, name, values[name], errors[name]);
 
   return (
     <>
@@ -65,7 +40,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
       />
       <Card>
         <form action="/admin/audit" aria-label="Filter the audit log" className="mb-5 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
-          <FilterField name="action" title="Action" error={errors.action}>
+          <FilterField id="audit-action" title="Action" error={errors.action}>
             <select {...field("action")}>
               {ACTION_CHOICES.map((choice) => (
                 <option key={choice.value} value={choice.value}>
@@ -75,7 +50,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
               {values.action && !ACTION_CHOICES.some((c) => c.value === values.action) && <option value={values.action}>{values.action}</option>}
             </select>
           </FilterField>
-          <FilterField name="outcome" title="Outcome" error={errors.outcome}>
+          <FilterField id="audit-outcome" title="Outcome" error={errors.outcome}>
             <select {...field("outcome")}>
               <option value="">Any outcome</option>
               {OUTCOME_CHOICES.map((choice) => (
@@ -86,16 +61,16 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
               {values.outcome && !OUTCOME_CHOICES.some((c) => c.value === values.outcome) && <option value={values.outcome}>{values.outcome}</option>}
             </select>
           </FilterField>
-          <FilterField name="client" title="Client ID" error={errors.client}>
+          <FilterField id="audit-client" title="Client ID" error={errors.client}>
             <input {...field("client")} placeholder="Any client" autoComplete="off" spellCheck={false} />
           </FilterField>
-          <FilterField name="account" title="Account address" error={errors.account}>
+          <FilterField id="audit-account" title="Account address" error={errors.account}>
             <input {...field("account")} placeholder="Any account (0x…)" autoComplete="off" spellCheck={false} />
           </FilterField>
-          <FilterField name="from" title="From (UTC day)" error={errors.from}>
+          <FilterField id="audit-from" title="From (UTC day)" error={errors.from}>
             <input {...field("from")} type="date" />
           </FilterField>
-          <FilterField name="to" title="To (UTC day, inclusive)" error={errors.to}>
+          <FilterField id="audit-to" title="To (UTC day, inclusive)" error={errors.to}>
             <input {...field("to")} type="date" />
           </FilterField>
           <div className="flex gap-2 sm:col-span-2 lg:col-span-3">

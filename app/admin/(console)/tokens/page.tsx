@@ -6,8 +6,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ConfirmAction } from "@/components/admin/confirm";
+import { FilterField, filterControl } from "@/components/admin/filter-field";
 import { CopyableId } from "@/components/admin/id";
-import { button, Card, DateText, EmptyState, inputClass, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
+import { button, Card, DateText, EmptyState, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
 import { parseHolderQuery } from "@/lib/admin/filters";
 import { listActiveTokens, listRefreshGrants } from "@/lib/admin/operations";
 import { normalizeClientId } from "@/lib/clients/registry";
@@ -79,48 +80,12 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
       />
       <Card>
         <form action="/admin/tokens" className="mb-5 grid gap-3 sm:grid-cols-[1fr_1fr_auto] sm:items-end" aria-label="Filter tokens">
-          <div>
-            <label htmlFor="tokens-client" className="mb-1 block text-sm font-medium text-slate-800">
-              Client ID
-            </label>
-            <input
-              id="tokens-client"
-              name="client"
-              defaultValue={clientInput}
-              className={inputClass}
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="Any client"
-              aria-invalid={errors.client ? true : undefined}
-              aria-describedby={errors.client ? "tokens-client-error" : undefined}
-            />
-            {errors.client && (
-              <p id="tokens-client-error" className="mt-1 text-sm font-medium text-red-700">
-                {errors.client}
-              </p>
-            )}
-          </div>
-          <div>
-            <label htmlFor="tokens-account" className="mb-1 block text-sm font-medium text-slate-800">
-              Account address
-            </label>
-            <input
-              id="tokens-account"
-              name="account"
-              defaultValue={accountInput}
-              className={inputClass}
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="Any account (0x…)"
-              aria-invalid={errors.account ? true : undefined}
-              aria-describedby={errors.account ? "tokens-account-error" : undefined}
-            />
-            {errors.account && (
-              <p id="tokens-account-error" className="mt-1 text-sm font-medium text-red-700">
-                {errors.account}
-              </p>
-            )}
-          </div>
+          <FilterField id="tokens-client" title="Client ID" error={errors.client}>
+            <input {...filterControl("tokens-client", "client", clientInput, errors.client)} autoComplete="off" spellCheck={false} placeholder="Any client" />
+          </FilterField>
+          <FilterField id="tokens-account" title="Account address" error={errors.account}>
+            <input {...filterControl("tokens-account", "account", accountInput, errors.account)} autoComplete="off" spellCheck={false} placeholder="Any account (0x…)" />
+          </FilterField>
           <div className="flex gap-2">
             <button type="submit" className={button.secondary}>
               Show
