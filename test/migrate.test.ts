@@ -41,3 +41,21 @@ it("leaves an up-to-date database alone, even while another session holds Prisma
   }
   expect(await appliedMigrations(url)).toEqual(before);
 });
+
+it("rolls a failed migration back whole, so the next start applies it again (no half-applied state)", { timeout: 60_000 }, async () => {
+  const url = await emptyDatabase("migrate_failure_test");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // Something in the way of the last migration's CREATE TABLE.
+    await client.query('CREATE TABLE "keyfob_changes" (in_the_way int)');
+    await expect(migrateDatabase(url)).rejects.toThrow(/keyfob_changes/);
+    const { rows } = await client.query("SELECT to_regclass('clients') IS NULL AS no_clients, to_regclass('_prisma_migrations') IS NULL AS no_record");
+    expect(rows[0]).toEqual({ no_clients: true, no_record: true });
+    await client.query('DROP TABLE "keyfob_changes"');
+  } finally {
+    await client.end();
+  }
+  await migrateDatabase(url);
+  expect((await appliedMigrations(url)).map((m) => m.migration_name)).toEqual(localMigrations());
+});

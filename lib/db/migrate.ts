@@ -1,60 +1,70 @@
-import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createHash, randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { log } from "../log";
 
-const require = createRequire(import.meta.url);
 const projectRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 const migrationsDir = path.join(projectRoot, "prisma/migrations");
 
-/** Keyfob's own lock around migrating, distinct from Prisma's, which gives up after 10 s (P1002). */
+/** Keyfob's migration lock (a transaction-level advisory lock), distinct from Prisma's. */
 const MIGRATION_LOCK_ID = 0x6b66_6d696772; // "kfmigr"
 
-/**
- * Beside Prisma's migrations, triggers that NOTIFY every instance of a change to a client, its
- * redirect URIs or its allowed origins (lib/clients/cache.ts keeps clients in memory on that
- * condition), whoever changes them. Versioned by name: a new version gets a new name.
- */
-const CLIENT_TRIGGER = "keyfob_client_change_v1";
-const CLIENT_TRIGGER_TABLES = ["clients", "redirect_uris", "allowed_origins"];
-const CLIENT_TRIGGER_SQL = `
-CREATE OR REPLACE FUNCTION ${CLIENT_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  -- The column naming the client: the trigger's argument (id on clients, client_id elsewhere).
-  old_id text := to_jsonb(OLD) ->> TG_ARGV[0];
-  new_id text := to_jsonb(NEW) ->> TG_ARGV[0];
-BEGIN
-  IF old_id IS NOT NULL THEN PERFORM pg_notify('keyfob_clients', old_id); END IF;
-  IF new_id IS NOT NULL AND new_id IS DISTINCT FROM old_id THEN PERFORM pg_notify('keyfob_clients', new_id); END IF;
-  RETURN NULL;
-END $$;
-${CLIENT_TRIGGER_TABLES.map((table) => `CREATE OR REPLACE TRIGGER ${CLIENT_TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${CLIENT_TRIGGER}('${table === "clients" ? "id" : "client_id"}');`).join("\n")}`;
+/** Prisma's migration table, as `prisma migrate deploy` creates it, so that `prisma migrate status` agrees. */
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+  "id" VARCHAR(36) PRIMARY KEY NOT NULL,
+  "checksum" VARCHAR(64) NOT NULL,
+  "finished_at" TIMESTAMPTZ,
+  "migration_name" VARCHAR(255) NOT NULL,
+  "logs" TEXT,
+  "rolled_back_at" TIMESTAMPTZ,
+  "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(),
+  "applied_steps_count" INTEGER NOT NULL DEFAULT 0
+)`;
 
 /**
- * Brings the database schema up to date. A database that already has every migration of this
- * checkout costs three small queries (start-up and CLI calls stay fast). Otherwise the caller waits, as long
- * as it takes, for Keyfob's migration lock, so instances starting together on an empty database
- * migrate one at a time instead of timing out on Prisma's own lock; the one holding the lock runs
- * `prisma migrate deploy`, the others find the schema up to date once they get it. Keyfob's
- * triggers are installed, under the same lock, after the migrations.
+ * Brings the database schema up to date with the migrations under prisma/migrations. A database
+ * that already has every one costs two small queries (start-up and CLI calls stay fast). Otherwise they are
+ * applied in ONE transaction that first takes Keyfob's transaction-level advisory lock, and recorded
+ * as Prisma records them (checksum: the file's SHA-256):
+ * - instances starting together migrate one at a time; the others wait for the lock, then find
+ *   nothing left to do;
+ * - it works through a transaction pooler (PgBouncer): a transaction keeps its server connection,
+ *   and the lock ends with the transaction, where a session lock (Prisma's own) could be taken on
+ *   one server connection and released on another, or never;
+ * - a migration that fails, or a process killed halfway, rolls back whole (PostgreSQL's DDL is
+ *   transactional): nothing is left half-applied to block the next start, which applies it again.
  */
 export async function migrateDatabase(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    if (await isUpToDate(client)) return;
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [MIGRATION_LOCK_ID]);
-    if (!rows[0].locked) {
-      log.info("waiting for another instance to finish migrating the database");
-      await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-    }
+    const pending = await pendingMigrations(client);
+    if (pending.length === 0) return;
+    await client.query("BEGIN");
     try {
-      if (!(await migrationsApplied(client))) await prismaMigrateDeploy(url);
-      if (!(await triggersInstalled(client))) await client.query(CLIENT_TRIGGER_SQL);
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]);
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS locked", [MIGRATION_LOCK_ID]);
+      if (!rows[0].locked) {
+        log.info("waiting for another instance to finish migrating the database");
+        await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_ID]);
+      }
+      await client.query(MIGRATIONS_TABLE);
+      for (const name of await pendingMigrations(client)) {
+        const script = readFileSync(path.join(migrationsDir, name, "migration.sql"));
+        await client.query(script.toString("utf8"));
+        // A row of an attempt that failed under `prisma migrate deploy` would keep `prisma migrate status` unhappy.
+        await client.query("DELETE FROM _prisma_migrations WHERE migration_name = $1 AND finished_at IS NULL", [name]);
+        await client.query(
+          `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
+           VALUES ($1, $2, $3, clock_timestamp(), clock_timestamp(), 1)`,
+          [randomUUID(), createHash("sha256").update(script).digest("hex"), name],
+        );
+        log.info("migration applied", { migration: name });
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
     }
   } finally {
     await client.end();
@@ -69,41 +79,13 @@ export function localMigrations(): string[] {
     .sort();
 }
 
-/** Whether every local migration is applied and Keyfob's triggers are installed. */
-async function isUpToDate(client: pg.Client): Promise<boolean> {
-  return (await triggersInstalled(client)) && (await migrationsApplied(client));
-}
-
-async function triggersInstalled(client: pg.Client): Promise<boolean> {
-  const { rows } = await client.query<{ count: number }>("SELECT count(*)::int AS count FROM pg_trigger WHERE tgname = $1", [CLIENT_TRIGGER]);
-  return rows[0].count === CLIENT_TRIGGER_TABLES.length;
-}
-
-/** Whether every local migration is recorded as applied (finished, not rolled back). */
-async function migrationsApplied(client: pg.Client): Promise<boolean> {
+/** The local migrations not recorded as applied (finished, not rolled back), in order. */
+async function pendingMigrations(client: pg.Client): Promise<string[]> {
   const { rows: table } = await client.query<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists");
-  if (!table[0].exists) return false;
+  if (!table[0].exists) return localMigrations();
   const { rows } = await client.query<{ migration_name: string }>(
     "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL",
   );
   const applied = new Set(rows.map((row) => row.migration_name));
-  return localMigrations().every((name) => applied.has(name));
-}
-
-function prismaMigrateDeploy(url: string): Promise<void> {
-  const cli = require.resolve("prisma/build/index.js");
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, "migrate", "deploy"], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: url, PRISMA_HIDE_UPDATE_MESSAGE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`prisma migrate deploy failed (exit ${code}):\n${output.replaceAll(url, "<DATABASE_URL>")}`)),
-    );
-  });
+  return localMigrations().filter((name) => !applied.has(name));
 }

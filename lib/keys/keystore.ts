@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import type { Database } from "../db/client";
-import type { Notifications } from "../db/notifications";
+import type { ChangeFeed } from "../db/notifications";
 import { log } from "../log";
 import { seal, unseal } from "./encryption";
 
@@ -72,7 +72,7 @@ export type KeyRevocation =
 
 export type KeyStoreOptions = {
   /** The instance's listening connection, on which to hear other instances' key changes; none: the periodic reload only. */
-  notifications?: Notifications;
+  notifications?: ChangeFeed;
 };
 
 /**
@@ -273,9 +273,9 @@ export class KeyStore {
     return this.revoked.size === 0 ? keys : keys.filter((key) => !this.revoked.has(key.kid));
   }
 
-  /** Tells every instance (this one too) about a change, when the transaction `tx` commits. */
+  /** Tells every instance (this one too) about a change, when the transaction `tx` commits (keyfob_changed: a NOTIFY, and a version for polling). */
   private async announce(tx: Pick<Database, "$executeRaw">, change: KeyChange) {
-    await tx.$executeRaw`SELECT pg_notify(${KEY_CHANNEL}, ${JSON.stringify(change)})`;
+    await tx.$executeRaw`SELECT keyfob_changed(${KEY_CHANNEL}, ${JSON.stringify(change)})`;
   }
 
   /**
