@@ -1,6 +1,6 @@
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import type { Config } from "./config";
+import { directDatabaseUrl, type Config } from "./config";
 import { readOrCreate, startEmbeddedPostgres } from "./db/embedded";
 import { migrateDatabase } from "./db/migrate";
 
@@ -14,7 +14,7 @@ export type Prepared = {
 /**
  * Gets Keyfob's storage ready. With DATABASE_URL, that server (shared by every instance); without
  * it, an embedded PostgreSQL under DATA_DIR and a development secret beside it, both kept across
- * restarts. Either way the migrations are applied.
+ * restarts. Either way the migrations are applied, on the direct connection when there is one.
  */
 export async function prepareStorage(config: Config): Promise<Prepared> {
   let stop = async () => {};
@@ -26,6 +26,6 @@ export async function prepareStorage(config: Config): Promise<Prepared> {
     secret ??= await readOrCreate(path.join(config.dataDir, "secret"), () => randomBytes(32).toString("base64url"));
   }
   if (!secret) throw new Error("KEYFOB_SECRET is required with DATABASE_URL");
-  await migrateDatabase(databaseUrl);
+  await migrateDatabase(directDatabaseUrl({ ...config, databaseUrl }) ?? databaseUrl);
   return { config: { ...config, databaseUrl, secret }, stop };
 }

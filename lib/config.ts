@@ -76,15 +76,18 @@ const rateLimit = (fallback: string) =>
       return { max, windowSeconds };
     });
 
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, "expected a postgresql:// connection URL");
+
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
 
 const envSchema = z.object({
   ISSUER_URL: secureUrl.default("http://localhost:3000").transform((url) => url.replace(/\/+$/, "")),
   PORT: positiveInt("3000"),
-  DATABASE_URL: optional(
-    z.string().regex(/^postgres(ql)?:\/\//, "expected a postgresql:// connection URL"),
-  ),
+  DATABASE_URL: optional(postgresUrl),
+  DATABASE_DIRECT_URL: optional(postgresUrl),
+  DATABASE_POOLED: optional(z.enum(["true", "false"], "expected true or false")),
+  DATABASE_PREPARED_STATEMENTS: optional(z.enum(["true", "false"], "expected true or false")),
   DATA_DIR: z.string().default(".data"),
   EMBEDDED_POSTGRES_PORT: positiveInt("54329"),
   KEYFOB_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)")),
@@ -160,8 +163,14 @@ export type Config = {
   /** The issuer URL, without a trailing slash; also the SIWE `URI`. */
   issuerUrl: string;
   port: number;
-  /** Unset: Keyfob runs an embedded PostgreSQL under `dataDir`. */
+  /** Unset: Keyfob runs an embedded PostgreSQL under `dataDir`. May be a transaction pooler (`databasePooled`). */
   databaseUrl?: string;
+  /** A direct connection (never a pooler) for migrations and LISTEN, when it is not databaseUrl (see directDatabaseUrl). */
+  databaseDirectUrl?: string;
+  /** databaseUrl goes through a transaction-mode pooler (PgBouncer): nothing on it may rely on session state. */
+  databasePooled: boolean;
+  /** Named (server-side) prepared statements on databaseUrl: off through a pooler unless it keeps them. */
+  preparedStatements: boolean;
   /** Absolute path of the local data folder (embedded database, development secret). */
   dataDir: string;
   embeddedPostgresPort: number;
@@ -222,6 +231,10 @@ export type Config = {
   protocolDispatch: "direct" | "next";
 };
 
+/** The direct connection: DATABASE_DIRECT_URL, else DATABASE_URL unless that goes through a pooler (then none). */
+export const directDatabaseUrl = (config: Pick<Config, "databaseUrl" | "databaseDirectUrl" | "databasePooled">): string | undefined =>
+  config.databaseDirectUrl ?? (config.databasePooled ? undefined : config.databaseUrl);
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -247,15 +260,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.RPC_QUORUM !== undefined && e.RPC_QUORUM > e.RPC_URL.length) {
     throw new ConfigError(`Invalid configuration:\n  RPC_QUORUM: ${e.RPC_QUORUM} is more than the ${e.RPC_URL.length} providers in RPC_URL`);
   }
+  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) {
+    throw new ConfigError("Invalid configuration:\n  DATABASE_DIRECT_URL: set DATABASE_URL too (the connection requests use)");
+  }
   if (e.DATABASE_URL && !e.KEYFOB_SECRET) {
     throw new ConfigError(
       "Invalid configuration:\n  KEYFOB_SECRET: required with DATABASE_URL, so that every instance can decrypt the shared signing keys",
     );
   }
+  // A separate direct URL says that DATABASE_URL is the pooled one, unless DATABASE_POOLED says otherwise.
+  const pooled = e.DATABASE_POOLED ? e.DATABASE_POOLED === "true" : e.DATABASE_DIRECT_URL !== undefined;
   return {
     issuerUrl: e.ISSUER_URL,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    databasePooled: pooled,
+    preparedStatements: e.DATABASE_PREPARED_STATEMENTS ? e.DATABASE_PREPARED_STATEMENTS === "true" : !pooled,
     dataDir: path.resolve(e.DATA_DIR),
     embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
     secret: e.KEYFOB_SECRET,

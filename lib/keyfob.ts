@@ -1,9 +1,9 @@
 import { AuditLog } from "./audit";
 import { ClientCache } from "./clients/cache";
-import type { Config } from "./config";
+import { directDatabaseUrl, type Config } from "./config";
 import type pg from "pg";
 import { createStorage, type Database, type Storage } from "./db/client";
-import { Notifications } from "./db/notifications";
+import { Notifications, PolledChanges, type ChangeFeed } from "./db/notifications";
 import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
@@ -19,8 +19,11 @@ export type Keyfob = {
   keys: KeyStore;
   /** Clients as the token endpoints and CORS need them, cached while notifications are heard (lib/clients/cache.ts). */
   clients: ClientCache;
-  /** The instance's one listening connection (key and client changes announced by other instances). */
-  notifications: Notifications;
+  /**
+   * How the instance hears of key and client changes made by others: its one listening connection
+   * (on the direct URL), or, behind a transaction pooler without one, polling.
+   */
+  notifications: ChangeFeed;
   /** Encrypts signing keys at rest. */
   encryptionKey: Uint8Array;
   /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces. */
@@ -37,12 +40,13 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
   if (!config.databaseUrl || !config.secret) {
     throw new Error("createKeyfob needs DATABASE_URL and KEYFOB_SECRET (the launcher sets both for the embedded database)");
   }
-  const { db: database, pool } = storage ?? createStorage(config.databaseUrl, config.dbPoolSize);
+  const { db: database, pool } = storage ?? createStorage(config.databaseUrl, config.dbPoolSize, config.preparedStatements);
   const encryptionKey = deriveEncryptionKey(config.secret);
   const audit = new AuditLog(pool);
   const recover = createRecovery(config.recoveryThreads);
   // Other instances announce key and client changes (an emergency revocation, a disabled client) on this connection.
-  const notifications = new Notifications({ connectionString: config.databaseUrl, connectionTimeoutMillis: 5_000, keepAlive: true });
+  const direct = directDatabaseUrl(config);
+  const notifications = direct ? new Notifications({ connectionString: direct, connectionTimeoutMillis: 5_000, keepAlive: true }) : new PolledChanges(pool);
   const keys = new KeyStore(
     database,
     encryptionKey,

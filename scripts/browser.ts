@@ -9,9 +9,9 @@
  * Prints one line saying what it did, or how to provide a browser when nothing worked.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { installSystemPackage, isExecutable, onPath, reason } from "./system-packages";
 
 // playwright-core as @playwright/test sees it (the version whose browsers it expects).
 const playwright = createRequire(createRequire(import.meta.url).resolve("@playwright/test"));
@@ -37,8 +37,7 @@ export function findChromium(): string | undefined {
   if (downloaded) return say(`browser: installed chromium with Playwright (${downloaded})`, downloaded);
   failures.push(`playwright: ${downloadFailure ?? "installed, but its browser does not start (missing system libraries?)"}`);
 
-  const manager = Object.keys(PACKAGES).find(onPath);
-  const installFailure = manager ? installWithPackageManager(manager) : "none known (apt-get, dnf, apk)";
+  const { manager, failure: installFailure } = installSystemPackage("chromium");
   const installed = installFailure ? undefined : systemChromium()?.file;
   if (installed) return say(`browser: installed chromium with ${manager} (${installed})`, installed);
   failures.push(`${manager ?? "package manager"}: ${installFailure ?? "installed, but no working chromium appeared"}`);
@@ -53,23 +52,9 @@ function say(line: string, file?: string): string | undefined {
   return file;
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** `--version` weeds out stubs (Ubuntu's snap wrapper) and downloads that lack system libraries. */
 function starts(file: string): boolean {
   return spawnSync(file, ["--version"], { stdio: "ignore", timeout: 30_000 }).status === 0;
-}
-
-function onPath(name: string): string | undefined {
-  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  return [...dirs, "/usr/bin"].map((dir) => path.join(dir, name)).find(isExecutable);
 }
 
 function systemChromium(): { file: string; kind: string } | undefined {
@@ -86,13 +71,6 @@ function playwrightChromium(): { file: string; kind: string } | undefined {
   return isExecutable(file) && starts(file) ? { file, kind: "Playwright's" } : undefined;
 }
 
-/** Tail of a failed command's output, on one line. */
-function reason(result: ReturnType<typeof spawnSync>): string {
-  if (result.error) return (result.error as NodeJS.ErrnoException).code === "ETIMEDOUT" ? "timed out" : result.error.message;
-  const lines = `${result.stderr ?? ""}\n${result.stdout ?? ""}`.split("\n").map((l) => l.trim());
-  return lines.find((l) => /error|fail/i.test(l)) ?? lines.find(Boolean) ?? `exit ${result.status}`;
-}
-
 /** Playwright's downloader; fails within seconds when its CDN cannot be reached. */
 function installWithPlaywright(): string | undefined {
   const cli = path.join(path.dirname(playwright.resolve("playwright-core/package.json")), "cli.js");
@@ -104,25 +82,4 @@ function installWithPlaywright(): string | undefined {
     env: { ...process.env, PLAYWRIGHT_DOWNLOAD_CONNECTION_TIMEOUT: "10000" },
   });
   return result.status === 0 ? undefined : reason(result);
-}
-
-/** The distribution's chromium package, as root or through `sudo -n` (never a password prompt). */
-const PACKAGES: Record<string, string[][]> = {
-  "apt-get": [
-    ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "update", "-qq"],
-    ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "chromium"],
-  ],
-  dnf: [["dnf", "install", "-y", "chromium"]],
-  apk: [["apk", "add", "--no-cache", "chromium"]],
-};
-
-function installWithPackageManager(manager: string): string | undefined {
-  const root = process.getuid?.() === 0;
-  if (!root && !onPath("sudo")) return "needs root, and sudo is not installed";
-  for (const step of PACKAGES[manager]) {
-    const command = root ? step : ["sudo", "-n", ...step];
-    const result = spawnSync(command[0], command.slice(1), { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
-    if (result.status !== 0) return reason(result);
-  }
-  return undefined;
 }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Notifications } from "../db/notifications";
+import type { ChangeFeed } from "../db/notifications";
 import { log } from "../log";
 
 /**
@@ -50,7 +50,7 @@ export class ClientCache {
   constructor(
     private readonly pool: pg.Pool,
     /** The instance's listening connection; without one nothing is cached. */
-    private readonly notifications?: Notifications,
+    private readonly notifications?: ChangeFeed,
     private readonly ttlMs = TTL_MS,
   ) {}
 

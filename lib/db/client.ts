@@ -9,9 +9,16 @@ export { Prisma } from "./generated/client";
 /** Prisma for the domain, and the node-postgres pool under it for the few hot-path statements. */
 export type Storage = { db: Database; pool: pg.Pool };
 
-export function createStorage(url: string, poolSize = 10): Storage {
+/**
+ * The pool and Prisma on it. `preparedStatements`: the hot-path statements run as named prepared
+ * statements (parsed and planned once per connection); off, they run unnamed, as a transaction
+ * pooler needs (PgBouncer hands each transaction any server connection: a statement prepared on one
+ * is unknown, or already exists, on the next).
+ */
+export function createStorage(url: string, poolSize = 10, preparedStatements = true): Storage {
   // A database that does not answer fails requests within seconds (503) instead of holding them.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  const options = { connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 };
+  const pool = preparedStatements ? new pg.Pool(options) : new UnpreparedPool(options);
   // An idle connection dropped by the server (restart, failover) must not crash the process.
   pool.on("error", (error) => log.warn("database connection lost", { error: (error as { code?: string }).code ?? error.name }));
   return { db: new PrismaClient({ adapter: new PrismaPg(pool) }), pool };
@@ -27,6 +34,15 @@ export const utcTypes = {
     oid === 1114 ? (value: string) => new Date(`${value.replace(" ", "T")}Z`) : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 export const utc = (date: Date) => date.toISOString();
+
+/** A pool whose queries are never named prepared statements, whatever their caller asks. */
+class UnpreparedPool extends pg.Pool {
+  override query(...args: unknown[]): never {
+    const [config, ...rest] = args;
+    const unnamed = config && typeof config === "object" && "name" in config ? { ...config, name: undefined } : config;
+    return (super.query as (...a: unknown[]) => never)(unnamed, ...rest);
+  }
+}
 
 export function createDatabase(url: string, poolSize = 10): Database {
   return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });

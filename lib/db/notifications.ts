@@ -17,6 +17,13 @@ export type Subscriber = {
   lost?(): void;
 };
 
+/** How an instance hears of other instances' changes: LISTEN (Notifications) or polling (PolledChanges). */
+export type ChangeFeed = {
+  /** Calls `subscriber` for changes on `channel` (a plain identifier) until the returned function is called. */
+  subscribe(channel: string, subscriber: Subscriber): () => void;
+  close(): Promise<void>;
+};
+
 type Channel = { subscribers: Set<Subscriber>; active: boolean };
 
 /**
@@ -25,7 +32,7 @@ type Channel = { subscribers: Set<Subscriber>; active: boolean };
  * connects on the first subscription (a CLI that never needs it never opens it) and does not keep
  * the process alive (CLI, tests): the server has its own handles.
  */
-export class Notifications {
+export class Notifications implements ChangeFeed {
   private readonly channels = new Map<string, Channel>();
   private client?: pg.Client;
   private state: "idle" | "connecting" | "connected" = "idle";
@@ -110,6 +117,68 @@ export class Notifications {
       this.connect();
     }, delay);
     this.retry.unref();
+  }
+}
+
+/** How often PolledChanges asks: a change reaches every instance within about this long. */
+export const POLL_MS = 2_000;
+
+/**
+ * The feed of an instance that cannot LISTEN: behind a transaction pooler (PgBouncer hands each
+ * transaction any server connection, so a LISTEN does not stay) with no direct connection. Every
+ * POLL_MS it reads the versions keyfob_changed() counts beside each NOTIFY (a migration), on the
+ * pool; a channel whose version moved tells its subscribers that they may have missed changes
+ * (`listening(false)`: reload), since a version carries no payload. A failed poll is `lost`.
+ */
+export class PolledChanges implements ChangeFeed {
+  private readonly channels = new Map<string, { subscribers: Set<Subscriber>; version?: string }>();
+  private timer?: NodeJS.Timeout;
+  private healthy = false;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly intervalMs = POLL_MS,
+  ) {}
+
+  subscribe(channel: string, subscriber: Subscriber): () => void {
+    let entry = this.channels.get(channel);
+    if (!entry) this.channels.set(channel, (entry = { subscribers: new Set() }));
+    entry.subscribers.add(subscriber);
+    if (this.healthy && entry.version !== undefined) subscriber.listening?.(true);
+    if (!this.timer && !this.closed) this.schedule(0);
+    return () => entry.subscribers.delete(subscriber);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(delay: number) {
+    this.timer = setTimeout(() => void this.poll().finally(() => !this.closed && this.schedule(this.intervalMs)), delay);
+    this.timer.unref();
+  }
+
+  private async poll() {
+    let versions: Map<string, string>;
+    try {
+      const { rows } = await this.pool.query<{ channel: string; version: string }>("SELECT channel, version::text FROM keyfob_changes");
+      versions = new Map(rows.map((row) => [row.channel, row.version]));
+    } catch (error) {
+      if (this.healthy) log.warn("polling for changes failed; caches are off until it works again", { error: String(error) });
+      this.healthy = false;
+      for (const entry of this.channels.values()) for (const subscriber of entry.subscribers) subscriber.lost?.();
+      return;
+    }
+    const recovered = !this.healthy;
+    this.healthy = true;
+    for (const [channel, entry] of this.channels) {
+      const version = versions.get(channel) ?? "0";
+      const first = entry.version === undefined;
+      if (first || recovered || version !== entry.version) for (const subscriber of entry.subscribers) subscriber.listening?.(first);
+      entry.version = version;
+    }
   }
 }
 

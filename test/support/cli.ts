@@ -5,17 +5,17 @@ type CliResult = { code: number | null; stdout: string; stderr: string };
 /** The admin CLI (scripts/keyfob.ts) as a separate process, on the suite's database. */
 export const cli = (...args: string[]): Promise<CliResult> => run(args);
 
-/** The same, on another database. */
+/** The same, on another database (or with other settings). */
 export const cliOn =
-  (databaseUrl: string) =>
+  (databaseUrl: string, env: Record<string, string> = {}) =>
   (...args: string[]): Promise<CliResult> =>
-    run(args, databaseUrl);
+    run(args, { DATABASE_URL: databaseUrl, ...env });
 
 /** A hung command is a defect: it is killed after 45 s rather than left to the test's timeout. */
-function run(args: string[], databaseUrl?: string): Promise<CliResult> {
+function run(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/keyfob.ts", ...args], {
-      env: { ...process.env, ...(databaseUrl && { DATABASE_URL: databaseUrl }), KEYFOB_LOG: "silent" },
+      env: { ...process.env, ...env, KEYFOB_LOG: "silent" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
