@@ -13,6 +13,9 @@ export type AuditEntry = {
   detail?: string;
 };
 
+/** Where a protocol request came from, for its audit events: the endpoint it called and the caller's address (when known). */
+export type Caller = { endpoint: string; ip?: string };
+
 /**
  * The audit log. Protocol events (token issuance and failures) are buffered and written in batches
  * every `flushMs`, so a token request does not pay for its own insert; admin changes are written
@@ -91,22 +94,45 @@ function insertEvents(pool: pg.Pool, events: StoredEntry[]) {
   });
 }
 
+/**
+ * The end of every statement that issues an access token: `insertToken`, its INSERT INTO
+ * issued_tokens, as the CTE `issued`, then the token's `token.issued` audit event from the row it
+ * inserted (its client and user), at `$<at>`, with the endpoint and the caller's address as
+ * `$<endpoint>` and `$<ip>` (callerValues). The token and its audit record commit together or not
+ * at all (a buffered record was lost when the instance died or PostgreSQL restarted), in the same
+ * round trip. The statement's row count is the audit insert's: 1 when a token was issued.
+ */
+export function issuedWithEvent(insertToken: string, params: { at: number; endpoint: number; ip: number }): string {
+  return `issued AS (${insertToken} RETURNING client_id, user_id)
+    INSERT INTO audit_events (at, action, outcome, client_id, account_id, ip, detail)
+    SELECT $${params.at}, 'token.issued', 'success', client_id, user_id, $${params.ip}, $${params.endpoint} FROM issued`;
+}
+
+/** The endpoint and the caller's address as issuedWithEvent's parameters, stored as the audit log stores values. */
+export function callerValues(caller: Caller): [string, string | null] {
+  return [storableText(caller.endpoint), storableText(caller.ip) ?? null];
+}
+
 /** Longest value kept per field: a request cannot grow the log by sending long values. */
 const MAX_FIELD = 2000;
+
+/** A value as the audit log stores it: control characters replaced, bounded in length. */
+export function storableText<T extends string | undefined>(value: T): T {
+  return (typeof value === "string" ? value.replace(/[\x00-\x1f\x7f]/g, "\uFFFD").slice(0, MAX_FIELD) : value) as T;
+}
 
 /**
  * An entry as it is stored: whatever a request sent, it cannot break the insert (PostgreSQL refuses
  * NUL in text) or the log's readers (control characters), and it is bounded in length.
  */
 function storable(entry: AuditEntry): AuditEntry {
-  const clean = (value: string | undefined) => (typeof value === "string" ? value.replace(/[\x00-\x1f\x7f]/g, "\uFFFD").slice(0, MAX_FIELD) : value);
   return {
-    action: clean(entry.action)!,
-    outcome: clean(entry.outcome)!,
-    actor: clean(entry.actor),
-    clientId: clean(entry.clientId),
-    accountId: clean(entry.accountId),
-    ip: clean(entry.ip),
-    detail: clean(entry.detail),
+    action: storableText(entry.action),
+    outcome: storableText(entry.outcome),
+    actor: storableText(entry.actor),
+    clientId: storableText(entry.clientId),
+    accountId: storableText(entry.accountId),
+    ip: storableText(entry.ip),
+    detail: storableText(entry.detail),
   };
 }

@@ -29,7 +29,7 @@ export const requestDuration = histogram(
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 );
 
-export const tokensIssued = counter("keyfob_tokens_issued_total", "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token) and connector.", ["flow", "connector"]);
+export const tokensIssued = counter("keyfob_tokens_issued_total", "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials) and connector.", ["flow", "connector"]);
 
 export const signatureChecks = counter(
   "keyfob_signature_checks_total",

@@ -1,13 +1,71 @@
 /**
- * The audit log on a real database: what a request sends can never break a write, and one bad
- * event cannot take the others of its batch with it.
+ * The audit log on a real database: every token is issued with its token.issued record (in the
+ * statement that records the token) carrying the endpoint, the caller's address, the client and
+ * the account; what a request sends can never break a write, and one bad event cannot take the
+ * others of its batch with it.
  */
 import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
+import { POST as tokenRoute } from "@/app/token/route";
 import { AuditLog, type AuditEntry } from "@/lib/audit";
+import { updateClient } from "@/lib/clients/registry";
+import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
+import { authorize, FORM, registerApp } from "./support/flow-b";
+
+it("records every issuance with the endpoint, the caller's address, the client and the account", async () => {
+  const { db } = keyfob();
+  const ip = "192.0.2.7";
+  const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+    (path === "/token" ? tokenRoute : submitChallengeRoute)(new Request(`${ISSUER}${path}`, { method: "POST", headers: { ...FORM, [CLIENT_IP_HEADER]: ip, ...headers }, body: new URLSearchParams(form) }));
+  const issued = async (clientId: string) =>
+    (await db.auditEvent.findMany({ where: { clientId, action: "token.issued" }, orderBy: { id: "asc" } })).map((e) => [e.outcome, e.detail, e.ip, e.accountId]);
+
+  const license = await registerLicense();
+  const { state, challenge } = await requestChallenge(license);
+  const signature = await license.owner.signMessage({ message: challenge });
+  expect((await post("/auth/web3/submit_challenge", { client_id: license.clientId, state, grant_type: "authorization_code", domain: license.domain, signature })).status).toBe(200);
+  expect(await issued(license.clientId)).toEqual([["success", "submit_challenge", ip, license.clientId]]);
+
+  const app = await registerApp({ confidential: true });
+  await updateClient(db, app.clientId, { refreshTokensAllowed: true, managementApi: true, managementScopes: ["keyfob:read"] });
+  const basic = { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.secret}`).toString("base64")}` };
+  const redirect = await authorize(app, undefined, { scope: "openid email offline_access" });
+  const code = await post("/token", { grant_type: "authorization_code", code: redirect.searchParams.get("code")!, redirect_uri: app.redirectUri }, basic);
+  expect(code.status).toBe(200);
+  const account = (await db.issuedToken.findFirstOrThrow({ where: { clientId: app.clientId } })).userId;
+  expect((await post("/token", { grant_type: "refresh_token", refresh_token: (await code.json()).refresh_token }, basic)).status).toBe(200);
+  expect((await post("/token", { grant_type: "client_credentials" }, basic)).status).toBe(200);
+  expect(await issued(app.clientId)).toEqual([
+    ["success", "token", ip, account],
+    ["success", "token", ip, account],
+    ["success", "token", ip, app.clientId],
+  ]);
+});
+
+it("issues no token whose token.issued record cannot be written, and leaves its state usable", async () => {
+  const { db } = keyfob();
+  const license = await registerLicense();
+  const refuse = `refuse_audit_${randomBytes(6).toString("hex")}`;
+  // A database that refuses this client's issuance records, and only them (the test database is shared).
+  await db.$executeRawUnsafe(`CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`);
+  await db.$executeRawUnsafe(
+    `CREATE TRIGGER ${refuse} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (NEW.action = 'token.issued' AND NEW.client_id = '${license.clientId}') EXECUTE FUNCTION ${refuse}()`,
+  );
+  const { state, challenge } = await requestChallenge(license);
+  const signature = await license.owner.signMessage({ message: challenge });
+  try {
+    expect((await submit(license, state, signature)).status).toBe(500);
+    expect(await db.issuedToken.count({ where: { clientId: license.clientId } })).toBe(0);
+  } finally {
+    await db.$executeRawUnsafe(`DROP TRIGGER ${refuse} ON audit_events`);
+    await db.$executeRawUnsafe(`DROP FUNCTION ${refuse}`);
+  }
+  expect((await submit(license, state, signature)).status).toBe(200);
+  expect(await db.auditEvent.count({ where: { clientId: license.clientId, action: "token.issued" } })).toBe(1);
+});
 
 it("keeps other requests' token.issued events when one request sends a NUL byte", async () => {
   const license = await registerLicense();

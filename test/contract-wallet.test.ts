@@ -123,7 +123,7 @@ function submit(clientId: string, state: string, signature: Hex, handler: Handle
 
 /** submit_challenge exactly as the route serves it, but on another Keyfob (another RPC_URL). */
 function submitOn(other: Keyfob): Handler {
-  return endpoint("submit_challenge", (k, _, params) => submitChallenge(k, params), () => other);
+  return endpoint("submit_challenge", (k, _, params, caller) => submitChallenge(k, params, caller), () => other);
 }
 
 /** A Keyfob on the same database as the routes, with its chain verifier on `rpcUrl`. */
@@ -470,7 +470,7 @@ describe("hosted login with a smart account", () => {
       ["redirect_uri", DOMAIN],
       ["code_verifier", VERIFIER],
     ]);
-    const tokens = await redeemCode(app, { id: appClientId, confidential: false }, { get: (name) => form.get(name) });
+    const { response: tokens } = await redeemCode(app, { id: appClientId, confidential: false }, { get: (name) => form.get(name) }, { endpoint: "token" });
     expect(decodeJwt(tokens.id_token).amr).toEqual(["wallet", "contract"]);
     // A plain wallet's login stays ["wallet"].
     const wallet = privateKeyToAccount(generatePrivateKey());

@@ -92,7 +92,7 @@ afterAll(async () => {
 // The protocol endpoints of one instance, as route handlers bound to it.
 const route = {
   challenge: (k: Keyfob) => endpoint("generate_challenge", (keyfob, _request, params) => generateChallenge(keyfob, params), () => k),
-  submit: (k: Keyfob) => endpoint("submit_challenge", (keyfob, _request, params) => submitChallenge(keyfob, params), () => k),
+  submit: (k: Keyfob) => endpoint("submit_challenge", (keyfob, _request, params, caller) => submitChallenge(keyfob, params, caller), () => k),
   userinfo: (k: Keyfob) => endpoint("userinfo", userinfo, () => k),
   introspect: (k: Keyfob) => endpoint("introspect", introspectToken, () => k),
 };

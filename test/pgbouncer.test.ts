@@ -43,7 +43,7 @@ afterAll(async () => {
 
 const handlers = (k: Keyfob) => ({
   generate: endpoint("generate_challenge", (keyfob, _, params) => generateChallenge(keyfob, params), () => k),
-  submit: endpoint("submit_challenge", (keyfob, _, params) => submitChallenge(keyfob, params), () => k),
+  submit: endpoint("submit_challenge", (keyfob, _, params, caller) => submitChallenge(keyfob, params, caller), () => k),
 });
 const form = (path: string, params: Record<string, string>) =>
   new Request(`http://localhost:3000${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params) });

@@ -135,7 +135,10 @@ describe("failing closed", () => {
     const broken = instance(limits(), url); // no schema: the counters' table does not exist
     instances.push(broken);
     let ran = false;
-    const response = await endpoint("token", async () => (ran = true), () => broken)(request(freshIp(), { client_id: "anything" }));
+    const response = await endpoint("token", async () => {
+      ran = true;
+      throw new Error("the action ran");
+    }, () => broken)(request(freshIp(), { client_id: "anything" }));
     expect(response.status).toBe(503);
     expect(ran).toBe(false);
   });

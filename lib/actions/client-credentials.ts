@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
+import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { SIGNING_ALG } from "../keys/keystore";
 import { authenticateCachedClient, refuseChangedClient } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
 import type { Params } from "../oauth/params";
 import { covers, isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from "../admin/scopes";
-import { ACCESS_TOKEN_TYPE } from "../tokens/issue";
+import { ACCESS_TOKEN_TYPE, type Issued } from "../tokens/issue";
 import { recordClientToken } from "../tokens/record";
 import { encodeSubject } from "../tokens/sub";
 
@@ -28,12 +29,12 @@ export type ClientCredentialsResponse = { access_token: string; token_type: "bea
  * The token is an RFC 9068 JWT (`typ: at+jwt`) with `aud` and `client_id` the client, and `sub` the
  * client in the platform's encoding ({user id: the client_id, connector: client_credentials}),
  * like every sub Keyfob issues, so resource servers and the audit log decode it alike. It lives
- * ADMIN_TOKEN_TTL seconds, and is recorded in issued_tokens like any access token: revocation,
+ * ADMIN_TOKEN_TTL seconds, and is recorded in issued_tokens with its audit event like any access token: revocation,
  * introspection and the management API's own check (lib/admin/api.ts) see it. The client is read
  * from the instance's cache, as for the other grants; the statement that records the token checks
  * it again in the database (lib/tokens/record.ts), so a change is effective on the next request.
  */
-export async function clientCredentials(keyfob: Keyfob, request: Request, params: Params): Promise<ClientCredentialsResponse> {
+export async function clientCredentials(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued<ClientCredentialsResponse>> {
   const client = await authenticateCachedClient(keyfob.clients, request, params);
   if (!client.secretHash) throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 
@@ -64,8 +65,8 @@ export async function clientCredentials(keyfob: Keyfob, request: Request, params
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
   const record = { jti, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope, expiresAt: new Date((iat + lifetime) * 1000) };
-  if (!(await recordClientToken(keyfob.pool, client.id, client.secretHash, requested, record))) await refused(keyfob, client.id, client.secretHash);
-  return { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope };
+  if (!(await recordClientToken(keyfob.pool, client.id, client.secretHash, requested, record, caller))) await refused(keyfob, client.id, client.secretHash);
+  return { response: { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope }, flow: "client_credentials", connector: CLIENT_CREDENTIALS_CONNECTOR };
 }
 
 const notAllowed = () => new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");

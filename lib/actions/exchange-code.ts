@@ -1,3 +1,4 @@
+import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
 import { invalidGrant } from "../oauth/errors";
@@ -5,13 +6,13 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
 import { OFFLINE_ACCESS, withoutOfflineAccess, type Scope } from "../oauth/scope";
-import { issueTokens, tokenLifetimes, type TokenResponse } from "../tokens/issue";
+import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import { consumeCode, findCode, revokeTokensOfCode } from "../tokens/record";
 import { newFamily, newRefreshToken } from "../tokens/refresh";
 
 /**
  * Flow B (`POST /token`, grant_type=authorization_code): redeems a one-time code for tokens. The
- * code is consumed and the token recorded in one statement; presenting a redeemed code again is
+ * code is consumed and the token recorded with its audit event in one statement; presenting a redeemed code again is
  * refused and revokes every token issued from it (RFC 6749 4.1.2), refresh tokens included.
  *
  * offline_access (OpenID Connect Core 11) is granted when the client is allowed refresh tokens
@@ -23,12 +24,12 @@ import { newFamily, newRefreshToken } from "../tokens/refresh";
  * Two round trips: the code is read, and consumed with the token recorded; the client comes from
  * the instance's cache, and the consuming statement checks it again (lib/tokens/record.ts).
  */
-export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
-  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params);
+export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
+  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller);
 }
 
-/** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard). */
-export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params): Promise<TokenResponse> {
+/** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard), audited for `caller`. */
+export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
   const { db, pool, config } = keyfob;
   const code = required(params, "code");
   const redirectUri = required(params, "redirect_uri");
@@ -80,12 +81,16 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
     ),
   };
   const record = { jti, userId: grant.accountId, connector: grant.connector, scope: scope.join(" "), expiresAt };
-  const redeemed = await consumeCode(pool, codeHash, record, now, refresh, { secretHash: client.secretHash });
+  const redeemed = await consumeCode(pool, codeHash, record, caller, now, refresh, { secretHash: client.secretHash });
   if (!redeemed) await refused(keyfob, client, codeHash);
   return {
-    ...response,
-    ...(refreshToken && { refresh_token: refreshToken.value }),
-    ...(scope.length !== requested.length && { scope: scope.join(" ") }),
+    response: {
+      ...response,
+      ...(refreshToken && { refresh_token: refreshToken.value }),
+      ...(scope.length !== requested.length && { scope: scope.join(" ") }),
+    },
+    flow: "code_exchange",
+    connector: grant.connector,
   };
 }
 

@@ -1,12 +1,12 @@
+import type { Caller } from "../audit";
 import { loadClient } from "../clients/cache";
-import { clientIp } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
-import { issueTokens, tokenLifetimes, type TokenResponse } from "../tokens/issue";
+import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import { findRefreshToken, newRefreshToken, revokeRefreshFamilies, rotateRefreshToken, successorExpiry, type StoredRefreshToken } from "../tokens/refresh";
 
 /**
@@ -27,13 +27,13 @@ import { findRefreshToken, newRefreshToken, revokeRefreshFamilies, rotateRefresh
  * token of the family and every access token issued with them are revoked, the answer is
  * invalid_grant, and the event is audited (`refresh_token.reused`).
  */
-export async function refreshToken(keyfob: Keyfob, request: Request, params: Params): Promise<TokenResponse> {
+export async function refreshToken(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
   const client = await authenticateCachedClient(keyfob.clients, request, params);
-  return redeemRefreshToken(keyfob, client, params, { ip: clientIp(request) });
+  return redeemRefreshToken(keyfob, client, params, caller);
 }
 
-/** The refresh for an already authenticated client. */
-export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedClient, params: Params, context: { ip?: string } = {}): Promise<TokenResponse> {
+/** The refresh for an already authenticated client, audited for `caller`. */
+export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
   const { db, pool, config } = keyfob;
   const presented = required(params, "refresh_token");
   const requestedScope = params.get("scope");
@@ -46,7 +46,7 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
   if (!stored || stored.clientId !== client.id) throw invalidGrant("unknown refresh token");
   // The client may have come from the cache: its row here is the database's word, as of now.
   if (!stored.client.enabled) throw invalidClient("unknown or disabled client");
-  if (stored.usedAt) throw await reused(keyfob, stored, context);
+  if (stored.usedAt) throw await reused(keyfob, stored, caller);
   if (stored.revokedAt) throw invalidGrant("the refresh token has been revoked");
   if (stored.expiresAt <= now || stored.familyExpiresAt <= now) throw invalidGrant("the refresh token has expired");
   if (!stored.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
@@ -72,12 +72,13 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
     { tokenHash, clientId: client.id, secretHash: client.secretHash },
     { tokenHash: successor.tokenHash, expiresAt: successorExpiry(config, stored.familyExpiresAt, now) },
     { jti, scope: scope.join(" "), expiresAt },
+    caller,
     now,
   );
   if (!rotated) {
     // Something changed since it was read: most often a concurrent use of the same token.
     const current = await findRefreshToken(db, tokenHash);
-    if (current?.usedAt) throw await reused(keyfob, current, context);
+    if (current?.usedAt) throw await reused(keyfob, current, caller);
     if (current && !current.client.enabled) throw invalidClient("unknown or disabled client");
     if (current && !current.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
     if (current && client.secretHash !== undefined && (await loadClient(pool, client.id))?.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
@@ -85,18 +86,18 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
   }
   const asked = requestedScope === undefined ? original : (requestedScope.split(" ").filter(Boolean) as Scope[]);
   const differs = scope.length !== new Set(asked).size;
-  return { ...response, refresh_token: successor.value, ...(differs && { scope: scope.join(" ") }) };
+  return { response: { ...response, refresh_token: successor.value, ...(differs && { scope: scope.join(" ") }) }, flow: "refresh_token", connector: stored.connector };
 }
 
 /** A used refresh token presented again: revokes its family and the access tokens issued with it, audits, and refuses. */
-async function reused(keyfob: Keyfob, token: StoredRefreshToken, context: { ip?: string }): Promise<OAuthError> {
+async function reused(keyfob: Keyfob, token: StoredRefreshToken, caller: Caller): Promise<OAuthError> {
   const revoked = await revokeRefreshFamilies(keyfob.db, { familyId: token.familyId });
   await keyfob.audit.write({
     action: "refresh_token.reused",
     outcome: "invalid_grant",
     clientId: token.clientId,
     accountId: token.accountId,
-    ip: context.ip,
+    ip: caller.ip,
     detail: `family ${token.familyId}: ${revoked.refreshTokens} refresh and ${revoked.accessTokens} access tokens revoked`,
   });
   return invalidGrant("the refresh token has already been used; every token of its grant is revoked");

@@ -1,3 +1,4 @@
+import type { Caller } from "../audit";
 import { normalizeClientId } from "../clients/registry";
 import { consumeChallenge, findChallenge } from "../db/flow-a";
 import type { Keyfob } from "../keyfob";
@@ -6,14 +7,15 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { verifySignature } from "../siwe/signature";
-import { issueTokens, tokenLifetimes, type TokenResponse } from "../tokens/issue";
+import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { Address } from "viem";
 
 /**
  * Flow A, step 2 (`/auth/web3/submit_challenge`): checks the signed challenge, then consumes its
- * state and records the token in one statement, so that of concurrent submissions exactly one gets tokens.
+ * state and records the token with its audit event (for `caller`) in one statement, so that of
+ * concurrent submissions exactly one gets tokens, and none without its audit record.
  */
-export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<TokenResponse> {
+export async function submitChallenge(keyfob: Keyfob, params: Params, caller: Caller): Promise<Issued> {
   const { config, pool } = keyfob;
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") {
@@ -57,7 +59,7 @@ export async function submitChallenge(keyfob: Keyfob, params: Params): Promise<T
     nonce: challenge.nonce ?? undefined,
     emailVerified: false,
   });
-  const consumed = await consumeChallenge(pool, stateHash, { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt });
+  const consumed = await consumeChallenge(pool, stateHash, { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt }, caller);
   if (!consumed) throw invalidGrant("the state has already been used");
-  return response;
+  return { response, flow: "wallet_signature", connector: "web3" };
 }

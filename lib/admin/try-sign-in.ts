@@ -88,7 +88,7 @@ export async function finishTrySignIn(k: Keyfob, admin: Admin, cookie: string | 
   ]);
   let tokens;
   try {
-    tokens = await redeemCode(k, { id: clientId, confidential: client?.secretHash != null }, { get: (name) => form.get(name) || undefined });
+    ({ response: tokens } = await redeemCode(k, { id: clientId, confidential: client?.secretHash != null }, { get: (name) => form.get(name) || undefined }, { endpoint: "try_sign_in" }));
   } catch (caught) {
     if (!(caught instanceof OAuthError) || caught.status >= 500) throw caught;
     await audit(caught.code, `the code exchange failed: ${caught.message}`);

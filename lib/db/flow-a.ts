@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { callerValues, issuedWithEvent, type Caller } from "../audit";
 import type { TokenRecord } from "../tokens/record";
 import { utc, utcTypes } from "./client";
 
@@ -106,18 +107,23 @@ export async function findChallenge(pool: pg.Pool, stateHash: string, now: Date)
 }
 
 /**
- * Consumes a state and records the token issued for it, in one statement: of concurrent
- * submissions exactly one sees a row, and a token is never recorded without its state consumed.
+ * Consumes a state and records the token issued for it with its audit event, in one statement
+ * (issuedWithEvent): of concurrent submissions exactly one sees a row, and a token is never
+ * recorded without its state consumed, nor without its token.issued event.
  */
-export async function consumeChallenge(pool: pg.Pool, stateHash: string, token: TokenRecord, now = new Date()): Promise<boolean> {
+export async function consumeChallenge(pool: pg.Pool, stateHash: string, token: TokenRecord, caller: Caller, now = new Date()): Promise<boolean> {
   const { rowCount } = await pool.query({
     name: "keyfob_consume_challenge",
-    text: `WITH consumed AS (
-             UPDATE challenges SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING client_id
-           )
-           INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at)
-           SELECT $3, client_id, $4, $5, $6, $2, $7 FROM consumed`,
-    values: [stateHash, utc(now), token.jti, token.userId, token.connector, token.scope, utc(token.expiresAt)],
+    text: CONSUME_CHALLENGE,
+    values: [stateHash, utc(now), token.jti, token.userId, token.connector, token.scope, utc(token.expiresAt), ...callerValues(caller)],
   });
   return rowCount === 1;
 }
+
+const CONSUME_CHALLENGE = `WITH consumed AS (
+    UPDATE challenges SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING client_id
+  ), ${issuedWithEvent(
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at)
+     SELECT $3, client_id, $4, $5, $6, $2, $7 FROM consumed`,
+    { at: 2, endpoint: 8, ip: 9 },
+  )}`;

@@ -1,4 +1,5 @@
 import { decodeJwt } from "jose";
+import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { log } from "../log";
 import { requestDuration, requests, tokensIssued } from "../metrics";
@@ -7,7 +8,7 @@ import { parseBasic } from "../oauth/client-auth";
 import { readParams, type Params } from "../oauth/params";
 import { limitProtocolRequest } from "../rate-limit";
 import { keyfob as runtimeKeyfob } from "../runtime";
-import { decodeSubject } from "../tokens/sub";
+import type { Issued } from "../tokens/issue";
 import { clientIp } from "./client-ip";
 import { clientCors, preflightResponse } from "./cors";
 import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
@@ -15,14 +16,14 @@ import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
 /**
  * What each protocol endpoint gets from the wrapper, in one place: CORS for browser applications
  * (the calling client's origins), the per-address and per-client rate limits, where credentials
- * may be sent, and, for token endpoints, audit events and the flow their tokens count under.
+ * may be sent, and, for token endpoints, their failures' audit events and the issued tokens' count.
  * Introspection stays server-to-server (no CORS). Flow A keeps taking every parameter from the
  * query, as its existing clients send them there.
  */
 const ENDPOINTS = {
   generate_challenge: { cors: true, rateLimited: true },
-  submit_challenge: { cors: true, rateLimited: true, issues: "wallet_signature" },
-  token: { cors: true, rateLimited: true, issues: "code_exchange", credentialsInBody: true },
+  submit_challenge: { cors: true, rateLimited: true, issues: true },
+  token: { cors: true, rateLimited: true, issues: true, credentialsInBody: true },
   revoke: { cors: true, rateLimited: true, credentialsInBody: true },
   introspect: { cors: false, rateLimited: true, credentialsInBody: true },
   userinfo: { cors: true, rateLimited: false },
@@ -32,16 +33,22 @@ const ENDPOINTS = {
 const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "token"];
 
 export type EndpointName = keyof typeof ENDPOINTS;
-type Policy = { cors: boolean; rateLimited: boolean; issues?: "wallet_signature" | "code_exchange"; credentialsInBody?: boolean };
-type Action = (keyfob: Keyfob, request: Request, params: Params) => Promise<unknown>;
+type Policy = { cors: boolean; rateLimited: boolean; issues?: boolean; credentialsInBody?: boolean };
+/** An endpoint's action: its answer, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for `caller`). */
+type Action<N extends EndpointName> = (
+  keyfob: Keyfob,
+  request: Request,
+  params: Params,
+  caller: Caller,
+) => Promise<(typeof ENDPOINTS)[N] extends { issues: true } ? Issued<unknown> : unknown>;
 
 /**
  * Wraps a protocol action as a route handler: reads the parameters (query and form body), applies
  * the endpoint's rate limits and CORS, turns every failure into the documented error body, logs one
  * line per refusal or failure (never the parameters' values), counts it in the metrics and audits
- * token endpoints. `keyfob` is the process-wide one unless a test supplies another.
+ * token endpoints' failures. `keyfob` is the process-wide one unless a test supplies another.
  */
-export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfob = runtimeKeyfob) {
+export function endpoint<N extends EndpointName>(name: N, action: Action<N>, keyfob: () => Keyfob = runtimeKeyfob) {
   const policy: Policy = ENDPOINTS[name];
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
@@ -50,17 +57,20 @@ export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfo
     let clientId: string | undefined;
     let cors: Record<string, string> = policy.cors ? { Vary: "Origin" } : {};
     let outcome = "success";
+    const caller: Caller = { endpoint: name, ip: clientIp(request) };
     try {
       // Bad parameters are counted against the limits too: read first, refuse after counting.
       let readError: unknown;
       params = await readParams(request, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => void (readError = error));
       clientId = requestClientId(request, params);
-      if (policy.rateLimited) await limitProtocolRequest(k, name, { ip: clientIp(request), clientId });
+      if (policy.rateLimited) await limitProtocolRequest(k, name, { ip: caller.ip, clientId });
       if (readError) throw readError;
       if (policy.cors) cors = await clientCors(k, request, clientId);
-      const result = await action(k, request, params!);
-      if (policy.issues) recordIssued(k, name, params!.get("grant_type") === "refresh_token" ? "refresh_token" : policy.issues, request, result);
-      return jsonResponse(result, 200, cors);
+      const result = await action(k, request, params!, caller);
+      if (!policy.issues) return jsonResponse(result, 200, cors);
+      const { response, flow, connector } = result as Issued<unknown>;
+      tokensIssued.inc({ flow, connector });
+      return jsonResponse(response, 200, cors);
     } catch (caught) {
       const error = toOAuthError(caught);
       outcome = error.code;
@@ -68,7 +78,7 @@ export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfo
       if (error.status >= 500) log.error("request failed", { ...fields, cause: describe(caught) });
       else log.info("request refused", fields);
       // The reason is the error_description the client got: never a secret, token or signature.
-      if (policy.issues) k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: clientIp(request), clientId });
+      if (policy.issues) k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: caller.ip, clientId });
       return errorResponse(error, cors);
     } finally {
       requests.inc({ endpoint: name, outcome });
@@ -80,21 +90,6 @@ export function endpoint(name: EndpointName, action: Action, keyfob: () => Keyfo
 /** The OPTIONS handler of an endpoint that browser applications call. */
 export function preflight(methods: string) {
   return async (request: Request): Promise<Response> => preflightResponse(request, methods);
-}
-
-function recordIssued(k: Keyfob, name: EndpointName, flow: "wallet_signature" | "code_exchange" | "refresh_token", request: Request, result: unknown) {
-  const { clientId, accountId, connector } = tokenParties(result);
-  tokensIssued.inc({ flow, connector: connector ?? "unknown" });
-  k.audit.record({ action: "token.issued", outcome: "success", detail: name, ip: clientIp(request), clientId, accountId });
-}
-
-/** The client, account and connector a token response was issued to, read back from its access token. */
-function tokenParties(result: unknown): { clientId?: string; accountId?: string; connector?: string } {
-  const accessToken = (result as { access_token?: unknown })?.access_token;
-  if (typeof accessToken !== "string") return {};
-  const { aud, sub } = decodeJwt(accessToken);
-  const subject = sub ? decodeSubject(sub) : undefined;
-  return { clientId: typeof aud === "string" ? aud : undefined, accountId: subject?.userId, connector: subject?.connector };
 }
 
 /**

@@ -40,6 +40,15 @@ export type TokenResponse = {
   scope?: string;
 };
 
+/** The flows keyfob_tokens_issued_total counts issued tokens under. */
+export type TokenFlow = "wallet_signature" | "code_exchange" | "refresh_token" | "client_credentials";
+
+/**
+ * What an action that issues tokens returns: the response for the client, and what the metrics
+ * count it under (its flow, and the connector its subject logged in with).
+ */
+export type Issued<R = TokenResponse> = { response: R; flow: TokenFlow; connector: string };
+
 /** at_hash (OIDC Core 3.1.3.6): base64url of the left half of the SHA-256 of the access token. */
 export function accessTokenHash(accessToken: string): string {
   return createHash("sha256").update(accessToken).digest().subarray(0, 16).toString("base64url");

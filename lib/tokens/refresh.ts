@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { callerValues, issuedWithEvent, type Caller } from "../audit";
 import { Prisma, utc, type Database } from "../db/client";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
 import type { TokenRecord } from "./record";
@@ -68,7 +69,8 @@ export function isLive(token: StoredRefreshToken, now = new Date()): boolean {
 
 /**
  * Uses a refresh token, in one statement: marks it used, stores its successor (same family and
- * grant, a new idle end) and records the access token issued with it. The row must still be live
+ * grant, a new idle end) and records the access token issued with it, with its audit event
+ * (issuedWithEvent). The row must still be live
  * and its client enabled, allowed refresh tokens and (when `presented.secretHash` is given, the
  * client having been read from a cache) still holding the secret the request was authenticated
  * with, when the statement runs, so of concurrent uses of one token exactly one sees a row; the
@@ -79,23 +81,12 @@ export async function rotateRefreshToken(
   presented: { tokenHash: string; clientId: string; secretHash?: string | null },
   successor: { tokenHash: string; expiresAt: Date },
   token: Pick<TokenRecord, "jti" | "scope" | "expiresAt">,
+  caller: Caller,
   now = new Date(),
 ): Promise<boolean> {
   const { rowCount } = await pool.query({
     name: "keyfob_rotate_refresh_token",
-    text: `WITH used AS (
-             UPDATE refresh_tokens t SET used_at = $3
-             WHERE t.token_hash = $1 AND t.client_id = $2
-               AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > $3 AND t.family_expires_at > $3
-               AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
-                           AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
-             RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.family_expires_at
-           ), successor AS (
-             INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
-             SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, $3, $5, family_expires_at FROM used
-           )
-           INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at)
-           SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8 FROM used`,
+    text: ROTATE_REFRESH_TOKEN,
     values: [
       presented.tokenHash,
       presented.clientId,
@@ -107,10 +98,27 @@ export async function rotateRefreshToken(
       utc(token.expiresAt),
       presented.secretHash !== undefined,
       presented.secretHash ?? null,
+      ...callerValues(caller),
     ],
   });
   return rowCount === 1;
 }
+
+const ROTATE_REFRESH_TOKEN = `WITH used AS (
+    UPDATE refresh_tokens t SET used_at = $3
+    WHERE t.token_hash = $1 AND t.client_id = $2
+      AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > $3 AND t.family_expires_at > $3
+      AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
+                  AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
+    RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.family_expires_at
+  ), successor AS (
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
+    SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, $3, $5, family_expires_at FROM used
+  ), ${issuedWithEvent(
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at)
+     SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8 FROM used`,
+    { at: 3, endpoint: 11, ip: 12 },
+  )}`;
 
 /** Which refresh tokens to revoke: one family, or every family of a client and/or an account. */
 export type FamilySelector = { familyId?: string; clientId?: string; accountId?: string };
