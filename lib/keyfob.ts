@@ -73,7 +73,7 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
     notifications,
     signatures: { recover, onChain: createChainVerifier(config.rpcUrls, config.chainId, config.rpcQuorum) },
     async close() {
-      await audit.flush();
+      await audit.close();
       await recover.close();
       await keys.close();
       clients.close();

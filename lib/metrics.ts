@@ -31,6 +31,12 @@ export const requestDuration = histogram(
 
 export const tokensIssued = counter("keyfob_tokens_issued_total", "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials) and connector.", ["flow", "connector"]);
 
+export const auditEventsDropped = counter(
+  "keyfob_audit_events_dropped_total",
+  "Audit events lost, by reason: overflow (the queue waiting for the database was full), refused (the database refused the event's values), shutdown (still unwritten at exit).",
+  ["reason"],
+);
+
 export const signatureChecks = counter(
   "keyfob_signature_checks_total",
   "Signature checks, by how the signature was accepted or tried (wallet, signer, erc1271, erc6492) and result (valid, invalid, unavailable).",

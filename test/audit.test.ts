@@ -9,6 +9,7 @@ import { expect, it } from "vitest";
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { AuditLog, type AuditEntry } from "@/lib/audit";
+import { auditEventsDropped } from "@/lib/metrics";
 import { updateClient } from "@/lib/clients/registry";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { keyfob } from "@/lib/runtime";
@@ -116,4 +117,77 @@ it("keeps why a token request or a wallet login failed, as the client or user wa
   await keyfob().audit.flush();
   const [failed] = await db.auditEvent.findMany({ where: { clientId: license.clientId, action: "token.failed" } });
   expect(failed).toMatchObject({ outcome: "invalid_grant", detail: expect.stringMatching(/^submit_challenge: the signature does not match/) });
+});
+
+/** Makes the database refuse (raise) every audit event whose client_id starts with a marker, until `allow()`. */
+async function refuseEvents(marker: string) {
+  const { db } = keyfob();
+  const name = `refuse_${marker}`;
+  await db.$executeRawUnsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'unavailable'; END $$`);
+  await db.$executeRawUnsafe(`CREATE TRIGGER ${name} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (starts_with(NEW.client_id, '${marker}')) EXECUTE FUNCTION ${name}()`);
+  return async () => {
+    await db.$executeRawUnsafe(`DROP TRIGGER ${name} ON audit_events`);
+    await db.$executeRawUnsafe(`DROP FUNCTION ${name}`);
+  };
+}
+
+const dropped = async (reason: string) => (await auditEventsDropped.get()).values.find((value) => value.labels.reason === reason)?.value ?? 0;
+
+it("keeps queued events while the database cannot take them, and writes them, in order, once it can", async () => {
+  const { db, pool } = keyfob();
+  const log = new AuditLog(pool, 20);
+  const marker = randomBytes(6).toString("hex");
+  const allow = await refuseEvents(marker);
+  const stored = () => db.auditEvent.findMany({ where: { clientId: { startsWith: marker } }, orderBy: { id: "asc" } });
+  try {
+    for (const n of [1, 2, 3]) log.record({ action: "token.failed", outcome: "temporarily_unavailable", clientId: `${marker}-${n}` });
+    await log.flush();
+    await new Promise((resolve) => setTimeout(resolve, 200)); // retried meanwhile, refused again
+    expect(await stored()).toEqual([]);
+  } finally {
+    await allow();
+  }
+  // The retry timer writes them, without a flush.
+  await expect.poll(async () => (await stored()).map((e) => e.clientId), { timeout: 10_000 }).toEqual([`${marker}-1`, `${marker}-2`, `${marker}-3`]);
+});
+
+it("drops, counts and logs what exceeds its capacity, and keeps what it holds", async () => {
+  const { db, pool } = keyfob();
+  const log = new AuditLog(pool, 20, 3);
+  const marker = randomBytes(6).toString("hex");
+  const before = await dropped("overflow");
+  const allow = await refuseEvents(marker);
+  try {
+    for (const n of [1, 2, 3, 4, 5]) log.record({ action: "login.failed", outcome: "access_denied", clientId: `${marker}-${n}` });
+    await log.flush();
+    expect(await dropped("overflow")).toBe(before + 2);
+  } finally {
+    await allow();
+  }
+  await log.flush();
+  expect((await db.auditEvent.findMany({ where: { clientId: { startsWith: marker } }, orderBy: { id: "asc" } })).map((e) => e.clientId)).toEqual([
+    `${marker}-1`,
+    `${marker}-2`,
+    `${marker}-3`,
+  ]);
+});
+
+it("writes what it holds when closed, and counts what the database still cannot take after a while", async () => {
+  const { db, pool } = keyfob();
+  const marker = randomBytes(6).toString("hex");
+  const written = new AuditLog(pool, 60_000);
+  written.record({ action: "session.ended", outcome: "success", clientId: `${marker}-closed` });
+  await written.close();
+  expect(await db.auditEvent.count({ where: { clientId: `${marker}-closed` } })).toBe(1);
+
+  const before = await dropped("shutdown");
+  const allow = await refuseEvents(marker);
+  try {
+    const stuck = new AuditLog(pool, 20);
+    stuck.record({ action: "session.ended", outcome: "success", clientId: `${marker}-stuck` });
+    await stuck.close(300);
+    expect(await dropped("shutdown")).toBe(before + 1);
+  } finally {
+    await allow();
+  }
 });

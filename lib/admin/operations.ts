@@ -587,11 +587,12 @@ function auditWhere(filter: AuditFilter): Prisma.AuditEventWhereInput {
   };
 }
 
+/** Events newest first by when they happened: a queued event (lib/audit.ts) may be written after later ones. */
 export async function auditEvents(k: Keyfob, _admin: Admin, filter: AuditFilter & { page?: number }) {
   const page = Math.max(1, Math.floor(filter.page ?? 1));
   const where = auditWhere(filter);
   const [items, total] = await Promise.all([
-    k.db.auditEvent.findMany({ where, orderBy: { id: "desc" }, skip: (page - 1) * PAGE_SIZE, take: PAGE_SIZE }),
+    k.db.auditEvent.findMany({ where, orderBy: [{ at: "desc" }, { id: "desc" }], skip: (page - 1) * PAGE_SIZE, take: PAGE_SIZE }),
     k.db.auditEvent.count({ where }),
   ]);
   return { items: items.map((e) => ({ ...e, id: e.id.toString() })), total, page, pageSize: PAGE_SIZE };
@@ -601,7 +602,7 @@ const CSV_COLUMNS = ["at", "actor", "action", "clientId", "accountId", "ip", "ou
 
 /** The filtered audit log as CSV (RFC 4180), newest first, at most 100 000 rows; times in UTC (ISO 8601, `Z`). */
 export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): Promise<string> {
-  const rows = await k.db.auditEvent.findMany({ where: auditWhere(filter), orderBy: { id: "desc" }, take: 100_000 });
+  const rows = await k.db.auditEvent.findMany({ where: auditWhere(filter), orderBy: [{ at: "desc" }, { id: "desc" }], take: 100_000 });
   const cell = (value: unknown) => {
     const text = value instanceof Date ? value.toISOString() : value == null ? "" : String(value);
     // Quote always; neutralise what a spreadsheet would run: a formula character first, or after
