@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { utc } from "./db/client";
+import { utc, type Prisma } from "./db/client";
 import { log } from "./log";
 import { auditEventsDropped } from "./metrics";
 
@@ -65,6 +65,11 @@ export class AuditLog {
   /** Writes an event now (admin refusals, sign-outs): the caller learns if it could not be. */
   async write(entry: AuditEntry): Promise<void> {
     await insertEvents(this.pool, [{ ...storable(entry), at: new Date() }]);
+  }
+
+  /** Writes an event in `tx` (an admin change's transaction): it commits with the change, or neither does. */
+  async writeWithin(tx: Prisma.TransactionClient, entry: AuditEntry): Promise<void> {
+    await tx.auditEvent.create({ data: { ...storable(entry), at: new Date() } });
   }
 
   /**

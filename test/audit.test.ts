@@ -5,12 +5,14 @@
  * others of its batch with it.
  */
 import { randomBytes } from "node:crypto";
+import { getAddress } from "viem";
 import { expect, it } from "vitest";
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { AuditLog, type AuditEntry } from "@/lib/audit";
 import { auditEventsDropped } from "@/lib/metrics";
-import { updateClient } from "@/lib/clients/registry";
+import { blockAccount, updateClient as changeSettings } from "@/lib/admin/operations";
+import { createClient, updateClient } from "@/lib/clients/registry";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
@@ -190,4 +192,38 @@ it("writes what it holds when closed, and counts what the database still cannot 
   } finally {
     await allow();
   }
+});
+
+it("commits an admin change with its audit record, or neither", async () => {
+  const { db } = keyfob();
+  const admin = { accountId: "0x0000000000000000000000000000000000000001", label: "test-admin" };
+  const client = await createClient(db, { name: "Before" });
+  const account = getAddress(`0x${randomBytes(20).toString("hex")}`);
+  await db.account.create({ data: { id: account } });
+  const refuse = `refuse_audit_${randomBytes(6).toString("hex")}`;
+  await db.$executeRawUnsafe(`CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`);
+  await db.$executeRawUnsafe(
+    `CREATE TRIGGER ${refuse} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (NEW.outcome = 'success' AND NEW.actor = 'test-admin' AND (NEW.client_id = '${client.id}' OR NEW.account_id = '${account}')) EXECUTE FUNCTION ${refuse}()`,
+  );
+  try {
+    // A change, and one whose steps are a transaction of their own (blocking): both rolled back.
+    await expect(changeSettings(keyfob(), admin, client.id, { name: "After" })).rejects.toThrow();
+    await expect(blockAccount(keyfob(), admin, account)).rejects.toThrow();
+  } finally {
+    await db.$executeRawUnsafe(`DROP TRIGGER ${refuse} ON audit_events`);
+    await db.$executeRawUnsafe(`DROP FUNCTION ${refuse}`);
+  }
+  expect((await db.client.findUniqueOrThrow({ where: { id: client.id } })).name).toBe("Before");
+  expect((await db.account.findUniqueOrThrow({ where: { id: account } })).blockedAt).toBeNull();
+  // Each failure is audited apart, as an error.
+  expect(await db.auditEvent.findMany({ where: { actor: "test-admin", OR: [{ clientId: client.id }, { accountId: account }] }, select: { action: true, outcome: true }, orderBy: { id: "asc" } })).toEqual([
+    { action: "client.updated", outcome: "error" },
+    { action: "account.blocked", outcome: "error" },
+  ]);
+
+  await changeSettings(keyfob(), admin, client.id, { name: "After" });
+  await blockAccount(keyfob(), admin, account);
+  expect((await db.client.findUniqueOrThrow({ where: { id: client.id } })).name).toBe("After");
+  expect((await db.account.findUniqueOrThrow({ where: { id: account } })).blockedAt).not.toBeNull();
+  expect(await db.auditEvent.count({ where: { actor: "test-admin", outcome: "success", OR: [{ clientId: client.id }, { accountId: account }] } })).toBe(2);
 });

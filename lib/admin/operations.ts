@@ -3,8 +3,9 @@ import * as directory from "../accounts/directory";
 import type { AuditEntry } from "../audit";
 import * as registry from "../clients/registry";
 import { Prisma } from "../db/client";
+import { enclosedIn } from "../db/transaction";
 import type { Keyfob } from "../keyfob";
-import type { KeyRevocation } from "../keys/keystore";
+import type { KeyRevocation, KeyRotation } from "../keys/keystore";
 import { liveSessions, revokeSessions as endSessions } from "../sessions/login-session";
 import { revokeRefreshFamilies } from "../tokens/refresh";
 import type { Admin } from "./access";
@@ -13,8 +14,8 @@ import { revokeAdminSessions } from "./session";
 /**
  * What admins can do, for the dashboard, the command line and the management API alike (through
  * lib/admin/dispatch.ts). Every change takes the Admin that requireAdmin, the CLI or the API
- * vouched for, and is written to the audit log with what it changed (before -> after), refused
- * ones too, with the reason.
+ * vouched for, and is written to the audit log with what it changed (before -> after), in the
+ * change's transaction; refused ones too, with the reason.
  */
 
 export const PAGE_SIZE = 20;
@@ -33,21 +34,31 @@ export function failureReason(error: unknown): string {
 }
 
 /**
- * Runs a change and audits it. `describe` turns the result into the detail's "what changed"
- * part; a refusal (RegistryError) is audited as `rejected`, anything else as `error`, each with
- * the reason after the target's detail.
+ * Runs a change and audits it, in one transaction: `run` gets a Keyfob whose `db` is that
+ * transaction (and must use nothing else), and the audit record commits with what it changed, or
+ * neither does (the record was written after the change, so a failure between them left a change
+ * without its record). `describe` turns the result into the detail's "what changed" part. A change
+ * that fails is rolled back and audited apart: a refusal (RegistryError) as `rejected`, anything
+ * else as `error`, each with the reason after the target's detail.
  */
-async function change<T>(k: Keyfob, admin: Admin, action: string, target: Target, run: () => Promise<T>, describe?: (result: T) => string | undefined): Promise<T> {
+async function change<T>(k: Keyfob, admin: Admin, action: string, target: Target, run: (tx: Keyfob) => Promise<T>, describe?: (result: T) => string | undefined): Promise<T> {
   const entry = { actor: admin.label, action, clientId: target.clientId, accountId: target.accountId };
-  let result: T;
   try {
-    result = await run();
+    return await k.db.$transaction(async (tx) => {
+      const result = await run({ ...k, db: enclosedIn(tx) });
+      await k.audit.writeWithin(tx, { ...entry, outcome: "success", detail: joined(target.detail, describe?.(result)) });
+      return result;
+    });
   } catch (error) {
-    await k.audit.write({ ...entry, outcome: error instanceof registry.RegistryError ? "rejected" : "error", detail: joined(target.detail, failureReason(error)) });
+    await failed(k, entry, target.detail, error);
     throw error;
   }
-  await k.audit.write({ ...entry, outcome: "success", detail: joined(target.detail, describe?.(result)) });
-  return result;
+}
+
+/** Audits a change that failed (and changed nothing): `rejected` for a refusal, else `error`, with the reason. */
+function failed(k: Keyfob, entry: Omit<AuditEntry, "outcome" | "detail">, detail: string | undefined, error: unknown) {
+  const outcome = error instanceof registry.RegistryError ? "rejected" : "error";
+  return k.audit.write({ ...entry, outcome, detail: joined(detail, failureReason(error)) });
 }
 
 /** `field: before -> after` for each field that differs (JSON values), or "no change". */
@@ -57,20 +68,20 @@ export function differences(before: Record<string, unknown>, after: Record<strin
   return changed.map((field) => `${field}: ${JSON.stringify(before[field] ?? null)} -> ${JSON.stringify(after[field] ?? null)}`).join("; ") || "no change";
 }
 
-/** A change whose audit detail is the difference of `read()` before and after it (null: absent). */
+/** A change whose audit detail is the difference of `read()` before and after it (null: absent), read in its transaction. */
 async function changeObserved<T>(
   k: Keyfob,
   admin: Admin,
   action: string,
   target: Target,
-  read: () => Promise<Record<string, unknown> | null>,
-  run: () => Promise<T>,
+  read: (tx: Keyfob) => Promise<Record<string, unknown> | null>,
+  run: (tx: Keyfob) => Promise<T>,
 ): Promise<T> {
   let observed = "";
-  const observe = async () => {
-    const before = await read();
-    const result = await run();
-    const after = await read();
+  const observe = async (tx: Keyfob) => {
+    const before = await read(tx);
+    const result = await run(tx);
+    const after = await read(tx);
     observed = before === null ? `created: ${JSON.stringify(after)}` : after === null ? `deleted: ${JSON.stringify(before)}` : differences(before, after);
     return result;
   };
@@ -112,7 +123,7 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
 }
 
 /** One part of a client's state (a list, a setting), for changes that touch only it. */
-const clientPart = (k: Keyfob, id: string, ...parts: string[]) => async () => {
+const clientPart = (id: string, ...parts: string[]) => async (k: Keyfob) => {
   const state = await clientState(k, id);
   return state && Object.fromEntries(parts.map((part) => [part, state[part]]));
 };
@@ -124,7 +135,7 @@ export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name
     admin,
     "client.created",
     { clientId: id },
-    () => registry.createClient(k.db, { ...input, id }),
+    (tx) => registry.createClient(tx.db, { ...input, id }),
     (client) => `created: ${JSON.stringify({ name: client.name, logoUrl: client.logoUrl, enabled: client.enabled })}`,
   );
 };
@@ -135,18 +146,18 @@ export const setClientEnabled = (k: Keyfob, admin: Admin, clientId: string, enab
     admin,
     enabled ? "client.enabled" : "client.disabled",
     { clientId: registry.normalizeClientId(clientId) },
-    () => registry.updateClient(k.db, clientId, { enabled }),
+    (tx) => registry.updateClient(tx.db, clientId, { enabled }),
     ({ before, after }) => differences({ enabled: before.enabled }, { enabled: after.enabled }),
   );
 
 export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) => {
   const id = registry.normalizeClientId(clientId);
-  return changeObserved(k, admin, "client.deleted", { clientId: id }, () => clientState(k, id), () => registry.deleteClient(k.db, clientId));
+  return changeObserved(k, admin, "client.deleted", { clientId: id }, (tx) => clientState(tx, id), (tx) => registry.deleteClient(tx.db, clientId));
 };
 
 const listChange = (action: string, part: string, op: (db: Keyfob["db"], clientId: string, value: string) => Promise<unknown>) => (k: Keyfob, admin: Admin, clientId: string, value: string) => {
   const id = registry.normalizeClientId(clientId);
-  return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(k, id, part), () => op(k.db, clientId, value)).then(() => undefined);
+  return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(id, part), (tx) => op(tx.db, clientId, value)).then(() => undefined);
 };
 
 export const addRedirectUri = listChange("redirect_uri.added", "redirectUris", registry.addRedirectUri);
@@ -164,7 +175,7 @@ export async function updateClient(k: Keyfob, admin: Admin, clientId: string, ch
     admin,
     "client.updated",
     { clientId: registry.normalizeClientId(clientId) },
-    () => registry.updateClient(k.db, clientId, defined),
+    (tx) => registry.updateClient(tx.db, clientId, defined),
     ({ before, after }) => differences(before, after),
   );
   return after;
@@ -185,15 +196,15 @@ async function signerState(k: Keyfob, clientId: string, address: string) {
 
 export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) => {
   const id = registry.normalizeClientId(clientId);
-  return changeObserved(k, admin, "signer.added", { clientId: id, detail: address }, () => signerState(k, id, address), () =>
-    registry.addSigner(k.db, clientId, address, expiresAt),
+  return changeObserved(k, admin, "signer.added", { clientId: id, detail: address }, (tx) => signerState(tx, id, address), (tx) =>
+    registry.addSigner(tx.db, clientId, address, expiresAt),
   );
 };
 
 export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address: string) => {
   const id = registry.normalizeClientId(clientId);
-  return changeObserved(k, admin, "signer.revoked", { clientId: id, detail: address }, () => signerState(k, id, address), () =>
-    registry.revokeSigner(k.db, clientId, address),
+  return changeObserved(k, admin, "signer.revoked", { clientId: id, detail: address }, (tx) => signerState(tx, id, address), (tx) =>
+    registry.revokeSigner(tx.db, clientId, address),
   );
 };
 
@@ -206,9 +217,9 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
     admin,
     "client.secret_rotated",
     { clientId: id },
-    async () => {
-      wasConfidential = (await k.db.client.findUnique({ where: { id }, select: { secretHash: true } }))?.secretHash != null;
-      return registry.rotateClientSecret(k.db, clientId);
+    async (tx) => {
+      wasConfidential = (await tx.db.client.findUnique({ where: { id }, select: { secretHash: true } }))?.secretHash != null;
+      return registry.rotateClientSecret(tx.db, clientId);
     },
     () => (wasConfidential ? "confidential: true -> true (secret replaced)" : "confidential: false -> true"),
   );
@@ -216,52 +227,58 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
 
 // Signing keys, tokens, admins.
 
-export const rotateSigningKey = (k: Keyfob, admin: Admin) =>
-  change(
-    k,
-    admin,
-    "key.rotated",
-    {},
-    async () => {
-      const upcoming = async () => (await k.keys.schedule()).find((key) => key.status === "upcoming")?.kid ?? null;
-      const before = await upcoming();
-      await k.keys.rotateNow();
-      return { before, after: await upcoming() };
-    },
-    ({ before, after }) => (before ? `a rotation was already under way (upcoming ${before}); nothing changed` : differences({ upcoming: before }, { upcoming: after })),
-  );
+/** Starts a rotation (KeyStore.rotateNow), audited as `key.rotated` in its transaction. */
+export async function rotateSigningKey(k: Keyfob, admin: Admin): Promise<KeyRotation> {
+  const entry = { actor: admin.label, action: "key.rotated" };
+  try {
+    return await k.keys.rotateNow((tx, { before, after }) =>
+      k.audit.writeWithin(tx, {
+        ...entry,
+        outcome: "success",
+        detail: before ? `a rotation was already under way (upcoming ${before}); nothing changed` : differences({ upcoming: before }, { upcoming: after }),
+      }),
+    );
+  } catch (error) {
+    await failed(k, entry, undefined, error);
+    throw error;
+  }
+}
 
 /**
  * Emergency revocation of a signing key (KeyStore.revoke): it leaves the JWKS and never signs
  * again, every token it signed is refused from the next request on every instance, and if it was
  * the current key a new one signs at once. An unknown kid is refused (field `kid`); an already
- * revoked key is left as it is and said so. Audited as `key.revoked` with the kid.
+ * revoked key is left as it is and said so. Audited as `key.revoked` with the kid, in the
+ * revocation's transaction.
  */
 export async function revokeSigningKey(k: Keyfob, admin: Admin, kid: string): Promise<SigningKeyRevocation> {
   kid = kid.trim();
   const entry = { actor: admin.label, action: "key.revoked" };
   let result: KeyRevocation;
   try {
-    result = await k.keys.revoke(kid, admin.label);
+    result = await k.keys.revoke(kid, admin.label, (tx, revocation) =>
+      k.audit.writeWithin(tx, {
+        ...entry,
+        outcome: "success",
+        detail:
+          revocation.outcome === "already-revoked"
+            ? `${kid} (already revoked); no change`
+            : `${kid}; status: ${JSON.stringify(revocation.was)} -> "revoked"${revocation.successor ? `; current: ${JSON.stringify(kid)} -> ${JSON.stringify(revocation.successor)}` : ""}`,
+      }),
+    );
   } catch (error) {
-    await k.audit.write({ ...entry, detail: joined(kid, failureReason(error)), outcome: "error" });
+    await failed(k, entry, kid, error);
     throw error;
   }
   if (result.outcome === "unknown") {
     const refusal = new registry.RegistryError("kid", `no signing key has the kid ${kid}`);
-    await k.audit.write({ ...entry, detail: joined(kid, failureReason(refusal)), outcome: "rejected" });
+    await failed(k, entry, kid, refusal);
     throw refusal;
   }
   if (result.outcome === "already-revoked") {
     const message = `signing key ${kid} was already revoked on ${result.revokedAt.toISOString()}${result.revokedBy ? ` by ${result.revokedBy}` : ""}; nothing changed`;
-    await k.audit.write({ ...entry, detail: `${kid} (already revoked); no change`, outcome: "success" });
     return { kid, revoked: false, message };
   }
-  await k.audit.write({
-    ...entry,
-    detail: `${kid}; status: ${JSON.stringify(result.was)} -> "revoked"${result.successor ? `; current: ${JSON.stringify(kid)} -> ${JSON.stringify(result.successor)}` : ""}`,
-    outcome: "success",
-  });
   const message = result.successor
     ? `signing key ${kid} revoked; new key ${result.successor} signs from now`
     : `signing key ${kid} (${result.was}) revoked; the current key keeps signing`;
@@ -286,10 +303,10 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
     admin,
     "token.revoked",
     { clientId, accountId, detail: target.jti },
-    async () => {
+    async (tx) => {
       if (!target.jti && !clientId && !accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
-      const { count } = await k.db.issuedToken.updateMany({
-        where: { jti: target.jti, clientId, userId: target.jti ? accountId : await tokenHolders(k, accountId), revokedAt: null, expiresAt: { gt: new Date() } },
+      const { count } = await tx.db.issuedToken.updateMany({
+        where: { jti: target.jti, clientId, userId: target.jti ? accountId : await tokenHolders(tx, accountId), revokedAt: null, expiresAt: { gt: new Date() } },
         data: { revokedAt: new Date() },
       });
       return count;
@@ -313,10 +330,10 @@ export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { fam
     admin,
     "refresh_token.revoked",
     { clientId, accountId, detail: target.familyId },
-    async () => {
+    async (tx) => {
       if (!target.familyId && !clientId && !accountId) throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
       if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
-      return revokeRefreshFamilies(k.db, { familyId: target.familyId, clientId, accountId });
+      return revokeRefreshFamilies(tx.db, { familyId: target.familyId, clientId, accountId });
     },
     (revoked) => `live refresh grants: ${revoked.families} -> 0; ${revoked.accessTokens} access tokens revoked with them`,
   ).then((revoked) => revoked.families);
@@ -333,10 +350,10 @@ export const grantAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
     admin,
     "admin.granted",
     { accountId: normalizeAccountId(accountId) },
-    async () => {
+    async (tx) => {
       const id = registry.parseAddress(accountId, "accountId");
-      const existing = await k.db.adminRole.findUnique({ where: { accountId: id } });
-      await k.db.adminRole.upsert({ where: { accountId: id }, create: { accountId: id, grantedBy: admin.label }, update: {} });
+      const existing = await tx.db.adminRole.findUnique({ where: { accountId: id } });
+      await tx.db.adminRole.upsert({ where: { accountId: id }, create: { accountId: id, grantedBy: admin.label }, update: {} });
       return existing !== null;
     },
     (had) => differences({ adminRole: had }, { adminRole: true }),
@@ -348,12 +365,12 @@ export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
     admin,
     "admin.revoked",
     { accountId: normalizeAccountId(accountId) },
-    async () => {
+    async (tx) => {
       const id = normalizeAccountId(accountId);
-      const { count } = await k.db.adminRole.deleteMany({ where: { accountId: id } });
+      const { count } = await tx.db.adminRole.deleteMany({ where: { accountId: id } });
       if (count === 0) throw new registry.RegistryError("accountId", "this account has no admin role");
       // Its dashboard sessions end now, rather than stay dormant until a new grant.
-      await revokeAdminSessions(k, id);
+      await revokeAdminSessions(tx, id);
     },
     () => differences({ adminRole: true }, { adminRole: false }),
   );
@@ -377,10 +394,10 @@ export const blockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     admin,
     "account.blocked",
     { accountId: normalizeAccountId(accountId) },
-    async () => {
-      const id = await existingAccount(k, accountId);
-      const before = await k.db.account.findUniqueOrThrow({ where: { id }, select: { blockedAt: true } });
-      return { wasBlocked: before.blockedAt !== null, ...(await blocking.blockAccount(k, id)) };
+    async (tx) => {
+      const id = await existingAccount(tx, accountId);
+      const before = await tx.db.account.findUniqueOrThrow({ where: { id }, select: { blockedAt: true } });
+      return { wasBlocked: before.blockedAt !== null, ...(await blocking.blockAccount(tx, id)) };
     },
     (r) => `${differences({ blocked: r.wasBlocked }, { blocked: true })}; ${r.revokedTokens} access tokens and ${r.revokedSessions} sessions revoked, refresh tokens and codes with them`,
   );
@@ -391,10 +408,10 @@ export const unblockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     admin,
     "account.unblocked",
     { accountId: normalizeAccountId(accountId) },
-    async () => {
-      const id = await existingAccount(k, accountId);
-      const before = await k.db.account.findUniqueOrThrow({ where: { id }, select: { blockedAt: true } });
-      await blocking.unblockAccount(k, id);
+    async (tx) => {
+      const id = await existingAccount(tx, accountId);
+      const before = await tx.db.account.findUniqueOrThrow({ where: { id }, select: { blockedAt: true } });
+      await blocking.unblockAccount(tx, id);
       return before.blockedAt !== null;
     },
     (was) => differences({ blocked: was }, { blocked: false }),
@@ -407,10 +424,10 @@ export const deleteAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     admin,
     "account.deleted",
     { accountId: normalizeAccountId(accountId) },
-    async () => {
-      const id = await existingAccount(k, accountId);
-      const account = await directory.getAccount(k.db, id);
-      const deleted = await directory.deleteAccount(k, id);
+    async (tx) => {
+      const id = await existingAccount(tx, accountId);
+      const account = await directory.getAccount(tx.db, id);
+      const deleted = await directory.deleteAccount(tx, id);
       if (!deleted) throw new registry.RegistryError("accountId", `no account with id ${id}`);
       return { ...deleted, identities: account?.identities.map((i) => `${i.provider}:${i.email ?? i.subject}`) ?? [] };
     },
@@ -424,9 +441,9 @@ export const revokeSessions = (k: Keyfob, admin: Admin, accountId: string, sessi
     admin,
     "session.revoked",
     { accountId: normalizeAccountId(accountId), detail: sessionId },
-    async () => {
-      const id = await existingAccount(k, accountId);
-      const count = await endSessions(k, id, sessionId);
+    async (tx) => {
+      const id = await existingAccount(tx, accountId);
+      const count = await endSessions(tx, id, sessionId);
       if (sessionId && count === 0) throw new registry.RegistryError("sessionId", "no live session of this account has this id");
       return count;
     },

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
-import type { Database } from "../db/client";
+import type { Database, Prisma } from "../db/client";
 import type { ChangeFeed } from "../db/notifications";
 import { log } from "../log";
 import { seal, unseal } from "./encryption";
@@ -69,6 +69,12 @@ export type KeyRevocation =
   | { outcome: "unknown" }
   | { outcome: "already-revoked"; revokedAt: Date; revokedBy: string | null }
   | { outcome: "revoked"; revokedAt: Date; was: "current" | "upcoming" | "retired"; successor?: string };
+
+/** A rotation started now: the upcoming key before it (null: none) and after it (the one created, or the one already upcoming). */
+export type KeyRotation = { before: string | null; after: string | null };
+
+/** Runs in a key change's transaction, with what it did, before the change commits (its audit record). */
+export type WithinKeyChange<T> = (tx: Prisma.TransactionClient, change: T) => Promise<unknown>;
 
 export type KeyStoreOptions = {
   /** The instance's listening connection, on which to hear other instances' key changes; none: the periodic reload only. */
@@ -166,15 +172,25 @@ export class KeyStore {
   /**
    * Starts a rotation now: a new key, published at once, that signs after KEY_PUBLISH_LEAD (so
    * every verifier's cache knows it first). Nothing is created while a successor is already upcoming.
+   * `within` runs in the same transaction (an admin's audit record).
    */
-  async rotateNow(): Promise<void> {
-    await this.db.$transaction(async (tx) => {
+  async rotateNow(within?: WithinKeyChange<KeyRotation>): Promise<KeyRotation> {
+    const rotation = await this.db.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
       const now = this.clock();
-      if ((await this.load(tx)).some((key) => key.activatesAt > now)) return;
-      await tx.signingKey.create({ data: await this.newKey(new Date(now.getTime() + this.policy.publishLead * 1000)) });
+      const upcoming = (await this.load(tx)).find((key) => key.activatesAt > now)?.kid ?? null;
+      let created: string | undefined;
+      if (!upcoming) {
+        const key = await this.newKey(new Date(now.getTime() + this.policy.publishLead * 1000));
+        await tx.signingKey.create({ data: key });
+        created = key.kid;
+      }
+      const rotation = { before: upcoming, after: upcoming ?? created ?? null };
+      await within?.(tx, rotation);
+      return rotation;
     });
     await this.refresh();
+    return rotation;
   }
 
   /**
@@ -183,13 +199,18 @@ export class KeyStore {
    * now, without the publish lead (verifiers learn it when they next fetch the JWKS); an upcoming
    * key is just dropped, and the schedule plans a successor again. `by` is recorded as revokedBy.
    * Tokens it signed are refused by verifyAccessToken, which checks the key with the token's row.
+   * `within` runs in the same transaction when the kid is known (an admin's audit record).
    */
-  async revoke(kid: string, by: string): Promise<KeyRevocation> {
+  async revoke(kid: string, by: string, within?: WithinKeyChange<Exclude<KeyRevocation, { outcome: "unknown" }>>): Promise<KeyRevocation> {
     const result = await this.db.$transaction(async (tx): Promise<KeyRevocation> => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
       const row = await tx.signingKey.findUnique({ where: { kid }, select: { revokedAt: true, revokedBy: true } });
       if (!row) return { outcome: "unknown" };
-      if (row.revokedAt) return { outcome: "already-revoked", revokedAt: row.revokedAt, revokedBy: row.revokedBy };
+      if (row.revokedAt) {
+        const already = { outcome: "already-revoked", revokedAt: row.revokedAt, revokedBy: row.revokedBy } as const;
+        await within?.(tx, already);
+        return already;
+      }
       const now = this.clock();
       const keys = await this.load(tx);
       const key = keys.find((k) => k.kid === kid)!;
@@ -202,7 +223,9 @@ export class KeyStore {
         successor = replacement.kid;
       }
       await this.announce(tx, { revoked: kid });
-      return { outcome: "revoked", revokedAt: now, was, successor };
+      const revoked = { outcome: "revoked", revokedAt: now, was, successor } as const;
+      await within?.(tx, revoked);
+      return revoked;
     });
     if (result.outcome === "revoked") {
       log.warn("signing key revoked", { kid, by, was: result.was, successor: result.successor });
