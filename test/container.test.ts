@@ -17,6 +17,7 @@ import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { localMigrations } from "@/lib/db/migrate";
+import { currentBuild } from "@/server/build";
 import { emptyDatabase } from "./support/database";
 import { freePort } from "./support/global-setup";
 
@@ -448,7 +449,7 @@ it(
     }
 
     // What the runtime stage copies (the whole build folder, checked above): pruned, built.
-    expect(existsSync(path.join(buildDir, ".next/BUILD_ID"))).toBe(true);
+    expect(currentBuild(buildDir), "a build to serve").toBeDefined();
     expect(existsSync(path.join(buildDir, "node_modules/tsx/package.json")), "tsx (npm run serve) is a production dependency").toBe(true);
     expect(existsSync(path.join(buildDir, "node_modules/vitest")), "dev dependencies are pruned").toBe(false);
     expect(existsSync(path.join(buildDir, ".env")) || existsSync(path.join(buildDir, ".data"))).toBe(false);
