@@ -7,7 +7,7 @@
 # the runtime stage does (same ENV, USER, CMD and HEALTHCHECK). Keep every build step in
 # scripts/container/build.sh, called from a RUN below, so that the test keeps covering it.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
 # The dependencies first, in a layer that source changes leave cached. The Prisma schema and
@@ -19,7 +19,7 @@ RUN --mount=type=cache,target=/root/.npm sh scripts/container/build.sh deps
 COPY . .
 RUN sh scripts/container/build.sh app
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 NPM_CONFIG_UPDATE_NOTIFIER=false PORT=3000
 # npm runs a script through a shell, and forwards SIGTERM to that shell. Debian's sh (dash) dies of

@@ -10,6 +10,17 @@ const withNextIntl = createNextIntlPlugin({
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
+  // Each build has a folder of its own, which instances keep serving while the next one is built
+  // (server/build.ts); `next dev` uses .next.
+  distDir: process.env.KEYFOB_DIST_DIR || ".next",
+  experimental: {
+    // Route types reach TypeScript through next-env.d.ts rather than through tsconfig.json's
+    // include, which Next would otherwise extend with every build folder's types.
+    strictRouteTypes: true,
+    // Turbopack's build cache (about 160 MB) serves a later build into the same folder, which
+    // never comes: moved into the next build's folder, it did not make that build faster.
+    turbopackFileSystemCacheForBuild: false,
+  },
   poweredByHeader: false,
   // The database driver and Prisma's runtime load native and WASM files at run time; prom-client's
   // registry must be the one module the launcher's metrics port also reads.

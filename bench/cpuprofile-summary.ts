@@ -26,7 +26,7 @@ const RULES: [string, (f: CallFrame) => boolean][] = [
   ["web streams / undici", (f) => f.url.includes("webstreams") || f.url.includes("undici")],
   ["Next.js server", (f) => f.url.includes("node_modules/next/")],
   ["node http / net", (f) => f.url.includes("_http_") || f.url.includes("node:net") || f.url.includes("stream_base")],
-  ["app and bundled code (.next chunks)", (f) => f.url.includes(".next/server")],
+  ["app and bundled code (.next chunks)", (f) => /\/\.next\/builds\/[^/]+\/server\//.test(f.url)],
   ["Keyfob lib/ and server/ (tsx)", (f) => /\/work\/[^/]+\/(lib|server|app)\//.test(f.url) || /\/(lib|server|app)\/[^/]+\.ts/.test(f.url)],
   ["async_hooks", (f) => f.url.includes("async_hooks")],
   ["module loading", (f) => f.url.includes("node:internal/modules")],

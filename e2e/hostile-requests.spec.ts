@@ -9,10 +9,12 @@
  *    no-referrer), still work.
  */
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
 import { createDatabase } from "../lib/db/client";
 import { baseURL } from "../playwright.config";
+import { currentBuild } from "../server/build";
 import { adminSession } from "./support/admin";
 
 const db = createDatabase(process.env.DATABASE_URL!, 2);
@@ -52,9 +54,9 @@ test("the dashboard's lists show a field error for filters PostgreSQL refuses, n
   expect((await page.request.get("/admin/audit/export?to=9999-12-31")).status()).toBe(200);
 });
 
-/** An action id of the build, by the function's name (.next/server/server-reference-manifest.json). */
+/** An action id of the build, by the function's name (server/server-reference-manifest.json in the current build). */
 function actionId(name: string): string {
-  const manifest = JSON.parse(readFileSync(".next/server/server-reference-manifest.json", "utf8")) as { node: Record<string, { exportedName: string }> };
+  const manifest = JSON.parse(readFileSync(path.join(currentBuild()!, "server/server-reference-manifest.json"), "utf8")) as { node: Record<string, { exportedName: string }> };
   const found = Object.entries(manifest.node).find(([, action]) => action.exportedName === name);
   if (!found) throw new Error(`no server action ${name} in the build`);
   return found[0];

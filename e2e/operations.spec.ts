@@ -5,7 +5,6 @@
  * health and Prometheus metrics; SIGTERM finishes in-flight requests and writes their audit events.
  * The instances are real processes of the built server on a database of their own.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import pg from "pg";
@@ -13,15 +12,10 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
 import { createDatabase, type Database } from "../lib/db/client";
 import { freePort } from "../test/support/global-setup";
+import { type Instance, ready, startInstance as start } from "./support/instances";
 
 test.describe.configure({ mode: "serial" });
 test.setTimeout(180_000);
-
-/**
- * `url` is the issuer (localhost); `api` reaches the same server over IPv4 only, so that every
- * request of a test comes from one caller address (localhost may be ::1 or 127.0.0.1 per connection).
- */
-type Instance = { name: string; url: string; api: string; process: ChildProcess; output: string[]; exited: Promise<number | null> };
 
 let databaseUrl: string;
 let db: Database;
@@ -30,19 +24,9 @@ const secret = randomBytes(32).toString("base64url");
 const metricsToken = randomBytes(24).toString("base64url");
 let metricsPort: number;
 
-/** Starts `npm run serve` (scripts/start.ts) as its own process on a free port. */
+/** Starts `npm run serve` (scripts/start.ts) as its own process on a free port, on this spec's database. */
 async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
-  const url = `http://localhost:${port}`;
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, KEYFOB_SECRET: secret, ISSUER_URL: url, PORT: String(port), NEXT_TELEMETRY_DISABLED: "1", KEYFOB_LOG: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output: string[] = [];
-  child.stdout!.on("data", (chunk) => output.push(String(chunk)));
-  child.stderr!.on("data", (chunk) => output.push(String(chunk)));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const instance = { name, url, api: `http://127.0.0.1:${port}`, process: child, output, exited };
+  const instance = await start(name, { DATABASE_URL: databaseUrl, KEYFOB_SECRET: secret, ...env });
   running.push(instance);
   return instance;
 }
@@ -52,17 +36,6 @@ function instanceNamed(name: string): Instance {
   const found = running.find((i) => i.name === name);
   if (!found) throw new Error(`instance ${name} was not started`);
   return found;
-}
-
-async function ready(instance: Instance, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (instance.process.exitCode !== null) throw new Error(`${instance.name} exited with ${instance.process.exitCode}:\n${instance.output.join("")}`);
-    const status = await fetch(`${instance.url}/healthz/ready`).then((r) => r.status, () => 0);
-    if (status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${instance.name} was not ready within ${timeoutMs} ms:\n${instance.output.join("")}`);
 }
 
 test.beforeAll(async () => {

@@ -11,7 +11,7 @@ import { prepareStorage } from "../lib/bootstrap";
 import { ConfigError, loadConfig } from "../lib/config";
 import { leaveSignalsToCaller } from "../lib/db/embedded";
 import { log } from "../lib/log";
-import { build, buildNeeded } from "../server/build";
+import { build, buildNeeded, serveCurrentBuild } from "../server/build";
 import { serve, type RunningServer } from "../server/serve";
 
 const mode = process.argv.includes("--dev") ? "dev" : process.argv.includes("--build") ? "build" : "serve";
@@ -53,6 +53,7 @@ async function main() {
     }
   }
   if (stopping) return;
+  if (mode !== "dev") serveCurrentBuild();
   server = await serve(config, { dev: mode === "dev" });
   console.log(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
 }

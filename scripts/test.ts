@@ -4,11 +4,13 @@
  *   2. next build, then Playwright against the built server on its own embedded PostgreSQL, in
  *      a Chromium found or installed by scripts/browser.ts (passed on as CHROMIUM_PATH).
  * Extra arguments go to Playwright (e.g. `npm test -- --grep demo`); SKIP_UNIT=1 runs only step 2,
- * and SKIP_BUILD=1 reuses the last build (when only tests changed).
+ * and SKIP_BUILD=1 reuses the last build (when only tests changed). The summary at the end, which
+ * names the Node.js that ran each step, is also written to .data/test-summary-node<major>.txt, for
+ * .ci/run to show both of its runs at its end.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFile, rm } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
@@ -24,7 +26,13 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
-const results: [string, number][] = [];
+const results: { name: string; code: number; seconds: number }[] = [];
+let stepStarted = Date.now();
+/** A step's outcome, and how long it took since the previous one ended (the steps run one after the other). */
+function record(name: string, code: number) {
+  results.push({ name, code, seconds: Math.round((Date.now() - stepStarted) / 1000) });
+  stepStarted = Date.now();
+}
 /** vitest's JSON report, read back so the summary at the very end names what failed (CI shows only the tail). */
 const VITEST_REPORT = ".data/vitest-report.json";
 let failedTests: string[] = [];
@@ -44,15 +52,15 @@ async function vitestFailures(): Promise<string[]> {
 async function main() {
   if (!process.env.SKIP_UNIT) {
     const code = await run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`]);
-    results.push(["vitest", code]);
+    record("vitest", code);
     if (code !== 0) failedTests = await vitestFailures();
   }
 
   // Found (or installed) before the build; without one only the Playwright step fails.
   const chromium = findChromium();
   const built = process.env.SKIP_BUILD ? 0 : await build(process.env); // recorded: npm start then reuses it
-  results.push(["next build", built]);
-  if (built === 0 && !chromium) results.push(["playwright", 1]);
+  record("next build", built);
+  if (built === 0 && !chromium) record("playwright", 1);
   if (built === 0 && chromium) {
     const dir = path.resolve(".data/e2e");
     await rm(dir, { recursive: true, force: true });
@@ -66,15 +74,20 @@ async function main() {
         E2E_PORT: String(await freePort()),
         CHROMIUM_PATH: chromium,
       };
-      results.push(["playwright", await run(bin("playwright"), ["test", ...process.argv.slice(2)], env)]);
+      record("playwright", await run(bin("playwright"), ["test", ...process.argv.slice(2)], env));
     } finally {
       await database.stop();
     }
   }
 
-  const failed = results.filter(([, code]) => code !== 0);
-  console.log(`\n${results.map(([name, code]) => `${name}: ${code === 0 ? "ok" : `FAILED (exit ${code})`}`).join("\n")}`);
-  for (const failure of failedTests) console.log(`  vitest failed: ${failure}`);
+  const failed = results.filter(({ code }) => code !== 0);
+  const summary = [
+    ...results.map(({ name, code, seconds }) => `${name} (Node ${process.versions.node}, ${seconds} s): ${code === 0 ? "ok" : `FAILED (exit ${code})`}`),
+    ...failedTests.map((failure) => `  vitest failed: ${failure}`),
+  ].join("\n");
+  console.log(`\n${summary}`);
+  await mkdir(".data", { recursive: true });
+  await writeFile(`.data/test-summary-node${process.versions.node.split(".")[0]}.txt`, `${summary}\n`);
   process.exit(failed.length > 0 ? 1 : 0);
 }
 

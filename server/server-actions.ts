@@ -14,6 +14,7 @@ import { IncomingMessage, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { log } from "../lib/log";
+import { distDir } from "./build";
 
 export type ServerActionScreen = {
   /** ISSUER_URL's origin: the only one a browser's action may come from. */
@@ -31,7 +32,7 @@ const ACTION_ID_LENGTH = 42;
 
 /** What the build says: its action ids and body limit. Read once, after Next has prepared. */
 export function loadServerActionScreen(projectRoot: string, origin: string, dev: boolean): ServerActionScreen {
-  const dist = path.join(projectRoot, ".next");
+  const dist = distDir(projectRoot);
   let limit: string | number | undefined;
   try {
     type Files = { config: { experimental?: { serverActions?: { bodySizeLimit?: string | number } } } };

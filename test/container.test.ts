@@ -10,22 +10,25 @@
  * validation is run on the environment compose gives the instances.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { localMigrations } from "@/lib/db/migrate";
+import { currentBuild } from "@/server/build";
 import { emptyDatabase } from "./support/database";
 import { freePort } from "./support/global-setup";
 
 const root = path.resolve(import.meta.dirname, "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
 const BUILD_SCRIPT = "scripts/container/build.sh";
-const IMAGE = "node:20-bookworm-slim";
+/** Node.js 24 LTS, on the Debian the machines here run. */
+const IMAGE_NODE = "24";
+const IMAGE = `node:${IMAGE_NODE}-bookworm-slim`;
 /** A container's PATH: nothing of the host's project (node_modules/.bin) leaks into the steps. */
-const CONTAINER_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const containerPath = (workspace: string) => `${workspace}/usr/local/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`;
 /** Host settings the steps may need to reach the npm registry (a cold cache downloads). */
 const PASSED_THROUGH = /^(https?_proxy|no_proxy|HTTPS?_PROXY|NO_PROXY|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|LANG)$/;
 const DATABASE = "container_test";
@@ -326,6 +329,7 @@ const envOf = (stage: Stage) => Object.assign({}, ...only(stage, "ENV").map((i) 
 
 it("has a build stage that runs scripts/container/build.sh and a slim, non-root runtime stage", () => {
   expect(stages.map((s) => s.image)).toEqual([IMAGE, IMAGE]);
+  expect((JSON.parse(read("package.json")) as { engines: { node: string } }).engines.node.split(" || "), "package.json supports the image's Node").toContain(`^${IMAGE_NODE}.0.0`);
   expect(buildStage.name).toBeTruthy();
   const runs = only(buildStage, "RUN").map((i) => i.args);
   expect(runs).toEqual([`sh ${BUILD_SCRIPT} deps`, `sh ${BUILD_SCRIPT} app`]);
@@ -406,6 +410,7 @@ it(
     const asRoot = process.getuid?.() === 0;
     const [uid, gid] = only(runtimeStage, "USER")[0].args.split(":").map(Number);
     const started = Date.now();
+    console.log(`[container] the build steps run on Node ${process.version}; ${IMAGE} has Node ${IMAGE_NODE}`);
 
     // A folder the unprivileged user can enter (mkdtemp makes it 0700), with the image's layout:
     // WORKDIR under it, and a home of the user's own.
@@ -415,12 +420,20 @@ it(
     const at = (dir: string) => path.join(workspace!, dir);
     const buildDir = at(workdir(buildStage)!);
     mkdirSync(buildDir, { recursive: true });
+    // The image's node, where the image has it: the Node running this test (CI runs the suite on
+    // Node 24 too, .ci/run), reachable by the unprivileged user wherever the checkout is.
+    mkdirSync(at("usr/local/bin"), { recursive: true });
+    try {
+      linkSync(process.execPath, at("usr/local/bin/node"));
+    } catch {
+      copyFileSync(process.execPath, at("usr/local/bin/node")); // another file system
+    }
 
     // The build stage, step by step (as root, like `docker build`).
     const context = buildContext();
     const buildEnv: Env = {
       ...Object.fromEntries(Object.entries(process.env).filter(([name]) => PASSED_THROUGH.test(name))),
-      PATH: CONTAINER_PATH,
+      PATH: containerPath(workspace),
       HOME: os.homedir(),
     };
     for (const step of buildStage.instructions) {
@@ -448,7 +461,7 @@ it(
     }
 
     // What the runtime stage copies (the whole build folder, checked above): pruned, built.
-    expect(existsSync(path.join(buildDir, ".next/BUILD_ID"))).toBe(true);
+    expect(currentBuild(buildDir), "a build to serve").toBeDefined();
     expect(existsSync(path.join(buildDir, "node_modules/tsx/package.json")), "tsx (npm run serve) is a production dependency").toBe(true);
     expect(existsSync(path.join(buildDir, "node_modules/vitest")), "dev dependencies are pruned").toBe(false);
     expect(existsSync(path.join(buildDir, ".env")) || existsSync(path.join(buildDir, ".data"))).toBe(false);
@@ -465,7 +478,7 @@ it(
     const url = await emptyDatabase(DATABASE);
     databaseCreated = true;
     const runtimeEnv: Env = {
-      PATH: CONTAINER_PATH,
+      PATH: containerPath(workspace),
       HOME: home,
       TMPDIR: tmp,
       ...envOf(runtimeStage),

@@ -22,7 +22,7 @@ app)
   # node_modules keeps it.
   npm prune --omit=dev --no-audit --no-fund
   # Next's compiler cache speeds up the next build only; the server never reads it.
-  rm -rf .next/cache
+  rm -rf .next/builds/*/cache
   ;;
 *)
   echo "usage: $0 deps|app" >&2
