@@ -22,7 +22,7 @@ import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { addRedirectUri, addSigner, createClient, deleteClient } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { opaqueDigest, randomOpaque } from "../lib/oauth/opaque";
 import { build, buildNeeded } from "../server/build";
 import { createAgent, exchange, handshake, type FlowTarget, type TokenTarget } from "./flow";
@@ -162,15 +162,16 @@ type Registration = {
 
 /** A Flow A client (a license with a signer key) and a public Flow B client, registered through lib/. */
 async function register(databaseUrl: string): Promise<Registration> {
-  const db = createDatabase(databaseUrl, 2);
+  const store = createStore(databaseUrl, 2);
+  const { db } = rawConnection(store);
   const license = privateKeyToAccount(generatePrivateKey()).address;
   const privateKey = generatePrivateKey();
   const signer = privateKeyToAccount(privateKey).address;
-  await createClient(db, { id: license, name: "Keyfob bench (Flow A)" });
-  await addRedirectUri(db, license, DOMAIN);
-  await addSigner(db, license, signer);
-  const flowB = await createClient(db, { name: "Keyfob bench (code exchange)" });
-  await addRedirectUri(db, flowB.id, DOMAIN);
+  await createClient(store, { id: license, name: "Keyfob bench (Flow A)" });
+  await addRedirectUri(store, license, DOMAIN);
+  await addSigner(store, license, signer);
+  const flowB = await createClient(store, { name: "Keyfob bench (code exchange)" });
+  await addRedirectUri(store, flowB.id, DOMAIN);
   const account = privateKeyToAccount(generatePrivateKey()).address;
   await db.account.create({ data: { id: account } });
   return {
@@ -178,9 +179,9 @@ async function register(databaseUrl: string): Promise<Registration> {
     token: { clientId: flowB.id, account },
     async cleanup() {
       // Deleting a client cascades to its redirect URIs, signers, challenges, codes and tokens.
-      for (const id of [license, flowB.id]) await deleteClient(db, id).catch((error) => console.warn(`could not delete the bench client ${id}: ${String(error)}`));
+      for (const id of [license, flowB.id]) await deleteClient(store, id).catch((error) => console.warn(`could not delete the bench client ${id}: ${String(error)}`));
       await db.account.delete({ where: { id: account } }).catch(() => undefined);
-      await db.$disconnect();
+      await store.close();
     },
   };
 }

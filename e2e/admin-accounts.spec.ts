@@ -9,12 +9,13 @@ import { expect, test } from "@playwright/test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken } from "../lib/client/get-token";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { addSession, adminSession, confirm, pkce, screenshot, secondInstance, seedUser } from "./support/admin";
 import { expectNoAxeViolations } from "./support/axe";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
 let second: Awaited<ReturnType<typeof secondInstance>>;
 test.beforeAll(async () => {
   test.setTimeout(180_000);
@@ -22,7 +23,7 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => {
   await second?.stop();
-  await db.$disconnect();
+  await store.close();
 });
 
 test("find, inspect, revoke a session, block (effective on the other instance at once), unblock and delete an account", async ({ page, browser }, testInfo) => {
@@ -30,12 +31,12 @@ test("find, inspect, revoke a session, block (effective on the other instance at
   const licenseKey = generatePrivateKey();
   const license = privateKeyToAccount(licenseKey).address;
   const domain = `https://accounts.example.com/${license.slice(2, 8)}`;
-  await createClient(db, { id: license, name: "Accounts license" });
-  await addRedirectUri(db, license, domain);
+  await createClient(store, { id: license, name: "Accounts license" });
+  await addRedirectUri(store, license, domain);
   const appId = `kf_accounts_${Date.now()}`;
   const callback = `${baseURL}/accounts-app/callback`;
-  await createClient(db, { id: appId, name: "Accounts app" });
-  await addRedirectUri(db, appId, callback);
+  await createClient(store, { id: appId, name: "Accounts app" });
+  await addRedirectUri(store, appId, callback);
 
   const user = await seedUser(db, { google: true });
   const flowA = await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: user.key, address: user.wallet });

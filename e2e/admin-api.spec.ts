@@ -10,12 +10,13 @@ import { expect, test } from "@playwright/test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken } from "../lib/client/get-token";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { adminSession, confirm, screenshot, seedUser } from "./support/admin";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
-test.afterAll(() => db.$disconnect());
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
+test.afterAll(() => store.close());
 
 const API = `${baseURL}/api/admin/v1`;
 
@@ -31,7 +32,7 @@ async function call(token: string | undefined, method: string, path: string, bod
 test("a client allowed in the browser manages Keyfob through the API; the audit log explains; 401 and 403 as documented", async ({ page }, testInfo) => {
   test.setTimeout(180_000);
   const automation = `kf_automation_${Date.now()}`;
-  await createClient(db, { id: automation, name: "Automation" });
+  await createClient(store, { id: automation, name: "Automation" });
   await adminSession(page.context(), db);
   await page.goto(`/admin/clients/${automation}`);
   await confirm(page, "Generate secret", "Generate secret");
@@ -83,8 +84,8 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   expect((await call(token, "POST", `/keys/${"f".repeat(40)}/revoke`)).status).toBe(400);
   const licenseKey = generatePrivateKey();
   const license = privateKeyToAccount(licenseKey).address;
-  await createClient(db, { id: license, name: "API license" });
-  await addRedirectUri(db, license, "https://api-license.example.com/cb");
+  await createClient(store, { id: license, name: "API license" });
+  await addRedirectUri(store, license, "https://api-license.example.com/cb");
   const flowA = await getToken({ authUrl: baseURL, clientId: license, domain: "https://api-license.example.com/cb", privateKey: licenseKey });
   expect((await call(token, "GET", `/tokens?client=${license}`)).body.total).toBe(1);
   expect((await call(token, "POST", "/tokens/revoke", { clientId: license })).body).toEqual({ revoked: 1 });

@@ -12,15 +12,16 @@ import { expect, test, type Page } from "@playwright/test";
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addRedirectUri, addSigner, createClient, rotateClientSecret } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { adminWallet, CHAIN_ID, confirm, screenshot, signIn } from "./support/admin";
 import { expectNoAxeViolations } from "./support/axe";
 import { installWallet } from "./support/wallet";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
 const jwks = createRemoteJWKSet(new URL(`${baseURL}/keys`));
-test.afterAll(() => db.$disconnect());
+test.afterAll(() => store.close());
 
 /** Runs a shell snippet as a developer would paste it, with their values in the environment. */
 function sh(script: string, env: Record<string, string> = {}): string {
@@ -139,9 +140,9 @@ test("the integration panel's Flow A snippets run: curl against the real server,
   const license = privateKeyToAccount(generatePrivateKey());
   const signerKey = generatePrivateKey();
   const domain = `https://snippets.example.com/${license.address.slice(2, 8)}/callback`;
-  await createClient(db, { id: license.address, name: "Snippets" });
-  await addRedirectUri(db, license.address, domain);
-  await addSigner(db, license.address, privateKeyToAccount(signerKey).address);
+  await createClient(store, { id: license.address, name: "Snippets" });
+  await addRedirectUri(store, license.address, domain);
+  await addSigner(store, license.address, privateKeyToAccount(signerKey).address);
 
   await signIn(page, await adminWallet(db));
   await page.goto(`/admin/clients/${license.address}`);
@@ -174,11 +175,11 @@ test("Flow B's authorization URL with PKCE works in the browser, and its code ex
   const callback = `${baseURL}/snippet-app/callback`;
   const publicId = `kf_snip_pub_${Date.now()}`;
   const confidentialId = `kf_snip_conf_${Date.now()}`;
-  await createClient(db, { id: publicId, name: "Snippet public app" });
-  await createClient(db, { id: confidentialId, name: "Snippet confidential app" });
-  await addRedirectUri(db, publicId, callback);
-  await addRedirectUri(db, confidentialId, callback);
-  const secret = await rotateClientSecret(db, confidentialId);
+  await createClient(store, { id: publicId, name: "Snippet public app" });
+  await createClient(store, { id: confidentialId, name: "Snippet confidential app" });
+  await addRedirectUri(store, publicId, callback);
+  await addRedirectUri(store, confidentialId, callback);
+  const secret = await rotateClientSecret(store, confidentialId);
   await signIn(page, await adminWallet(db));
 
   for (const [clientId, env] of [
@@ -216,7 +217,7 @@ test("Flow B's authorization URL with PKCE works in the browser, and its code ex
 test("Try a sign-in registers Keyfob's test callback on request, runs the hosted login as the client, and shows the decoded tokens", async ({ page }, testInfo) => {
   test.setTimeout(120_000);
   const clientId = `kf_try_${Date.now()}`;
-  await createClient(db, { id: clientId, name: "Tried app" });
+  await createClient(store, { id: clientId, name: "Tried app" });
   const adminKey = await adminWallet(db);
   await signIn(page, adminKey);
   await page.goto(`/admin/clients/${clientId}`);

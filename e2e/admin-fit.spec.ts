@@ -10,30 +10,31 @@ import { expect, test } from "@playwright/test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken } from "../lib/client/get-token";
 import { addRedirectUri, addSigner, createClient, rotateClientSecret } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { adminSession, screenshot, seedUser, sidewaysOverflow } from "./support/admin";
 import { expectNoAxeViolations } from "./support/axe";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
-test.afterAll(() => db.$disconnect());
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
+test.afterAll(() => store.close());
 
 /** A license with signers (one far from expiring) and tokens, a confidential client, a signed-in account with Flow A tokens, a refused token request. */
 async function seed() {
   const ownerKey = generatePrivateKey();
   const license = privateKeyToAccount(ownerKey).address;
   const domain = `https://fit.example.com/${license.slice(2, 8)}/callback?with=a&rather=long&query=string`;
-  await createClient(db, { id: license, name: "A client with a rather long name for a phone screen" });
-  await addRedirectUri(db, license, domain);
-  await addSigner(db, license, privateKeyToAccount(generatePrivateKey()).address, new Date("2099-12-31T00:00:00Z"));
-  await addSigner(db, license, privateKeyToAccount(generatePrivateKey()).address);
+  await createClient(store, { id: license, name: "A client with a rather long name for a phone screen" });
+  await addRedirectUri(store, license, domain);
+  await addSigner(store, license, privateKeyToAccount(generatePrivateKey()).address, new Date("2099-12-31T00:00:00Z"));
+  await addSigner(store, license, privateKeyToAccount(generatePrivateKey()).address);
   for (let i = 0; i < 2; i++) await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: ownerKey });
   // A refused Flow A request: a failure on the chart and in the audit log.
   await fetch(`${baseURL}/auth/web3/submit_challenge`, { method: "POST", body: new URLSearchParams({ client_id: license, state: "unknown", grant_type: "authorization_code", domain, signature: "0x00" }) });
   const app = `kf_fit_${Date.now()}`;
-  await createClient(db, { id: app, name: "Fit app" });
-  await rotateClientSecret(db, app);
-  await addRedirectUri(db, app, `${baseURL}/fit-app/callback`);
+  await createClient(store, { id: app, name: "Fit app" });
+  await rotateClientSecret(store, app);
+  await addRedirectUri(store, app, `${baseURL}/fit-app/callback`);
   const user = await seedUser(db, { google: true });
   await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: user.key, address: user.wallet });
   return { license, app, user: { address: user.accountId } };

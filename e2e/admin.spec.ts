@@ -14,17 +14,18 @@ import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken, KeyfobError } from "../lib/client/get-token";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { expectNoAxeViolations } from "./support/axe";
 import { installWallet } from "./support/wallet";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
 const jwks = createRemoteJWKSet(new URL(`${baseURL}/keys`));
 const CHAIN_ID = 1; // Keyfob's default CHAIN_ID
 const ARTIFACTS = "e2e/artifacts";
 
-test.afterAll(() => db.$disconnect());
+test.afterAll(() => store.close());
 
 /** A wallet whose account holds the admin role. */
 async function adminWallet(): Promise<Hex> {
@@ -184,8 +185,8 @@ test("an admin registers a client with a redirect URI and a signer; Flow A works
 test("a client disabled in the browser is refused by Flow A and by the code flow", async ({ page, request }, testInfo) => {
   const clientId = privateKeyToAccount(generatePrivateKey()).address;
   const redirectUri = `https://disabled.example.com/${clientId.slice(2, 8)}`;
-  await createClient(db, { id: clientId, name: "Soon Disabled" });
-  await addRedirectUri(db, clientId, redirectUri);
+  await createClient(store, { id: clientId, name: "Soon Disabled" });
+  await addRedirectUri(store, clientId, redirectUri);
   const challenge = `/auth/web3/generate_challenge?${new URLSearchParams({ client_id: clientId, domain: redirectUri, scope: "openid", response_type: "code", address: clientId })}`;
   expect((await request.post(challenge)).status()).toBe(200);
 
@@ -274,8 +275,8 @@ test("signing keys rotate, tokens are revoked, the audit log filters and exports
   const ownerKey = generatePrivateKey();
   const clientId = privateKeyToAccount(ownerKey).address;
   const domain = `https://tokens.example.com/${clientId.slice(2, 8)}`;
-  await createClient(db, { id: clientId, name: "Token Holder" });
-  await addRedirectUri(db, clientId, domain);
+  await createClient(store, { id: clientId, name: "Token Holder" });
+  await addRedirectUri(store, clientId, domain);
   for (let i = 0; i < 2; i++) await getToken({ authUrl: baseURL, clientId, domain, privateKey: ownerKey });
 
   await signIn(page, await adminWallet());
@@ -338,7 +339,7 @@ test("signing keys rotate, tokens are revoked, the audit log filters and exports
 
 test("client ids are shown and linked exactly as stored; lists have empty states", async ({ page }) => {
   const odd = `odd/${Date.now()}%41:é?#x`.replace("é", "e"); // printable ASCII, no spaces
-  await createClient(db, { id: odd, name: "Odd Id" });
+  await createClient(store, { id: odd, name: "Odd Id" });
   await signIn(page, await adminWallet());
   await page.goto(`/admin/clients?q=${encodeURIComponent(odd)}`);
   await page.getByRole("link", { name: "Odd Id" }).click();

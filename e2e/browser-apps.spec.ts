@@ -11,11 +11,12 @@ import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { installWallet } from "./support/wallet";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
 const CHAIN_ID = 1;
 
 /** A tiny web server standing for an application's origin: it serves whatever page a test sets. */
@@ -45,15 +46,15 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => {
   await Promise.all([app.close(), elsewhere.close()]);
-  await db.$disconnect();
+  await store.close();
 });
 
 /** A public client (a license address) whose redirect URI is on the application's origin. */
 async function registerSpa() {
   const owner = privateKeyToAccount(generatePrivateKey());
   const redirectUri = `${app.origin}/callback`;
-  await createClient(db, { id: owner.address, name: "Browser app" });
-  await addRedirectUri(db, owner.address, redirectUri);
+  await createClient(store, { id: owner.address, name: "Browser app" });
+  await addRedirectUri(store, owner.address, redirectUri);
   return { owner, clientId: owner.address, redirectUri };
 }
 

@@ -9,17 +9,18 @@ import { createRemoteJWKSet, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken, KeyfobError } from "../lib/client/get-token";
 import { addRedirectUri, addSigner, createClient, revokeSigner } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
-test.afterAll(() => db.$disconnect());
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
+test.afterAll(() => store.close());
 
 async function license() {
   const owner = privateKeyToAccount(generatePrivateKey());
   const domain = `https://app.example.com/${owner.address.slice(2, 8)}`;
-  await createClient(db, { id: owner.address, name: "e2e license" });
-  await addRedirectUri(db, owner.address, domain);
+  await createClient(store, { id: owner.address, name: "e2e license" });
+  await addRedirectUri(store, owner.address, domain);
   return { owner, clientId: owner.address, domain };
 }
 
@@ -36,13 +37,13 @@ test("the client library gets tokens through a signer, and a revoked signer is r
   const { clientId, domain } = await license();
   const signerKey = generatePrivateKey();
   const signer = privateKeyToAccount(signerKey).address;
-  await addSigner(db, clientId, signer);
+  await addSigner(store, clientId, signer);
 
   const tokens = await getToken({ authUrl: baseURL, clientId, domain, privateKey: signerKey });
   const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${baseURL}/keys`)), { issuer: baseURL, audience: clientId });
   expect(payload.ethereum_address).toBe(clientId);
 
-  await revokeSigner(db, clientId, signer);
+  await revokeSigner(store, clientId, signer);
   const refused = await getToken({ authUrl: baseURL, clientId, domain, privateKey: signerKey }).catch((e) => e);
   expect(refused).toBeInstanceOf(KeyfobError);
   expect(refused).toMatchObject({ status: 400, code: "invalid_grant" });

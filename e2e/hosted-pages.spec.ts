@@ -14,7 +14,7 @@ import { expectNoAxeViolations } from "./support/axe";
 import { authorizeUrl, backAtApplication, CHAIN_ID, colours, contrastRatio, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { installWallet } from "./support/wallet";
 
-const { db, app } = hostedLoginSetup();
+const { store, db, app } = hostedLoginSetup();
 
 const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="30" fill="#0ea5e9"/></svg>`;
 
@@ -41,7 +41,7 @@ async function expectAccessibleBasics(page: Page) {
 test.describe("the application's brand", () => {
   test("the client's logo (https, fixed size) and name lead the page; Keyfob's mark follows; a favicon", async ({ page }) => {
     await page.route("https://logos.example/**", (route) => route.fulfill({ contentType: "image/svg+xml", body: LOGO }));
-    const client = await registerClient(db, app, "Acme Fleet", { logoUrl: "https://logos.example/acme.svg" });
+    const client = await registerClient(store, app, "Acme Fleet", { logoUrl: "https://logos.example/acme.svg" });
     await page.goto(authorizeUrl(app, { client_id: client.id }));
     const logo = page.getByTestId("client-logo");
     await expect(logo).toHaveAttribute("src", "https://logos.example/acme.svg");
@@ -66,14 +66,14 @@ test.describe("the application's brand", () => {
 
   test("a logo that does not load, a non-https logo, or none: the application's initial instead", async ({ page }) => {
     await page.route("https://logos.example/**", (route) => route.fulfill({ status: 404, body: "" }));
-    const broken = await registerClient(db, app, "Zephyr Mobility", { logoUrl: "https://logos.example/missing.png" });
+    const broken = await registerClient(store, app, "Zephyr Mobility", { logoUrl: "https://logos.example/missing.png" });
     await page.goto(authorizeUrl(app, { client_id: broken.id }));
     await expect(page.getByTestId("client-logo-fallback")).toHaveText("Z");
     await expect(page.getByTestId("client-logo")).toHaveCount(0);
     await expectNoAxeViolations(page, "the login page with the application's initial for a logo");
 
     // Only https logos are shown: one stored otherwise (the registry refuses them) is never fetched.
-    const plain = await registerClient(db, app, "beta fleet");
+    const plain = await registerClient(store, app, "beta fleet");
     await db.client.update({ where: { id: plain.id }, data: { logoUrl: "http://logos.example/beta.png" } });
     const requested: string[] = [];
     page.on("request", (request) => requested.push(request.url()));
@@ -86,7 +86,7 @@ test.describe("the application's brand", () => {
 test.describe("trust: where the person goes back, and what is shared", () => {
   for (const scheme of ["light", "dark"] as const) {
     test(`the sentence meets WCAG AA contrast (${scheme})`, async ({ page }) => {
-      const client = await registerClient(db, app, "Acme Fleet");
+      const client = await registerClient(store, app, "Acme Fleet");
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(authorizeUrl(app, { client_id: client.id }));
       const sentence = page.getByTestId("disclosure");
@@ -106,7 +106,7 @@ test.describe("dark mode", () => {
   const luminance = ([r, g, b]: number[]) => (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
 
   test("the login, error, account and refusal pages follow prefers-color-scheme", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(authorizeUrl(app, { client_id: client.id }));
@@ -141,7 +141,7 @@ test.describe("dark mode", () => {
 
 test.describe("languages", () => {
   test("ui_locales=de gives a German login page, kept with the interaction; discovery lists the languages", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     await page.goto(authorizeUrl(app, { client_id: client.id, ui_locales: "de-CH en" }));
     await expect(page.getByRole("heading", { name: "Anmelden" })).toBeVisible();
     await expect(page.getByText("um mit Acme Fleet fortzufahren")).toBeVisible();
@@ -163,7 +163,7 @@ test.describe("languages", () => {
   });
 
   test("Accept-Language chooses when ui_locales does not; ui_locales wins when both are given", async ({ browser }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const context = await browser.newContext({ locale: "de-DE", extraHTTPHeaders: { "Accept-Language": "de-DE,de;q=0.9,en;q=0.5" } });
     const page = await context.newPage();
     await page.goto(`${baseURL}${authorizeUrl(app, { client_id: client.id })}`);
@@ -188,7 +188,7 @@ test.describe("languages", () => {
   });
 
   test("the wallet's messages are translated too, and a German sign-in completes", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
     wallet.rejectSignatures(true);
     await page.goto(authorizeUrl(app, { client_id: client.id, ui_locales: "de", state: "st-de" }));
@@ -202,7 +202,7 @@ test.describe("languages", () => {
 
 test.describe("errors and focus", () => {
   test("after an error, focus is on the message, and Try again is the next stop", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
     wallet.rejectSignatures(true);
     await page.goto(authorizeUrl(app, { client_id: client.id, state: "st-focus" }));
@@ -219,7 +219,7 @@ test.describe("errors and focus", () => {
   });
 
   test("a wallet on another network gets one notice, which also says when the switch was refused", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: 137 });
     wallet.rejectSwitches(true);
     await page.goto(authorizeUrl(app, { client_id: client.id, state: "st-net" }));
@@ -238,7 +238,7 @@ test.describe("errors and focus", () => {
   });
 
   test("without a wallet: a link to get one, which opens in a new tab", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     await page.goto(authorizeUrl(app, { client_id: client.id }));
     const hint = page.getByTestId("no-wallet-hint");
     await expect(hint).toContainText("No browser wallet detected in this browser.");
@@ -260,7 +260,7 @@ test.describe("errors and focus", () => {
 
 test.describe("the refusal page", () => {
   test("an unregistered redirect_uri: 400, what was received (escaped), what to check, never a redirect", async ({ page, request }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const hostile = `https://evil.example/cb?x=<script>alert(1)</script>&y="quoted"`;
     const url = authorizeUrl(app, { client_id: client.id, redirect_uri: hostile });
     const raw = await request.get(url, { maxRedirects: 0 });
@@ -284,7 +284,7 @@ test.describe("the refusal page", () => {
   });
 
   test("loads no script at all, where the login page loads the wallet code; the error page stays small", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const scripts = async (url: string, then?: () => Promise<void>) => {
       const responses: Promise<{ url: string; bytes: number; wallet: boolean }>[] = [];
       const listener = (response: import("@playwright/test").Response) => {

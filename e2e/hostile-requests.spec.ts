@@ -12,13 +12,14 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { currentBuild } from "../server/build";
 import { adminSession } from "./support/admin";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
-test.afterAll(() => db.$disconnect());
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
+test.afterAll(() => store.close());
 
 test("the dashboard's lists show a field error for filters PostgreSQL refuses, never an error page", async ({ page }) => {
   await adminSession(page.context(), db);
@@ -106,8 +107,8 @@ test.describe("server actions are screened before Next.js", () => {
 
     const clientId = `kf_screen_${Date.now()}`;
     const redirectUri = `${baseURL}/screened-callback`;
-    await createClient(db, { id: clientId, name: "Screened" });
-    await addRedirectUri(db, clientId, redirectUri);
+    await createClient(store, { id: clientId, name: "Screened" });
+    await addRedirectUri(store, clientId, redirectUri);
     const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, scope: "openid", state: "st", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" });
     await page.goto(`/auth?${query}`);
     await page.getByRole("button", { name: "Cancel and return to Screened" }).click();

@@ -10,14 +10,15 @@ import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken } from "../lib/client/get-token";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { installWallet } from "./support/wallet";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
 const ARTIFACTS = "e2e/artifacts";
 
-test.afterAll(() => db.$disconnect());
+test.afterAll(() => store.close());
 
 /** Signs in at /admin with a wallet whose account holds the admin role (granted in the database, as in admin.spec.ts). */
 async function signInAsAdmin(page: Page) {
@@ -35,8 +36,8 @@ test("an admin revokes the current signing key: the confirmation says what break
   const ownerKey = generatePrivateKey();
   const clientId = privateKeyToAccount(ownerKey).address;
   const domain = `https://revocation.example.com/${clientId.slice(2, 8)}`;
-  await createClient(db, { id: clientId, name: "Revocation" });
-  await addRedirectUri(db, clientId, domain);
+  await createClient(store, { id: clientId, name: "Revocation" });
+  await addRedirectUri(store, clientId, domain);
   const before = await getToken({ authUrl: baseURL, clientId, domain, privateKey: ownerKey });
   const kid = decodeProtectedHeader(before.access_token).kid as string;
   const userinfo = (token: string) => request.get("/userinfo", { headers: { authorization: `Bearer ${token}` } });

@@ -14,14 +14,15 @@ import { expect, test, type Page } from "@playwright/test";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addPostLogoutRedirectUri, addRedirectUri, createClient, rotateClientSecret } from "../lib/clients/registry";
-import { createDatabase } from "../lib/db/client";
+import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { expectNoAxeViolations } from "./support/axe";
 import { emailOf } from "./support/idp";
 import { upstreams } from "./support/upstream";
 import { installWallet } from "./support/wallet";
 
-const db = createDatabase(process.env.DATABASE_URL!, 2);
+const store = createStore(process.env.DATABASE_URL!, 2);
+const { db } = rawConnection(store);
 const jwks = createRemoteJWKSet(new URL(`${baseURL}/keys`));
 const CHAIN_ID = 1; // Keyfob's default CHAIN_ID
 
@@ -47,15 +48,15 @@ test.beforeAll(async () => {
 });
 test.afterAll(async () => {
   await app.close();
-  await db.$disconnect();
+  await store.close();
 });
 
 /** A registered application: public (PKCE) or confidential (client secret). */
 async function registerClient(name: string, confidential = false) {
   const id = privateKeyToAccount(generatePrivateKey()).address;
-  await createClient(db, { id, name });
-  await addRedirectUri(db, id, app.url);
-  const secret = confidential ? await rotateClientSecret(db, id) : undefined;
+  await createClient(store, { id, name });
+  await addRedirectUri(store, id, app.url);
+  const secret = confidential ? await rotateClientSecret(store, id) : undefined;
   return { id, secret };
 }
 
@@ -173,7 +174,7 @@ test.describe("login sessions and logout", () => {
   test("a wallet login starts a session: prompt=none answers at once, Continue as is offered, and logout ends it", async ({ page }) => {
     const client = await registerClient("Acme Fleet");
     const signedOut = `${app.url}?signed-out=1`;
-    await addPostLogoutRedirectUri(db, client.id, signedOut);
+    await addPostLogoutRedirectUri(store, client.id, signedOut);
     const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
     await page.goto(authorizeUrl({ client_id: client.id, state: "st-first" }));
     await page.getByRole("button", { name: "Continue with a wallet" }).click();

@@ -10,7 +10,8 @@ import { expect, test } from "@playwright/test";
 import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
-import { createDatabase, type Database } from "../lib/db/client";
+import { createStore, rawConnection, type Store } from "../lib/store";
+import type { Database } from "../lib/store/connection";
 import { freePort } from "../test/support/global-setup";
 import { type Instance, ready, startInstance as start } from "./support/instances";
 
@@ -18,6 +19,7 @@ test.describe.configure({ mode: "serial" });
 test.setTimeout(180_000);
 
 let databaseUrl: string;
+let store: Store;
 let db: Database;
 const running: Instance[] = [];
 const secret = randomBytes(32).toString("base64url");
@@ -48,20 +50,21 @@ test.beforeAll(async () => {
   await admin.end();
   url.pathname = `/${name}`;
   databaseUrl = url.toString();
-  db = createDatabase(databaseUrl, 2);
+  store = createStore(databaseUrl, 2);
+  db = rawConnection(store).db;
   metricsPort = await freePort();
 });
 
 test.afterAll(async () => {
   for (const instance of running) instance.process.kill("SIGKILL");
-  await db.$disconnect();
+  await store.close();
 });
 
 async function license() {
   const owner = privateKeyToAccount(generatePrivateKey());
   const domain = `https://app.example.com/${owner.address.slice(2, 8)}`;
-  await createClient(db, { id: owner.address, name: "operations" });
-  await addRedirectUri(db, owner.address, domain);
+  await createClient(store, { id: owner.address, name: "operations" });
+  await addRedirectUri(store, owner.address, domain);
   return { owner, clientId: owner.address, domain };
 }
 

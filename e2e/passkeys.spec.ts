@@ -15,10 +15,10 @@ import { authorizeUrl, backAtApplication, exchange, hostedLoginSetup, registerCl
 import { addVirtualAuthenticator, copyPasskeys, misbehave } from "./support/passkeys";
 import { upstreams } from "./support/upstream";
 
-const { db, app } = hostedLoginSetup();
+const { store, db, app } = hostedLoginSetup();
 
 test("a new user creates a passkey and gets an account; the passkey signs in again (sub, provider_id, amr say passkey)", async ({ page }) => {
-  const client = await registerClient(db, app, "Acme Fleet");
+  const client = await registerClient(store, app, "Acme Fleet");
   const authenticator = await addVirtualAuthenticator(page);
   await page.goto(authorizeUrl(app, { client_id: client.id, state: "st-new", nonce: "n-new" }));
   await page.getByRole("button", { name: "Create a passkey" }).click();
@@ -51,7 +51,7 @@ test("a new user creates a passkey and gets an account; the passkey signs in aga
 });
 
 test("a replayed or a tampered assertion is refused, with focus on the message; trying again works", async ({ page }) => {
-  const client = await registerClient(db, app, "Acme Fleet");
+  const client = await registerClient(store, app, "Acme Fleet");
   await addVirtualAuthenticator(page);
   const setMode = await misbehave(page);
   await page.goto(authorizeUrl(app, { client_id: client.id }));
@@ -87,7 +87,7 @@ test("a replayed or a tampered assertion is refused, with focus on the message; 
 });
 
 test("no passkey on this device: the refused request is explained, and creating one is offered", async ({ page }) => {
-  const client = await registerClient(db, app, "Acme Fleet");
+  const client = await registerClient(store, app, "Acme Fleet");
   // An authenticator with no passkey for Keyfob: the browser finds none to offer.
   await addVirtualAuthenticator(page);
   await page.goto(authorizeUrl(app, { client_id: client.id, state: "st-none" }));
@@ -101,7 +101,7 @@ test("no passkey on this device: the refused request is explained, and creating 
 });
 
 test("a Google account adds a passkey at /account; the passkey then signs in to that account", async ({ page, context }) => {
-  const client = await registerClient(db, app, "Acme Fleet");
+  const client = await registerClient(store, app, "Acme Fleet");
   await page.goto("/account");
   await page.getByRole("button", { name: "Continue with Google" }).click();
   await page.waitForURL((url) => url.href.startsWith(upstreams.google.issuer));

@@ -25,11 +25,11 @@ import { expectNoAxeViolations } from "./support/axe";
 import { authorizeUrl, backAtApplication, CHAIN_ID, exchange, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { installAnnouncedWallets, installWallet, walletIcon } from "./support/wallet";
 
-const { db, app } = hostedLoginSetup();
+const { store, db, app } = hostedLoginSetup();
 
 test.describe("browser wallets (EIP-6963)", () => {
   test("two announced wallets are listed by name and icon; the chosen one signs, the other is not asked", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const [orange, blue] = await installAnnouncedWallets(page, CHAIN_ID, [
       { name: "Orange Wallet", rdns: "com.example.orange", privateKey: generatePrivateKey(), icon: walletIcon("#f97316") },
       { name: "Blue Wallet", rdns: "com.example.blue", privateKey: generatePrivateKey(), icon: walletIcon("#0ea5e9") },
@@ -62,7 +62,7 @@ test.describe("browser wallets (EIP-6963)", () => {
   });
 
   test("a window.ethereum that also announces itself is listed once, under its own name", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const other = page;
     await installWallet(other, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
     await other.addInitScript(() => {
@@ -127,7 +127,7 @@ test.describe("WalletConnect, up to the relay", () => {
   });
 
   test("not offered without WALLETCONNECT_PROJECT_ID; the CSP then allows no relay", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
     const response = await page.goto(authorizeUrl(app, { client_id: client.id }));
     const csp = response!.headers()["content-security-policy"];
@@ -138,7 +138,7 @@ test.describe("WalletConnect, up to the relay", () => {
   });
 
   test("offered beside a browser wallet: the dialog shows the pairing URI as a QR code and a link; Cancel returns to the page", async ({ page }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const errors: string[] = [];
     const blocked: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
@@ -196,7 +196,7 @@ test.describe("WalletConnect, up to the relay", () => {
   });
 
   test("on a phone, the dialog leads with a link that opens the wallet app (the wc: URI)", async ({ browser }) => {
-    const client = await registerClient(db, app, "Acme Fleet");
+    const client = await registerClient(store, app, "Acme Fleet");
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await context.newPage();
     await standInRelay(page);

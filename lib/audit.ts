@@ -1,7 +1,9 @@
-import type pg from "pg";
-import { utc, type Prisma } from "./db/client";
 import { log } from "./log";
 import { auditEventsDropped } from "./metrics";
+import type { Store } from "./store";
+import { storableText, type AuditEventInput } from "./store/audit";
+
+export type { Caller } from "./store/audit";
 
 export type AuditEntry = {
   action: string;
@@ -13,9 +15,6 @@ export type AuditEntry = {
   ip?: string;
   detail?: string;
 };
-
-/** Where a protocol request came from, for its audit events: the endpoint it called and the caller's address (when known). */
-export type Caller = { endpoint: string; ip?: string };
 
 /** Events kept waiting for the database at most (about 0.5 KB each): over a minute of refusals at 300/s. */
 const CAPACITY = 20_000;
@@ -36,7 +35,7 @@ const CLOSE_PATIENCE_MS = 5_000;
  * beyond, new ones are dropped. Every drop is counted (keyfob_audit_events_dropped_total) and logged.
  */
 export class AuditLog {
-  private queue: StoredEntry[] = [];
+  private queue: AuditEventInput[] = [];
   private timer?: NodeJS.Timeout;
   /** The one writer, while it runs: batches land in order, and a flush waits for it. */
   private writing?: Promise<void>;
@@ -46,7 +45,7 @@ export class AuditLog {
   private overflowed = 0;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly store: Store,
     private readonly flushMs = 250,
     private readonly capacity = CAPACITY,
   ) {}
@@ -64,12 +63,12 @@ export class AuditLog {
 
   /** Writes an event now (admin refusals, sign-outs): the caller learns if it could not be. */
   async write(entry: AuditEntry): Promise<void> {
-    await insertEvents(this.pool, [{ ...storable(entry), at: new Date() }]);
+    await this.store.audit.insertBatch([{ ...storable(entry), at: new Date() }]);
   }
 
   /** Writes an event in `tx` (an admin change's transaction): it commits with the change, or neither does. */
-  async writeWithin(tx: Prisma.TransactionClient, entry: AuditEntry): Promise<void> {
-    await tx.auditEvent.create({ data: { ...storable(entry), at: new Date() } });
+  async writeWithin(tx: Store, entry: AuditEntry): Promise<void> {
+    await tx.audit.insert({ ...storable(entry), at: new Date() });
   }
 
   /**
@@ -109,14 +108,14 @@ export class AuditLog {
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, BATCH);
       try {
-        await insertEvents(this.pool, batch);
+        await this.store.audit.insertBatch(batch);
         this.queue.splice(0, batch.length);
       } catch (error) {
         if (!refusedForContent(error)) return this.retryLater(error);
         // An event the database refuses (a value too long for an index) must not take the others with it: one by one, in order.
         for (const event of batch) {
           try {
-            await insertEvents(this.pool, [event]);
+            await this.store.audit.insertBatch([event]);
           } catch (failure) {
             if (!refusedForContent(failure)) return this.retryLater(failure);
             log.error("audit event refused by the database", { action: event.action, error: String(failure).slice(0, 200) });
@@ -149,58 +148,6 @@ export class AuditLog {
 function refusedForContent(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return typeof code === "string" && /^(22|23|54)/.test(code);
-}
-
-type StoredEntry = AuditEntry & { at: Date };
-
-/**
- * Events in one prepared statement, a column per array: Prisma's createMany of a 60-event batch (a
- * quarter second of /token at 250/s) cost 13.9 ms of CPU against 0.84 ms for this (bench/README.md).
- */
-function insertEvents(pool: pg.Pool, events: StoredEntry[]) {
-  const column = (field: keyof StoredEntry) => events.map((event) => event[field] ?? null);
-  return pool.query({
-    name: "keyfob_insert_audit_events",
-    text: `INSERT INTO audit_events (at, actor, action, client_id, account_id, ip, outcome, detail)
-           SELECT * FROM unnest($1::timestamp[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])`,
-    values: [
-      events.map((event) => utc(event.at)),
-      column("actor"),
-      column("action"),
-      column("clientId"),
-      column("accountId"),
-      column("ip"),
-      column("outcome"),
-      column("detail"),
-    ],
-  });
-}
-
-/**
- * The end of every statement that issues an access token: `insertToken`, its INSERT INTO
- * issued_tokens, as the CTE `issued`, then the token's `token.issued` audit event from the row it
- * inserted (its client and user), at `$<at>`, with the endpoint and the caller's address as
- * `$<endpoint>` and `$<ip>` (callerValues). The token and its audit record commit together or not
- * at all (a buffered record was lost when the instance died or PostgreSQL restarted), in the same
- * round trip. The statement's row count is the audit insert's: 1 when a token was issued.
- */
-export function issuedWithEvent(insertToken: string, params: { at: number; endpoint: number; ip: number }): string {
-  return `issued AS (${insertToken} RETURNING client_id, user_id)
-    INSERT INTO audit_events (at, action, outcome, client_id, account_id, ip, detail)
-    SELECT $${params.at}, 'token.issued', 'success', client_id, user_id, $${params.ip}, $${params.endpoint} FROM issued`;
-}
-
-/** The endpoint and the caller's address as issuedWithEvent's parameters, stored as the audit log stores values. */
-export function callerValues(caller: Caller): [string, string | null] {
-  return [storableText(caller.endpoint), storableText(caller.ip) ?? null];
-}
-
-/** Longest value kept per field: a request cannot grow the log by sending long values. */
-const MAX_FIELD = 2000;
-
-/** A value as the audit log stores it: control characters replaced, bounded in length. */
-export function storableText<T extends string | undefined>(value: T): T {
-  return (typeof value === "string" ? value.replace(/[\x00-\x1f\x7f]/g, "\uFFFD").slice(0, MAX_FIELD) : value) as T;
 }
 
 /**

@@ -11,7 +11,7 @@ const DATABASE_CHECK_MS = 2_000;
  */
 export async function readiness(keyfob: Keyfob, shuttingDown: boolean): Promise<Readiness> {
   const [database, signingKeys] = await Promise.all([
-    withTimeout(keyfob.pool.query("SELECT 1"), DATABASE_CHECK_MS).then(ok, failed),
+    withTimeout(keyfob.store.ping(), DATABASE_CHECK_MS).then(ok, failed),
     withTimeout(keyfob.keys.signingKey(), DATABASE_CHECK_MS).then(ok, failed),
   ]);
   return { ready: database === "ok" && signingKeys === "ok" && !shuttingDown, checks: { database, signing_keys: signingKeys, shutting_down: shuttingDown } };

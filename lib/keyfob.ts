@@ -2,8 +2,7 @@ import { AuditLog } from "./audit";
 import { ClientCache } from "./clients/cache";
 import { directDatabaseUrl, type Config } from "./config";
 import type pg from "pg";
-import { createStorage, type Database, type Storage } from "./db/client";
-import { Notifications, PolledChanges, type ChangeFeed } from "./db/notifications";
+import { createStore, rawConnection, type ChangeFeed, type Store } from "./store";
 import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
@@ -13,8 +12,9 @@ import { createChainVerifier, type SignatureVerifiers } from "./siwe/signature";
 /** Everything a protocol action needs: configuration, storage, signing keys and the chain. */
 export type Keyfob = {
   config: Config;
-  db: Database;
-  /** The pool under Prisma, for Flow A's hot-path statements (lib/db/flow-a.ts). */
+  /** Every statement Keyfob runs (lib/store). */
+  store: Store;
+  /** The pool under the store, for the rate limits' counter (lib/rate-limit.ts), until that moves into lib/store. */
   pool: pg.Pool;
   keys: KeyStore;
   /** Clients as the token endpoints and CORS need them, cached while notifications are heard (lib/clients/cache.ts). */
@@ -31,24 +31,24 @@ export type Keyfob = {
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification by the RPC_URL providers when there are any. */
   signatures: SignatureVerifiers;
-  /** Writes buffered audit events, stops the recovery threads and notifications and, if it opened it, closes the pool. */
+  /** Writes buffered audit events, stops the recovery threads and notifications and, if it opened it, closes the store. */
   close(): Promise<void>;
 };
 
-/** Builds a Keyfob; `storage` lets several share one database connection pool (tests, CLI). */
-export function createKeyfob(config: Config, storage?: Storage): Keyfob {
+/** Builds a Keyfob; `shared` lets several share one store, and so one connection pool (tests, CLI). */
+export function createKeyfob(config: Config, shared?: Store): Keyfob {
   if (!config.databaseUrl || !config.secret) {
     throw new Error("createKeyfob needs DATABASE_URL and KEYFOB_SECRET (the launcher sets both for the embedded database)");
   }
-  const { db: database, pool } = storage ?? createStorage(config.databaseUrl, config.dbPoolSize, config.preparedStatements);
+  const store = shared ?? createStore(config.databaseUrl, config.dbPoolSize, config.preparedStatements);
+  const { pool } = rawConnection(store);
   const encryptionKey = deriveEncryptionKey(config.secret);
-  const audit = new AuditLog(pool);
+  const audit = new AuditLog(store);
   const recover = createRecovery(config.recoveryThreads);
   // Other instances announce key and client changes (an emergency revocation, a disabled client) on this connection.
-  const direct = directDatabaseUrl(config);
-  const notifications = direct ? new Notifications({ connectionString: direct, connectionTimeoutMillis: 5_000, keepAlive: true }) : new PolledChanges(pool);
+  const notifications = store.changeFeed(directDatabaseUrl(config));
   const keys = new KeyStore(
-    database,
+    store,
     encryptionKey,
     {
       rotationPeriod: config.keyRotationPeriod,
@@ -60,10 +60,10 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
     undefined,
     { notifications },
   );
-  const clients = new ClientCache(pool, notifications);
+  const clients = new ClientCache(store, notifications);
   return {
     config,
-    db: database,
+    store,
     pool,
     encryptionKey,
     macKeys: { tryResult: deriveKey(config.secret, "admin-try-result"), walletLink: deriveKey(config.secret, "wallet-link") },
@@ -78,10 +78,7 @@ export function createKeyfob(config: Config, storage?: Storage): Keyfob {
       await keys.close();
       clients.close();
       await notifications.close();
-      if (!storage) {
-        await database.$disconnect();
-        await pool.end();
-      }
+      if (!shared) await store.close();
     },
   };
 }

@@ -51,11 +51,11 @@ export const rateLimited = counter("keyfob_rate_limited_total", "Requests refuse
 const current = () => (globalThis as { keyfob?: Keyfob }).keyfob;
 
 gauge("keyfob_db_pool_connections", "Database connections of this instance's pool, by state (total, idle, waiting requests).", ["state"], function () {
-  const pool = current()?.pool;
+  const pool = current()?.store.poolStats();
   if (!pool) return;
-  this.set({ state: "total" }, pool.totalCount);
-  this.set({ state: "idle" }, pool.idleCount);
-  this.set({ state: "waiting" }, pool.waitingCount);
+  this.set({ state: "total" }, pool.total);
+  this.set({ state: "idle" }, pool.idle);
+  this.set({ state: "waiting" }, pool.waiting);
 });
 
 gauge("keyfob_signing_key_age_seconds", "Age of each published signing key since it started (or will start) signing, by status.", ["kid", "status"], async function () {

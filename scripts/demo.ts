@@ -10,7 +10,7 @@ import { prepareStorage } from "../lib/bootstrap";
 import { getToken } from "../lib/client/get-token";
 import { addRedirectUri, addSigner, createClient } from "../lib/clients/registry";
 import { loadConfig } from "../lib/config";
-import { createDatabase } from "../lib/db/client";
+import { createStore } from "../lib/store";
 
 async function main() {
   const { config, stop } = await prepareStorage(loadConfig());
@@ -20,13 +20,13 @@ async function main() {
   const signer = privateKeyToAccount(signerKey).address;
   const domain = "http://localhost:8080/callback";
 
-  const db = createDatabase(config.databaseUrl, 2);
+  const store = createStore(config.databaseUrl, 2);
   try {
-    await createClient(db, { id: license, name: "Keyfob demo" });
-    await addRedirectUri(db, license, domain);
-    await addSigner(db, license, signer);
+    await createClient(store, { id: license, name: "Keyfob demo" });
+    await addRedirectUri(store, license, domain);
+    await addSigner(store, license, signer);
   } finally {
-    await db.$disconnect();
+    await store.close();
     await stop();
   }
   console.log(`registered client ${license} (redirect URI ${domain}, signer ${signer})`);

@@ -73,7 +73,7 @@ const yes = (value: boolean | undefined) => (value === undefined ? undefined : S
 
 const commands: Record<string, Command> = {
   "clients list": async (k) => {
-    for (const c of await listClients(k.db)) {
+    for (const c of await listClients(k.store)) {
       console.log(`${c.id}  ${c.enabled ? "enabled " : "disabled"}  ${c.name}`);
       console.log(`    PKCE          ${c.secretHash && !c.requirePkce ? "optional" : "required"}`);
       if (c.resourceServer) console.log("    resource server (introspects other clients' tokens)");

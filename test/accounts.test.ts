@@ -18,6 +18,7 @@ import { opaqueDigest } from "@/lib/oauth/opaque";
 import { findSession } from "@/lib/sessions/login-session";
 import { expectError, requestChallenge, submit } from "./support/flow-a";
 import { activeUser, authorizeQuery, google, token, userinfo } from "./support/flow-b";
+import { tables } from "./support/database";
 
 /** The admins' instance: a Keyfob of its own (own pool, own key cache), like a second server. */
 let adminSide: Keyfob;
@@ -67,7 +68,7 @@ describe("blocking from the admins' instance", () => {
     const refused = await requestChallenge(user.license, { address: user.wallet.address });
     await expectError(await submit(user.license, refused.state, await user.wallet.signMessage({ message: refused.challenge })), 400, "invalid_grant");
 
-    const event = await adminSide.db.auditEvent.findFirstOrThrow({ where: { action: "account.blocked", accountId: user.accountId } });
+    const event = await tables(adminSide).auditEvent.findFirstOrThrow({ where: { action: "account.blocked", accountId: user.accountId } });
     expect(event).toMatchObject({ actor: "accounts-test", outcome: "success", detail: "blocked: false -> true; 2 access tokens and 1 sessions revoked, refresh tokens and codes with them" });
 
     expect(await runAdminAction(adminSide, admin, "account.unblock", { accountId: user.accountId })).toMatchObject({ ok: true });
@@ -80,7 +81,7 @@ describe("blocking from the admins' instance", () => {
     const nobody = privateKeyToAccount(generatePrivateKey()).address;
     expect(await runAdminAction(adminSide, admin, "account.block", { accountId: nobody })).toMatchObject({ ok: false, status: 400, fieldErrors: { accountId: `no account with id ${nobody}` } });
     expect(await runAdminAction(adminSide, admin, "account.block", { accountId: "" })).toMatchObject({ ok: false, fieldErrors: { accountId: "required" } });
-    const events = await adminSide.db.auditEvent.findMany({ where: { action: "account.blocked", accountId: nobody } });
+    const events = await tables(adminSide).auditEvent.findMany({ where: { action: "account.blocked", accountId: nobody } });
     expect(events.map((e) => [e.outcome, e.detail])).toEqual([["rejected", `accountId: no account with id ${nobody}`]]);
   });
 });
@@ -104,16 +105,16 @@ describe("sessions and deletion", () => {
 
   it("deletes an account with its identities and sessions, revoking its tokens; the wallet's next login makes a new account", async () => {
     const user = await activeUser();
-    await adminSide.db.adminRole.create({ data: { accountId: user.accountId, grantedBy: "test" } });
+    await tables(adminSide).adminRole.create({ data: { accountId: user.accountId, grantedBy: "test" } });
     expect(await runAdminAction(adminSide, admin, "account.delete", { accountId: user.accountId })).toEqual({ ok: true, value: { revokedTokens: 2, endedSessions: 1 } });
-    expect(await adminSide.db.account.findUnique({ where: { id: user.accountId } })).toBeNull();
-    expect(await adminSide.db.identity.count({ where: { accountId: user.accountId } })).toBe(0);
-    expect(await adminSide.db.adminRole.findUnique({ where: { accountId: user.accountId } })).toBeNull();
+    expect(await tables(adminSide).account.findUnique({ where: { id: user.accountId } })).toBeNull();
+    expect(await tables(adminSide).identity.count({ where: { accountId: user.accountId } })).toBe(0);
+    expect(await tables(adminSide).adminRole.findUnique({ where: { accountId: user.accountId } })).toBeNull();
     await expectError(await userinfo(user.tokens.access_token), 401, "invalid_token");
     await expectError(await userinfo(user.walletTokens.access_token), 401, "invalid_token");
     expect(await findSession(keyfob(), user.session.token)).toBeUndefined();
     await expectError(await token(user.app, { code: "x".repeat(43) }), 400, "invalid_grant");
-    const event = await adminSide.db.auditEvent.findFirstOrThrow({ where: { action: "account.deleted", accountId: user.accountId } });
+    const event = await tables(adminSide).auditEvent.findFirstOrThrow({ where: { action: "account.deleted", accountId: user.accountId } });
     expect(event.detail).toContain(`"web3:${user.wallet.address}"`);
     expect(await runAdminAction(adminSide, admin, "account.delete", { accountId: user.accountId })).toMatchObject({ ok: false, fieldErrors: { accountId: expect.stringMatching(/no account/) } });
     // Not a block: the Google identity's next login gets a new account.

@@ -11,6 +11,7 @@ import { findSession, startSession } from "@/lib/sessions/login-session";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { cli } from "./support/cli";
 import { google } from "./support/flow-b";
+import { tables } from "./support/database";
 
 it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet or email", { timeout: 120_000 }, async () => {
   const k = keyfob();
@@ -40,7 +41,7 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   expect(await cli("accounts", "unblock", accountId)).toMatchObject({ code: 0, stdout: `account ${accountId} unblocked\n` });
   expect(await cli("accounts", "show", "nobody@example.com")).toMatchObject({ code: 1, stderr: "error: account: no account matches nobody@example.com\n" });
 
-  const events = await k.db.auditEvent.findMany({ where: { accountId }, orderBy: { id: "asc" } });
+  const events = await tables(k).auditEvent.findMany({ where: { accountId }, orderBy: { id: "asc" } });
   expect(events.map((e) => [e.action, e.outcome])).toEqual([
     ["session.revoked", "success"],
     ["session.revoked", "rejected"],
@@ -49,7 +50,7 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   ]);
   expect(events.every((e) => e.actor?.startsWith("cli:"))).toBe(true);
   expect(await cli("accounts", "delete", identity.email!)).toMatchObject({ code: 0 });
-  expect(await k.db.account.findUnique({ where: { id: accountId } })).toBeNull();
+  expect(await tables(k).account.findUnique({ where: { id: accountId } })).toBeNull();
 });
 
 it("sets the management API and its scopes, for confidential clients only", { timeout: 60_000 }, async () => {

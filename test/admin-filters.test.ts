@@ -17,6 +17,7 @@ import { parseDay, parseHolderQuery, parseSearch } from "@/lib/admin/filters";
 import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
+import { tables } from "./support/database";
 
 const CONTROLS = ["\x00", "\x01", "\t", "\n", "\r", "\x1b", "\x1f", "\x7f"];
 const enc = encodeURIComponent;
@@ -26,12 +27,12 @@ let clientId: string;
 let accountId: string;
 
 beforeAll(async () => {
-  const { db } = keyfob();
+  const db = tables(keyfob());
   await keyfob().keys.refresh();
-  const client = await createClient(db, { name: "Filter walk" });
-  const secret = await rotateClientSecret(db, client.id);
-  await updateClient(db, client.id, { managementApi: true });
-  await addRedirectUri(db, client.id, "https://filters.example.com/cb");
+  const client = await createClient(keyfob().store, { name: "Filter walk" });
+  const secret = await rotateClientSecret(keyfob().store, client.id);
+  await updateClient(keyfob().store, client.id, { managementApi: true });
+  await addRedirectUri(keyfob().store, client.id, "https://filters.example.com/cb");
   clientId = client.id;
   accountId = privateKeyToAccount(generatePrivateKey()).address;
   await db.account.create({ data: { id: accountId } });

@@ -18,6 +18,7 @@ import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { deriveKey } from "@/lib/keys/derive";
 import { endSession, sessionCookieName, startSession } from "@/lib/sessions/login-session";
+import { tables } from "./support/database";
 
 const bootstrap = privateKeyToAccount(generatePrivateKey()).address;
 let a: Keyfob;
@@ -49,7 +50,7 @@ async function signIn(k: Keyfob, identity: LoginIdentity) {
 /** A new account with the admin role, signed in on instance A. */
 async function grantedAdmin() {
   const identity = wallet();
-  await a.db.adminRole.create({ data: { accountId: identity.subject, grantedBy: "test" } });
+  await tables(a).adminRole.create({ data: { accountId: identity.subject, grantedBy: "test" } });
   return { accountId: identity.subject, ...(await signIn(a, identity)) };
 }
 
@@ -71,8 +72,8 @@ describe("a dashboard session ends on every instance", () => {
 
     const accomplice = privateKeyToAccount(generatePrivateKey()).address;
     expect(await performAdminAction(a, admin.token, "admin.grant", { accountId: accomplice })).toMatchObject({ ok: false, status: 401 });
-    expect(await a.db.adminRole.findUnique({ where: { accountId: accomplice } })).toBeNull();
-    expect(await a.db.auditEvent.count({ where: { action: "admin.granted", actor: admin.accountId } })).toBe(0);
+    expect(await tables(a).adminRole.findUnique({ where: { accountId: accomplice } })).toBeNull();
+    expect(await tables(a).auditEvent.count({ where: { action: "admin.granted", actor: admin.accountId } })).toBe(0);
     // Unblocking lets them sign in again, but the old session stays ended.
     expect(await performAdminAction(b, boss, "account.unblock", { accountId: admin.accountId })).toMatchObject({ ok: true });
     expect(await signedOut(a, admin.token)).toBe(true);
@@ -93,7 +94,7 @@ describe("a dashboard session ends on every instance", () => {
     const admin = await grantedAdmin();
     expect(await performAdminAction(b, boss, "account.delete", { accountId: admin.accountId })).toMatchObject({ ok: true });
     expect(await signedOut(a, admin.token)).toBe(true);
-    expect(await b.db.adminSession.count({ where: { accountId: admin.accountId } })).toBe(0);
+    expect(await tables(b).adminSession.count({ where: { accountId: admin.accountId } })).toBe(0);
   });
 
   it("when its login session is revoked by an admin, or ended by logout", async () => {
@@ -156,7 +157,7 @@ describe("what a dashboard session is", () => {
   });
 
   it("held in a __Host- cookie (Secure, Path=/) when the issuer is https", () => {
-    const https = createKeyfob(loadConfig({ ...process.env, ISSUER_URL: "https://auth.example.com" }), a);
+    const https = createKeyfob(loadConfig({ ...process.env, ISSUER_URL: "https://auth.example.com" }), a.store);
     const [name, options] = sessionCookie(https);
     expect(name).toBe("__Host-keyfob_admin");
     expect(options).toMatchObject({ secure: true, path: "/", httpOnly: true });

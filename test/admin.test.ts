@@ -14,12 +14,13 @@ import { beginAdminLogin, finishAdminLogin, readAdminSession } from "@/lib/admin
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob as sharedKeyfob } from "@/lib/runtime";
+import { tables } from "./support/database";
 
 const bootstrapWallet = privateKeyToAccount(generatePrivateKey()).address;
 let k: Keyfob;
 
 beforeAll(() => {
-  k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrapWallet.toLowerCase(), ADMIN_EMAILS: "Boss@Example.com" }), sharedKeyfob());
+  k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrapWallet.toLowerCase(), ADMIN_EMAILS: "Boss@Example.com" }), sharedKeyfob().store);
 });
 
 /** Signs in through the admin client's code flow (hosted login → code → PKCE exchange) and returns the session token. */
@@ -110,9 +111,9 @@ describe("authorization of every dashboard change", () => {
 
   async function snapshot(clientId: string) {
     const [client, keys, roles] = await Promise.all([
-      k.db.client.findUnique({ where: { id: clientId }, include: { redirectUris: true, signers: true, allowedOrigins: true } }),
-      k.db.signingKey.count(),
-      k.db.adminRole.count(),
+      tables(k).client.findUnique({ where: { id: clientId }, include: { redirectUris: true, signers: true, allowedOrigins: true } }),
+      tables(k).signingKey.count(),
+      tables(k).adminRole.count(),
     ]);
     return { client, keys, roles };
   }
@@ -132,7 +133,7 @@ describe("authorization of every dashboard change", () => {
     const secret = await performAdminAction(k, admin, "client.rotate_secret", { clientId });
     expect(secret.ok && secret.value.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    const events = await k.db.auditEvent.findMany({ where: { clientId }, orderBy: { id: "asc" } });
+    const events = await tables(k).auditEvent.findMany({ where: { clientId }, orderBy: { id: "asc" } });
     expect(events.map((e) => [e.action, e.outcome, e.actor])).toEqual([
       ["client.created", "success", bootstrapWallet],
       ["redirect_uri.added", "rejected", bootstrapWallet],
@@ -164,7 +165,7 @@ describe("authorization of every dashboard change", () => {
     expect(await performAdminAction(k, admin, "admin.grant", { accountId: helper })).toMatchObject({ ok: true });
     expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ ok: true });
     expect(await performAdminAction(k, admin, "admin.revoke", { accountId: helper.toLowerCase() })).toMatchObject({ ok: true }); // any case
-    const revokedEvent = await k.db.auditEvent.findFirstOrThrow({ where: { action: "admin.revoked" }, orderBy: { id: "desc" } });
+    const revokedEvent = await tables(k).auditEvent.findFirstOrThrow({ where: { action: "admin.revoked" }, orderBy: { id: "desc" } });
     expect(revokedEvent.accountId).toBe(helper);
     // Revoking the role ends its dashboard sessions: a new grant does not bring them back.
     expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 401 });

@@ -3,9 +3,10 @@ import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
 import { auditCsv } from "@/lib/admin/operations";
 import { keyfob } from "@/lib/runtime";
+import { tables } from "./support/database";
 
 it("prefixes formulas, also after leading whitespace, and leading tabs and carriage returns", async () => {
-  const { db } = keyfob();
+  const db = tables(keyfob());
   const clientId = `csv-${randomBytes(4).toString("hex")}`;
   const details = ["=1+1", "+1", "-1", "@SUM(A1)", " =HYPERLINK(\"x\")", "\t=1", "\r=1", "\tplain", "  @x", "plain", "a=b"];
   for (const detail of details) await db.auditEvent.create({ data: { action: "token.failed", outcome: "invalid_request", clientId, detail } });

@@ -17,9 +17,10 @@ import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 import { authorize, FORM, registerApp } from "./support/flow-b";
+import { tables } from "./support/database";
 
 it("records every issuance with the endpoint, the caller's address, the client and the account", async () => {
-  const { db } = keyfob();
+  const db = tables(keyfob());
   const ip = "192.0.2.7";
   const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
     (path === "/token" ? tokenRoute : submitChallengeRoute)(new Request(`${ISSUER}${path}`, { method: "POST", headers: { ...FORM, [CLIENT_IP_HEADER]: ip, ...headers }, body: new URLSearchParams(form) }));
@@ -33,7 +34,7 @@ it("records every issuance with the endpoint, the caller's address, the client a
   expect(await issued(license.clientId)).toEqual([["success", "submit_challenge", ip, license.clientId]]);
 
   const app = await registerApp({ confidential: true });
-  await updateClient(db, app.clientId, { refreshTokensAllowed: true, managementApi: true, managementScopes: ["keyfob:read"] });
+  await updateClient(keyfob().store, app.clientId, { refreshTokensAllowed: true, managementApi: true, managementScopes: ["keyfob:read"] });
   const basic = { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.secret}`).toString("base64")}` };
   const redirect = await authorize(app, undefined, { scope: "openid email offline_access" });
   const code = await post("/token", { grant_type: "authorization_code", code: redirect.searchParams.get("code")!, redirect_uri: app.redirectUri }, basic);
@@ -49,7 +50,7 @@ it("records every issuance with the endpoint, the caller's address, the client a
 });
 
 it("issues no token whose token.issued record cannot be written, and leaves its state usable", async () => {
-  const { db } = keyfob();
+  const db = tables(keyfob());
   const license = await registerLicense();
   const refuse = `refuse_audit_${randomBytes(6).toString("hex")}`;
   // A database that refuses this client's issuance records, and only them (the test database is shared).
@@ -84,13 +85,13 @@ it("keeps other requests' token.issued events when one request sends a NUL byte"
   );
   expect(hostile.status).toBeLessThan(500);
   await keyfob().audit.flush();
-  const events = await keyfob().db.auditEvent.findMany({ where: { clientId: license.clientId, action: "token.issued" } });
+  const events = await tables(keyfob()).auditEvent.findMany({ where: { clientId: license.clientId, action: "token.issued" } });
   expect(events).toHaveLength(1);
 });
 
 it("stores control characters as U+FFFD and bounds every field", async () => {
-  const { db, pool } = keyfob();
-  const log = new AuditLog(pool);
+  const db = tables(keyfob());
+  const log = new AuditLog(keyfob().store);
   const marker = randomBytes(6).toString("hex");
   log.record({ action: "token.failed", outcome: "invalid_request", clientId: `${marker}\u0000\u0007\n`, detail: "x".repeat(10_000) });
   await log.flush();
@@ -100,8 +101,8 @@ it("stores control characters as U+FFFD and bounds every field", async () => {
 });
 
 it("writes the rest of a batch one by one when one event cannot be written", async () => {
-  const { db, pool } = keyfob();
-  const log = new AuditLog(pool);
+  const db = tables(keyfob());
+  const log = new AuditLog(keyfob().store);
   const marker = randomBytes(6).toString("hex");
   log.record({ action: "token.issued", outcome: "success", clientId: `${marker}-a` });
   log.record({ action: "token.issued", clientId: `${marker}-bad` } as unknown as AuditEntry); // refused by the database: outcome is NOT NULL
@@ -112,7 +113,7 @@ it("writes the rest of a batch one by one when one event cannot be written", asy
 });
 
 it("keeps why a token request or a wallet login failed, as the client or user was told", async () => {
-  const { db } = keyfob();
+  const db = tables(keyfob());
   const license = await registerLicense();
   const { state } = await requestChallenge(license);
   await submit(license, state, `0x${"11".repeat(65)}`);
@@ -123,7 +124,7 @@ it("keeps why a token request or a wallet login failed, as the client or user wa
 
 /** Makes the database refuse (raise) every audit event whose client_id starts with a marker, until `allow()`. */
 async function refuseEvents(marker: string) {
-  const { db } = keyfob();
+  const db = tables(keyfob());
   const name = `refuse_${marker}`;
   await db.$executeRawUnsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'unavailable'; END $$`);
   await db.$executeRawUnsafe(`CREATE TRIGGER ${name} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (starts_with(NEW.client_id, '${marker}')) EXECUTE FUNCTION ${name}()`);
@@ -136,8 +137,8 @@ async function refuseEvents(marker: string) {
 const dropped = async (reason: string) => (await auditEventsDropped.get()).values.find((value) => value.labels.reason === reason)?.value ?? 0;
 
 it("keeps queued events while the database cannot take them, and writes them, in order, once it can", async () => {
-  const { db, pool } = keyfob();
-  const log = new AuditLog(pool, 20);
+  const db = tables(keyfob());
+  const log = new AuditLog(keyfob().store, 20);
   const marker = randomBytes(6).toString("hex");
   const allow = await refuseEvents(marker);
   const stored = () => db.auditEvent.findMany({ where: { clientId: { startsWith: marker } }, orderBy: { id: "asc" } });
@@ -154,8 +155,8 @@ it("keeps queued events while the database cannot take them, and writes them, in
 });
 
 it("drops, counts and logs what exceeds its capacity, and keeps what it holds", async () => {
-  const { db, pool } = keyfob();
-  const log = new AuditLog(pool, 20, 3);
+  const db = tables(keyfob());
+  const log = new AuditLog(keyfob().store, 20, 3);
   const marker = randomBytes(6).toString("hex");
   const before = await dropped("overflow");
   const allow = await refuseEvents(marker);
@@ -175,9 +176,9 @@ it("drops, counts and logs what exceeds its capacity, and keeps what it holds", 
 });
 
 it("writes what it holds when closed, and counts what the database still cannot take after a while", async () => {
-  const { db, pool } = keyfob();
+  const db = tables(keyfob());
   const marker = randomBytes(6).toString("hex");
-  const written = new AuditLog(pool, 60_000);
+  const written = new AuditLog(keyfob().store, 60_000);
   written.record({ action: "session.ended", outcome: "success", clientId: `${marker}-closed` });
   await written.close();
   expect(await db.auditEvent.count({ where: { clientId: `${marker}-closed` } })).toBe(1);
@@ -185,7 +186,7 @@ it("writes what it holds when closed, and counts what the database still cannot 
   const before = await dropped("shutdown");
   const allow = await refuseEvents(marker);
   try {
-    const stuck = new AuditLog(pool, 20);
+    const stuck = new AuditLog(keyfob().store, 20);
     stuck.record({ action: "session.ended", outcome: "success", clientId: `${marker}-stuck` });
     await stuck.close(300);
     expect(await dropped("shutdown")).toBe(before + 1);
@@ -195,9 +196,9 @@ it("writes what it holds when closed, and counts what the database still cannot 
 });
 
 it("commits an admin change with its audit record, or neither", async () => {
-  const { db } = keyfob();
+  const db = tables(keyfob());
   const admin = { accountId: "0x0000000000000000000000000000000000000001", label: "test-admin" };
-  const client = await createClient(db, { name: "Before" });
+  const client = await createClient(keyfob().store, { name: "Before" });
   const account = getAddress(`0x${randomBytes(20).toString("hex")}`);
   await db.account.create({ data: { id: account } });
   const refuse = `refuse_audit_${randomBytes(6).toString("hex")}`;

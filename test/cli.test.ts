@@ -5,6 +5,7 @@
 import { expect, it } from "vitest";
 import { keyfob } from "@/lib/runtime";
 import { cli } from "./support/cli";
+import { tables } from "./support/database";
 
 it("exits with code 0 once a command is done, and runs overlapping calls side by side", { timeout: 60_000 }, async () => {
   const results = await Promise.all([
@@ -17,7 +18,7 @@ it("exits with code 0 once a command is done, and runs overlapping calls side by
     expect(result.stdout).toMatch(/^client kf_\S+ created$/m);
   }
   const ids = results.map((r) => /client (\S+) created/.exec(r.stdout)![1]);
-  const found = await keyfob().db.client.findMany({ where: { id: { in: ids } } });
+  const found = await tables(keyfob()).client.findMany({ where: { id: { in: ids } } });
   expect(found.map((c) => c.name).sort()).toEqual(["CLI one", "CLI three", "CLI two"]);
 });
 
@@ -36,9 +37,9 @@ it("changes a client's settings, post-logout URIs and allowed origins, and refus
   expect(await cli("post-logout-uris", "add", id, "https://spa.example.com/bye")).toMatchObject({ code: 0 });
   expect(await cli("origins", "add", id, "https://spa.example.com")).toMatchObject({ code: 0 });
   expect((await cli("origins", "add", id, "https://spa.example.com/path")).stderr).toMatch(/must be an origin only/);
-  const client = await keyfob().db.client.findUniqueOrThrow({ where: { id }, include: { allowedOrigins: true } });
+  const client = await tables(keyfob()).client.findUniqueOrThrow({ where: { id }, include: { allowedOrigins: true } });
   expect([client.requirePkce, client.resourceServer, client.refreshTokensAllowed]).toEqual([true, true, false]);
-  expect(await keyfob().db.postLogoutRedirectUri.count({ where: { clientId: id } })).toBe(1);
+  expect(await tables(keyfob()).postLogoutRedirectUri.count({ where: { clientId: id } })).toBe(1);
   expect(client.allowedOrigins.map((o) => o.origin)).toEqual(["https://spa.example.com"]);
   // argv cannot carry NUL itself (the OS refuses it); any other control character is refused by the CLI.
   expect(await cli("clients", "add", "--name", "bad\u0007name")).toMatchObject({ code: 1, stderr: "error: arguments: must not contain control characters\n" });

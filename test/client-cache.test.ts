@@ -3,8 +3,8 @@
  * by two Keyfob instances (each with its own pool, cache and listening connection, as two servers
  * behind a balancer). Instance B keeps clients in memory; whatever changes a client (instance A,
  * plain SQL) is effective on B from its next request: the consuming statement checks the client
- * again (lib/tokens/record.ts), and B's cache drops the entry when the trigger's NOTIFY arrives
- * (lib/db/migrate.ts, lib/db/notifications.ts). While B's listening connection is down it caches
+ * again (lib/store), and B's cache drops the entry when the trigger's NOTIFY arrives
+ * (a migration; lib/store/changes.ts). While B's listening connection is down it caches
  * nothing; once it is back, it caches again.
  */
 import { randomUUID } from "node:crypto";
@@ -23,7 +23,7 @@ import { authenticateCachedClient, clientSecretHash } from "@/lib/oauth/client-a
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { readParams } from "@/lib/oauth/params";
 import { within } from "./support/cli";
-import { emptyDatabase } from "./support/database";
+import { connectionPool, emptyDatabase } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, FORM, google, pkce, type App } from "./support/flow-b";
 
@@ -47,8 +47,8 @@ beforeAll(async () => {
   await sql.connect();
   await Promise.all([a.keys.refresh(), b.keys.refresh()]);
 
-  const query = b.pool.query.bind(b.pool) as (...args: unknown[]) => unknown;
-  vi.spyOn(b.pool, "query").mockImplementation(((...args: unknown[]) => {
+  const query = connectionPool(b).query.bind(connectionPool(b)) as (...args: unknown[]) => unknown;
+  vi.spyOn(connectionPool(b), "query").mockImplementation(((...args: unknown[]) => {
     const statement = args[0] as { name?: string; values?: unknown[] } | undefined;
     if (statement?.name === "keyfob_client") loadsOnB.set(String(statement.values?.[0]), (loadsOnB.get(String(statement.values?.[0])) ?? 0) + 1);
     return query(...args);
@@ -69,10 +69,10 @@ afterAll(async () => {
 
 /** A confidential client registered through instance A. */
 async function register(): Promise<App & { secret: string }> {
-  const client = await createClient(a.db, { name: "Cached client" });
+  const client = await createClient(a.store, { name: "Cached client" });
   const redirectUri = `https://cache-${client.id.slice(3, 11).toLowerCase()}.example.com/cb`;
-  await addRedirectUri(a.db, client.id, redirectUri);
-  return { clientId: client.id, redirectUri, secret: await rotateClientSecret(a.db, client.id), pkce: pkce() };
+  await addRedirectUri(a.store, client.id, redirectUri);
+  return { clientId: client.id, redirectUri, secret: await rotateClientSecret(a.store, client.id), pkce: pkce() };
 }
 
 /** An authorization code for `app` (a Google login), from instance A. */
@@ -181,13 +181,13 @@ describe("the client cache across two instances", () => {
     await cachedOnB(app);
     const pending = await code(app);
 
-    await setClientEnabled(a.db, app.clientId, false);
+    await setClientEnabled(a.store, app.clientId, false);
     expect(await exchange(b, app, pending)).toMatchObject({ status: 401, error: "invalid_client", description: "unknown or disabled client" });
     expect(await codeState(pending)).toEqual({ tokens: 0, used: false });
     await within(2_000, async () => !(await authenticates(b, app)));
     expect(probe.notified).toContain(app.clientId);
 
-    await setClientEnabled(a.db, app.clientId, true);
+    await setClientEnabled(a.store, app.clientId, true);
     await within(2_000, () => authenticates(b, app));
     expect(await exchange(b, app, pending)).toMatchObject({ status: 200, accessToken: expect.any(String) });
     expect(await codeState(pending)).toEqual({ tokens: 1, used: true });
@@ -199,7 +199,7 @@ describe("the client cache across two instances", () => {
     await cachedOnB(app);
     const pending = await code(app);
 
-    const secret = await rotateClientSecret(a.db, app.clientId);
+    const secret = await rotateClientSecret(a.store, app.clientId);
     expect(await exchange(b, app, pending)).toMatchObject({ status: 401, error: "invalid_client" });
     expect(await codeState(pending)).toEqual({ tokens: 0, used: false });
     await within(2_000, () => authenticates(b, app, secret));
@@ -234,7 +234,7 @@ describe("the client cache across two instances", () => {
 
   it("client_credentials: a management API withdrawn unheard is refused by the statement that records the token", async () => {
     const app = await register();
-    await updateClient(a.db, app.clientId, { managementApi: true });
+    await updateClient(a.store, app.clientId, { managementApi: true });
     await cachedOnB(app);
     expect((await adminToken(b, app)).status).toBe(200);
 
@@ -261,7 +261,7 @@ describe("the client cache across two instances", () => {
     await within(2_000, async () => (await b.clients.get(app.clientId))!.origins.has("https://added-by-sql.example.org"));
     await cachedOnB(app);
 
-    await addAllowedOrigin(a.db, app.clientId, "https://spa.example.net");
+    await addAllowedOrigin(a.store, app.clientId, "https://spa.example.net");
     await within(2_000, async () => (await b.clients.get(app.clientId))!.origins.has("https://spa.example.net"));
     await sql.query("DELETE FROM allowed_origins WHERE client_id = $1", [app.clientId]);
     await within(2_000, async () => !(await b.clients.get(app.clientId))!.origins.has("https://spa.example.net"));

@@ -29,6 +29,7 @@ import { decodeSubject } from "@/lib/tokens/sub";
 import { compileContracts, startLocalChain, type LocalChain } from "./chain/local-chain";
 import { freePort } from "./support/global-setup";
 import { deployLicenseAccounts, randomSalt, type LicenseAccounts } from "./chain/license-accounts";
+import { tables } from "./support/database";
 
 type Handler = (request: Request) => Promise<Response>;
 type Reply = { status: number; headers: Headers; body: Record<string, unknown> };
@@ -69,10 +70,10 @@ beforeAll(async () => {
   pendingAccount = await accounts.predict(pendingOwner.address, pendingSalt);
   expect(await accounts.isDeployed(pendingAccount)).toBe(false);
 
-  await createClient(app.db, { id: license, name: "License account" });
-  await addRedirectUri(app.db, license, DOMAIN);
-  appClientId = (await createClient(app.db, { name: "Contract wallet app" })).id;
-  await addRedirectUri(app.db, appClientId, DOMAIN);
+  await createClient(app.store, { id: license, name: "License account" });
+  await addRedirectUri(app.store, license, DOMAIN);
+  appClientId = (await createClient(app.store, { name: "Contract wallet app" })).id;
+  await addRedirectUri(app.store, appClientId, DOMAIN);
 }, 120_000);
 
 afterAll(async () => {
@@ -81,7 +82,7 @@ afterAll(async () => {
     server.close();
   }
   await chain?.stop();
-  await app?.db.$disconnect();
+  if (app) await tables(app).$disconnect();
 });
 
 async function call(handler: Handler, pathname: string, params: Record<string, string>): Promise<Reply> {
@@ -128,7 +129,7 @@ function submitOn(other: Keyfob): Handler {
 
 /** A Keyfob on the same database as the routes, with its chain verifier on `rpcUrl`. */
 function keyfobWithRpc(rpcUrl: string): Keyfob {
-  return createKeyfob(loadConfig({ ...process.env, RPC_URL: rpcUrl, CHAIN_ID: String(chain.chainId) }), app);
+  return createKeyfob(loadConfig({ ...process.env, RPC_URL: rpcUrl, CHAIN_ID: String(chain.chainId) }), app.store);
 }
 
 function expectError(reply: Reply, status: number, error: string) {
@@ -394,19 +395,19 @@ describe("a compromised RPC provider", () => {
     const { state, challenge } = await challengeFor(appClientId, victim.address);
     // A well-formed wrapper (the stranger's own counterfactual account) claiming the victim's address.
     const forged = accounts.wrapErc6492(stranger.address, randomSalt(), await stranger.signMessage({ message: challenge }));
-    const quorum = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${rpc.url},${chain.rpcUrl}`, CHAIN_ID: String(chain.chainId) }), app);
+    const quorum = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${rpc.url},${chain.rpcUrl}`, CHAIN_ID: String(chain.chainId) }), app.store);
     expectError(await submit(appClientId, state, forged, submitOn(quorum)), 400, "invalid_grant");
     expect(rpc.methods).toContain("eth_call");
     // The genuine owner of a contract account still gets in when both honest providers agree.
-    const both = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl}, ${chain.rpcUrl}/`, CHAIN_ID: String(chain.chainId) }), app);
+    const both = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl}, ${chain.rpcUrl}/`, CHAIN_ID: String(chain.chainId) }), app.store);
     const owned = await challengeFor(license, license);
     await expectTokens(await submit(license, owned.state, await licenseOwner.signMessage({ message: owned.challenge }), submitOn(both)), license, license);
   });
 
   it("needs RPC_QUORUM answers: one provider down is 503 with the default quorum, and enough with RPC_QUORUM=1", async () => {
     const down = `http://localhost:${await freePort()}`;
-    const strict = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, CHAIN_ID: String(chain.chainId) }), app);
-    const tolerant = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, RPC_QUORUM: "1", CHAIN_ID: String(chain.chainId) }), app);
+    const strict = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, CHAIN_ID: String(chain.chainId) }), app.store);
+    const tolerant = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, RPC_QUORUM: "1", CHAIN_ID: String(chain.chainId) }), app.store);
     const { state, challenge } = await challengeFor(license, license);
     const signature = await licenseOwner.signMessage({ message: challenge });
     expectError(await submit(license, state, signature, submitOn(strict)), 503, "temporarily_unavailable");
@@ -491,7 +492,7 @@ describe("hosted login with a smart account", () => {
     if (page.kind !== "login") throw new Error("no login page");
     await expect(completeAuthorization(app, page.interactionId, { session })).rejects.toMatchObject({ message: expect.stringMatching(/needs a new login/) });
     // The switch on: the session may complete it, and the dashboard takes its code.
-    const allowing = createKeyfob(loadConfig({ ...process.env, ADMIN_CONTRACT_SIGNATURES: "true" }), app);
+    const allowing = createKeyfob(loadConfig({ ...process.env, ADMIN_CONTRACT_SIGNATURES: "true" }), app.store);
     const { location, cookie } = await beginAdminLogin(allowing);
     const crafted = new URL(location).searchParams;
     crafted.delete("max_age");
@@ -510,12 +511,12 @@ describe("hosted login with a smart account", () => {
 
   it("never links a wallet to an account on a contract's word", async () => {
     const holder = privateKeyToAccount(generatePrivateKey()).address;
-    await app.db.account.create({ data: { id: holder } });
+    await tables(app).account.create({ data: { id: holder } });
     const owner = privateKeyToAccount(generatePrivateKey());
     const account = await accounts.deployAccount(owner.address);
     const { message, signature } = await signedMessage(owner, account, accountLinkNonce(app, holder), SIWE_PURPOSE.linkWallet);
     await expect(verifyAccountLink(app, holder, message, signature)).rejects.toMatchObject({ code: "invalid_grant", message: expect.stringMatching(/cannot link a wallet/) });
-    expect(await app.db.identity.count({ where: { subject: account } })).toBe(0);
+    expect(await tables(app).identity.count({ where: { subject: account } })).toBe(0);
   });
 
   it("logs a contract account in to an application, but not to the dashboard unless ADMIN_CONTRACT_SIGNATURES", async () => {
@@ -525,7 +526,7 @@ describe("hosted login with a smart account", () => {
       code: "invalid_grant",
       message: expect.stringMatching(/smart-account signatures are not accepted for admin sign-in/),
     });
-    const allowing = createKeyfob(loadConfig({ ...process.env, ADMIN_CONTRACT_SIGNATURES: "true" }), app);
+    const allowing = createKeyfob(loadConfig({ ...process.env, ADMIN_CONTRACT_SIGNATURES: "true" }), app.store);
     expect(new URL(await hostedLogin(allowing, ADMIN_CLIENT_ID, adminRedirectUri(app))).searchParams.get("code")).toBeTruthy();
   });
 });

@@ -20,7 +20,7 @@ import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { addRedirectUri, createClient, updateClient } from "@/lib/clients/registry";
-import { createDatabase } from "@/lib/db/client";
+import { createStore } from "@/lib/store";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
 import { freePort } from "./support/global-setup";
@@ -46,16 +46,16 @@ let appId: string;
 beforeAll(async () => {
   cluster = await startPostgresCluster();
   await migrateDatabase(cluster.url());
-  const db = createDatabase(cluster.url(), 2);
+  const store = createStore(cluster.url(), 2);
   try {
     const license = privateKeyToAccount(generatePrivateKey());
-    licenseId = (await createClient(db, { id: license.address, name: "Fault test license" })).id;
-    await addRedirectUri(db, licenseId, DOMAIN);
-    appId = (await createClient(db, { name: "Fault test app" })).id;
-    await addRedirectUri(db, appId, DOMAIN);
-    await updateClient(db, appId, { refreshTokensAllowed: true });
+    licenseId = (await createClient(store, { id: license.address, name: "Fault test license" })).id;
+    await addRedirectUri(store, licenseId, DOMAIN);
+    appId = (await createClient(store, { name: "Fault test app" })).id;
+    await addRedirectUri(store, appId, DOMAIN);
+    await updateClient(store, appId, { refreshTokensAllowed: true });
   } finally {
-    await db.$disconnect();
+    await store.close();
   }
   const secret = randomBytes(32).toString("base64url");
   instances = await Promise.all([0, 1].map(() => startInstance(secret)));

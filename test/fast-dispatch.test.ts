@@ -107,7 +107,7 @@ describe("PROTOCOL_ROUTES", () => {
       expect([...files].filter((file) => file.startsWith(path.join(ROOT, "app")) && file !== routeFile(urlPath)), urlPath).toEqual([]);
     }
     // The walk does see what is there: /token's whole graph, and Next.js where it is used (/auth's cookies).
-    expect(importGraph(routeFile("/token")).files).toContain(path.join(ROOT, "lib/tokens/record.ts"));
+    expect(importGraph(routeFile("/token")).files).toContain(path.join(ROOT, "lib/store/tokens.ts"));
     expect([...importGraph(routeFile("/auth")).packages.keys()].some(isNext)).toBe(true);
   });
 });

@@ -28,6 +28,7 @@ import {
   submit,
   type License,
 } from "./support/flow-a";
+import { tables } from "./support/database";
 
 let jwks: ReturnType<typeof createLocalJWKSet>;
 
@@ -122,7 +123,7 @@ describe("generate_challenge", () => {
 
   it("refuses a disabled client with 401", async () => {
     const license = await registerLicense();
-    await setClientEnabled(keyfob().db, license.clientId, false);
+    await setClientEnabled(keyfob().store, license.clientId, false);
     await expectError(await call("generate_challenge", challengeParams(license)), 401, "invalid_client");
   });
 
@@ -175,7 +176,7 @@ describe("submit_challenge", () => {
   });
 
   it("gives the ID token its own lifetime when ID_TOKEN_TTL is set; expires_in stays the access token's", async () => {
-    const shortId = createKeyfob({ ...keyfob().config, idTokenTtl: 300, recoveryThreads: 0 }, keyfob());
+    const shortId = createKeyfob({ ...keyfob().config, idTokenTtl: 300, recoveryThreads: 0 }, keyfob().store);
     const license = await registerLicense();
     const { state, challenge } = await requestChallenge(license);
     const signature = await license.owner.signMessage({ message: challenge });
@@ -234,11 +235,11 @@ describe("submit_challenge", () => {
   it("refuses a revoked signer, an expired signer, and a signer of another license", async () => {
     const license = await registerLicense();
     const revoked = await enableSigner(license);
-    await revokeSigner(keyfob().db, license.clientId, revoked.address);
+    await revokeSigner(keyfob().store, license.clientId, revoked.address);
     await expectError(await handshake(license, revoked), 400, "invalid_grant");
 
     const expired = await enableSigner(license, new Date(Date.now() + 3600_000));
-    await keyfob().db.signer.update({
+    await tables(keyfob()).signer.update({
       where: { clientId_address: { clientId: license.clientId, address: expired.address } },
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
@@ -286,7 +287,7 @@ describe("submit_challenge", () => {
   it("refuses an expired state", async () => {
     const license = await registerLicense();
     const { state, challenge } = await requestChallenge(license);
-    await keyfob().db.challenge.update({ where: { stateHash: opaqueDigest(state) }, data: { expiresAt: new Date(Date.now() - 1) } });
+    await tables(keyfob()).challenge.update({ where: { stateHash: opaqueDigest(state) }, data: { expiresAt: new Date(Date.now() - 1) } });
     const body = await expectError(await submit(license, state, await license.owner.signMessage({ message: challenge })), 400, "invalid_grant");
     expect(body.error_description).toMatch(/expired/);
   });
@@ -294,7 +295,7 @@ describe("submit_challenge", () => {
   it("expires states after CHALLENGE_TTL (10 minutes by default)", async () => {
     const license = await registerLicense();
     const { state } = await requestChallenge(license);
-    const row = await keyfob().db.challenge.findUniqueOrThrow({ where: { stateHash: opaqueDigest(state) } });
+    const row = await tables(keyfob()).challenge.findUniqueOrThrow({ where: { stateHash: opaqueDigest(state) } });
     expect(row.expiresAt.getTime() - Date.now()).toBeGreaterThan(590_000);
     expect(row.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(600_000);
   });
@@ -312,7 +313,7 @@ describe("submit_challenge", () => {
   it("refuses a client disabled between challenge and submission", async () => {
     const license = await registerLicense();
     const { state, challenge } = await requestChallenge(license);
-    await setClientEnabled(keyfob().db, license.clientId, false);
+    await setClientEnabled(keyfob().store, license.clientId, false);
     await expectError(await submit(license, state, await license.owner.signMessage({ message: challenge })), 401, "invalid_client");
   });
 
@@ -356,7 +357,7 @@ describe("audit", () => {
     await submit(license, state, await license.owner.signMessage({ message: challenge }));
     await keyfob().audit.flush();
     // The issuance is written with the token, the failure from the buffer: in either order.
-    const events = await keyfob().db.auditEvent.findMany({ where: { clientId: license.clientId }, orderBy: { action: "asc" } });
+    const events = await tables(keyfob()).auditEvent.findMany({ where: { clientId: license.clientId }, orderBy: { action: "asc" } });
     expect(events.map((e) => [e.action, e.outcome, e.detail, e.accountId])).toEqual([
       ["token.failed", "invalid_grant", expect.stringMatching(/^submit_challenge: the signature does not match/), null],
       ["token.issued", "success", "submit_challenge", license.clientId],

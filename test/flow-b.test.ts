@@ -24,6 +24,7 @@ import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 import { authorize, authorizeQuery, FORM, google, pkce, registerApp, token, userinfo, type App } from "./support/flow-b";
+import { tables } from "./support/database";
 
 let jwks: ReturnType<typeof createLocalJWKSet>;
 
@@ -47,7 +48,7 @@ describe("GET /auth (authorization request)", () => {
 
   it("refuses a state or nonce over 512 bytes with invalid_request, stores nothing, and does not echo the state", async () => {
     const app = await registerApp();
-    const before = await keyfob().db.interaction.count({ where: { clientId: app.clientId } });
+    const before = await tables(keyfob()).interaction.count({ where: { clientId: app.clientId } });
     const oversized: Record<string, string>[] = [{ state: "s".repeat(513) }, { nonce: "n".repeat(513), state: "ok" }, { login_hint: "h".repeat(513), state: "ok" }];
     for (const extra of oversized) {
       const start = await startAuthorization(keyfob(), authorizeQuery(app, extra));
@@ -56,7 +57,7 @@ describe("GET /auth (authorization request)", () => {
       expect(params.get("error")).toBe("invalid_request");
       expect(params.get("state")).toBe(extra.state.length > 512 ? null : "ok");
     }
-    expect(await keyfob().db.interaction.count({ where: { clientId: app.clientId } })).toBe(before);
+    expect(await tables(keyfob()).interaction.count({ where: { clientId: app.clientId } })).toBe(before);
   });
 
   it.each([
@@ -72,7 +73,7 @@ describe("GET /auth (authorization request)", () => {
 
   it("shows an error page for a disabled client", async () => {
     const app = await registerApp();
-    await setClientEnabled(keyfob().db, app.clientId, false);
+    await setClientEnabled(keyfob().store, app.clientId, false);
     expect((await startAuthorization(keyfob(), authorizeQuery(app))).kind).toBe("error");
   });
 
@@ -135,7 +136,7 @@ describe("POST /token (code exchange)", () => {
     expect(connector).toBe("google");
     expect(userId).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(payload).toMatchObject({ provider_id: "google", ethereum_address: userId, email: identity.email, email_verified: true, nonce: "n-1" });
-    const account = await keyfob().db.account.findUniqueOrThrow({ where: { id: userId } });
+    const account = await tables(keyfob()).account.findUniqueOrThrow({ where: { id: userId } });
     expect(Object.keys(account).sort()).toEqual(["blockedAt", "createdAt", "id"]); // an address only: no key is generated or kept for it
     // The same identity logs into the same account.
     const again = await token(app, { code: (await authorize(app, identity)).searchParams.get("code")! });
@@ -184,7 +185,7 @@ describe("POST /token (code exchange)", () => {
 
     const confidential = await registerApp({ confidential: true });
     expect((await startAuthorization(keyfob(), authorizeQuery(confidential))).kind).toBe("login");
-    await updateClient(keyfob().db, confidential.clientId, { requirePkce: true });
+    await updateClient(keyfob().store, confidential.clientId, { requirePkce: true });
     const now = await startAuthorization(keyfob(), authorizeQuery(confidential));
     expect(now.kind === "redirect" && new URL(now.location).searchParams.get("error")).toBe("invalid_request");
     const withPkce = await authorize(confidential, google(), { code_challenge: confidential.pkce.challenge, code_challenge_method: "S256" });
@@ -195,7 +196,7 @@ describe("POST /token (code exchange)", () => {
     const app = await registerApp({ confidential: true });
     const code = (await authorize(app)).searchParams.get("code")!;
     // The client turned public (its secret removed) after the code was issued.
-    await keyfob().db.client.update({ where: { id: app.clientId }, data: { secretHash: null } });
+    await tables(keyfob()).client.update({ where: { id: app.clientId }, data: { secretHash: null } });
     await expectError(await token({ ...app, secret: undefined }, { code, code_verifier: "" }), 400, "invalid_grant");
   });
 
@@ -216,14 +217,14 @@ describe("POST /token (code exchange)", () => {
     const other = await registerApp({ redirectUri: app.redirectUri });
     const code = (await authorize(app)).searchParams.get("code")!;
     await expectError(await token(other, { code }), 400, "invalid_grant");
-    await keyfob().db.authorizationCode.update({ where: { codeHash: opaqueDigest(code) }, data: { expiresAt: new Date(Date.now() - 1) } });
+    await tables(keyfob()).authorizationCode.update({ where: { codeHash: opaqueDigest(code) }, data: { expiresAt: new Date(Date.now() - 1) } });
     await expectError(await token(app, { code }), 400, "invalid_grant");
   });
 
   it("issues codes that live AUTHORIZATION_CODE_TTL (60 s by default)", async () => {
     const app = await registerApp();
     const code = (await authorize(app)).searchParams.get("code")!;
-    const row = await keyfob().db.authorizationCode.findUniqueOrThrow({ where: { codeHash: opaqueDigest(code) } });
+    const row = await tables(keyfob()).authorizationCode.findUniqueOrThrow({ where: { codeHash: opaqueDigest(code) } });
     expect(row.expiresAt.getTime() - Date.now()).toBeGreaterThan(55_000);
     expect(row.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
   });
@@ -238,7 +239,7 @@ describe("POST /token (code exchange)", () => {
     await expectError(await token({ ...app, secret: "wrong" }, { code }, "basic"), 401, "invalid_client");
     await expectError(await token({ ...app, secret: "wrong" }, { code }, "post"), 401, "invalid_client");
     expect((await token(app, { code }, "basic")).status).toBe(200); // failed attempts did not consume it
-    const secretRow = await keyfob().db.client.findUniqueOrThrow({ where: { id: app.clientId } });
+    const secretRow = await tables(keyfob()).client.findUniqueOrThrow({ where: { id: app.clientId } });
     expect(secretRow.secretHash).not.toContain(app.secret);
   });
 
@@ -426,7 +427,7 @@ describe("userinfo, revocation, introspection", () => {
     await expectError(await userinfo(id_token), 401, "invalid_token");
     await expectError(await userinfo(`${access_token.slice(0, -4)}AAAA`), 401, "invalid_token");
     const { jti } = JSON.parse(Buffer.from(access_token.split(".")[1], "base64url").toString());
-    await keyfob().db.issuedToken.update({ where: { jti }, data: { expiresAt: new Date(Date.now() - 1) } });
+    await tables(keyfob()).issuedToken.update({ where: { jti }, data: { expiresAt: new Date(Date.now() - 1) } });
     await expectError(await userinfo(access_token), 401, "invalid_token");
   });
 
@@ -466,14 +467,14 @@ describe("userinfo, revocation, introspection", () => {
     const { access_token } = await tokens(app);
     expect(await (await introspect(app, access_token)).json()).toMatchObject({ active: true, client_id: app.clientId });
     expect(await (await introspect(other, access_token)).json()).toEqual({ active: false });
-    await updateClient(keyfob().db, other.clientId, { resourceServer: true });
+    await updateClient(keyfob().store, other.clientId, { resourceServer: true });
     expect(await (await introspect(other, access_token)).json()).toMatchObject({ active: true, client_id: app.clientId });
   });
 
   it("introspects tokens for confidential clients (RFC 7662), Flow A and Flow B alike", async () => {
     const app = await registerApp();
     const resourceServer = await registerApp({ confidential: true });
-    await updateClient(keyfob().db, resourceServer.clientId, { resourceServer: true });
+    await updateClient(keyfob().store, resourceServer.clientId, { resourceServer: true });
     const { access_token } = await tokens(app);
     const active = await (await introspect(resourceServer, access_token)).json();
     expect(active).toMatchObject({ active: true, token_type: "Bearer", client_id: app.clientId, aud: app.clientId, iss: ISSUER, provider_id: "google", scope: "openid email" });
@@ -505,7 +506,7 @@ describe("linking a wallet to a signed-in account", () => {
     await expect(verifyAccountLink(keyfob(), accountId, login, await wallet.signMessage({ message: login }))).rejects.toMatchObject({ code: "invalid_grant" });
     const own = message(accountLinkNonce(keyfob(), accountId));
     await expect(verifyAccountLink(keyfob(), accountId, own, await wallet.signMessage({ message: own }))).resolves.toBe(wallet.address);
-    const identity = await keyfob().db.identity.findUniqueOrThrow({ where: { provider_subject: { provider: "web3", subject: wallet.address } } });
+    const identity = await tables(keyfob()).identity.findUniqueOrThrow({ where: { provider_subject: { provider: "web3", subject: wallet.address } } });
     expect(identity.accountId).toBe(accountId);
   });
 });

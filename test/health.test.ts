@@ -3,13 +3,13 @@ import { afterAll, expect, it } from "vitest";
 import { GET as live } from "@/app/healthz/live/route";
 import { GET as ready } from "@/app/healthz/ready/route";
 import { loadConfig } from "@/lib/config";
-import { createStorage } from "@/lib/db/client";
+import { createStore } from "@/lib/store";
 import { readiness } from "@/lib/health";
 import { createKeyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 
 const unreachable = "postgresql://keyfob:keyfob@localhost:1/keyfob";
-const down = createKeyfob({ ...loadConfig(), databaseUrl: unreachable, recoveryThreads: 0 }, createStorage(unreachable, 1));
+const down = createKeyfob({ ...loadConfig(), databaseUrl: unreachable, recoveryThreads: 0 }, createStore(unreachable, 1));
 afterAll(() => down.close());
 
 it("is ready with the database reachable and a signing key loaded", async () => {

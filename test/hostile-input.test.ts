@@ -38,6 +38,7 @@ import { OAuthError } from "@/lib/oauth/errors";
 import { tooManyRequests } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, type License } from "./support/flow-a";
+import { connectionPool, tables } from "./support/database";
 
 vi.mock("@/app/auth/session-cookie", () => ({ currentLoginSession: async () => undefined }));
 vi.mock("@/app/auth/login-cookie", () => ({ bindInteraction: async () => {} }));
@@ -182,12 +183,12 @@ async function authorizeAnswer(response: Response, context: string): Promise<Aut
 type App = { clientId: string; redirectUri: string; secret?: string; verifier: string; challenge: string };
 
 async function registerApp(options: { confidential?: boolean } = {}): Promise<App> {
-  const { db } = keyfob();
-  const client = await createClient(db, { name: "Hostile input" });
+  const db = tables(keyfob());
+  const client = await createClient(keyfob().store, { name: "Hostile input" });
   const redirectUri = `https://hostile.example.com/cb/${client.id.slice(3, 11)}?tenant=7`;
-  await addRedirectUri(db, client.id, redirectUri);
+  await addRedirectUri(keyfob().store, client.id, redirectUri);
   registered.push(redirectUri);
-  const secret = options.confidential ? await rotateClientSecret(db, client.id) : undefined;
+  const secret = options.confidential ? await rotateClientSecret(keyfob().store, client.id) : undefined;
   const verifier = randomBytes(32).toString("base64url");
   return { clientId: client.id, redirectUri, secret, verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }
@@ -271,12 +272,12 @@ beforeAll(async () => {
   registered.push(license.domain);
   publicApp = await registerApp();
   confidentialApp = await registerApp({ confidential: true });
-  await updateClient(keyfob().db, confidentialApp.clientId, { resourceServer: true }); // introspects the others' tokens
+  await updateClient(keyfob().store, confidentialApp.clientId, { resourceServer: true }); // introspects the others' tokens
 });
 
 /** Rows this file's clients have, per table: a refused request must not change them. */
 async function rowCounts() {
-  const { db } = keyfob();
+  const db = tables(keyfob());
   const clientId = { in: [license.clientId, publicApp.clientId, confidentialApp.clientId] };
   return {
     challenges: await db.challenge.count({ where: { clientId } }),
@@ -293,7 +294,7 @@ async function rowCounts() {
 async function rowsWithControlCharacters(): Promise<unknown[]> {
   await keyfob().audit.flush();
   const control = String.raw`'[\x01-\x1f\x7f]'`;
-  const { rows } = await keyfob().pool.query(
+  const { rows } = await connectionPool(keyfob()).query(
     `SELECT 'challenges' AS t, client_id AS id FROM challenges WHERE concat_ws(' ', client_id, domain, address, scope, nonce) ~ ${control}
      UNION ALL SELECT 'interactions', client_id FROM interactions WHERE concat_ws(' ', id, client_id, redirect_uri, scope, state, nonce, code_challenge, prompt, login_hint, ip) ~ ${control}
      UNION ALL SELECT 'authorization_codes', client_id FROM authorization_codes WHERE concat_ws(' ', client_id, redirect_uri, scope, nonce, code_challenge, email) ~ ${control}
@@ -711,7 +712,7 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
 
   it("/auth (GET and POST): error pages (400) for untrusted requests, error redirects for the rest", async () => {
     const disabled = await registerApp();
-    await setClientEnabled(keyfob().db, disabled.clientId, false);
+    await setClientEnabled(keyfob().store, disabled.clientId, false);
     const valid = authorizePairs(publicApp);
     const withValue = (name: string, value: string): Pairs => valid.map(([n, v]) => [n, n === name ? value : v]);
     const without = (name: string): Pairs => valid.filter(([n]) => n !== name);
@@ -934,7 +935,7 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
   async function pendingLogin() {
     const answer = await authorizeAnswer(await send("authorize", { method: "GET", query: authorizePairs(publicApp) }), "login");
     if (answer.kind !== "login") throw new Error("expected the login page");
-    const interaction = await keyfob().db.interaction.findUniqueOrThrow({ where: { id: answer.interactionId } });
+    const interaction = await tables(keyfob()).interaction.findUniqueOrThrow({ where: { id: answer.interactionId } });
     return { id: answer.interactionId, walletNonce: interaction.walletNonce! };
   }
 
@@ -980,7 +981,7 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
       await refused(() => loginWithWallet(k, id, c, c), `loginWithWallet: ${e} alone`);
     }
     expect(await rowCounts()).toEqual(before); // no code, the interaction still pending
-    expect((await k.db.interaction.findUniqueOrThrow({ where: { id } })).completedAt).toBeNull();
+    expect((await tables(k).interaction.findUniqueOrThrow({ where: { id } })).completedAt).toBeNull();
     expect(new URL((await loginWithWallet(k, id, message, signature)).location).searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // Whatever description a caller passes, the redirect's error_description stays in the set.
     const other = await pendingLogin();

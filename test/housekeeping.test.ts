@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
-import type { Database } from "@/lib/db/client";
+import { rawConnection, type Store } from "@/lib/store";
+import type { Database } from "@/lib/store/connection";
 import { sweepExpired } from "@/lib/housekeeping";
 import { isolatedDatabase } from "./support/database";
 
+let storage: Store;
+
 let db: Database;
 beforeAll(async () => {
-  db = await isolatedDatabase("housekeeping_test");
+  storage = await isolatedDatabase("housekeeping_test");
+  db = rawConnection(storage).db;
   await db.client.create({ data: { id: "c", name: "c" } });
 });
-afterAll(() => db.$disconnect());
+afterAll(() => storage.close());
 
 it("deletes single-use rows a day after they expire and audit events past their retention, and keeps the others", async () => {
   const now = new Date("2030-06-01T00:00:00Z");
@@ -24,7 +28,7 @@ it("deletes single-use rows a day after they expire and audit events past their 
   await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 31) } });
   await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 29) } });
 
-  expect(await sweepExpired(db, { ...loadConfig(), auditRetention: 30 * 86400 }, now)).toBe(3);
+  expect(await sweepExpired(storage, { ...loadConfig(), auditRetention: 30 * 86400 }, now)).toBe(3);
   expect((await db.challenge.findMany()).map((c) => c.stateHash)).toEqual(["recent"]);
   expect((await db.issuedToken.findMany()).map((t) => t.jti)).toEqual(["live"]);
   expect((await db.auditEvent.findMany()).map((e) => e.at)).toEqual([ago(24 * 29)]); // AUDIT_RETENTION of 30 days
@@ -41,10 +45,10 @@ it("keeps the newest PENDING_CHALLENGES_TOTAL unused challenges, and every used 
   await challenge("used-new", at(9), at(-1));
 
   const config = loadConfig();
-  expect(await sweepExpired(db, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(3);
+  expect(await sweepExpired(storage, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(3);
   const kept = await db.challenge.findMany({ orderBy: { stateHash: "asc" } });
   expect(kept.map((c) => c.stateHash)).toEqual(["unused-4", "unused-5", "unused-6", "used-new", "used-old"]);
-  expect(await sweepExpired(db, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(0);
+  expect(await sweepExpired(storage, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(0);
 });
 
 it("deletes login sessions a day after they ended: expired, revoked or idle too long", async () => {
@@ -64,7 +68,7 @@ it("deletes login sessions a day after they ended: expired, revoked or idle too 
   await session("idle-recently", { lastSeenAt: ago(24 * 3 + 23), expiresAt: ago(-24 * 20) });
   await session("live", { lastSeenAt: ago(1), expiresAt: ago(-24 * 20) });
 
-  expect(await sweepExpired(db, config, now)).toBe(3);
+  expect(await sweepExpired(storage, config, now)).toBe(3);
   const kept = await db.loginSession.findMany({ orderBy: { idHash: "asc" } });
   expect(kept.map((s) => s.idHash)).toEqual(["expired-recently", "idle-recently", "live", "revoked-recently"]);
 });

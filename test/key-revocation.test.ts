@@ -20,7 +20,7 @@ import { performAdminAction } from "@/lib/admin/dispatch";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
-import { createStorage } from "@/lib/db/client";
+import { createStore, type Store } from "@/lib/store";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { endpoint } from "@/lib/http/endpoint";
 import { jwksResponse } from "@/lib/http/metadata";
@@ -30,7 +30,7 @@ import { KeyStore, type KeyPolicy } from "@/lib/keys/keystore";
 import { issueTokens } from "@/lib/tokens/issue";
 import { verifyAccessToken } from "@/lib/tokens/verify";
 import { cliOn, within } from "./support/cli";
-import { emptyDatabase } from "./support/database";
+import { tables, emptyDatabase } from "./support/database";
 
 const ISSUER = "http://localhost:3000";
 const adminWallet = privateKeyToAccount(generatePrivateKey()).address;
@@ -69,17 +69,17 @@ beforeAll(async () => {
   a = createKeyfob(config); // its own pool
   b = createKeyfob(config); // another pool, another key cache: a second instance
   const policy = { rotationPeriod: config.keyRotationPeriod, publishLead: config.keyPublishLead, tokenTtl: config.accessTokenTtl };
-  deaf = { ...b, keys: new KeyStore(b.db, b.encryptionKey, policy, undefined, 60_000) };
+  deaf = { ...b, keys: new KeyStore(b.store, b.encryptionKey, policy, undefined, 60_000) };
   await a.keys.refresh();
   await Promise.all([b.keys.refresh(), deaf.keys.refresh()]);
 
   const owner = privateKeyToAccount(generatePrivateKey());
   license = { clientId: owner.address, domain: "https://fleet.example.com/callback", owner };
-  await createClient(a.db, { id: owner.address, name: "Fleet" });
-  await addRedirectUri(a.db, owner.address, license.domain);
-  const rs = await createClient(a.db, { name: "Resource server" });
-  await updateClient(a.db, rs.id, { resourceServer: true });
-  resourceServer = `Basic ${Buffer.from(`${rs.id}:${await rotateClientSecret(a.db, rs.id)}`).toString("base64")}`;
+  await createClient(a.store, { id: owner.address, name: "Fleet" });
+  await addRedirectUri(a.store, owner.address, license.domain);
+  const rs = await createClient(a.store, { name: "Resource server" });
+  await updateClient(a.store, rs.id, { resourceServer: true });
+  resourceServer = `Basic ${Buffer.from(`${rs.id}:${await rotateClientSecret(a.store, rs.id)}`).toString("base64")}`;
   admin = await signIn(wallet(adminWallet));
 });
 
@@ -183,9 +183,9 @@ describe("emergency key revocation across instances", () => {
     for (const k of [a, b, deaf]) for (const token of after) expect(await check(k, token)).toEqual(accepted);
 
     // Recorded, with its private half erased, and audited with the kid.
-    const row = await a.db.signingKey.findUniqueOrThrow({ where: { kid: compromised } });
+    const row = await tables(a).signingKey.findUniqueOrThrow({ where: { kid: compromised } });
     expect(row).toMatchObject({ revokedAt: expect.any(Date), revokedBy: adminWallet, privateJwe: "" });
-    const event = await a.db.auditEvent.findFirstOrThrow({ where: { action: "key.revoked" }, orderBy: { id: "desc" } });
+    const event = await tables(a).auditEvent.findFirstOrThrow({ where: { action: "key.revoked" }, orderBy: { id: "desc" } });
     expect(event).toMatchObject({ actor: adminWallet, outcome: "success" });
     expect(event.detail).toContain(compromised);
   });
@@ -216,12 +216,12 @@ describe("emergency key revocation across instances", () => {
     const listed = await cli("keys", "list");
     expect(listed).toMatchObject({ code: 0, stderr: "" });
     expect(listed.stdout).toMatch(new RegExp(`^${successor}  upcoming  signs from \\S+\\n${replacement}  current   signs from \\S+\\n$`));
-    const event = await a.db.auditEvent.findFirstOrThrow({ where: { action: "key.revoked", detail: { startsWith: upcoming } } });
+    const event = await tables(a).auditEvent.findFirstOrThrow({ where: { action: "key.revoked", detail: { startsWith: upcoming } } });
     expect(event.actor).toMatch(/^cli:/);
   });
 
   it("refuses an unknown kid with a field error; revoking a revoked key again changes nothing and says so", async () => {
-    const keysBefore = await a.db.signingKey.findMany({ orderBy: { kid: "asc" } });
+    const keysBefore = await tables(a).signingKey.findMany({ orderBy: { kid: "asc" } });
     expect(await performAdminAction(a, admin, "key.revoke", { kid: "0".repeat(40) })).toMatchObject({
       ok: false,
       status: 400,
@@ -230,10 +230,10 @@ describe("emergency key revocation across instances", () => {
     expect(await performAdminAction(a, admin, "key.revoke", { kid: " " })).toMatchObject({ ok: false, status: 400, fieldErrors: { kid: "required" } });
     const again = await performAdminAction(b, admin, "key.revoke", { kid: compromised });
     expect(again).toMatchObject({ ok: true, value: { kid: compromised, revoked: false, message: expect.stringMatching(/already revoked on .* by .*; nothing changed/) } });
-    expect(await a.db.signingKey.findMany({ orderBy: { kid: "asc" } })).toEqual(keysBefore);
+    expect(await tables(a).signingKey.findMany({ orderBy: { kid: "asc" } })).toEqual(keysBefore);
     expect(await signingKid(b)).toBe(replacement);
 
-    const events = await a.db.auditEvent.findMany({ where: { action: "key.revoked", actor: adminWallet }, orderBy: { id: "asc" } });
+    const events = await tables(a).auditEvent.findMany({ where: { action: "key.revoked", actor: adminWallet }, orderBy: { id: "asc" } });
     expect(events.slice(-3).map((e) => [e.outcome, e.detail])).toEqual([
       ["rejected", `${"0".repeat(40)}; kid: no signing key has the kid ${"0".repeat(40)}`],
       ["rejected", "invalid input: kid: required"],
@@ -244,21 +244,21 @@ describe("emergency key revocation across instances", () => {
   it("refuses signed-out callers and non-admins before anything changes; the same request from an admin revokes", async () => {
     const nonAdmin = await signIn(wallet(privateKeyToAccount(generatePrivateKey()).address));
     // Only the non-admin's attempt is audited (who tried, refused as forbidden); nothing succeeds.
-    const audited = () => a.db.auditEvent.count({ where: { action: "key.revoked", outcome: { not: "forbidden" } } });
-    const forbidden = () => a.db.auditEvent.count({ where: { action: "key.revoked", outcome: "forbidden" } });
+    const audited = () => tables(a).auditEvent.count({ where: { action: "key.revoked", outcome: { not: "forbidden" } } });
+    const forbidden = () => tables(a).auditEvent.count({ where: { action: "key.revoked", outcome: "forbidden" } });
     const forbiddenBefore = await forbidden();
     const eventsBefore = await audited();
     expect(await performAdminAction(a, undefined, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 401 });
     expect(await performAdminAction(a, "forged.session.token", "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 401 });
     expect(await performAdminAction(b, nonAdmin, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 403 });
-    expect(await a.db.signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({ revokedAt: null, revokedBy: null });
+    expect(await tables(a).signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({ revokedAt: null, revokedBy: null });
     expect(await audited()).toBe(eventsBefore);
     expect(await forbidden()).toBe(forbiddenBefore + 1);
     expect(await published(b)).toContain(replacement);
     expect(await signingKid(b)).toBe(replacement);
 
     expect(await performAdminAction(b, admin, "key.revoke", { kid: replacement })).toMatchObject({ ok: true, value: { revoked: true, was: "current" } });
-    expect(await a.db.signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({ revokedAt: expect.any(Date), revokedBy: adminWallet });
+    expect(await tables(a).signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({ revokedAt: expect.any(Date), revokedBy: adminWallet });
     expect(await signingKid(b)).not.toBe(replacement);
     await within(5_000, async () => !(await published(a)).includes(replacement));
   });
@@ -270,20 +270,19 @@ describe("emergency key revocation and the rotation schedule (controlled clock)"
   let now = new Date("2030-01-01T00:00:00Z");
   const advance = (hours: number) => (now = new Date(now.getTime() + hours * HOUR));
   let k: Keyfob;
-  let storage: ReturnType<typeof createStorage>;
+  let storage: Store;
 
   beforeAll(async () => {
     const url = clockDatabaseUrl;
-    storage = createStorage(url, 2);
+    storage = createStore(url, 2);
     const encryptionKey = deriveEncryptionKey(randomBytes(32).toString("base64url"));
-    const keys = new KeyStore(storage.db, encryptionKey, policy, () => now);
-    k = { ...a, ...storage, encryptionKey, keys, config: { ...config, databaseUrl: url } };
-    await storage.db.client.create({ data: { id: "c", name: "Clock" } });
+    const keys = new KeyStore(storage, encryptionKey, policy, () => now);
+    k = { ...a, store: storage, encryptionKey, keys, config: { ...config, databaseUrl: url } };
+    await tables({ store: storage }).client.create({ data: { id: "c", name: "Clock" } });
   });
   afterAll(async () => {
     await k?.keys.close();
-    await storage?.db.$disconnect();
-    await storage?.pool.end();
+    await storage?.close();
   });
 
   /** A token signed now by the store's signing key, recorded as issued. */
@@ -297,7 +296,7 @@ describe("emergency key revocation and the rotation schedule (controlled clock)"
       ethereumAddress: user,
       emailVerified: false,
     });
-    await k.db.issuedToken.create({ data: { jti, clientId: "c", userId: user, connector: "web3", scope: "openid", expiresAt } });
+    await tables(k).issuedToken.create({ data: { jti, clientId: "c", userId: user, connector: "web3", scope: "openid", expiresAt } });
     return response.access_token;
   }
 
@@ -330,7 +329,7 @@ describe("emergency key revocation and the rotation schedule (controlled clock)"
       await k.keys.refresh();
       expect(await signingKid(k)).not.toBe(first);
     }
-    const rows = await k.db.signingKey.findMany({ where: { kid: { in: [first, next.kid] } } });
+    const rows = await tables(k).signingKey.findMany({ where: { kid: { in: [first, next.kid] } } });
     expect(rows.map((row) => [row.revokedBy, row.privateJwe])).toEqual([
       ["test", ""],
       ["test", ""],

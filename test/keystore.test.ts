@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Database } from "@/lib/db/client";
+import { rawConnection, type Store } from "@/lib/store";
+import type { Database } from "@/lib/store/connection";
 import { deriveEncryptionKey } from "@/lib/keys/encryption";
 import { KeyStore, type KeyPolicy } from "@/lib/keys/keystore";
 import { issueTokens } from "@/lib/tokens/issue";
@@ -14,6 +15,7 @@ import { isolatedDatabase } from "./support/database";
 
 const HOUR = 3600_000;
 const policy: KeyPolicy = { rotationPeriod: 24 * 3600, publishLead: 2 * 3600, tokenTtl: 6 * 3600 };
+let storage: Store;
 let db: Database;
 const secret = deriveEncryptionKey(randomBytes(32).toString("base64url"));
 let now = new Date("2030-01-01T00:00:00Z");
@@ -21,20 +23,21 @@ const clock = () => now;
 const advance = (hours: number) => (now = new Date(now.getTime() + hours * HOUR));
 
 beforeAll(async () => {
-  db = await isolatedDatabase("keystore_test");
+  storage = await isolatedDatabase("keystore_test");
+  db = rawConnection(storage).db;
 });
 beforeEach(async () => {
   await db.signingKey.deleteMany();
   now = new Date("2030-01-01T00:00:00Z");
 });
-afterAll(() => db.$disconnect());
+afterAll(() => storage.close());
 
 const kids = async (store: KeyStore) => (await store.publicKeys()).map((k) => k.kid);
 const signingKid = async (store: KeyStore) => (await store.signingKey()).kid;
 
 describe("KeyStore", () => {
   it("creates one key on first start, even when instances start together", async () => {
-    const instances = Array.from({ length: 5 }, () => new KeyStore(db, secret, policy, clock));
+    const instances = Array.from({ length: 5 }, () => new KeyStore(storage, secret, policy, clock));
     await Promise.all(instances.map((s) => s.refresh()));
     expect(await db.signingKey.count()).toBe(1);
     const kid = await signingKid(instances[0]);
@@ -42,18 +45,18 @@ describe("KeyStore", () => {
   });
 
   it("stores private keys encrypted and refuses to start with another secret", async () => {
-    const store = new KeyStore(db, secret, policy, clock);
+    const store = new KeyStore(storage, secret, policy, clock);
     await store.refresh();
     const row = await db.signingKey.findFirstOrThrow();
     expect(row.privateJwe.split(".")).toHaveLength(5); // compact JWE
     expect(JSON.stringify(row)).not.toMatch(/"d":/);
-    const other = new KeyStore(db, deriveEncryptionKey(randomBytes(32).toString("base64url")), policy, clock);
+    const other = new KeyStore(storage, deriveEncryptionKey(randomBytes(32).toString("base64url")), policy, clock);
     await expect(other.signingKey()).rejects.toThrow(/KEYFOB_SECRET/);
   });
 
   it("publishes the next key before it signs, and keeps the retired key until its tokens expire", async () => {
-    const a = new KeyStore(db, secret, policy, clock);
-    const b = new KeyStore(db, secret, policy, clock); // a second instance on the same database
+    const a = new KeyStore(storage, secret, policy, clock);
+    const b = new KeyStore(storage, secret, policy, clock); // a second instance on the same database
     await a.refresh();
     const first = await signingKid(a);
 
@@ -100,7 +103,7 @@ describe("KeyStore", () => {
   });
 
   it("after a long downtime keeps signing with the last key until its successor has been published", async () => {
-    const store = new KeyStore(db, secret, policy, clock);
+    const store = new KeyStore(storage, secret, policy, clock);
     await store.refresh();
     const first = await signingKid(store);
     advance(100);
@@ -112,7 +115,7 @@ describe("KeyStore", () => {
   });
 
   it("imports each private key once", async () => {
-    const store = new KeyStore(db, secret, policy, clock);
+    const store = new KeyStore(storage, secret, policy, clock);
     const [x, y] = await Promise.all([store.signingKey(), store.signingKey()]);
     expect(x.privateKey).toBe(y.privateKey);
     expect((await store.signingKey()).privateKey).toBe(x.privateKey);

@@ -12,6 +12,7 @@ import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { endSession, findSession, liveSessions, revokeSessions, startSession } from "@/lib/sessions/login-session";
 import { authorizeQuery, google, registerApp, token, type App } from "./support/flow-b";
+import { tables } from "./support/database";
 
 let other: Keyfob;
 beforeAll(() => {
@@ -72,11 +73,11 @@ describe("a login session", () => {
     const idle = await login(app);
     const row = { idHash: (await findSession(keyfob(), idle.token))!.id };
     const now = Date.now();
-    await keyfob().db.loginSession.update({ where: row, data: { lastSeenAt: new Date(now - keyfob().config.sessionIdleTtl * 1000 - 1000) } });
+    await tables(keyfob()).loginSession.update({ where: row, data: { lastSeenAt: new Date(now - keyfob().config.sessionIdleTtl * 1000 - 1000) } });
     expect(await findSession(keyfob(), idle.token)).toBeUndefined();
 
     const old = await login(app);
-    await keyfob().db.loginSession.update({ where: { idHash: (await findSession(keyfob(), old.token))!.id }, data: { expiresAt: new Date(now - 1) } });
+    await tables(keyfob()).loginSession.update({ where: { idHash: (await findSession(keyfob(), old.token))!.id }, data: { expiresAt: new Date(now - 1) } });
     expect(await findSession(keyfob(), old.token)).toBeUndefined();
 
     const ended = await login(app);
@@ -101,7 +102,7 @@ describe("requests that need a new login", () => {
     const app = await registerApp();
     const { token: cookie } = await login(app);
     const session = await findSession(keyfob(), cookie);
-    await keyfob().db.loginSession.update({ where: { idHash: session!.id }, data: { authTime: new Date(Date.now() - 20_000) } });
+    await tables(keyfob()).loginSession.update({ where: { idHash: session!.id }, data: { authTime: new Date(Date.now() - 20_000) } });
     const aged = await findSession(keyfob(), cookie);
     expect(params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", max_age: "10" }), { session: aged })).get("error")).toBe("login_required");
     const allowed = params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", max_age: "10000" }), { session: aged }));

@@ -26,7 +26,7 @@ async function loggedIn(app: App): Promise<{ hint: string; session: LoginSession
 async function appWithLogoutUri() {
   const app = await registerApp();
   const bye = "https://fleet.example.com/signed-out?from=keyfob";
-  await addPostLogoutRedirectUri(keyfob().db, app.clientId, bye);
+  await addPostLogoutRedirectUri(keyfob().store, app.clientId, bye);
   return { app, bye };
 }
 

@@ -22,15 +22,16 @@ import { startSession } from "@/lib/sessions/login-session";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 import { FORM, google } from "./support/flow-b";
+import { tables } from "./support/database";
 
 type Caller = { clientId: string; secret: string };
 
 /** A confidential client, allowed the management API unless told otherwise. */
 async function adminClient(allowed = true): Promise<Caller> {
-  const { db } = keyfob();
-  const client = await createClient(db, { name: "Automation" });
-  const secret = await rotateClientSecret(db, client.id);
-  if (allowed) await updateClient(db, client.id, { managementApi: true });
+  const db = tables(keyfob());
+  const client = await createClient(keyfob().store, { name: "Automation" });
+  const secret = await rotateClientSecret(keyfob().store, client.id);
+  if (allowed) await updateClient(keyfob().store, client.id, { managementApi: true });
   return { clientId: client.id, secret };
 }
 
@@ -74,7 +75,7 @@ describe("client_credentials (RFC 6749 4.4)", () => {
     expect(claims).toMatchObject({ iss: ISSUER, aud: caller.clientId, client_id: caller.clientId, scope: ADMIN_SCOPE });
     expect(claims.exp! - claims.iat!).toBe(600);
     expect(decodeSubject(claims.sub!)).toEqual({ userId: caller.clientId, connector: "client_credentials" });
-    expect(await keyfob().db.issuedToken.findUniqueOrThrow({ where: { jti: claims.jti! } })).toMatchObject({ clientId: caller.clientId, scope: ADMIN_SCOPE, revokedAt: null });
+    expect(await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: claims.jti! } })).toMatchObject({ clientId: caller.clientId, scope: ADMIN_SCOPE, revokedAt: null });
 
     // Introspection knows it (the client asks about its own token); scope omitted means the admin scope.
     const introspect = await introspectRoute(new Request(`${ISSUER}/token/introspect`, { method: "POST", headers: { ...FORM, authorization: basic(caller) }, body: new URLSearchParams({ token: body.access_token }) }));
@@ -86,11 +87,11 @@ describe("client_credentials (RFC 6749 4.4)", () => {
   });
 
   it("refuses public clients, clients not allowed, wrong secrets and other scopes", async () => {
-    const { db } = keyfob();
-    const publicClient = await createClient(db, { name: "SPA" });
+    const db = tables(keyfob());
+    const publicClient = await createClient(keyfob().store, { name: "SPA" });
     const asPublic = await tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers: FORM, body: new URLSearchParams({ grant_type: "client_credentials", client_id: publicClient.id }) }));
     await expectError(asPublic, 400, "unauthorized_client");
-    await expect(updateClient(db, publicClient.id, { managementApi: true })).rejects.toMatchObject({ field: "managementApi" });
+    await expect(updateClient(keyfob().store, publicClient.id, { managementApi: true })).rejects.toMatchObject({ field: "managementApi" });
 
     const notAllowed = await adminClient(false);
     const refused = await grant(notAllowed);
@@ -109,7 +110,7 @@ describe("client_credentials (RFC 6749 4.4)", () => {
 describe("narrower scopes than keyfob:admin", () => {
   it("gives a client only the scopes an admin allowed it, and each token only what its scopes allow", async () => {
     const reader = await adminClient();
-    await updateClient(keyfob().db, reader.clientId, { managementScopes: ["keyfob:read"] });
+    await updateClient(keyfob().store, reader.clientId, { managementScopes: ["keyfob:read"] });
     // No scope asked: every scope allowed; asking for more than allowed is invalid_scope.
     const issued = await (await grant(reader, { grant_type: "client_credentials" })).json();
     expect(issued.scope).toBe("keyfob:read");
@@ -118,7 +119,7 @@ describe("narrower scopes than keyfob:admin", () => {
 
     const read = issued.access_token as string;
     expect((await api(read, "GET", "/audit")).status).toBe(200);
-    const target = await createClient(keyfob().db, { name: "Target" });
+    const target = await createClient(keyfob().store, { name: "Target" });
     for (const [method, path, body] of [
       ["POST", `/clients/${enc(target.id)}/secret`, undefined],
       ["PATCH", `/clients/${enc(target.id)}`, { name: "Renamed" }],
@@ -130,12 +131,12 @@ describe("narrower scopes than keyfob:admin", () => {
       expect(refused, `${method} ${path}`).toMatchObject({ status: 403, body: { error: "insufficient_scope" } });
       expect(refused.headers.get("www-authenticate")).toMatch(/scope="keyfob:(clients|keys|admin|accounts)", error="insufficient_scope"/);
     }
-    expect(await keyfob().db.client.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ name: "Target", secretHash: null });
-    expect(await keyfob().db.adminRole.count({ where: { grantedBy: `api:${reader.clientId}` } })).toBe(0);
+    expect(await tables(keyfob()).client.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ name: "Target", secretHash: null });
+    expect(await tables(keyfob()).adminRole.count({ where: { grantedBy: `api:${reader.clientId}` } })).toBe(0);
 
     // A clients token changes clients, and cannot grant admins or rotate keys.
     const operator = await adminClient();
-    await updateClient(keyfob().db, operator.clientId, { managementScopes: ["keyfob:clients", "keyfob:read"] });
+    await updateClient(keyfob().store, operator.clientId, { managementScopes: ["keyfob:clients", "keyfob:read"] });
     const clients = (await (await grant(operator, { grant_type: "client_credentials", scope: "keyfob:clients" })).json()).access_token as string;
     expect((await api(clients, "PATCH", `/clients/${enc(target.id)}`, { name: "Renamed" })).status).toBe(200);
     expect((await api(clients, "GET", "/clients")).status).toBe(403); // the token did not ask for keyfob:read
@@ -231,7 +232,7 @@ describe("the management API", () => {
     expect((await api(token, "GET", `/clients/${enc(id)}`)).body.confidential).toBe(true);
 
     // Audited like the dashboard's changes, under the API client's name, with before and after.
-    const events = await keyfob().db.auditEvent.findMany({ where: { clientId: id }, orderBy: { id: "asc" } });
+    const events = await tables(keyfob()).auditEvent.findMany({ where: { clientId: id }, orderBy: { id: "asc" } });
     expect(new Set(events.map((e) => e.actor))).toEqual(new Set([`api:${caller.clientId}`]));
     expect(events.find((e) => e.action === "client.updated" && e.outcome === "success")!.detail).toContain("requirePkce: false -> true");
     expect(events.find((e) => e.action === "client.updated" && e.outcome === "rejected")!.detail).toBe("invalid input: name: required");
@@ -287,7 +288,7 @@ describe("the management API", () => {
     expect((await api(token, "DELETE", `/accounts/${accountId}`)).body).toMatchObject({ revokedTokens: 0 });
     expect((await api(token, "GET", `/accounts/${accountId}`)).status).toBe(404);
     expect((await api(token, "POST", `/accounts/${accountId}/block`)).status).toBe(404);
-    const events = await k.db.auditEvent.findMany({ where: { accountId, actor: `api:${caller.clientId}` }, orderBy: { id: "asc" } });
+    const events = await tables(k).auditEvent.findMany({ where: { accountId, actor: `api:${caller.clientId}` }, orderBy: { id: "asc" } });
     expect(events.map((e) => e.action)).toEqual(["session.revoked", "session.revoked", "session.revoked", "refresh_token.revoked", "account.blocked", "account.unblocked", "account.deleted"]);
     expect(events[1]).toMatchObject({ outcome: "rejected", detail: `${sessions[0].session.id}; sessionId: no live session of this account has this id` });
   });
@@ -348,14 +349,14 @@ describe("who may call the management API", () => {
     const caller = await adminClient();
     const token = await adminToken(caller);
     expect((await api(token, "GET", "/keys")).status).toBe(200);
-    await updateClient(keyfob().db, caller.clientId, { managementApi: false });
+    await updateClient(keyfob().store, caller.clientId, { managementApi: false });
     expect(await api(token, "GET", "/keys")).toMatchObject({ status: 403, body: { error: "access_denied" } });
-    await updateClient(keyfob().db, caller.clientId, { managementApi: true, enabled: false });
+    await updateClient(keyfob().store, caller.clientId, { managementApi: true, enabled: false });
     expect((await api(token, "GET", "/keys")).status).toBe(403);
-    await updateClient(keyfob().db, caller.clientId, { enabled: true });
+    await updateClient(keyfob().store, caller.clientId, { enabled: true });
     expect((await api(token, "GET", "/keys")).status).toBe(200);
     await keyfob().audit.flush();
-    expect(await keyfob().db.auditEvent.findFirst({ where: { action: "admin_api.refused", clientId: caller.clientId }, orderBy: { id: "desc" } })).toMatchObject({
+    expect(await tables(keyfob()).auditEvent.findFirst({ where: { action: "admin_api.refused", clientId: caller.clientId }, orderBy: { id: "desc" } })).toMatchObject({
       outcome: "access_denied",
       detail: "GET /api/admin/v1/keys: the token's client is no longer allowed the management API",
     });

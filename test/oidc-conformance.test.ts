@@ -44,10 +44,10 @@ const auth = () => oauth.ClientSecretBasic(secret);
 beforeAll(async () => {
   const issuer = new URL(ISSUER);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: "oidc" }));
-  const registered = await createClient(keyfob().db, { name: "Conformance" });
-  await addRedirectUri(keyfob().db, registered.id, redirectUri);
-  secret = await rotateClientSecret(keyfob().db, registered.id);
-  await updateClient(keyfob().db, registered.id, { refreshTokensAllowed: true });
+  const registered = await createClient(keyfob().store, { name: "Conformance" });
+  await addRedirectUri(keyfob().store, registered.id, redirectUri);
+  secret = await rotateClientSecret(keyfob().store, registered.id);
+  await updateClient(keyfob().store, registered.id, { refreshTokensAllowed: true });
   client = { client_id: registered.id };
 });
 

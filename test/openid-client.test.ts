@@ -36,9 +36,9 @@ const options = { [oauth.customFetch]: routeFetch, [oauth.allowInsecureRequests]
 
 describe("oauth4webapi against Keyfob", () => {
   it("discovers, authorizes with PKCE, exchanges the code, validates the ID token, calls userinfo and revokes", async () => {
-    const app = await createClient(keyfob().db, { name: "Standard client" });
+    const app = await createClient(keyfob().store, { name: "Standard client" });
     const redirectUri = "https://rp.example.com/callback";
-    await addRedirectUri(keyfob().db, app.id, redirectUri);
+    await addRedirectUri(keyfob().store, app.id, redirectUri);
 
     const issuer = new URL(ISSUER);
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: "oidc" }));
@@ -85,10 +85,10 @@ describe("oauth4webapi against Keyfob", () => {
   });
 
   it("gets a refresh token with offline_access, refreshes it (rotation, same subject and auth_time), and revokes it", async () => {
-    const app = await createClient(keyfob().db, { name: "Offline client" });
+    const app = await createClient(keyfob().store, { name: "Offline client" });
     const redirectUri = "https://rp.example.com/offline";
-    await addRedirectUri(keyfob().db, app.id, redirectUri);
-    await updateClient(keyfob().db, app.id, { refreshTokensAllowed: true });
+    await addRedirectUri(keyfob().store, app.id, redirectUri);
+    await updateClient(keyfob().store, app.id, { refreshTokensAllowed: true });
 
     const issuer = new URL(ISSUER);
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: "oidc" }));

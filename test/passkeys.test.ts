@@ -18,6 +18,7 @@ import { decodeSubject } from "@/lib/tokens/sub";
 import { SoftAuthenticator } from "./support/authenticator";
 import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, google, registerApp, token, type App } from "./support/flow-b";
+import { tables } from "./support/database";
 
 const NAMES = { userName: "Keyfob account", displayName: "Keyfob account" };
 
@@ -68,7 +69,7 @@ describe("passkeys: options", () => {
   it("are refused for a login that is over", async () => {
     const app = await registerApp();
     const interactionId = await newLogin(app);
-    await keyfob().db.interaction.update({ where: { id: interactionId }, data: { completedAt: new Date() } });
+    await tables(keyfob()).interaction.update({ where: { id: interactionId }, data: { completedAt: new Date() } });
     expect((await refusal(loginOptions(keyfob(), interactionId))).reason).toBe("unavailable_login");
     expect((await refusal(registrationOptions(keyfob(), "not-an-interaction", NAMES))).reason).toBe("unavailable_login");
   });
@@ -83,7 +84,7 @@ describe("passkeys: a new user, then a returning one", () => {
     expect(decodeSubject(claims.sub!)).toEqual({ userId: accountId, connector: "passkey" });
     const [stored] = await listPasskeys(keyfob(), accountId);
     expect(stored).toMatchObject({ deviceType: "singleDevice", backedUp: false });
-    const identity = await keyfob().db.identity.findFirstOrThrow({ where: { accountId, provider: "passkey" } });
+    const identity = await tables(keyfob()).identity.findFirstOrThrow({ where: { accountId, provider: "passkey" } });
     expect(identity.subject).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
@@ -97,7 +98,7 @@ describe("passkeys: a new user, then a returning one", () => {
     const again = decodeJwt((await response.json()).id_token as string);
     expect(again.sub).toBe(claims.sub);
     expect(again.ethereum_address).toBe(accountId);
-    const row = await keyfob().db.passkeyCredential.findFirstOrThrow({ where: { accountId } });
+    const row = await tables(keyfob()).passkeyCredential.findFirstOrThrow({ where: { accountId } });
     expect(row.counter).toBe(1n);
     expect(row.lastUsedAt).toBeInstanceOf(Date);
   });
@@ -105,9 +106,9 @@ describe("passkeys: a new user, then a returning one", () => {
   it("the passkey's user.id is the UTF-8 of the stored user handle, as SimpleWebAuthn 9 made it, so older passkeys still match", async () => {
     const app = await registerApp();
     const { authenticator, accountId } = await signUp(app);
-    const { subject } = await keyfob().db.identity.findFirstOrThrow({ where: { accountId, provider: "passkey" } });
+    const { subject } = await tables(keyfob()).identity.findFirstOrThrow({ where: { accountId, provider: "passkey" } });
     expect(Buffer.from(authenticator.credentials[0].userHandle, "base64url").toString("utf8")).toBe(subject);
-    const [row] = await keyfob().db.passkeyCredential.findMany({ where: { accountId } });
+    const [row] = await tables(keyfob()).passkeyCredential.findMany({ where: { accountId } });
     expect(row.userHandle).toBe(subject);
   });
 });
@@ -142,7 +143,7 @@ describe("passkeys: refused answers", () => {
     await expect(verifyPasskeyLogin(keyfob(), first, forFirst)).resolves.toMatchObject({ provider: "passkey" });
 
     const options = await loginOptions(keyfob(), second);
-    await keyfob().db.passkeyChallenge.updateMany({ where: { usedAt: null, interactionId: second }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await tables(keyfob()).passkeyChallenge.updateMany({ where: { usedAt: null, interactionId: second }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await refusal(verifyPasskeyLogin(keyfob(), second, authenticator.get(options)))).reason).toBe("expired");
   });
 
@@ -206,7 +207,7 @@ describe("passkeys: refused answers", () => {
     const interactionId = await newLogin(app);
     await refusal(loginWithPasskey(keyfob(), interactionId, { nonsense: true }));
     await keyfob().audit.flush();
-    const event = await keyfob().db.auditEvent.findFirst({ where: { clientId: app.clientId, action: "login.failed" }, orderBy: { at: "desc" } });
+    const event = await tables(keyfob()).auditEvent.findFirst({ where: { clientId: app.clientId, action: "login.failed" }, orderBy: { at: "desc" } });
     expect(event?.detail).toMatch(/^passkey: /);
   });
 });

@@ -16,11 +16,11 @@ import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { addRedirectUri, addSigner, createClient, revokeSigner, setClientEnabled } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { localMigrations, migrateDatabase } from "@/lib/db/migrate";
-import { POLL_MS } from "@/lib/db/notifications";
+import { POLL_MS } from "@/lib/store/changes";
 import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { cliOn, within } from "./support/cli";
-import { emptyDatabase } from "./support/database";
+import { connectionPool, emptyDatabase, tables } from "./support/database";
 import { startPgbouncer, type Pooler } from "./support/pgbouncer";
 
 let pooler: Pooler;
@@ -66,8 +66,8 @@ describe("behind PgBouncer in transaction mode", () => {
   it("serves Flow A on both instances: no prepared-statement errors, one winner of 50 submissions, every token audited", { timeout: 120_000 }, async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const domain = "https://pooled.example.com/callback";
-    await createClient(a.db, { id: owner.address, name: "Pooled license" });
-    await addRedirectUri(a.db, owner.address, domain);
+    await createClient(a.store, { id: owner.address, name: "Pooled license" });
+    await addRedirectUri(a.store, owner.address, domain);
     const instances = [handlers(a), handlers(b)];
     const handshake = async (i: number) => {
       const generated = await instances[i % 2].generate(form("/auth/web3/generate_challenge", { client_id: owner.address, domain, scope: "openid", response_type: "code", address: owner.address }));
@@ -91,8 +91,8 @@ describe("behind PgBouncer in transaction mode", () => {
     await a.audit.flush();
     await b.audit.flush();
     const [tokens, audited] = await Promise.all([
-      a.db.issuedToken.count({ where: { clientId: owner.address } }),
-      a.db.auditEvent.count({ where: { clientId: owner.address, action: "token.issued" } }),
+      tables(a).issuedToken.count({ where: { clientId: owner.address } }),
+      tables(a).auditEvent.count({ where: { clientId: owner.address, action: "token.issued" } }),
     ]);
     expect(tokens).toBe(41);
     expect(audited).toBe(41);
@@ -102,20 +102,20 @@ describe("behind PgBouncer in transaction mode", () => {
     const license = privateKeyToAccount(generatePrivateKey());
     const signer = privateKeyToAccount(generatePrivateKey());
     const domain = "https://pooled-signer.example.com/callback";
-    await createClient(a.db, { id: license.address, name: "Signer license" });
-    await addRedirectUri(a.db, license.address, domain);
-    await addSigner(a.db, license.address, signer.address);
+    await createClient(a.store, { id: license.address, name: "Signer license" });
+    await addRedirectUri(a.store, license.address, domain);
+    await addSigner(a.store, license.address, signer.address);
     const generated = await handlers(b).generate(form("/auth/web3/generate_challenge", { client_id: license.address, domain, scope: "openid", response_type: "code", address: license.address }));
     const { state, challenge } = (await generated.json()) as { state: string; challenge: string };
-    await revokeSigner(a.db, license.address, signer.address);
+    await revokeSigner(a.store, license.address, signer.address);
     const refused = await handlers(b).submit(form("/auth/web3/submit_challenge", { client_id: license.address, state, grant_type: "authorization_code", domain, signature: await signer.signMessage({ message: challenge }) }));
     expect(refused.status).toBe(400);
   });
 
   it("without a direct connection, hears a client change by polling: the other instance drops it within seconds", { timeout: 60_000 }, async () => {
-    const client = await createClient(a.db, { name: "Polled" });
+    const client = await createClient(a.store, { name: "Polled" });
     // B caches the client (its feed is trusted once it has polled): a second lookup asks nothing.
-    const lookups = vi.spyOn(b.pool, "query");
+    const lookups = vi.spyOn(connectionPool(b), "query");
     await within(POLL_MS * 3, async () => {
       await b.clients.get(client.id);
       const before = lookups.mock.calls.length;
@@ -123,7 +123,7 @@ describe("behind PgBouncer in transaction mode", () => {
       return lookups.mock.calls.length === before;
     });
     lookups.mockRestore();
-    await setClientEnabled(a.db, client.id, false);
+    await setClientEnabled(a.store, client.id, false);
     const took = await within(POLL_MS * 3, async () => (await b.clients.get(client.id))?.enabled === false);
     expect(took).toBeLessThan(POLL_MS * 3);
   });

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateChallenge } from "@/lib/actions/generate-challenge";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { loadConfig, type Config } from "@/lib/config";
-import { createStorage } from "@/lib/db/client";
+import { createStore } from "@/lib/store";
 import { CLIENT_IP_HEADER, clientIp } from "@/lib/http/client-ip";
 import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { secondsUntilAllowed } from "@/lib/rate-limit";
 import { challengeParams, expectError, ISSUER, registerLicense, submit, type License } from "./support/flow-a";
-import { emptyDatabase } from "./support/database";
+import { tables, emptyDatabase } from "./support/database";
 
 const limits = (overrides: Partial<Config["rateLimits"]> = {}): Partial<Config> => ({
   rateLimits: { perIp: { max: 5, windowSeconds: 60 }, perClient: { max: 8, windowSeconds: 60 }, adminSignIn: undefined, ...overrides },
@@ -119,7 +119,7 @@ describe("rate limits shared by instances", () => {
 describe("failing closed", () => {
   it("refuses with 503 when the limiter's store cannot be reached, and does nothing else", async () => {
     const unreachable = "postgresql://keyfob:keyfob@localhost:1/keyfob";
-    const down = createKeyfob({ ...loadConfig(), ...limits(), databaseUrl: unreachable, recoveryThreads: 0 }, createStorage(unreachable, 1));
+    const down = createKeyfob({ ...loadConfig(), ...limits(), databaseUrl: unreachable, recoveryThreads: 0 }, createStore(unreachable, 1));
     instances.push(down);
     let ran = false;
     const handler = endpoint("generate_challenge", async () => (ran = true), () => down);
@@ -151,7 +151,7 @@ describe("caps on what one caller can leave waiting", () => {
     instances.push(k);
     return k;
   }
-  const pending = (where: { address?: string; clientId?: string }) => a.db.challenge.count({ where: { ...where, usedAt: null, expiresAt: { gt: new Date() } } });
+  const pending = (where: { address?: string; clientId?: string }) => tables(a).challenge.count({ where: { ...where, usedAt: null, expiresAt: { gt: new Date() } } });
   const generated = async (response: Response): Promise<{ state: string; challenge: string }> => {
     expect(response.status).toBe(200);
     return response.json();

@@ -23,13 +23,14 @@ import { listRefreshGrants } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
-import type { Database } from "@/lib/db/client";
+import { rawConnection, type Store } from "@/lib/store";
+import type { Database } from "@/lib/store/connection";
 import { sweepExpired } from "@/lib/housekeeping";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { parseScope } from "@/lib/oauth/scope";
 import { keyfob } from "@/lib/runtime";
-import { isolatedDatabase } from "./support/database";
+import { tables, isolatedDatabase } from "./support/database";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
@@ -45,12 +46,12 @@ type Tokens = { access_token: string; token_type: string; expires_in: number; id
 
 /** A client, allowed refresh tokens unless told otherwise; public unless `confidential`. */
 async function registerApp(options: { confidential?: boolean; refreshTokens?: boolean } = {}): Promise<App> {
-  const { db } = keyfob();
-  const client = await createClient(db, { name: "Offline app" });
+  const db = tables(keyfob());
+  const client = await createClient(keyfob().store, { name: "Offline app" });
   const redirectUri = `https://offline.example.com/cb/${client.id.slice(3, 11)}`;
-  await addRedirectUri(db, client.id, redirectUri);
-  if (options.refreshTokens !== false) await updateClient(db, client.id, { refreshTokensAllowed: true });
-  const secret = options.confidential ? await rotateClientSecret(db, client.id) : undefined;
+  await addRedirectUri(keyfob().store, client.id, redirectUri);
+  if (options.refreshTokens !== false) await updateClient(keyfob().store, client.id, { refreshTokensAllowed: true });
+  const secret = options.confidential ? await rotateClientSecret(keyfob().store, client.id) : undefined;
   const verifier = randomBytes(32).toString("base64url");
   return { clientId: client.id, redirectUri, secret, verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }
@@ -98,7 +99,7 @@ async function refresh(app: App, refreshToken: string, extra: Record<string, str
 }
 
 const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
-const row = (refreshToken: string) => keyfob().db.refreshToken.findUniqueOrThrow({ where: { tokenHash: opaqueDigest(refreshToken) } });
+const row = (refreshToken: string) => tables(keyfob()).refreshToken.findUniqueOrThrow({ where: { tokenHash: opaqueDigest(refreshToken) } });
 const jti = (accessToken: string) => decodeJwt(accessToken).jti as string;
 
 const revoke = (app: App, token: string, hint?: string) =>
@@ -135,7 +136,7 @@ describe("issuance with the code exchange", () => {
     // REFRESH_TOKEN_IDLE_TTL 30 days, REFRESH_TOKEN_MAX_AGE 365 days by default.
     expect(Math.abs(stored.expiresAt.getTime() - (before + 30 * 86400_000))).toBeLessThan(10_000);
     expect(Math.abs(stored.familyExpiresAt.getTime() - (before + 365 * 86400_000))).toBeLessThan(10_000);
-    const issued = await keyfob().db.issuedToken.findUniqueOrThrow({ where: { jti: jti(tokens.access_token) } });
+    const issued = await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: jti(tokens.access_token) } });
     expect(issued.refreshFamily).toBe(stored.familyId);
   });
 
@@ -143,10 +144,10 @@ describe("issuance with the code exchange", () => {
     const app = await registerApp();
     const tokens = await exchange(app, await code(app, "openid email"));
     expect(Object.keys(tokens)).toEqual(["access_token", "token_type", "expires_in", "id_token"]);
-    expect(await keyfob().db.refreshToken.count({ where: { clientId: app.clientId } })).toBe(0);
+    expect(await tables(keyfob()).refreshToken.count({ where: { clientId: app.clientId } })).toBe(0);
     // The same client asking for it gets one.
     expect((await exchange(app, await code(app))).refresh_token).toBeTruthy();
-    expect(await keyfob().db.refreshToken.count({ where: { clientId: app.clientId } })).toBe(1);
+    expect(await tables(keyfob()).refreshToken.count({ where: { clientId: app.clientId } })).toBe(1);
   });
 
   it("drops offline_access for a client not allowed refresh tokens, and says so in scope: the login does not fail", async () => {
@@ -155,7 +156,7 @@ describe("issuance with the code exchange", () => {
     expect(Object.keys(tokens)).toEqual(["access_token", "token_type", "expires_in", "id_token", "scope"]);
     expect(tokens.scope).toBe("openid email");
     expect(decodeJwt(tokens.access_token).scope).toBe("openid email");
-    expect(await keyfob().db.refreshToken.count({ where: { clientId: app.clientId } })).toBe(0);
+    expect(await tables(keyfob()).refreshToken.count({ where: { clientId: app.clientId } })).toBe(0);
     expect((await userinfo(tokens.access_token)).status).toBe(200);
   });
 
@@ -196,7 +197,7 @@ describe("grant_type=refresh_token", () => {
     const [used, successor] = await Promise.all([row(first.refresh_token!), row(second.refresh_token!)]);
     expect(used.usedAt).not.toBeNull();
     expect(successor).toMatchObject({ familyId: used.familyId, usedAt: null, scope: OFFLINE, familyExpiresAt: used.familyExpiresAt, authTime: used.authTime });
-    expect((await keyfob().db.issuedToken.findUniqueOrThrow({ where: { jti: jti(second.access_token) } })).refreshFamily).toBe(used.familyId);
+    expect((await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: jti(second.access_token) } })).refreshFamily).toBe(used.familyId);
     // The first access token stays valid: rotation is not revocation.
     expect((await userinfo(first.access_token)).status).toBe(200);
     // And the chain goes on.
@@ -239,14 +240,14 @@ describe("grant_type=refresh_token", () => {
     expect(body.error_description).toMatch(/already been used/);
     for (const tokens of [first, second, third]) await expectError(await userinfo(tokens.access_token), 401, "invalid_token");
     await expectError(await refreshResponse(app, third.refresh_token!), 400, "invalid_grant");
-    const family = await keyfob().db.refreshToken.findMany({ where: { familyId } });
+    const family = await tables(keyfob()).refreshToken.findMany({ where: { familyId } });
     expect(family).toHaveLength(3);
     expect(family.every((t) => t.revokedAt !== null)).toBe(true);
-    const access = await keyfob().db.issuedToken.findMany({ where: { refreshFamily: familyId } });
+    const access = await tables(keyfob()).issuedToken.findMany({ where: { refreshFamily: familyId } });
     expect(access).toHaveLength(3);
     expect(access.every((t) => t.revokedAt !== null)).toBe(true);
 
-    const event = await keyfob().db.auditEvent.findFirstOrThrow({ where: { action: "refresh_token.reused", clientId: app.clientId } });
+    const event = await tables(keyfob()).auditEvent.findFirstOrThrow({ where: { action: "refresh_token.reused", clientId: app.clientId } });
     expect(event).toMatchObject({ outcome: "invalid_grant", accountId });
     expect(event.detail).toContain(familyId);
   });
@@ -260,7 +261,7 @@ describe("grant_type=refresh_token", () => {
     for (const r of responses.filter((r) => r.status !== 200)) expect((await r.json()).error).toBe("invalid_grant");
     const { familyId } = await row(tokens.refresh_token!);
     // One successor only: the statement that used the token stored it.
-    expect(await keyfob().db.refreshToken.count({ where: { familyId } })).toBe(2);
+    expect(await tables(keyfob()).refreshToken.count({ where: { familyId } })).toBe(2);
     // A client must not send one refresh token twice: the losers were reuse, so the winner's tokens are revoked too.
     const winner = (await succeeded[0].json()) as Tokens;
     await expectError(await userinfo(winner.access_token), 401, "invalid_token");
@@ -290,7 +291,7 @@ describe("grant_type=refresh_token", () => {
 
   it("refuses a refresh token past its idle end or its family's end, and caps a successor at the family's end", async () => {
     const app = await registerApp();
-    const { db } = keyfob();
+    const db = tables(keyfob());
     const idle = await exchange(app, await code(app));
     await db.refreshToken.update({ where: { tokenHash: opaqueDigest(idle.refresh_token!) }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await expectError(await refreshResponse(app, idle.refresh_token!), 400, "invalid_grant")).error_description).toMatch(/expired/);
@@ -309,15 +310,15 @@ describe("grant_type=refresh_token", () => {
 
   it("refuses when the client is disabled or no longer allowed refresh tokens, and works again once it is", async () => {
     const app = await registerApp();
-    const { db } = keyfob();
+    const db = tables(keyfob());
     const tokens = await exchange(app, await code(app));
-    await setClientEnabled(db, app.clientId, false);
+    await setClientEnabled(keyfob().store, app.clientId, false);
     await expectError(await refreshResponse(app, tokens.refresh_token!), 401, "invalid_client");
-    await setClientEnabled(db, app.clientId, true);
-    await updateClient(db, app.clientId, { refreshTokensAllowed: false });
+    await setClientEnabled(keyfob().store, app.clientId, true);
+    await updateClient(keyfob().store, app.clientId, { refreshTokensAllowed: false });
     await expectError(await refreshResponse(app, tokens.refresh_token!), 400, "unauthorized_client");
     expect((await row(tokens.refresh_token!)).usedAt).toBeNull();
-    await updateClient(db, app.clientId, { refreshTokensAllowed: true });
+    await updateClient(keyfob().store, app.clientId, { refreshTokensAllowed: true });
     expect((await refreshResponse(app, tokens.refresh_token!)).status).toBe(200);
   });
 });
@@ -371,15 +372,15 @@ describe("revocation and introspection of refresh tokens", () => {
     expect(await introspect(app, tokens.access_token, "refresh_token")).toMatchObject({ active: true, token_type: "Bearer" });
     // Another client's, unless it is a resource server (RFC 7662 4).
     expect(await introspect(other, tokens.refresh_token!)).toEqual({ active: false });
-    await updateClient(keyfob().db, other.clientId, { resourceServer: true });
+    await updateClient(keyfob().store, other.clientId, { resourceServer: true });
     expect(await introspect(other, tokens.refresh_token!)).toMatchObject({ active: true, client_id: app.clientId });
 
     const next = await refresh(app, tokens.refresh_token!);
     expect(await introspect(app, tokens.refresh_token!)).toEqual({ active: false }); // used
     expect(await introspect(app, next.refresh_token!)).toMatchObject({ active: true });
-    await updateClient(keyfob().db, app.clientId, { refreshTokensAllowed: false });
+    await updateClient(keyfob().store, app.clientId, { refreshTokensAllowed: false });
     expect(await introspect(app, next.refresh_token!)).toEqual({ active: false }); // unusable now
-    await updateClient(keyfob().db, app.clientId, { refreshTokensAllowed: true });
+    await updateClient(keyfob().store, app.clientId, { refreshTokensAllowed: true });
     await revoke(app, next.refresh_token!);
     expect(await introspect(other, next.refresh_token!)).toEqual({ active: false });
     expect(await introspect(app, randomBytes(32).toString("base64url"))).toEqual({ active: false });
@@ -389,14 +390,14 @@ describe("revocation and introspection of refresh tokens", () => {
 describe("Flow A", () => {
   it("keeps its response exactly with offline_access: dropped, no refresh token, even for a license allowed refresh tokens", async () => {
     const license = await registerLicense();
-    await updateClient(keyfob().db, license.clientId, { refreshTokensAllowed: true });
+    await updateClient(keyfob().store, license.clientId, { refreshTokensAllowed: true });
     const { state, challenge } = await requestChallenge(license, { scope: OFFLINE });
     const response = await submit(license, state, await license.owner.signMessage({ message: challenge }));
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(Object.keys(body)).toEqual(["access_token", "token_type", "expires_in", "id_token"]);
     expect(decodeJwt(body.access_token).scope).toBe("openid email");
-    expect(await keyfob().db.refreshToken.count({ where: { clientId: license.clientId } })).toBe(0);
+    expect(await tables(keyfob()).refreshToken.count({ where: { clientId: license.clientId } })).toBe(0);
   });
 
   it("accepts offline_access as a supported scope", () => {
@@ -410,7 +411,7 @@ describe("dashboard", () => {
   let session: string;
 
   beforeAll(async () => {
-    k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrap }), keyfob());
+    k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrap }), keyfob().store);
     const { location, cookie } = await beginAdminLogin(k);
     const start = await startAuthorization(k, new URL(location).searchParams);
     if (start.kind !== "login") throw new Error("expected the admin login page");
@@ -453,7 +454,7 @@ describe("dashboard", () => {
     await expectError(await userinfo(b.access_token), 401, "invalid_token");
     expect((await listRefreshGrants(k, admin, { clientId: app.clientId })).total).toBe(0);
 
-    const events = await k.db.auditEvent.findMany({ where: { action: "refresh_token.revoked", clientId: app.clientId }, orderBy: { id: "asc" } });
+    const events = await tables(k).auditEvent.findMany({ where: { action: "refresh_token.revoked", clientId: app.clientId }, orderBy: { id: "asc" } });
     expect(events.map((e) => [e.outcome, e.actor, e.detail])).toEqual([
       ["success", bootstrap, `${familyA}; live refresh grants: 1 -> 0; 2 access tokens revoked with them`],
       ["success", bootstrap, "live refresh grants: 1 -> 0; 1 access tokens revoked with them"],
@@ -463,12 +464,14 @@ describe("dashboard", () => {
 });
 
 describe("housekeeping", () => {
+  let storage: Store;
   let db: Database;
   beforeAll(async () => {
-    db = await isolatedDatabase("refresh_housekeeping_test");
+    storage = await isolatedDatabase("refresh_housekeeping_test");
+    db = rawConnection(storage).db;
     await db.client.create({ data: { id: "c", name: "c" } });
   });
-  afterAll(() => db.$disconnect());
+  afterAll(() => storage.close());
 
   it("prunes a refresh family a day after its last token expired, and keeps used tokens of a live family for reuse detection", async () => {
     const now = new Date("2030-06-01T00:00:00Z");
@@ -483,7 +486,7 @@ describe("housekeeping", () => {
     await token("live-2", "live", ago(-24));
     await token("recent-1", "recent", ago(23));
 
-    expect(await sweepExpired(db, loadConfig(), now)).toBe(2);
+    expect(await sweepExpired(storage, loadConfig(), now)).toBe(2);
     expect((await db.refreshToken.findMany({ orderBy: { tokenHash: "asc" } })).map((t) => t.tokenHash)).toEqual(["live-1", "live-2", "recent-1"]);
   });
 });

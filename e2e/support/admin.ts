@@ -10,7 +10,7 @@ import { mkdir } from "node:fs/promises";
 import { expect, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import type { Database } from "../../lib/db/client";
+import type { Database } from "../../lib/store/connection";
 import { baseURL } from "../../playwright.config";
 import { freePort } from "../../test/support/global-setup";
 import { expectNoAxeViolations } from "./axe";

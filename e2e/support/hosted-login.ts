@@ -10,7 +10,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addRedirectUri, createClient, rotateClientSecret } from "../../lib/clients/registry";
-import { createDatabase } from "../../lib/db/client";
+import { createStore, rawConnection, type Store } from "../../lib/store";
 import { baseURL } from "../../playwright.config";
 
 export const CHAIN_ID = 1; // Keyfob's default CHAIN_ID
@@ -18,8 +18,10 @@ export const CHAIN_ID = 1; // Keyfob's default CHAIN_ID
 export type Application = { url: string; hits: URL[]; close: () => Promise<void> };
 export type Client = { id: string; secret?: string };
 
+/** A store on the e2e database, and the Prisma client under it to arrange and inspect rows. */
 export function database() {
-  return createDatabase(process.env.DATABASE_URL!, 2);
+  const store = createStore(process.env.DATABASE_URL!, 2);
+  return { store, db: rawConnection(store).db };
 }
 
 /** The application's redirect URI: a real local server that records what reached it. */
@@ -47,8 +49,8 @@ export async function startApplication(): Promise<Application> {
  * A spec file's shared setup: the database, and an application started before the file's tests
  * and closed (with the database) after them. `app` is usable as soon as a test runs.
  */
-export function hostedLoginSetup(): { db: ReturnType<typeof database>; app: Application } {
-  const db = database();
+export function hostedLoginSetup(): ReturnType<typeof database> & { app: Application } {
+  const { store, db } = database();
   let started: Application | undefined;
   const current = () => {
     if (!started) throw new Error("the application is started in beforeAll, before the first test");
@@ -68,17 +70,17 @@ export function hostedLoginSetup(): { db: ReturnType<typeof database>; app: Appl
   });
   test.afterAll(async () => {
     await started?.close();
-    await db.$disconnect();
+    await store.close();
   });
-  return { db, app };
+  return { store, db, app };
 }
 
 /** A registered application: public (PKCE) or confidential (client secret), with an optional logo. */
-export async function registerClient(db: ReturnType<typeof database>, app: Application, name: string, options: { confidential?: boolean; logoUrl?: string } = {}): Promise<Client> {
+export async function registerClient(store: Store, app: Application, name: string, options: { confidential?: boolean; logoUrl?: string } = {}): Promise<Client> {
   const id = privateKeyToAccount(generatePrivateKey()).address;
-  await createClient(db, { id, name, logoUrl: options.logoUrl });
-  await addRedirectUri(db, id, app.url);
-  const secret = options.confidential ? await rotateClientSecret(db, id) : undefined;
+  await createClient(store, { id, name, logoUrl: options.logoUrl });
+  await addRedirectUri(store, id, app.url);
+  const secret = options.confidential ? await rotateClientSecret(store, id) : undefined;
   return { id, secret };
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { bytesToHex, getAddress } from "viem";
-import { Prisma } from "../db/client";
 import type { Keyfob } from "../keyfob";
+import { Duplicate } from "../store";
 import { invalidRequest } from "../oauth/errors";
 import { accountBlocked } from "./blocking";
 
@@ -19,42 +19,32 @@ export type LoginIdentity = { provider: Connector; subject: string; email?: stri
  * Google, Apple or passkey identity gets an account with a random address: an identifier in the
  * platform's format, with no key behind it (nothing would use one, and a stored key is a liability).
  */
-export async function resolveAccount({ db }: Keyfob, identity: LoginIdentity): Promise<string> {
-  const where = { provider_subject: { provider: identity.provider, subject: identity.subject } };
-  const known = await db.identity.findUnique({ where, select: { accountId: true } });
+export async function resolveAccount({ store }: Keyfob, identity: LoginIdentity): Promise<string> {
+  const key = { provider: identity.provider, subject: identity.subject };
+  const known = await store.accounts.findIdentity(key);
   if (known) {
-    await db.identity.update({
-      where,
-      data: { lastLoginAt: new Date(), ...(identity.email !== undefined && { email: identity.email, emailVerified: identity.emailVerified }) },
-    });
+    await store.accounts.touchIdentity(key, identity.email !== undefined ? { email: identity.email, emailVerified: identity.emailVerified } : undefined);
     return known.accountId;
   }
   const accountId = identity.provider === "web3" ? getAddress(identity.subject) : getAddress(bytesToHex(randomBytes(20)));
   try {
-    await db.$transaction([
-      db.account.upsert({ where: { id: accountId }, create: { id: accountId }, update: {} }),
-      db.identity.create({
-        data: { provider: identity.provider, subject: identity.subject, accountId, email: identity.email, emailVerified: identity.emailVerified },
-      }),
-    ]);
+    await store.accounts.createWithIdentity({ ...key, accountId, email: identity.email, emailVerified: identity.emailVerified });
     return accountId;
   } catch (error) {
     // The same identity's first login, twice at once: the other request created it.
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-      return (await db.identity.findUniqueOrThrow({ where, select: { accountId: true } })).accountId;
-    }
+    if (error instanceof Duplicate) return (await store.accounts.findIdentity(key))!.accountId;
     throw error;
   }
 }
 
 /** Links a wallet (whose signature the caller has verified) to an unblocked account, so it can log into it. */
-export async function linkWallet({ db }: Keyfob, accountId: string, wallet: string): Promise<void> {
-  if ((await db.account.findUnique({ where: { id: accountId }, select: { blockedAt: true } }))?.blockedAt) throw accountBlocked();
+export async function linkWallet({ store }: Keyfob, accountId: string, wallet: string): Promise<void> {
+  if ((await store.accounts.find(accountId))?.blockedAt) throw accountBlocked();
   const subject = getAddress(wallet);
-  const linked = await db.identity.findUnique({ where: { provider_subject: { provider: "web3", subject } } });
+  const linked = await store.accounts.findIdentity({ provider: "web3", subject });
   if (linked?.accountId === accountId) return;
-  if (linked || (await db.account.findUnique({ where: { id: subject }, select: { id: true } }))) {
+  if (linked || (await store.accounts.find(subject))) {
     throw invalidRequest("this wallet already belongs to an account");
   }
-  await db.identity.create({ data: { provider: "web3", subject, accountId } });
+  await store.accounts.addIdentity({ provider: "web3", subject, accountId });
 }

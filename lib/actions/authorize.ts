@@ -44,7 +44,7 @@ export type Completion = { location: string; newSession?: { token: string; expir
  * sessionMayComplete); otherwise login_required.
  */
 export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams, context: AuthorizationContext = {}): Promise<AuthorizationStart> {
-  const { db, config } = keyfob;
+  const { store, config } = keyfob;
   const rawClientId = query.get("client_id");
   const redirectUri = query.get("redirect_uri");
   if (!rawClientId) return { kind: "error", description: "The request has no client_id." };
@@ -55,12 +55,9 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
     return { kind: "error", description: "client_id or redirect_uri contains a control character." };
   }
   const clientId = normalizeClientId(rawClientId);
-  const client = await db.client.findUnique({
-    where: { id: clientId },
-    select: { name: true, enabled: true, secretHash: true, requirePkce: true, redirectUris: { where: { uri: redirectUri ?? "" }, select: { uri: true } } },
-  });
+  const client = await store.clients.findWithRedirectUri(clientId, redirectUri ?? "");
   if (!client?.enabled) return { kind: "error", description: "This application is unknown or disabled." };
-  if (!redirectUri || client.redirectUris.length === 0) {
+  if (!redirectUri || !client.redirectUriRegistered) {
     return { kind: "error", description: "The redirect_uri is not registered for this application." };
   }
 
@@ -124,14 +121,18 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   const caller = context.ip ? addressBucket(context.ip) : null;
   if (caller) {
     const cap = config.pendingCaps.loginsPerIp;
-    const pending = await db.interaction.count({ where: { ip: caller, completedAt: null, expiresAt: { gt: now } }, take: cap });
+    const pending = await store.codes.pendingInteractions(caller, cap, now);
     if (pending >= cap) {
       rateLimited.inc({ endpoint: "authorize", limit: "pending_logins" });
       return respond({ error: "temporarily_unavailable", error_description: "too many unfinished sign-ins from this address; finish or wait for them to expire" });
     }
   }
-  const interaction = await db.interaction.create({
-    data: { id: randomOpaque(), ...request, walletNonce: generateNonce(), ip: caller, expiresAt: new Date(now.getTime() + INTERACTION_TTL_MS) },
+  const interaction = await store.codes.createInteraction({
+    id: randomOpaque(),
+    ...request,
+    walletNonce: generateNonce(),
+    ip: caller,
+    expiresAt: new Date(now.getTime() + INTERACTION_TTL_MS),
   });
   return {
     kind: "login",
@@ -164,7 +165,7 @@ export function sessionMayComplete(
 /** What the hosted login page shows for an interaction, or undefined when it is unknown, expired or finished. */
 export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
-  const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId }, include: { client: { select: { name: true, logoUrl: true } } } });
+  const interaction = await keyfob.store.codes.findInteractionWithClient(interactionId);
   if (!interaction || interaction.completedAt || interaction.expiresAt <= new Date()) return undefined;
   return {
     id: interaction.id,
@@ -207,18 +208,14 @@ function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
  * complete it only if sessionMayComplete says so.
  */
 export async function completeAuthorization(keyfob: Keyfob, interactionId: string, login: Login): Promise<Completion> {
-  const { db } = keyfob;
+  const { store } = keyfob;
   const now = new Date();
   if (!isOpaque(interactionId)) throw expiredInteraction();
-  const interaction = await db.interaction.findUnique({ where: { id: interactionId }, include: { client: { select: { enabled: true } } } });
+  const interaction = await store.codes.findInteractionWithClient(interactionId);
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
   if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now)) throw invalidRequest("this sign-in needs a new login");
-  const { count } = await db.interaction.updateMany({
-    where: { id: interactionId, completedAt: null, expiresAt: { gt: now } },
-    data: { completedAt: now },
-  });
-  if (count !== 1) throw expiredInteraction();
+  if (!(await store.codes.completeInteraction(interactionId, now))) throw expiredInteraction();
   if (login.session) {
     keyfob.audit.record({ action: "login.session_used", outcome: "success", clientId: interaction.clientId, accountId: login.session.accountId, detail: login.session.identity.provider });
     return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
@@ -239,7 +236,7 @@ export async function loginWithWallet(
   // EIP-4361 messages are lines of printable text: a NUL or another control character (line feeds
   // aside) is no sign-in message, whatever the wallet signed.
   if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest("the sign-in message contains a control character");
-  const interaction = await keyfob.db.interaction.findUnique({ where: { id: interactionId }, select: { walletNonce: true, clientId: true } });
+  const interaction = await keyfob.store.codes.findInteraction(interactionId);
   if (!interaction?.walletNonce) throw expiredInteraction();
   const { address, kind } = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce, "login").catch((error: unknown) => {
     // A refused wallet login is kept with its reason (the description the user saw).
@@ -261,10 +258,7 @@ export async function loginWithWallet(
 export async function interactionRedirect(keyfob: Keyfob, interactionId: string, error: string, description: string) {
   if (!isOpaque(interactionId)) throw expiredInteraction();
   const now = new Date();
-  const [interaction] = await keyfob.db.interaction.updateManyAndReturn({
-    where: { id: interactionId, completedAt: null, expiresAt: { gt: now } },
-    data: { completedAt: now },
-  });
+  const interaction = await keyfob.store.codes.completeInteraction(interactionId, now);
   if (!interaction) throw expiredInteraction();
   return authorizationResponse(interaction.redirectUri, {
     error,
@@ -291,26 +285,23 @@ type PendingRequest = {
 
 /** A code for the session's account, remembering when and how the user authenticated (auth_time, amr). */
 async function issueAuthorizationCode(keyfob: Keyfob, request: PendingRequest, identity: LoginIdentity, session: LoginSession): Promise<string> {
-  const { db, config } = keyfob;
-  const accountId = session.accountId;
+  const { store, config } = keyfob;
   const code = randomOpaque();
-  await db.authorizationCode.create({
-    data: {
-      codeHash: opaqueDigest(code),
-      clientId: request.clientId,
-      redirectUri: request.redirectUri,
-      accountId,
-      connector: identity.provider,
-      scope: request.scope,
-      nonce: request.nonce,
-      codeChallenge: request.codeChallenge,
-      email: identity.email,
-      emailVerified: identity.emailVerified,
-      authTime: session.authTime,
-      amr: session.amr.join(" "),
-      sessionId: session.id,
-      expiresAt: new Date(Date.now() + config.authorizationCodeTtl * 1000),
-    },
+  await store.codes.createCode({
+    codeHash: opaqueDigest(code),
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    accountId: session.accountId,
+    connector: identity.provider,
+    scope: request.scope,
+    nonce: request.nonce,
+    codeChallenge: request.codeChallenge,
+    email: identity.email,
+    emailVerified: identity.emailVerified,
+    authTime: session.authTime,
+    amr: session.amr.join(" "),
+    sessionId: session.id,
+    expiresAt: new Date(Date.now() + config.authorizationCodeTtl * 1000),
   });
   return authorizationResponse(request.redirectUri, { code, state: request.state ?? undefined, iss: config.issuerUrl });
 }

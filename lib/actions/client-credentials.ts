@@ -8,7 +8,6 @@ import { OAuthError } from "../oauth/errors";
 import type { Params } from "../oauth/params";
 import { covers, isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from "../admin/scopes";
 import { ACCESS_TOKEN_TYPE, type Issued } from "../tokens/issue";
-import { recordClientToken } from "../tokens/record";
 import { encodeSubject } from "../tokens/sub";
 
 /** The connector that the `sub` of a client's own token names, and the issued-token record carries. */
@@ -32,7 +31,7 @@ export type ClientCredentialsResponse = { access_token: string; token_type: "bea
  * ADMIN_TOKEN_TTL seconds, and is recorded in issued_tokens with its audit event like any access token: revocation,
  * introspection and the management API's own check (lib/admin/api.ts) see it. The client is read
  * from the instance's cache, as for the other grants; the statement that records the token checks
- * it again in the database (lib/tokens/record.ts), so a change is effective on the next request.
+ * it again in the database (lib/store/tokens.ts), so a change is effective on the next request.
  */
 export async function clientCredentials(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued<ClientCredentialsResponse>> {
   const client = await authenticateCachedClient(keyfob.clients, request, params);
@@ -65,14 +64,14 @@ export async function clientCredentials(keyfob: Keyfob, request: Request, params
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
   const record = { jti, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope, expiresAt: new Date((iat + lifetime) * 1000) };
-  if (!(await recordClientToken(keyfob.pool, client.id, client.secretHash, requested, record, caller))) await refused(keyfob, client.id, client.secretHash);
+  if (!(await keyfob.store.tokens.recordClientToken(client.id, client.secretHash, requested, record, caller))) await refused(keyfob, client.id, client.secretHash);
   return { response: { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope }, flow: "client_credentials", connector: CLIENT_CREDENTIALS_CONNECTOR };
 }
 
 const notAllowed = () => new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");
 
 /** Why the recording statement refused a client read from the cache: it changed since. */
-async function refused({ pool }: Keyfob, id: string, secretHash: string): Promise<never> {
-  await refuseChangedClient(pool, { id, secretHash });
+async function refused({ store }: Keyfob, id: string, secretHash: string): Promise<never> {
+  await refuseChangedClient(store, { id, secretHash });
   throw notAllowed();
 }

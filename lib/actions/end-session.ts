@@ -45,11 +45,8 @@ export async function decideEndSession(keyfob: Keyfob, params: Params, session: 
   return { kind: "logout", location };
 }
 
-async function clientOf({ db }: Keyfob, clientId: string | undefined, redirectUri: string | undefined) {
+async function clientOf({ store }: Keyfob, clientId: string | undefined, redirectUri: string | undefined) {
   if (!clientId) return undefined;
-  const client = await db.client.findUnique({
-    where: { id: normalizeClientId(clientId) },
-    select: { name: true, enabled: true, postLogoutRedirectUris: { where: { uri: redirectUri ?? "" }, select: { uri: true } } },
-  });
-  return client?.enabled ? { name: client.name, registered: client.postLogoutRedirectUris.length > 0 } : undefined;
+  const client = await store.clients.findWithPostLogoutUri(normalizeClientId(clientId), redirectUri ?? "");
+  return client?.enabled ? { name: client.name, registered: client.postLogoutUriRegistered } : undefined;
 }

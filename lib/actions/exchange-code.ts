@@ -7,7 +7,6 @@ import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
 import { OFFLINE_ACCESS, withoutOfflineAccess, type Scope } from "../oauth/scope";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
-import { consumeCode, findCode, revokeTokensOfCode } from "../tokens/record";
 import { newFamily, newRefreshToken } from "../tokens/refresh";
 
 /**
@@ -22,7 +21,7 @@ import { newFamily, newRefreshToken } from "../tokens/refresh";
  * 5.1); the login does not fail.
  *
  * Two round trips: the code is read, and consumed with the token recorded; the client comes from
- * the instance's cache, and the consuming statement checks it again (lib/tokens/record.ts).
+ * the instance's cache, and the consuming statement checks it again (lib/store/codes.ts).
  */
 export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
   return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller);
@@ -30,15 +29,15 @@ export async function exchangeCode(keyfob: Keyfob, request: Request, params: Par
 
 /** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard), audited for `caller`. */
 export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
-  const { db, pool, config } = keyfob;
+  const { store, config } = keyfob;
   const code = required(params, "code");
   const redirectUri = required(params, "redirect_uri");
 
   const codeHash = opaqueDigest(code);
-  const grant = await findCode(pool, codeHash);
+  const grant = await store.codes.findCode(codeHash);
   if (!grant || grant.clientId !== client.id) throw invalidGrant("unknown authorization code");
   if (grant.usedAt) {
-    await revokeTokensOfCode(db, codeHash);
+    await store.tokens.revokeTokensOfCode(codeHash);
     throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
   }
   if (grant.expiresAt <= new Date()) throw invalidGrant("the authorization code has expired");
@@ -81,7 +80,7 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
     ),
   };
   const record = { jti, userId: grant.accountId, connector: grant.connector, scope: scope.join(" "), expiresAt };
-  const redeemed = await consumeCode(pool, codeHash, record, caller, now, refresh, { secretHash: client.secretHash });
+  const redeemed = await store.codes.consumeCode(codeHash, record, caller, now, refresh, { secretHash: client.secretHash });
   if (!redeemed) await refused(keyfob, client, codeHash);
   return {
     response: {
@@ -99,17 +98,17 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
  * concurrent redemption of the same code (which revokes what it got), else the client disabled or
  * given a new secret since it was read, or the code's end passed meanwhile.
  */
-async function refused({ db, pool }: Keyfob, client: AuthenticatedClient, codeHash: string): Promise<never> {
-  if ((await findCode(pool, codeHash))?.usedAt) {
-    await revokeTokensOfCode(db, codeHash);
+async function refused({ store }: Keyfob, client: AuthenticatedClient, codeHash: string): Promise<never> {
+  if ((await store.codes.findCode(codeHash))?.usedAt) {
+    await store.tokens.revokeTokensOfCode(codeHash);
     throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
   }
-  await refuseChangedClient(pool, client);
+  await refuseChangedClient(store, client);
   throw invalidGrant("the authorization code has expired");
 }
 
 /** Whether an admin allowed the client refresh tokens (asked only when the request holds offline_access). */
-async function refreshTokensAllowed({ db }: Keyfob, clientId: string): Promise<boolean> {
-  const client = await db.client.findUnique({ where: { id: clientId }, select: { refreshTokensAllowed: true } });
+async function refreshTokensAllowed({ store }: Keyfob, clientId: string): Promise<boolean> {
+  const client = await store.clients.find(clientId);
   return client?.refreshTokensAllowed === true;
 }

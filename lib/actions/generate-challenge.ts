@@ -1,6 +1,5 @@
 import { getAddress, type Address } from "viem";
 import { normalizeClientId } from "../clients/registry";
-import { insertChallenge } from "../db/flow-a";
 import { addressBucket } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidRequest, OAuthError } from "../oauth/errors";
@@ -20,7 +19,7 @@ export type ChallengeResponse = { state: string; challenge: string };
  * challenges only the caller's own (`caller.ip`, the address the request came from) refuses: the
  * address's and the client's make room by dropping their oldest, since anyone may name them.
  */
-export async function generateChallenge({ config, pool }: Keyfob, params: Params, caller: { ip?: string } = {}): Promise<ChallengeResponse> {
+export async function generateChallenge({ config, store }: Keyfob, params: Params, caller: { ip?: string } = {}): Promise<ChallengeResponse> {
   const clientId = normalizeClientId(required(params, "client_id"));
   const domain = required(params, "domain");
   const scope = parseScope(required(params, "scope"));
@@ -37,8 +36,7 @@ export async function generateChallenge({ config, pool }: Keyfob, params: Params
   const challenge = URL.canParse(domain)
     ? createChallengeMessage({ issuerUrl: config.issuerUrl, domain, address, chainId: config.chainId, nonce: generateNonce(), issuedAt: now })
     : "";
-  const stored = await insertChallenge(
-    pool,
+  const stored = await store.codes.insertChallenge(
     {
       stateHash: opaqueDigest(state),
       clientId,

@@ -3,7 +3,7 @@ import { authenticateClient, type AuthenticatedClient } from "../oauth/client-au
 import { OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
-import { findRefreshToken, isLive } from "../tokens/refresh";
+import { isLive } from "../tokens/refresh";
 import { encodeSubject } from "../tokens/sub";
 import { verifyAccessToken } from "../tokens/verify";
 
@@ -18,7 +18,7 @@ const INACTIVE = { active: false } as const;
  * refresh tokens), is `{"active": false}`.
  */
 export async function introspectToken(keyfob: Keyfob, request: Request, params: Params) {
-  const caller = await authenticateClient(keyfob.db, request, params, { confidential: true });
+  const caller = await authenticateClient(keyfob.store, request, params, { confidential: true });
   const token = required(params, "token");
   const kinds = [introspectAccessToken, introspectRefreshToken];
   if (params.get("token_type_hint") === "refresh_token") kinds.reverse();
@@ -57,7 +57,7 @@ async function introspectAccessToken(keyfob: Keyfob, caller: AuthenticatedClient
 /** A refresh token's answer, or undefined when the value is not a refresh token of ours. */
 async function introspectRefreshToken(keyfob: Keyfob, caller: AuthenticatedClient, token: string) {
   if (!isOpaque(token)) return undefined;
-  const stored = await findRefreshToken(keyfob.db, opaqueDigest(token));
+  const stored = await keyfob.store.tokens.findRefreshToken(opaqueDigest(token));
   if (!stored) return undefined;
   if (!isLive(stored) || (stored.clientId !== caller.id && !caller.resourceServer)) return INACTIVE;
   const seconds = (date: Date) => Math.floor(date.getTime() / 1000);

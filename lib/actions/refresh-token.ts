@@ -1,5 +1,4 @@
 import type { Caller } from "../audit";
-import { loadClient } from "../clients/cache";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
@@ -7,7 +6,8 @@ import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
-import { findRefreshToken, newRefreshToken, revokeRefreshFamilies, rotateRefreshToken, successorExpiry, type StoredRefreshToken } from "../tokens/refresh";
+import type { RefreshTokenRow } from "../store/tokens";
+import { newRefreshToken, successorExpiry } from "../tokens/refresh";
 
 /**
  * `POST /token` with grant_type=refresh_token (RFC 6749 6, OpenID Connect Core 12): a new access
@@ -34,14 +34,14 @@ export async function refreshToken(keyfob: Keyfob, request: Request, params: Par
 
 /** The refresh for an already authenticated client, audited for `caller`. */
 export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
-  const { db, pool, config } = keyfob;
+  const { store, config } = keyfob;
   const presented = required(params, "refresh_token");
   const requestedScope = params.get("scope");
   // Ours are 43 base64url characters: anything else was never issued, and is not looked up.
   if (!isOpaque(presented)) throw invalidGrant("unknown refresh token");
   const tokenHash = opaqueDigest(presented);
   const now = new Date();
-  const stored = await findRefreshToken(db, tokenHash);
+  const stored = await store.tokens.findRefreshToken(tokenHash);
   // Another client's token is answered like an unknown one, and left alone.
   if (!stored || stored.clientId !== client.id) throw invalidGrant("unknown refresh token");
   // The client may have come from the cache: its row here is the database's word, as of now.
@@ -67,8 +67,7 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
     offlineAccess: scope.includes(OFFLINE_ACCESS),
   });
   const successor = newRefreshToken();
-  const rotated = await rotateRefreshToken(
-    pool,
+  const rotated = await store.tokens.rotateRefreshToken(
     { tokenHash, clientId: client.id, secretHash: client.secretHash },
     { tokenHash: successor.tokenHash, expiresAt: successorExpiry(config, stored.familyExpiresAt, now) },
     { jti, scope: scope.join(" "), expiresAt },
@@ -77,11 +76,11 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
   );
   if (!rotated) {
     // Something changed since it was read: most often a concurrent use of the same token.
-    const current = await findRefreshToken(db, tokenHash);
+    const current = await store.tokens.findRefreshToken(tokenHash);
     if (current?.usedAt) throw await reused(keyfob, current, caller);
     if (current && !current.client.enabled) throw invalidClient("unknown or disabled client");
     if (current && !current.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
-    if (current && client.secretHash !== undefined && (await loadClient(pool, client.id))?.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
+    if (current && client.secretHash !== undefined && (await store.clients.findForTokens(client.id))?.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
     throw invalidGrant("the refresh token has been revoked or has expired");
   }
   const asked = requestedScope === undefined ? original : (requestedScope.split(" ").filter(Boolean) as Scope[]);
@@ -90,8 +89,8 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
 }
 
 /** A used refresh token presented again: revokes its family and the access tokens issued with it, audits, and refuses. */
-async function reused(keyfob: Keyfob, token: StoredRefreshToken, caller: Caller): Promise<OAuthError> {
-  const revoked = await revokeRefreshFamilies(keyfob.db, { familyId: token.familyId });
+async function reused(keyfob: Keyfob, token: RefreshTokenRow, caller: Caller): Promise<OAuthError> {
+  const revoked = await keyfob.store.tokens.revokeRefreshFamilies({ familyId: token.familyId });
   await keyfob.audit.write({
     action: "refresh_token.reused",
     outcome: "invalid_grant",

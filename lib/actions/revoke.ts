@@ -1,10 +1,9 @@
 import { decodeJwt } from "jose";
-import type { Database } from "../db/client";
 import type { Keyfob } from "../keyfob";
+import type { Store } from "../store";
 import { authenticateClient } from "../oauth/client-auth";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { hasControlCharacter, required, type Params } from "../oauth/params";
-import { revokeRefreshFamilies } from "../tokens/refresh";
 
 /**
  * Token revocation (RFC 7009, `POST /token/revoke`): the authenticated client revokes one of its
@@ -14,19 +13,19 @@ import { revokeRefreshFamilies } from "../tokens/refresh";
  * token alone. Unknown, malformed and other clients' tokens get the same empty 200, so the
  * endpoint tells nothing about tokens the caller does not own.
  */
-export async function revokeToken({ db }: Keyfob, request: Request, params: Params): Promise<Record<string, never>> {
-  const client = await authenticateClient(db, request, params);
+export async function revokeToken({ store }: Keyfob, request: Request, params: Params): Promise<Record<string, never>> {
+  const client = await authenticateClient(store, request, params);
   const token = required(params, "token");
   const kinds = [revokeAccessToken, revokeRefreshToken];
   if (params.get("token_type_hint") === "refresh_token") kinds.reverse();
   for (const revoke of kinds) {
-    if (await revoke(db, client.id, token)) break;
+    if (await revoke(store, client.id, token)) break;
   }
   return {};
 }
 
 /** Revokes an access token of the client; false when the value is not a JWT (our refresh tokens never are). */
-async function revokeAccessToken(db: Database, clientId: string, token: string): Promise<boolean> {
+async function revokeAccessToken(store: Store, clientId: string, token: string): Promise<boolean> {
   let jti: unknown;
   try {
     jti = decodeJwt(token).jti;
@@ -37,15 +36,15 @@ async function revokeAccessToken(db: Database, clientId: string, token: string):
   // lone surrogate was never issued, and would fail the query (PostgreSQL refuses NUL, Prisma
   // unpaired surrogates): a 500 instead of the empty 200.
   if (typeof jti !== "string" || !jti.isWellFormed() || hasControlCharacter(jti)) return false;
-  await db.issuedToken.updateMany({ where: { jti, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+  await store.tokens.revoke(jti, clientId);
   return true;
 }
 
 /** Revokes the family of a refresh token of the client; false when the value is not one of its refresh tokens. */
-async function revokeRefreshToken(db: Database, clientId: string, token: string): Promise<boolean> {
+async function revokeRefreshToken(store: Store, clientId: string, token: string): Promise<boolean> {
   if (!isOpaque(token)) return false;
-  const stored = await db.refreshToken.findUnique({ where: { tokenHash: opaqueDigest(token) }, select: { clientId: true, familyId: true } });
+  const stored = await store.tokens.findRefreshToken(opaqueDigest(token));
   if (stored?.clientId !== clientId) return false;
-  await revokeRefreshFamilies(db, { familyId: stored.familyId });
+  await store.tokens.revokeRefreshFamilies({ familyId: stored.familyId });
   return true;
 }

@@ -1,6 +1,5 @@
 import type { Caller } from "../audit";
 import { normalizeClientId } from "../clients/registry";
-import { consumeChallenge, findChallenge } from "../db/flow-a";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
@@ -16,7 +15,7 @@ import type { Address } from "viem";
  * concurrent submissions exactly one gets tokens, and none without its audit record.
  */
 export async function submitChallenge(keyfob: Keyfob, params: Params, caller: Caller): Promise<Issued> {
-  const { config, pool } = keyfob;
+  const { config, store } = keyfob;
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") {
     throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code");
@@ -28,14 +27,14 @@ export async function submitChallenge(keyfob: Keyfob, params: Params, caller: Ca
 
   const stateHash = opaqueDigest(state);
   const now = new Date();
-  const challenge = await findChallenge(pool, stateHash, now);
+  const challenge = await store.codes.findChallenge(stateHash, now);
   if (!challenge) throw invalidGrant("unknown state");
-  if (challenge.client_id !== clientId) throw invalidGrant("the state was issued to another client");
+  if (challenge.clientId !== clientId) throw invalidGrant("the state was issued to another client");
   if (challenge.domain !== domain) throw invalidGrant("the state was issued for another domain");
-  if (!challenge.client_enabled) throw invalidClient("unknown or disabled client");
-  if (challenge.account_blocked) throw invalidGrant("this account is blocked");
-  if (challenge.used_at) throw invalidGrant("the state has already been used");
-  if (challenge.expires_at <= now) throw invalidGrant("the state has expired");
+  if (!challenge.clientEnabled) throw invalidClient("unknown or disabled client");
+  if (challenge.accountBlocked) throw invalidGrant("this account is blocked");
+  if (challenge.usedAt) throw invalidGrant("the state has already been used");
+  if (challenge.expiresAt <= now) throw invalidGrant("the state has expired");
 
   const address = challenge.address as Address;
   await verifySignature(
@@ -59,7 +58,7 @@ export async function submitChallenge(keyfob: Keyfob, params: Params, caller: Ca
     nonce: challenge.nonce ?? undefined,
     emailVerified: false,
   });
-  const consumed = await consumeChallenge(pool, stateHash, { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt }, caller);
+  const consumed = await store.codes.consumeChallenge(stateHash, { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt }, caller);
   if (!consumed) throw invalidGrant("the state has already been used");
   return { response, flow: "wallet_signature", connector: "web3" };
 }

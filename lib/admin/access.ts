@@ -13,12 +13,12 @@ export class AdminAccessError extends Error {
 }
 
 /** An admin: on the configured allowlist (address, or a verified email of one of its identities), or granted the role. */
-export async function isAdmin({ db, config }: Keyfob, accountId: string): Promise<boolean> {
+export async function isAdmin({ store, config }: Keyfob, accountId: string): Promise<boolean> {
   if (config.adminAddresses.includes(accountId.toLowerCase())) return true;
-  if (await db.adminRole.findUnique({ where: { accountId }, select: { accountId: true } })) return true;
+  if (await store.accounts.findAdminRole(accountId)) return true;
   if (config.adminEmails.length === 0) return false;
-  const identities = await db.identity.findMany({ where: { accountId, emailVerified: true, email: { not: null } }, select: { email: true } });
-  return identities.some((identity) => config.adminEmails.includes(identity.email!.toLowerCase()));
+  const emails = await store.accounts.verifiedEmails(accountId);
+  return emails.some((email) => config.adminEmails.includes(email.toLowerCase()));
 }
 
 /**
@@ -30,6 +30,5 @@ export async function requireAdmin(keyfob: Keyfob, sessionToken: string | undefi
   const accountId = (await readAdminSession(keyfob, sessionToken))?.accountId;
   if (!accountId) throw new AdminAccessError("signed-out");
   if (!(await isAdmin(keyfob, accountId))) throw new AdminAccessError("forbidden");
-  const identity = await keyfob.db.identity.findFirst({ where: { accountId, email: { not: null } }, select: { email: true } });
-  return { accountId, label: identity?.email ?? accountId };
+  return { accountId, label: (await keyfob.store.accounts.anyEmail(accountId)) ?? accountId };
 }

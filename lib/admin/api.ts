@@ -93,7 +93,7 @@ export async function authenticateApiAdmin(k: Keyfob, request: Request, scope: M
   if (!covers((token.payload.scope ?? "").split(" "), scope)) {
     throw await refuse("insufficient_scope", `this needs a token with the ${scope} scope (or ${ADMIN_SCOPE})`, { "WWW-Authenticate": challenge(scope, { error: "insufficient_scope" }) });
   }
-  const client = await k.db.client.findUnique({ where: { id: clientId }, select: { enabled: true, managementApi: true, managementScopes: true, secretHash: true } });
+  const client = await k.store.clients.find(clientId);
   if (!client?.enabled || !client.managementApi || client.secretHash === null) {
     throw await refuse("access_denied", "the token's client is no longer allowed the management API");
   }

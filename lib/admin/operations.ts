@@ -2,12 +2,10 @@ import * as blocking from "../accounts/blocking";
 import * as directory from "../accounts/directory";
 import type { AuditEntry } from "../audit";
 import * as registry from "../clients/registry";
-import { Prisma } from "../db/client";
-import { enclosedIn } from "../db/transaction";
 import type { Keyfob } from "../keyfob";
+import type { AuditFilter } from "../store/audit";
 import type { KeyRevocation, KeyRotation } from "../keys/keystore";
 import { liveSessions, revokeSessions as endSessions } from "../sessions/login-session";
-import { revokeRefreshFamilies } from "../tokens/refresh";
 import type { Admin } from "./access";
 import { revokeAdminSessions } from "./session";
 
@@ -34,7 +32,7 @@ export function failureReason(error: unknown): string {
 }
 
 /**
- * Runs a change and audits it, in one transaction: `run` gets a Keyfob whose `db` is that
+ * Runs a change and audits it, in one transaction: `run` gets a Keyfob whose `store` is that
  * transaction (and must use nothing else), and the audit record commits with what it changed, or
  * neither does (the record was written after the change, so a failure between them left a change
  * without its record). `describe` turns the result into the detail's "what changed" part. A change
@@ -44,8 +42,8 @@ export function failureReason(error: unknown): string {
 async function change<T>(k: Keyfob, admin: Admin, action: string, target: Target, run: (tx: Keyfob) => Promise<T>, describe?: (result: T) => string | undefined): Promise<T> {
   const entry = { actor: admin.label, action, clientId: target.clientId, accountId: target.accountId };
   try {
-    return await k.db.$transaction(async (tx) => {
-      const result = await run({ ...k, db: enclosedIn(tx) });
+    return await k.store.transaction(async (tx) => {
+      const result = await run({ ...k, store: tx });
       await k.audit.writeWithin(tx, { ...entry, outcome: "success", detail: joined(target.detail, describe?.(result)) });
       return result;
     });
@@ -92,33 +90,26 @@ async function changeObserved<T>(
 
 /** What a client is, for the audit log's before and after. */
 async function clientState(k: Keyfob, id: string): Promise<Record<string, unknown> | null> {
-  const client = await k.db.client.findUnique({
-    where: { id },
-    select: {
-      name: true,
-      logoUrl: true,
-      enabled: true,
-      requirePkce: true,
-      resourceServer: true,
-      refreshTokensAllowed: true,
-      managementApi: true,
-      managementScopes: true,
-      secretHash: true,
-      redirectUris: { select: { uri: true }, orderBy: { createdAt: "asc" } },
-      postLogoutRedirectUris: { select: { uri: true }, orderBy: { createdAt: "asc" } },
-      allowedOrigins: { select: { origin: true }, orderBy: { createdAt: "asc" } },
-      signers: { where: { revokedAt: null }, select: { address: true }, orderBy: { enabledAt: "asc" } },
-    },
-  });
+  const client = await k.store.clients.detail(id);
   if (!client) return null;
-  const { secretHash, redirectUris, postLogoutRedirectUris, allowedOrigins, signers, ...settings } = client;
   return {
-    ...settings,
-    confidential: secretHash !== null,
-    redirectUris: redirectUris.map((r) => r.uri),
-    postLogoutRedirectUris: postLogoutRedirectUris.map((r) => r.uri),
-    allowedOrigins: allowedOrigins.map((o) => o.origin),
-    signers: signers.map((s) => s.address),
+    name: client.name,
+    logoUrl: client.logoUrl,
+    enabled: client.enabled,
+    requirePkce: client.requirePkce,
+    resourceServer: client.resourceServer,
+    refreshTokensAllowed: client.refreshTokensAllowed,
+    managementApi: client.managementApi,
+    managementScopes: client.managementScopes,
+    confidential: client.secretHash !== null,
+    redirectUris: client.redirectUris.map((r) => r.uri),
+    postLogoutRedirectUris: client.postLogoutRedirectUris.map((r) => r.uri),
+    allowedOrigins: client.allowedOrigins.map((o) => o.origin),
+    // Active signers, oldest first.
+    signers: client.signers
+      .filter((s) => s.revokedAt === null)
+      .reverse()
+      .map((s) => s.address),
   };
 }
 
@@ -135,7 +126,7 @@ export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name
     admin,
     "client.created",
     { clientId: id },
-    (tx) => registry.createClient(tx.db, { ...input, id }),
+    (tx) => registry.createClient(tx.store, { ...input, id }),
     (client) => `created: ${JSON.stringify({ name: client.name, logoUrl: client.logoUrl, enabled: client.enabled })}`,
   );
 };
@@ -146,18 +137,18 @@ export const setClientEnabled = (k: Keyfob, admin: Admin, clientId: string, enab
     admin,
     enabled ? "client.enabled" : "client.disabled",
     { clientId: registry.normalizeClientId(clientId) },
-    (tx) => registry.updateClient(tx.db, clientId, { enabled }),
+    (tx) => registry.updateClient(tx.store, clientId, { enabled }),
     ({ before, after }) => differences({ enabled: before.enabled }, { enabled: after.enabled }),
   );
 
 export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) => {
   const id = registry.normalizeClientId(clientId);
-  return changeObserved(k, admin, "client.deleted", { clientId: id }, (tx) => clientState(tx, id), (tx) => registry.deleteClient(tx.db, clientId));
+  return changeObserved(k, admin, "client.deleted", { clientId: id }, (tx) => clientState(tx, id), (tx) => registry.deleteClient(tx.store, clientId));
 };
 
-const listChange = (action: string, part: string, op: (db: Keyfob["db"], clientId: string, value: string) => Promise<unknown>) => (k: Keyfob, admin: Admin, clientId: string, value: string) => {
+const listChange = (action: string, part: string, op: (store: Keyfob["store"], clientId: string, value: string) => Promise<unknown>) => (k: Keyfob, admin: Admin, clientId: string, value: string) => {
   const id = registry.normalizeClientId(clientId);
-  return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(id, part), (tx) => op(tx.db, clientId, value)).then(() => undefined);
+  return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(id, part), (tx) => op(tx.store, clientId, value)).then(() => undefined);
 };
 
 export const addRedirectUri = listChange("redirect_uri.added", "redirectUris", registry.addRedirectUri);
@@ -175,7 +166,7 @@ export async function updateClient(k: Keyfob, admin: Admin, clientId: string, ch
     admin,
     "client.updated",
     { clientId: registry.normalizeClientId(clientId) },
-    (tx) => registry.updateClient(tx.db, clientId, defined),
+    (tx) => registry.updateClient(tx.store, clientId, defined),
     ({ before, after }) => differences(before, after),
   );
   return after;
@@ -189,7 +180,7 @@ async function signerState(k: Keyfob, clientId: string, address: string) {
   } catch {
     return {};
   }
-  const row = await k.db.signer.findUnique({ where: { clientId_address: { clientId, address: signer } } });
+  const row = await k.store.clients.findSigner(clientId, signer);
   const status = !row ? "none" : row.revokedAt ? "revoked" : row.expiresAt && row.expiresAt <= new Date() ? "expired" : "active";
   return { [signer]: row && status === "active" && row.expiresAt ? `active until ${row.expiresAt.toISOString()}` : status };
 }
@@ -197,14 +188,14 @@ async function signerState(k: Keyfob, clientId: string, address: string) {
 export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) => {
   const id = registry.normalizeClientId(clientId);
   return changeObserved(k, admin, "signer.added", { clientId: id, detail: address }, (tx) => signerState(tx, id, address), (tx) =>
-    registry.addSigner(tx.db, clientId, address, expiresAt),
+    registry.addSigner(tx.store, clientId, address, expiresAt),
   );
 };
 
 export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address: string) => {
   const id = registry.normalizeClientId(clientId);
   return changeObserved(k, admin, "signer.revoked", { clientId: id, detail: address }, (tx) => signerState(tx, id, address), (tx) =>
-    registry.revokeSigner(tx.db, clientId, address),
+    registry.revokeSigner(tx.store, clientId, address),
   );
 };
 
@@ -218,8 +209,8 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
     "client.secret_rotated",
     { clientId: id },
     async (tx) => {
-      wasConfidential = (await tx.db.client.findUnique({ where: { id }, select: { secretHash: true } }))?.secretHash != null;
-      return registry.rotateClientSecret(tx.db, clientId);
+      wasConfidential = (await tx.store.clients.find(id))?.secretHash != null;
+      return registry.rotateClientSecret(tx.store, clientId);
     },
     () => (wasConfidential ? "confidential: true -> true (secret replaced)" : "confidential: false -> true"),
   );
@@ -289,13 +280,13 @@ export type SigningKeyRevocation = { kid: string; revoked: boolean; was?: "curre
 
 /** The user ids whose tokens are an account's: its own and its linked wallets' (Flow A tokens name the wallet). */
 async function tokenHolders(k: Keyfob, accountId: string | undefined) {
-  return accountId ? { in: await directory.accountHolders(k.db, accountId) } : undefined;
+  return accountId ? await k.store.accounts.holders(accountId) : undefined;
 }
 
 /** Revokes one token, or every active token of a client or an account (its linked wallets' too). Returns how many were revoked. */
 export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) {
   // A single token is audited under its own client and account, so filtering the log by either finds it.
-  const token = target.jti ? await k.db.issuedToken.findUnique({ where: { jti: target.jti }, select: { clientId: true, userId: true } }) : null;
+  const token = target.jti ? await k.store.tokens.find(target.jti) : undefined;
   const clientId = target.clientId ? registry.normalizeClientId(target.clientId) : token?.clientId;
   const accountId = target.accountId ? normalizeAccountId(target.accountId) : token?.userId;
   return change(
@@ -305,11 +296,7 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
     { clientId, accountId, detail: target.jti },
     async (tx) => {
       if (!target.jti && !clientId && !accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
-      const { count } = await tx.db.issuedToken.updateMany({
-        where: { jti: target.jti, clientId, userId: target.jti ? accountId : await tokenHolders(tx, accountId), revokedAt: null, expiresAt: { gt: new Date() } },
-        data: { revokedAt: new Date() },
-      });
-      return count;
+      return tx.store.tokens.revokeActive(target.jti ? { jti: target.jti, clientId, userId: accountId } : { clientId, userIds: await tokenHolders(tx, accountId) });
     },
     (count) => `active tokens: ${count} -> 0`,
   );
@@ -322,7 +309,7 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
  * still be used were revoked.
  */
 export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { familyId?: string; clientId?: string; accountId?: string }) {
-  const family = target.familyId ? await k.db.refreshToken.findFirst({ where: { familyId: target.familyId }, select: { clientId: true, accountId: true } }) : null;
+  const family = target.familyId ? await k.store.tokens.findFamily(target.familyId) : undefined;
   const clientId = target.clientId ? registry.normalizeClientId(target.clientId) : family?.clientId;
   const accountId = target.accountId ? normalizeAccountId(target.accountId) : family?.accountId;
   return change(
@@ -333,7 +320,7 @@ export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { fam
     async (tx) => {
       if (!target.familyId && !clientId && !accountId) throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
       if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
-      return revokeRefreshFamilies(tx.db, { familyId: target.familyId, clientId, accountId });
+      return tx.store.tokens.revokeRefreshFamilies({ familyId: target.familyId, clientId, accountId });
     },
     (revoked) => `live refresh grants: ${revoked.families} -> 0; ${revoked.accessTokens} access tokens revoked with them`,
   ).then((revoked) => revoked.families);
@@ -352,9 +339,9 @@ export const grantAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
       const id = registry.parseAddress(accountId, "accountId");
-      const existing = await tx.db.adminRole.findUnique({ where: { accountId: id } });
-      await tx.db.adminRole.upsert({ where: { accountId: id }, create: { accountId: id, grantedBy: admin.label }, update: {} });
-      return existing !== null;
+      const existing = await tx.store.accounts.findAdminRole(id);
+      await tx.store.accounts.grantAdminRole(id, admin.label);
+      return existing !== undefined;
     },
     (had) => differences({ adminRole: had }, { adminRole: true }),
   );
@@ -367,8 +354,7 @@ export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
       const id = normalizeAccountId(accountId);
-      const { count } = await tx.db.adminRole.deleteMany({ where: { accountId: id } });
-      if (count === 0) throw new registry.RegistryError("accountId", "this account has no admin role");
+      if (!(await tx.store.accounts.revokeAdminRole(id))) throw new registry.RegistryError("accountId", "this account has no admin role");
       // Its dashboard sessions end now, rather than stay dormant until a new grant.
       await revokeAdminSessions(tx, id);
     },
@@ -379,7 +365,7 @@ export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
 
 async function existingAccount(k: Keyfob, accountId: string): Promise<string> {
   const id = normalizeAccountId(accountId.trim());
-  if (!(await k.db.account.findUnique({ where: { id }, select: { id: true } }))) throw new registry.RegistryError("accountId", `no account with id ${id}`);
+  if (!(await k.store.accounts.find(id))) throw new registry.RegistryError("accountId", `no account with id ${id}`);
   return id;
 }
 
@@ -396,7 +382,7 @@ export const blockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
       const id = await existingAccount(tx, accountId);
-      const before = await tx.db.account.findUniqueOrThrow({ where: { id }, select: { blockedAt: true } });
+      const before = (await tx.store.accounts.find(id))!;
       return { wasBlocked: before.blockedAt !== null, ...(await blocking.blockAccount(tx, id)) };
     },
     (r) => `${differences({ blocked: r.wasBlocked }, { blocked: true })}; ${r.revokedTokens} access tokens and ${r.revokedSessions} sessions revoked, refresh tokens and codes with them`,
@@ -410,7 +396,7 @@ export const unblockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
       const id = await existingAccount(tx, accountId);
-      const before = await tx.db.account.findUniqueOrThrow({ where: { id }, select: { blockedAt: true } });
+      const before = (await tx.store.accounts.find(id))!;
       await blocking.unblockAccount(tx, id);
       return before.blockedAt !== null;
     },
@@ -426,7 +412,7 @@ export const deleteAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
       const id = await existingAccount(tx, accountId);
-      const account = await directory.getAccount(tx.db, id);
+      const account = await tx.store.accounts.view(id);
       const deleted = await directory.deleteAccount(tx, id);
       if (!deleted) throw new registry.RegistryError("accountId", `no account with id ${id}`);
       return { ...deleted, identities: account?.identities.map((i) => `${i.provider}:${i.email ?? i.subject}`) ?? [] };
@@ -452,43 +438,15 @@ export const revokeSessions = (k: Keyfob, admin: Admin, accountId: string, sessi
 
 // Reads.
 
-export async function listClients(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}): Promise<Page<Awaited<ReturnType<typeof clientSummaries>>[number]>> {
+export async function listClients(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}): Promise<Page<Awaited<ReturnType<Keyfob["store"]["clients"]["summaryPage"]>>[number]>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
-  const search = query.search?.trim();
-  const where: Prisma.ClientWhereInput = search
-    ? { OR: [{ id: { contains: search, mode: "insensitive" } }, { name: { contains: search, mode: "insensitive" } }] }
-    : {};
-  const [items, total] = await Promise.all([clientSummaries(k, where, page), k.db.client.count({ where })]);
+  const search = query.search?.trim() || undefined;
+  const [items, total] = await Promise.all([k.store.clients.summaryPage(search, (page - 1) * PAGE_SIZE, PAGE_SIZE), k.store.clients.count(search)]);
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
-function clientSummaries(k: Keyfob, where: Prisma.ClientWhereInput, page: number) {
-  return k.db.client.findMany({
-    where,
-    orderBy: { createdAt: "desc" },
-    skip: (page - 1) * PAGE_SIZE,
-    take: PAGE_SIZE,
-    select: {
-      id: true,
-      name: true,
-      logoUrl: true,
-      enabled: true,
-      createdAt: true,
-      _count: { select: { redirectUris: true, signers: { where: { revokedAt: null } } } },
-    },
-  });
-}
-
 export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
-  const client = await k.db.client.findUnique({
-    where: { id: registry.normalizeClientId(clientId) },
-    include: {
-      redirectUris: { orderBy: { createdAt: "asc" } },
-      postLogoutRedirectUris: { orderBy: { createdAt: "asc" } },
-      allowedOrigins: { orderBy: { createdAt: "asc" } },
-      signers: { orderBy: { enabledAt: "desc" } },
-    },
-  });
+  const client = await k.store.clients.detail(registry.normalizeClientId(clientId));
   if (!client) return undefined;
   const { secretHash, ...rest } = client;
   return { ...rest, confidential: secretHash !== null };
@@ -497,13 +455,13 @@ export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
 /** Accounts found by address, email or id (lib/accounts/directory.ts), 20 to a page. */
 export async function listAccounts(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}) {
   const page = Math.max(1, Math.floor(query.page ?? 1));
-  const { items, total } = await directory.searchAccounts(k.db, query.search, page, PAGE_SIZE);
+  const { items, total } = await directory.searchAccounts(k.store, query.search, page, PAGE_SIZE);
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
 /** The account an admin names by id, wallet address or email; undefined when none (or several) match. */
 export async function resolveAccountReference(k: Keyfob, _admin: Admin, reference: string) {
-  return directory.findAccount(k.db, reference);
+  return directory.findAccount(k.store, reference);
 }
 
 /**
@@ -512,12 +470,12 @@ export async function resolveAccountReference(k: Keyfob, _admin: Admin, referenc
  */
 export async function getAccount(k: Keyfob, _admin: Admin, accountId: string) {
   const id = normalizeAccountId(accountId);
-  const account = await directory.getAccount(k.db, id);
+  const account = await k.store.accounts.view(id);
   if (!account) return undefined;
   const [sessions, holdings, role] = await Promise.all([
     liveSessions(k, id),
-    directory.accountHoldings(k.db, id),
-    k.db.adminRole.findUnique({ where: { accountId: id } }),
+    directory.accountHoldings(k.store, id),
+    k.store.accounts.findAdminRole(id),
   ]);
   return {
     ...account,
@@ -531,7 +489,7 @@ export async function getAccount(k: Keyfob, _admin: Admin, accountId: string) {
 
 /** The accounts granted the admin role in the dashboard (the configured ones are in k.config). */
 export function listAdmins(k: Keyfob, _admin: Admin) {
-  return k.db.adminRole.findMany({ orderBy: { grantedAt: "asc" } });
+  return k.store.accounts.adminRoles();
 }
 
 export function keySchedule(k: Keyfob, _admin: Admin) {
@@ -541,16 +499,12 @@ export function keySchedule(k: Keyfob, _admin: Admin) {
 /** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first. */
 export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
   const page = Math.max(1, Math.floor(query.page ?? 1));
-  const where = {
+  const selector = {
     clientId: query.clientId ? registry.normalizeClientId(query.clientId) : undefined,
-    userId: await tokenHolders(k, query.accountId ? normalizeAccountId(query.accountId) : undefined),
-    revokedAt: null,
-    expiresAt: { gt: new Date() },
+    userIds: await tokenHolders(k, query.accountId ? normalizeAccountId(query.accountId) : undefined),
   };
-  const [items, total] = await Promise.all([
-    k.db.issuedToken.findMany({ where, orderBy: { issuedAt: "desc" }, skip: (page - 1) * PAGE_SIZE, take: PAGE_SIZE, omit: { codeHash: true } }),
-    k.db.issuedToken.count({ where }),
-  ]);
+  const now = new Date();
+  const [items, total] = await Promise.all([k.store.tokens.activePage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now), k.store.tokens.countActive(selector, now)]);
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
@@ -562,56 +516,27 @@ export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { client
 export async function listRefreshGrants(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const now = new Date();
-  const where = {
+  const selector = {
     clientId: query.clientId ? registry.normalizeClientId(query.clientId) : undefined,
     accountId: query.accountId ? normalizeAccountId(query.accountId) : undefined,
-    usedAt: null,
-    revokedAt: null,
-    expiresAt: { gt: now },
-    familyExpiresAt: { gt: now },
   };
-  const [live, total] = await Promise.all([
-    k.db.refreshToken.findMany({
-      where,
-      orderBy: { issuedAt: "desc" },
-      skip: (page - 1) * PAGE_SIZE,
-      take: PAGE_SIZE,
-      select: { familyId: true, clientId: true, accountId: true, connector: true, scope: true, issuedAt: true, expiresAt: true, familyExpiresAt: true },
-    }),
-    k.db.refreshToken.count({ where }),
-  ]);
-  const families = live.length
-    ? await k.db.refreshToken.groupBy({ by: ["familyId"], where: { familyId: { in: live.map((t) => t.familyId) } }, _min: { issuedAt: true }, _count: { _all: true } })
-    : [];
+  const [live, total] = await Promise.all([k.store.tokens.liveGrantPage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now), k.store.tokens.countLiveGrants(selector, now)]);
+  const families = live.length ? await k.store.tokens.familyHistories(live.map((t) => t.familyId)) : [];
   const byFamily = new Map(families.map((f) => [f.familyId, f]));
   const items = live.map(({ issuedAt, ...token }) => {
     const family = byFamily.get(token.familyId);
-    const rotations = (family?._count._all ?? 1) - 1;
-    return { ...token, grantedAt: family?._min.issuedAt ?? issuedAt, lastUsedAt: rotations > 0 ? issuedAt : null, rotations };
+    const rotations = (family?.tokens ?? 1) - 1;
+    return { ...token, grantedAt: family?.grantedAt ?? issuedAt, lastUsedAt: rotations > 0 ? issuedAt : null, rotations };
   });
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
-export type AuditFilter = { action?: string; clientId?: string; accountId?: string; outcome?: string; from?: Date; to?: Date };
-
-function auditWhere(filter: AuditFilter): Prisma.AuditEventWhereInput {
-  return {
-    action: filter.action ? { startsWith: filter.action } : undefined,
-    clientId: filter.clientId || undefined,
-    accountId: filter.accountId || undefined,
-    outcome: filter.outcome || undefined,
-    at: filter.from || filter.to ? { gte: filter.from, lt: filter.to } : undefined,
-  };
-}
+export type { AuditFilter };
 
 /** Events newest first by when they happened: a queued event (lib/audit.ts) may be written after later ones. */
 export async function auditEvents(k: Keyfob, _admin: Admin, filter: AuditFilter & { page?: number }) {
   const page = Math.max(1, Math.floor(filter.page ?? 1));
-  const where = auditWhere(filter);
-  const [items, total] = await Promise.all([
-    k.db.auditEvent.findMany({ where, orderBy: [{ at: "desc" }, { id: "desc" }], skip: (page - 1) * PAGE_SIZE, take: PAGE_SIZE }),
-    k.db.auditEvent.count({ where }),
-  ]);
+  const [items, total] = await Promise.all([k.store.audit.page(filter, (page - 1) * PAGE_SIZE, PAGE_SIZE), k.store.audit.count(filter)]);
   return { items: items.map((e) => ({ ...e, id: e.id.toString() })), total, page, pageSize: PAGE_SIZE };
 }
 
@@ -619,7 +544,7 @@ const CSV_COLUMNS = ["at", "actor", "action", "clientId", "accountId", "ip", "ou
 
 /** The filtered audit log as CSV (RFC 4180), newest first, at most 100 000 rows; times in UTC (ISO 8601, `Z`). */
 export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): Promise<string> {
-  const rows = await k.db.auditEvent.findMany({ where: auditWhere(filter), orderBy: [{ at: "desc" }, { id: "desc" }], take: 100_000 });
+  const rows = await k.store.audit.page(filter, 0, 100_000);
   const cell = (value: unknown) => {
     const text = value instanceof Date ? value.toISOString() : value == null ? "" : String(value);
     // Quote always; neutralise what a spreadsheet would run: a formula character first, or after
@@ -633,13 +558,10 @@ export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): P
 export async function overview(k: Keyfob, _admin: Admin, days = 14) {
   const since = new Date(Date.now() - days * 86400_000);
   const [clients, accounts, activeTokens, perDay] = await Promise.all([
-    k.db.client.count(),
-    k.db.account.count(),
-    k.db.issuedToken.count({ where: { revokedAt: null, expiresAt: { gt: new Date() } } }),
-    k.db.$queryRaw<{ day: Date; action: string; count: bigint }[]>`
-      SELECT date_trunc('day', at) AS day, action, count(*) AS count FROM audit_events
-      WHERE at >= ${since} AND action IN ('token.issued', 'token.failed')
-      GROUP BY 1, 2 ORDER BY 1`,
+    k.store.clients.count(),
+    k.store.accounts.count(),
+    k.store.tokens.countActive({}),
+    k.store.audit.tokenEventsPerDay(since),
   ]);
   const series = new Map<string, { day: string; issued: number; failed: number }>();
   for (let i = days - 1; i >= 0; i--) {

@@ -24,10 +24,7 @@ export const adminRedirectUri = (keyfob: Keyfob) => `${keyfob.config.issuerUrl}/
 
 /** Registers the dashboard as a client (idempotent), with its callback as the only redirect URI. */
 export async function ensureAdminClient(keyfob: Keyfob): Promise<void> {
-  const { db } = keyfob;
-  await db.client.upsert({ where: { id: ADMIN_CLIENT_ID }, create: { id: ADMIN_CLIENT_ID, name: "Keyfob admin" }, update: { enabled: true } });
-  const uri = adminRedirectUri(keyfob);
-  await db.redirectUri.upsert({ where: { clientId_uri: { clientId: ADMIN_CLIENT_ID, uri } }, create: { clientId: ADMIN_CLIENT_ID, uri }, update: {} });
+  await keyfob.store.clients.ensure(ADMIN_CLIENT_ID, "Keyfob admin", adminRedirectUri(keyfob));
 }
 
 /** Starts an admin sign-in: the hosted login URL, and the state + PKCE verifier to keep in a cookie. */
@@ -61,34 +58,31 @@ export async function finishAdminLogin(
   query: URLSearchParams,
   client: { ip?: string; userAgent?: string } = {},
 ): Promise<string | undefined> {
-  const { db, config } = keyfob;
+  const { store, config } = keyfob;
   const [state, verifier] = (loginCookie ?? "").split(".");
   const code = query.get("code");
   if (!state || !verifier || !code || query.get("state") !== state) return undefined;
   if (!isOpaque(code)) throw invalidGrant("unknown authorization code");
   const now = new Date();
   const codeHash = opaqueDigest(code);
-  const grant = await db.authorizationCode.findUnique({ where: { codeHash } });
+  const grant = await store.codes.findCode(codeHash);
   if (!grant || grant.clientId !== ADMIN_CLIENT_ID || grant.redirectUri !== adminRedirectUri(keyfob)) throw invalidGrant("unknown authorization code");
   verifyCodeVerifier(grant.codeChallenge, verifier);
-  const { count } = await db.authorizationCode.updateMany({ where: { codeHash, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
-  if (count !== 1) throw invalidGrant("the authorization code has expired or was already used");
+  if (!(await store.codes.useCode(codeHash, now))) throw invalidGrant("the authorization code has expired or was already used");
   if (!grant.sessionId || !grant.authTime || now.getTime() - grant.authTime.getTime() > FRESH_LOGIN_MS) throw invalidGrant("the dashboard needs a new login");
   if (grant.amr?.split(" ").includes(CONTRACT_SIGNATURE) && !config.adminContractSignatures) {
     throw invalidGrant("smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)");
   }
-  const loginSession = await db.loginSession.findUnique({ where: { idHash: grant.sessionId }, select: { expiresAt: true } });
+  const loginSession = await store.accounts.findSession(grant.sessionId);
   if (!loginSession) throw invalidGrant("the login session has ended");
   const token = randomOpaque();
-  await db.adminSession.create({
-    data: {
-      idHash: opaqueDigest(token),
-      accountId: grant.accountId,
-      loginSessionId: grant.sessionId,
-      expiresAt: new Date(Math.min(now.getTime() + ADMIN_SESSION_SECONDS * 1000, loginSession.expiresAt.getTime())),
-      ip: client.ip?.slice(0, 64),
-      userAgent: client.userAgent?.slice(0, 300),
-    },
+  await store.accounts.createAdminSession({
+    idHash: opaqueDigest(token),
+    accountId: grant.accountId,
+    loginSessionId: grant.sessionId,
+    expiresAt: new Date(Math.min(now.getTime() + ADMIN_SESSION_SECONDS * 1000, loginSession.expiresAt.getTime())),
+    ip: client.ip?.slice(0, 64),
+    userAgent: client.userAgent?.slice(0, 300),
   });
   return token;
 }
@@ -101,27 +95,23 @@ export type AdminSessionView = { id: string; accountId: string };
  * or its login session revoked (logout, an admin, blocking) or deleted with the account, or the
  * account blocked. Read from PostgreSQL on every request, so an end applies on every instance at once.
  */
-export async function readAdminSession({ db }: Keyfob, token: string | undefined, now = new Date()): Promise<AdminSessionView | undefined> {
+export async function readAdminSession({ store }: Keyfob, token: string | undefined, now = new Date()): Promise<AdminSessionView | undefined> {
   if (!isOpaque(token)) return undefined;
-  const session = await db.adminSession.findFirst({
-    where: { idHash: opaqueDigest(token), revokedAt: null, expiresAt: { gt: now }, loginSession: { revokedAt: null, account: { blockedAt: null } } },
-    select: { idHash: true, accountId: true },
-  });
+  const session = await store.accounts.liveAdminSession(opaqueDigest(token), now);
   return session ? { id: session.idHash, accountId: session.accountId } : undefined;
 }
 
 /** Ends dashboard sessions: the one of a token (sign out), or every one of its account (sign out everywhere). */
-export async function endAdminSessions({ db }: Keyfob, token: string | undefined, scope: "this" | "everywhere"): Promise<number> {
+export async function endAdminSessions({ store }: Keyfob, token: string | undefined, scope: "this" | "everywhere"): Promise<number> {
   if (!isOpaque(token)) return 0;
   const idHash = opaqueDigest(token);
-  const now = new Date();
-  if (scope === "this") return (await db.adminSession.updateMany({ where: { idHash, revokedAt: null }, data: { revokedAt: now } })).count;
-  const session = await db.adminSession.findUnique({ where: { idHash }, select: { accountId: true } });
+  if (scope === "this") return store.accounts.endAdminSessions({ idHash });
+  const session = await store.accounts.findAdminSession(idHash);
   if (!session) return 0;
-  return (await db.adminSession.updateMany({ where: { accountId: session.accountId, revokedAt: null }, data: { revokedAt: now } })).count;
+  return store.accounts.endAdminSessions({ accountId: session.accountId });
 }
 
 /** Ends every dashboard session of an account (its admin role was taken away). */
-export async function revokeAdminSessions({ db }: Pick<Keyfob, "db">, accountId: string): Promise<number> {
-  return (await db.adminSession.updateMany({ where: { accountId, revokedAt: null }, data: { revokedAt: new Date() } })).count;
+export function revokeAdminSessions({ store }: Pick<Keyfob, "store">, accountId: string): Promise<number> {
+  return store.accounts.endAdminSessions({ accountId });
 }

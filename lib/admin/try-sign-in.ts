@@ -24,10 +24,10 @@ export const TRY_SCOPE = "openid email";
 
 /** Starts an attempt: the authorization URL, and the cookie (client, state, verifier) to keep in the browser. */
 export async function beginTrySignIn(k: Keyfob, clientId: string): Promise<{ location: string; cookie: string }> {
-  const client = await k.db.client.findUnique({ where: { id: clientId }, select: { id: true, enabled: true, redirectUris: { where: { uri: tryRedirectUri(k.config.issuerUrl) } } } });
+  const client = await k.store.clients.findWithRedirectUri(clientId, tryRedirectUri(k.config.issuerUrl));
   if (!client) throw new RegistryError("clientId", `no client with id ${clientId}`);
   if (!client.enabled) throw new RegistryError("clientId", "the client is disabled: enable it to try a sign-in");
-  if (client.redirectUris.length === 0) throw new RegistryError("uri", "register Keyfob's test callback for this client first");
+  if (!client.redirectUriRegistered) throw new RegistryError("uri", "register Keyfob's test callback for this client first");
   const state = randomBytes(16).toString("base64url");
   const verifier = randomBytes(32).toString("base64url");
   const query = new URLSearchParams({
@@ -80,7 +80,7 @@ export async function finishTrySignIn(k: Keyfob, admin: Admin, cookie: string | 
     await audit(error, `the hosted login answered ${error}${description ? `: ${description}` : ""}`);
     return { clientId, at, ok: false, error, description };
   }
-  const client = await k.db.client.findUnique({ where: { id: clientId }, select: { secretHash: true } });
+  const client = await k.store.clients.find(clientId);
   const form = new Map([
     ["code", query.get("code") ?? ""],
     ["redirect_uri", tryRedirectUri(k.config.issuerUrl)],
@@ -97,7 +97,7 @@ export async function finishTrySignIn(k: Keyfob, admin: Admin, cookie: string | 
   const { payload } = await verifyAccessToken(k, tokens.access_token);
   // The ID token is checked like a relying party would: our key, our issuer, this client.
   await jwtVerify(tokens.id_token, await k.keys.verificationKeys(), { issuer: k.config.issuerUrl, audience: clientId });
-  await k.db.issuedToken.updateMany({ where: { jti: payload.jti }, data: { revokedAt: new Date() } });
+  await k.store.tokens.revoke(payload.jti);
   const subject = decodeSubject(payload.sub);
   await audit("success", `test sign-in from the dashboard via ${subject.connector}; its access token was revoked once decoded`, subject.userId);
   const decode = (token: string) => ({ header: decodeProtectedHeader(token) as Record<string, unknown>, claims: decodeJwt(token) as Record<string, unknown> });

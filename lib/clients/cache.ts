@@ -1,33 +1,6 @@
-import type pg from "pg";
-import type { ChangeFeed } from "../db/notifications";
 import { log } from "../log";
-
-/**
- * What the token endpoints and CORS need of a client, kept in memory so that a request does not
- * pay a query for it: the client lookup was one of the /token exchange's four round trips
- * (bench/README.md).
- *
- * It stays exact across instances: every change to clients, redirect_uris and allowed_origins,
- * whoever makes it (dashboard, CLI, management API, plain SQL), fires a trigger that NOTIFYs
- * CLIENT_CHANNEL with the client's id (installed with the migrations, lib/db/migrate.ts), and every
- * instance drops that entry when it hears it. Entries are kept only while the instance's listening
- * connection is up: when it is down, or was down since an entry was read, every lookup queries.
- * A change landing between a request's lookup and its write is caught by the write itself: the
- * statements that issue tokens check the client's `enabled` and secret in the database
- * (lib/tokens/record.ts), so disabling a client or rotating its secret is effective on the next request.
- */
-export type CachedClient = {
-  id: string;
-  enabled: boolean;
-  /** SHA-256 of the client secret (confidential clients), else null. */
-  secretHash: string | null;
-  resourceServer: boolean;
-  refreshTokensAllowed: boolean;
-  /** The management API scopes the client may get (client_credentials); none unless an admin allowed it the API. */
-  managementScopes: string[];
-  /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
-  origins: ReadonlySet<string>;
-};
+import type { ChangeFeed, Store } from "../store";
+import type { TokenClientRow } from "../store/clients";
 
 /** The NOTIFY channel of client changes (payload: the client's id). */
 export const CLIENT_CHANNEL = "keyfob_clients";
@@ -36,11 +9,25 @@ const TTL_MS = 60_000;
 /** Unknown ids are cached too (a burst of requests naming one is one query); the cache is emptied past this size. */
 const MAX_ENTRIES = 10_000;
 
-type Entry = { client: CachedClient | undefined; loadedAt: number };
+type Entry = { client: TokenClientRow | undefined; loadedAt: number };
 
+/**
+ * What the token endpoints need of a client (TokenClientRow), kept in memory so that a request does not
+ * pay a query for it: the client lookup was one of the /token exchange's four round trips
+ * (bench/README.md).
+ *
+ * It stays exact across instances: every change to clients, redirect_uris and allowed_origins,
+ * whoever makes it (dashboard, CLI, management API, plain SQL), fires a trigger that NOTIFYs
+ * CLIENT_CHANNEL with the client's id (installed by a migration), and every
+ * instance drops that entry when it hears it. Entries are kept only while the instance's listening
+ * connection is up: when it is down, or was down since an entry was read, every lookup queries.
+ * A change landing between a request's lookup and its write is caught by the write itself: the
+ * statements that issue tokens check the client's `enabled` and secret in the database
+ * (lib/store), so disabling a client or rotating its secret is effective on the next request.
+ */
 export class ClientCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly loading = new Map<string, Promise<CachedClient | undefined>>();
+  private readonly loading = new Map<string, Promise<TokenClientRow | undefined>>();
   /** Bumped by every change heard: a load that started before one is not kept. */
   private generation = 0;
   /** Whether notifications are heard now, so that what is cached is current. */
@@ -48,21 +35,21 @@ export class ClientCache {
   private unsubscribe?: () => void;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly store: Store,
     /** The instance's listening connection; without one nothing is cached. */
     private readonly notifications?: ChangeFeed,
     private readonly ttlMs = TTL_MS,
   ) {}
 
   /** The client with this (normalised) id, or undefined when there is none. */
-  async get(id: string): Promise<CachedClient | undefined> {
+  async get(id: string): Promise<TokenClientRow | undefined> {
     this.subscribe();
     const entry = this.trusted ? this.entries.get(id) : undefined;
     if (entry && Date.now() - entry.loadedAt < this.ttlMs) return entry.client;
     let loading = this.loading.get(id);
     if (!loading) {
       const generation = this.generation;
-      loading = loadClient(this.pool, id).finally(() => this.loading.delete(id));
+      loading = this.store.clients.findForTokens(id).finally(() => this.loading.delete(id));
       this.loading.set(id, loading);
       loading.then((client) => {
         if (!this.trusted || generation !== this.generation) return;
@@ -101,37 +88,4 @@ export class ClientCache {
     this.entries.clear();
     this.trusted = trusted;
   }
-}
-
-/** One round trip: the client with its redirect URIs' origins and its allowed origins. */
-export async function loadClient(pool: pg.Pool, id: string): Promise<CachedClient | undefined> {
-  const { rows } = await pool.query<{
-    id: string;
-    enabled: boolean;
-    secret_hash: string | null;
-    resource_server: boolean;
-    refresh_tokens_allowed: boolean;
-    management_scopes: string[] | null;
-    redirect_uris: string[];
-    allowed_origins: string[];
-  }>({
-    name: "keyfob_client",
-    text: `SELECT c.id, c.enabled, c.secret_hash, c.resource_server, c.refresh_tokens_allowed,
-                  CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
-                  ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
-                  ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
-           FROM clients c WHERE c.id = $1`,
-    values: [id],
-  });
-  const row = rows[0];
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    enabled: row.enabled,
-    secretHash: row.secret_hash,
-    resourceServer: row.resource_server,
-    refreshTokensAllowed: row.refresh_tokens_allowed,
-    managementScopes: row.management_scopes ?? [],
-    origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
-  };
 }

@@ -1,5 +1,5 @@
 import type { Keyfob } from "../keyfob";
-import { allowedOrigins } from "../clients/origins";
+import { normalizeClientId } from "../clients/registry";
 import { invalidRequest } from "../oauth/errors";
 
 /** Headers a browser may read from a cross-origin answer besides the CORS-safelisted ones. */
@@ -16,7 +16,7 @@ const EXPOSED = "WWW-Authenticate, Retry-After";
 export async function clientCors(keyfob: Keyfob, request: Request, clientId: string | undefined): Promise<Record<string, string>> {
   const origin = request.headers.get("origin");
   if (!origin || origin === new URL(keyfob.config.issuerUrl).origin) return { Vary: "Origin" };
-  if (!clientId || !(await allowedOrigins(keyfob.db, clientId)).has(origin)) {
+  if (!clientId || !(await keyfob.store.clients.findForTokens(normalizeClientId(clientId)))?.origins.has(origin)) {
     throw invalidRequest("this origin is not allowed for the client; register it as a redirect URI origin or an allowed origin");
   }
   return { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSED, Vary: "Origin" };

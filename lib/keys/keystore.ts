@@ -1,15 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
-import type { Database, Prisma } from "../db/client";
-import type { ChangeFeed } from "../db/notifications";
 import { log } from "../log";
+import type { ChangeFeed, Store } from "../store";
+import type { SigningKeyRow } from "../store/keys";
 import { seal, unseal } from "./encryption";
 
 export const SIGNING_ALG = "RS256";
 /** Tolerance for clocks of token verifiers that run a little behind ours. */
 const CLOCK_SKEW_MS = 60_000;
-/** Serialises key creation among instances sharing one PostgreSQL. */
-const KEY_LOCK_ID = 0x6b6579666f62; // "keyfob"
 /** The NOTIFY channel on which instances announce key changes to each other (payload: KeyChange). */
 export const KEY_CHANNEL = "keyfob_signing_keys";
 /** A key unknown to the cache reloads the keys at most this often (see reloadForUnknownKey). */
@@ -74,7 +72,7 @@ export type KeyRevocation =
 export type KeyRotation = { before: string | null; after: string | null };
 
 /** Runs in a key change's transaction, with what it did, before the change commits (its audit record). */
-export type WithinKeyChange<T> = (tx: Prisma.TransactionClient, change: T) => Promise<unknown>;
+export type WithinKeyChange<T> = (tx: Store, change: T) => Promise<unknown>;
 
 export type KeyStoreOptions = {
   /** The instance's listening connection, on which to hear other instances' key changes; none: the periodic reload only. */
@@ -87,7 +85,7 @@ export type KeyStoreOptions = {
  * keys, so signing never waits on the database once the first load is done.
  *
  * Instances sharing the database tell each other about key changes with NOTIFY on KEY_CHANNEL,
- * which every KeyStore LISTENs to (on its instance's listening connection, lib/db/notifications.ts)
+ * which every KeyStore LISTENs to (on its instance's listening connection, lib/store/changes.ts)
  * once its first load succeeds: a
  * revoked key leaves every instance's cache at once (and signing waits for the reload that brings
  * its replacement), without a query per request. The periodic reload remains the fallback when
@@ -109,7 +107,7 @@ export class KeyStore {
   private closed = false;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: Store,
     /** Encrypts private keys at rest (see deriveEncryptionKey). */
     private readonly encryptionKey: Uint8Array,
     private readonly policy: KeyPolicy,
@@ -175,14 +173,14 @@ export class KeyStore {
    * `within` runs in the same transaction (an admin's audit record).
    */
   async rotateNow(within?: WithinKeyChange<KeyRotation>): Promise<KeyRotation> {
-    const rotation = await this.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
+    const rotation = await this.store.transaction(async (tx) => {
+      await tx.keys.lock();
       const now = this.clock();
       const upcoming = (await this.load(tx)).find((key) => key.activatesAt > now)?.kid ?? null;
       let created: string | undefined;
       if (!upcoming) {
         const key = await this.newKey(new Date(now.getTime() + this.policy.publishLead * 1000));
-        await tx.signingKey.create({ data: key });
+        await tx.keys.create(key);
         created = key.kid;
       }
       const rotation = { before: upcoming, after: upcoming ?? created ?? null };
@@ -202,9 +200,9 @@ export class KeyStore {
    * `within` runs in the same transaction when the kid is known (an admin's audit record).
    */
   async revoke(kid: string, by: string, within?: WithinKeyChange<Exclude<KeyRevocation, { outcome: "unknown" }>>): Promise<KeyRevocation> {
-    const result = await this.db.$transaction(async (tx): Promise<KeyRevocation> => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
-      const row = await tx.signingKey.findUnique({ where: { kid }, select: { revokedAt: true, revokedBy: true } });
+    const result = await this.store.transaction(async (tx): Promise<KeyRevocation> => {
+      await tx.keys.lock();
+      const row = await tx.keys.find(kid);
       if (!row) return { outcome: "unknown" };
       if (row.revokedAt) {
         const already = { outcome: "already-revoked", revokedAt: row.revokedAt, revokedBy: row.revokedBy } as const;
@@ -215,14 +213,15 @@ export class KeyStore {
       const keys = await this.load(tx);
       const key = keys.find((k) => k.kid === kid)!;
       const was = currentKey(keys, now)?.kid === kid ? "current" : key.activatesAt > now ? "upcoming" : "retired";
-      await tx.signingKey.update({ where: { kid }, data: { revokedAt: now, revokedBy: by, privateJwe: "" } });
+      await tx.keys.revoke(kid, by, now);
       let successor: string | undefined;
       if (was === "current") {
         const replacement = await this.newKey(now);
-        await tx.signingKey.create({ data: replacement });
+        await tx.keys.create(replacement);
         successor = replacement.kid;
       }
-      await this.announce(tx, { revoked: kid });
+      // Every instance (this one too) hears of it when the transaction commits.
+      await tx.keys.announce(KEY_CHANNEL, JSON.stringify({ revoked: kid } satisfies KeyChange));
       const revoked = { outcome: "revoked", revokedAt: now, was, successor } as const;
       await within?.(tx, revoked);
       return revoked;
@@ -296,11 +295,6 @@ export class KeyStore {
     return this.revoked.size === 0 ? keys : keys.filter((key) => !this.revoked.has(key.kid));
   }
 
-  /** Tells every instance (this one too) about a change, when the transaction `tx` commits (keyfob_changed: a NOTIFY, and a version for polling). */
-  private async announce(tx: Pick<Database, "$executeRaw">, change: KeyChange) {
-    await tx.$executeRaw`SELECT keyfob_changed(${KEY_CHANNEL}, ${JSON.stringify(change)})`;
-  }
-
   /**
    * LISTENs on KEY_CHANNEL, once. After a reconnection of the listening connection the keys are
    * reloaded, since announcements may have been missed.
@@ -325,22 +319,22 @@ export class KeyStore {
   }
 
   private async maintain(): Promise<StoredKey[]> {
-    const keys = await this.load(this.db);
+    const keys = await this.load(this.store);
     const plan = planRotation(keys, this.clock(), this.policy);
     if (!plan.create && plan.expired.length === 0) return keys;
-    return this.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
+    return this.store.transaction(async (tx) => {
+      await tx.keys.lock();
       const locked = await this.load(tx);
       const { create, expired } = planRotation(locked, this.clock(), this.policy);
-      if (expired.length > 0) await tx.signingKey.deleteMany({ where: { kid: { in: expired } } });
-      if (create) await tx.signingKey.create({ data: await this.newKey(create) });
+      if (expired.length > 0) await tx.keys.delete(expired);
+      if (create) await tx.keys.create(await this.newKey(create));
       return create || expired.length > 0 ? this.load(tx) : locked;
     });
   }
 
   /** The keys in use (revoked ones never are), by activation time. */
-  private async load(db: Pick<Database, "signingKey">): Promise<StoredKey[]> {
-    const rows = await db.signingKey.findMany({ where: { revokedAt: null }, orderBy: { activatesAt: "asc" } });
+  private async load(store: Store): Promise<StoredKey[]> {
+    const rows: SigningKeyRow[] = await store.keys.live();
     return rows.map((row) => ({
       kid: row.kid,
       activatesAt: row.activatesAt,

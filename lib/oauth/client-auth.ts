@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type pg from "pg";
-import { loadClient, type ClientCache } from "../clients/cache";
-import type { Database } from "../db/client";
+import type { ClientCache } from "../clients/cache";
 import { normalizeClientId } from "../clients/registry";
+import type { Store } from "../store";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 
@@ -10,7 +9,7 @@ export type AuthenticatedClient = {
   id: string;
   confidential: boolean;
   resourceServer?: boolean;
-  /** Known when the client was read for the request: the token statements check them again in the database (lib/tokens/record.ts). */
+  /** Known when the client was read for the request: the token statements check them again in the database (lib/store). */
   secretHash?: string | null;
   refreshTokensAllowed?: boolean;
   managementScopes?: string[];
@@ -29,9 +28,9 @@ export function clientSecretHash(secret: string): string {
  * client_secret_basic or client_secret_post for clients with a secret, client_id alone for public
  * clients. `confidential`: public clients are refused (introspection is for resource servers).
  */
-export function authenticateClient(db: Database, request: Request, params: Params, options: { confidential?: boolean } = {}): Promise<AuthenticatedClient> {
+export function authenticateClient(store: Store, request: Request, params: Params, options: { confidential?: boolean } = {}): Promise<AuthenticatedClient> {
   const find = async (id: string): Promise<StoredClient | undefined> => {
-    const client = await db.client.findUnique({ where: { id }, select: { id: true, enabled: true, secretHash: true, resourceServer: true, refreshTokensAllowed: true, managementApi: true, managementScopes: true } });
+    const client = await store.clients.find(id);
     return client ? { ...client, managementScopes: client.managementApi ? client.managementScopes : [] } : undefined;
   };
   return authenticate(find, request, params, options);
@@ -49,8 +48,8 @@ export function authenticateCachedClient(clients: ClientCache, request: Request,
  * Refuses (invalid_client) a client disabled or given a new secret since it was read for this
  * request (from the cache): why a statement that re-checks the client in the database found nothing.
  */
-export async function refuseChangedClient(pool: pg.Pool, client: { id: string; secretHash?: string | null }): Promise<void> {
-  const current = await loadClient(pool, client.id);
+export async function refuseChangedClient(store: Store, client: { id: string; secretHash?: string | null }): Promise<void> {
+  const current = await store.clients.findForTokens(client.id);
   if (!current?.enabled) throw invalidClient("unknown or disabled client");
   if (client.secretHash !== undefined && current.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
 }

@@ -31,7 +31,7 @@ async function audited<T>(keyfob: Keyfob, interactionId: string, client: Client,
     return await run();
   } catch (error) {
     if (error instanceof OAuthError && error.status < 500) {
-      const interaction = isOpaque(interactionId) ? await keyfob.db.interaction.findUnique({ where: { id: interactionId }, select: { clientId: true } }).catch(() => null) : null;
+      const interaction = isOpaque(interactionId) ? await keyfob.store.codes.findInteraction(interactionId).catch(() => undefined) : undefined;
       keyfob.audit.record({ action: "login.failed", outcome: error.code, clientId: interaction?.clientId, ip: client.ip, detail: `${what}: ${error.message}` });
     }
     throw error;

@@ -32,8 +32,8 @@ import {
 import { isoBase64URL, isoUint8Array } from "@simplewebauthn/server/helpers";
 import { z } from "zod";
 import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
-import { Prisma } from "../db/client";
 import type { Keyfob } from "../keyfob";
+import { Duplicate } from "../store";
 import { OAuthError } from "../oauth/errors";
 import { isOpaque } from "../oauth/opaque";
 
@@ -105,15 +105,14 @@ const digest = (challenge: string) => createHash("sha256").update(challenge).dig
 
 /** A challenge for `purpose`, stored; returns it (base64url). Expired challenges are swept on the way. */
 async function issueChallenge(
-  { db }: Keyfob,
+  { store }: Keyfob,
   purpose: PasskeyPurpose,
   binding: { interactionId?: string; accountId?: string; userHandle?: string },
   now = new Date(),
 ): Promise<string> {
   const challenge = randomBytes(32).toString("base64url");
-  await db.passkeyChallenge.deleteMany({ where: { expiresAt: { lt: new Date(now.getTime() - 3600_000) } } });
-  await db.passkeyChallenge.create({
-    data: {
+  await store.codes.createPasskeyChallenge(
+    {
       challengeHash: digest(challenge),
       purpose,
       interactionId: binding.interactionId ?? null,
@@ -121,7 +120,8 @@ async function issueChallenge(
       userHandle: binding.userHandle ?? null,
       expiresAt: new Date(now.getTime() + PASSKEY_CHALLENGE_TTL_MS),
     },
-  });
+    new Date(now.getTime() - 3600_000),
+  );
   return challenge;
 }
 
@@ -141,26 +141,16 @@ function answeredChallenge(clientDataJSON: string): string {
  * login or account, unused and unexpired: one conditional update, so of two answers to one
  * challenge (a replay, or the same answer twice at once) only the first goes on.
  */
-async function consumeChallenge({ db }: Keyfob, challenge: string, purpose: PasskeyPurpose, binding: { interactionId?: string; accountId?: string }, now = new Date()) {
-  const [row] = await db.passkeyChallenge.updateManyAndReturn({
-    where: {
-      challengeHash: digest(challenge),
-      purpose,
-      ...(binding.interactionId !== undefined && { interactionId: binding.interactionId }),
-      ...(binding.accountId !== undefined && { accountId: binding.accountId }),
-      usedAt: null,
-      expiresAt: { gt: now },
-    },
-    data: { usedAt: now },
-  });
+async function consumeChallenge({ store }: Keyfob, challenge: string, purpose: PasskeyPurpose, binding: { interactionId?: string; accountId?: string }, now = new Date()) {
+  const row = await store.codes.consumePasskeyChallenge(digest(challenge), purpose, binding, now);
   if (!row) throw new PasskeyError("expired", "this passkey request has expired or was already used; try again");
   return row;
 }
 
 /** A hosted login that can still be completed (the caller has checked it is this browser's). */
-async function pendingLogin({ db }: Keyfob, interactionId: string, now = new Date()) {
+async function pendingLogin({ store }: Keyfob, interactionId: string, now = new Date()) {
   if (!isOpaque(interactionId)) throw loginOver();
-  const interaction = await db.interaction.findUnique({ where: { id: interactionId }, select: { completedAt: true, expiresAt: true, clientId: true } });
+  const interaction = await store.codes.findInteraction(interactionId);
   if (!interaction || interaction.completedAt || interaction.expiresAt <= now) throw loginOver();
   return interaction;
 }
@@ -190,10 +180,9 @@ export async function registrationOptions(keyfob: Keyfob, interactionId: string,
 
 /** Options for adding a passkey to a signed-in account: its user handle (new if it has no passkey yet); its passkeys excluded. */
 export async function addPasskeyOptions(keyfob: Keyfob, accountId: string, names: { userName: string; displayName: string }): Promise<PasskeyCreationOptions> {
-  const { db } = keyfob;
-  const existing = await db.identity.findFirst({ where: { provider: "passkey", accountId }, select: { subject: true } });
-  const userHandle = existing?.subject ?? randomBytes(32).toString("base64url");
-  const credentials = await db.passkeyCredential.findMany({ where: { accountId }, select: { id: true, transports: true } });
+  const { store } = keyfob;
+  const userHandle = (await store.accounts.identitySubject(accountId, "passkey")) ?? randomBytes(32).toString("base64url");
+  const credentials = await store.accounts.passkeyIds(accountId);
   const challenge = await issueChallenge(keyfob, "add", { accountId, userHandle });
   return creationOptions(keyfob, challenge, userHandle, names, credentials);
 }
@@ -236,24 +225,22 @@ async function verifyNewPasskey(keyfob: Keyfob, response: RegistrationResponseJS
 }
 
 /** Stores a verified passkey for an account. */
-async function storePasskey({ db }: Keyfob, accountId: string, userHandle: string, info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>): Promise<string> {
+async function storePasskey({ store }: Keyfob, accountId: string, userHandle: string, info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>): Promise<string> {
   const { id, publicKey, counter, transports } = info.credential;
   try {
-    await db.passkeyCredential.create({
-      data: {
-        id,
-        accountId,
-        userHandle,
-        publicKey: Buffer.from(publicKey),
-        counter: BigInt(counter),
-        // The browser's list, passed through unchecked by SimpleWebAuthn.
-        transports: (transports ?? []).filter((t) => /^[a-z-]{1,16}$/.test(t)),
-        deviceType: info.credentialDeviceType,
-        backedUp: info.credentialBackedUp,
-      },
+    await store.accounts.addPasskey({
+      id,
+      accountId,
+      userHandle,
+      publicKey: Buffer.from(publicKey),
+      counter: BigInt(counter),
+      // The browser's list, passed through unchecked by SimpleWebAuthn.
+      transports: (transports ?? []).filter((t) => /^[a-z-]{1,16}$/.test(t)),
+      deviceType: info.credentialDeviceType,
+      backedUp: info.credentialBackedUp,
     });
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+    if (error instanceof Duplicate) {
       throw new PasskeyError("already_registered", "this passkey is already registered");
     }
     throw error;
@@ -278,7 +265,7 @@ export async function registerPasskey(keyfob: Keyfob, interactionId: string, ans
   await pendingLogin(keyfob, interactionId);
   const row = await consumeChallenge(keyfob, challenge, "register", { interactionId });
   const info = await verifyNewPasskey(keyfob, response, challenge);
-  if (await keyfob.db.passkeyCredential.findUnique({ where: { id: info.credential.id }, select: { id: true } })) {
+  if (await keyfob.store.accounts.findPasskey(info.credential.id)) {
     throw new PasskeyError("already_registered", "this passkey is already registered");
   }
   const identity = passkeyIdentity(row.userHandle!);
@@ -289,21 +276,20 @@ export async function registerPasskey(keyfob: Keyfob, interactionId: string, ans
 
 /** A passkey added at /account by the signed-in account: checked against that account's challenge, then stored. */
 export async function addPasskey(keyfob: Keyfob, accountId: string, answer: unknown): Promise<{ id: string }> {
-  const { db } = keyfob;
+  const { store } = keyfob;
   const response = parse(registrationResponse, answer) as RegistrationResponseJSON;
   const challenge = answeredChallenge(response.response.clientDataJSON);
   const row = await consumeChallenge(keyfob, challenge, "add", { accountId });
   const info = await verifyNewPasskey(keyfob, response, challenge);
   const userHandle = row.userHandle!;
-  const where = { provider_subject: { provider: "passkey", subject: userHandle } };
-  const identity = await db.identity.findUnique({ where, select: { accountId: true } });
+  const identity = await store.accounts.findIdentity({ provider: "passkey", subject: userHandle });
   if (identity && identity.accountId !== accountId) throw new PasskeyError("not_verified", "this passkey belongs to another account");
   if (!identity) {
     try {
-      await db.identity.create({ data: { provider: "passkey", subject: userHandle, accountId } });
+      await store.accounts.addIdentity({ provider: "passkey", subject: userHandle, accountId });
     } catch (error) {
       // The account's first two passkeys at once: the other request created the identity.
-      if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")) throw error;
+      if (!(error instanceof Duplicate)) throw error;
     }
   }
   return { id: await storePasskey(keyfob, accountId, userHandle, info) };
@@ -316,12 +302,12 @@ export async function addPasskey(keyfob: Keyfob, accountId: string, answer: unkn
  * passkey identity of its account, for completeAuthorization.
  */
 export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, answer: unknown): Promise<LoginIdentity> {
-  const { db } = keyfob;
+  const { store } = keyfob;
   const response = parse(authenticationResponse, answer) as AuthenticationResponseJSON;
   const challenge = answeredChallenge(response.response.clientDataJSON);
   await pendingLogin(keyfob, interactionId);
   await consumeChallenge(keyfob, challenge, "login", { interactionId });
-  const credential = await db.passkeyCredential.findUnique({ where: { id: response.id } });
+  const credential = await store.accounts.findPasskey(response.id);
   if (!credential) throw new PasskeyError("unknown_passkey", "this passkey is not registered with Keyfob");
   // The browser hands back the user.id the passkey was created with, base64url-encoded.
   if (response.response.userHandle && response.response.userHandle !== isoBase64URL.fromBuffer(userID(credential.userHandle))) {
@@ -349,18 +335,11 @@ export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, 
   if (!verified.verified) throw new PasskeyError("not_verified", "the passkey's signature could not be verified");
   const { newCounter, credentialBackedUp, credentialDeviceType } = verified.authenticationInfo;
   // Only forward: a counter that did not grow was refused above (a cloned authenticator).
-  await db.passkeyCredential.updateMany({
-    where: { id: credential.id, counter: { lte: BigInt(newCounter) } },
-    data: { counter: BigInt(newCounter), lastUsedAt: new Date(), backedUp: credentialBackedUp, deviceType: credentialDeviceType },
-  });
+  await store.accounts.usedPasskey(credential.id, { counter: BigInt(newCounter), backedUp: credentialBackedUp, deviceType: credentialDeviceType });
   return passkeyIdentity(credential.userHandle);
 }
 
 /** An account's passkeys, newest first, for /account. */
-export function listPasskeys({ db }: Keyfob, accountId: string) {
-  return db.passkeyCredential.findMany({
-    where: { accountId },
-    orderBy: { createdAt: "desc" },
-    select: { id: true, createdAt: true, lastUsedAt: true, deviceType: true, backedUp: true },
-  });
+export function listPasskeys({ store }: Keyfob, accountId: string) {
+  return store.accounts.passkeys(accountId);
 }

@@ -45,28 +45,26 @@ export function authenticationMethods(connector: Connector, contractSignature = 
 
 /** Starts a session after a login; the token goes into the cookie and is never stored. */
 export async function startSession(
-  { db, config }: Keyfob,
+  { store, config }: Keyfob,
   login: { accountId: string; identity: LoginIdentity; contractSignature?: boolean; ip?: string; userAgent?: string },
   now = new Date(),
 ): Promise<{ token: string; expiresAt: Date; session: LoginSession }> {
   const token = randomOpaque();
   const expiresAt = new Date(now.getTime() + config.sessionMaxAge * 1000);
   const amr = authenticationMethods(login.identity.provider, login.contractSignature);
-  const row = await db.loginSession.create({
-    data: {
-      idHash: opaqueDigest(token),
-      accountId: login.accountId,
-      connector: login.identity.provider,
-      subject: login.identity.subject,
-      email: login.identity.email,
-      emailVerified: login.identity.emailVerified,
-      amr: amr.join(" "),
-      authTime: now,
-      lastSeenAt: now,
-      expiresAt,
-      ip: login.ip?.slice(0, 64),
-      userAgent: login.userAgent?.slice(0, 300),
-    },
+  const row = await store.accounts.createSession({
+    idHash: opaqueDigest(token),
+    accountId: login.accountId,
+    connector: login.identity.provider,
+    subject: login.identity.subject,
+    email: login.identity.email,
+    emailVerified: login.identity.emailVerified,
+    amr: amr.join(" "),
+    authTime: now,
+    lastSeenAt: now,
+    expiresAt,
+    ip: login.ip?.slice(0, 64),
+    userAgent: login.userAgent?.slice(0, 300),
   });
   return { token, expiresAt, session: view(row) };
 }
@@ -75,41 +73,26 @@ export async function startSession(
  * The live session of a cookie's token, or undefined (none, unknown, revoked, idle too long or
  * past its end). Finding it counts as use: its idle window starts again.
  */
-export async function findSession({ db, config }: Keyfob, token: string | undefined, now = new Date()): Promise<LoginSession | undefined> {
+export async function findSession({ store, config }: Keyfob, token: string | undefined, now = new Date()): Promise<LoginSession | undefined> {
   if (!isOpaque(token)) return undefined;
-  const [row] = await db.loginSession.updateManyAndReturn({
-    where: {
-      idHash: opaqueDigest(token),
-      revokedAt: null,
-      expiresAt: { gt: now },
-      lastSeenAt: { gt: new Date(now.getTime() - config.sessionIdleTtl * 1000) },
-      account: { blockedAt: null },
-    },
-    data: { lastSeenAt: now },
-  });
+  const row = await store.accounts.useSession(opaqueDigest(token), now, new Date(now.getTime() - config.sessionIdleTtl * 1000));
   return row ? view(row) : undefined;
 }
 
 /** Ends the session of a cookie's token (logout). */
-export async function endSession({ db }: Keyfob, token: string | undefined): Promise<boolean> {
+export async function endSession({ store }: Keyfob, token: string | undefined): Promise<boolean> {
   if (!isOpaque(token)) return false;
-  const { count } = await db.loginSession.updateMany({ where: { idHash: opaqueDigest(token), revokedAt: null }, data: { revokedAt: new Date() } });
-  return count === 1;
+  return (await store.accounts.revokeSessions({ idHash: opaqueDigest(token) })) === 1;
 }
 
 /** Revokes one session of an account (by id), or all of them: they end at their next request, on every instance. */
-export async function revokeSessions({ db }: Keyfob, accountId: string, sessionId?: string): Promise<number> {
-  const { count } = await db.loginSession.updateMany({ where: { accountId, revokedAt: null, ...(sessionId && { idHash: sessionId }) }, data: { revokedAt: new Date() } });
-  return count;
+export function revokeSessions({ store }: Keyfob, accountId: string, sessionId?: string): Promise<number> {
+  return store.accounts.revokeSessions({ accountId, idHash: sessionId || undefined });
 }
 
 /** An account's live sessions, most recently used first. */
-export async function liveSessions({ db, config }: Keyfob, accountId: string, now = new Date()) {
-  return db.loginSession.findMany({
-    where: { accountId, revokedAt: null, expiresAt: { gt: now }, lastSeenAt: { gt: new Date(now.getTime() - config.sessionIdleTtl * 1000) } },
-    orderBy: { lastSeenAt: "desc" },
-    select: { idHash: true, connector: true, subject: true, email: true, amr: true, authTime: true, lastSeenAt: true, expiresAt: true, ip: true, userAgent: true },
-  });
+export function liveSessions({ store, config }: Keyfob, accountId: string, now = new Date()) {
+  return store.accounts.liveSessions(accountId, now, new Date(now.getTime() - config.sessionIdleTtl * 1000));
 }
 
 function view(row: { idHash: string; accountId: string; connector: string; subject: string; email: string | null; emailVerified: boolean; authTime: Date; amr: string }): LoginSession {

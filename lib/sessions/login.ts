@@ -17,7 +17,7 @@ export async function logIn(
   now = new Date(),
 ): Promise<{ accountId: string; token: string; expiresAt: Date; session: LoginSession }> {
   const accountId = await resolveAccount(keyfob, login.identity);
-  if ((await keyfob.db.account.findUnique({ where: { id: accountId }, select: { blockedAt: true } }))?.blockedAt) {
+  if ((await keyfob.store.accounts.find(accountId))?.blockedAt) {
     keyfob.audit.record({ action: "login.failed", outcome: "access_denied", clientId, accountId, ip: login.ip, detail: "the account is blocked" });
     throw accountBlocked();
   }

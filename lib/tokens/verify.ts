@@ -18,23 +18,15 @@ export type ActiveToken = { payload: JWTPayload & { jti: string; sub: string; sc
  * reads the token's row, so a revoked key's tokens are refused from the next request on every
  * instance, whether or not its cache has dropped the key yet, at no extra round trip.
  */
-export async function verifyAccessToken({ config, pool, keys }: Keyfob, token: string): Promise<ActiveToken> {
+export async function verifyAccessToken({ config, store, keys }: Keyfob, token: string): Promise<ActiveToken> {
   const { payload, protectedHeader } = await verifySignature(keys, config.issuerUrl, token);
   if (typeof payload.jti !== "string" || typeof payload.sub !== "string" || typeof protectedHeader.kid !== "string") {
     throw invalidToken("the access token is invalid");
   }
-  const { rows } = await pool.query<{ client_id: string; active: boolean; key_valid: boolean }>({
-    name: "keyfob_verify_access_token",
-    text: `SELECT t.client_id, t.revoked_at IS NULL AND t.expires_at > $3 AS active,
-                  EXISTS (SELECT 1 FROM signing_keys k WHERE k.kid = $2 AND k.revoked_at IS NULL) AS key_valid
-           FROM issued_tokens t WHERE t.jti = $1`,
-    // Timestamps are kept as UTC in `timestamp(3)` columns: compared with the UTC digits of now.
-    values: [payload.jti, protectedHeader.kid, new Date().toISOString()],
-  });
-  const record = rows[0];
+  const record = await store.tokens.check(payload.jti, protectedHeader.kid, new Date());
   if (!record?.active) throw invalidToken("the access token has been revoked or has expired");
-  if (!record.key_valid) throw invalidToken("the key that signed the access token has been revoked");
-  return { payload: payload as ActiveToken["payload"], clientId: record.client_id };
+  if (!record.keyValid) throw invalidToken("the key that signed the access token has been revoked");
+  return { payload: payload as ActiveToken["payload"], clientId: record.clientId };
 }
 
 /**

@@ -1,6 +1,11 @@
 import pg from "pg";
-import { createDatabase } from "@/lib/db/client";
 import { migrateDatabase } from "@/lib/db/migrate";
+import { createStore, rawConnection, type Store } from "@/lib/store";
+
+/** The Prisma client under a Keyfob's store, to arrange and inspect rows directly (lib/store's rule). */
+export const tables = (k: { store: Store }) => rawConnection(k.store).db;
+/** The pool under a Keyfob's store, for plain SQL and for watching its statements. */
+export const connectionPool = (k: { store: Store }) => rawConnection(k.store).pool;
 
 /**
  * A fresh, migrated database of its own in the test cluster, for a test file that must own whole
@@ -9,7 +14,7 @@ import { migrateDatabase } from "@/lib/db/migrate";
 export async function isolatedDatabase(name: string) {
   const url = await emptyDatabase(name);
   await migrateDatabase(url);
-  return createDatabase(url, 4);
+  return createStore(url, 4);
 }
 
 /** A new, empty database (no schema) in the test cluster; returns its URL. */

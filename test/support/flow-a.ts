@@ -3,6 +3,7 @@ import { POST as generateChallengeRoute, GET as generateChallengeGet } from "@/a
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
 import { addRedirectUri, addSigner, createClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
+import { tables } from "./database";
 
 export const ISSUER = "http://localhost:3000";
 
@@ -12,15 +13,15 @@ export type License = { clientId: string; domain: string; owner: PrivateKeyAccou
 export async function registerLicense(options: { domain?: string } = {}): Promise<License> {
   const owner = privateKeyToAccount(generatePrivateKey());
   const domain = options.domain ?? `https://app-${owner.address.slice(2, 10).toLowerCase()}.example.com/callback`;
-  const { db } = keyfob();
-  await createClient(db, { id: owner.address, name: "Test license" });
-  await addRedirectUri(db, owner.address, domain);
+  const db = tables(keyfob());
+  await createClient(keyfob().store, { id: owner.address, name: "Test license" });
+  await addRedirectUri(keyfob().store, owner.address, domain);
   return { clientId: owner.address, domain, owner };
 }
 
 export async function enableSigner(license: License, expiresAt?: Date): Promise<PrivateKeyAccount> {
   const signer = privateKeyToAccount(generatePrivateKey());
-  await addSigner(keyfob().db, license.clientId, signer.address, expiresAt);
+  await addSigner(keyfob().store, license.clientId, signer.address, expiresAt);
   return signer;
 }
 

@@ -8,6 +8,7 @@ import { completeAuthorization, startAuthorization } from "@/lib/actions/authori
 import { addRedirectUri, createClient, rotateClientSecret } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./flow-a";
+import { tables } from "./database";
 
 export const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
@@ -15,11 +16,11 @@ export const FORM = { "content-type": "application/x-www-form-urlencoded" };
 export type App = { clientId: string; redirectUri: string; secret?: string; pkce: { verifier: string; challenge: string } };
 
 export async function registerApp(options: { confidential?: boolean; redirectUri?: string } = {}): Promise<App> {
-  const { db } = keyfob();
-  const client = await createClient(db, { name: "Fleet dashboard" });
+  const db = tables(keyfob());
+  const client = await createClient(keyfob().store, { name: "Fleet dashboard" });
   const redirectUri = options.redirectUri ?? `https://fleet.example.com/cb/${client.id.slice(3, 9)}?tenant=7`;
-  await addRedirectUri(db, client.id, redirectUri);
-  const secret = options.confidential ? await rotateClientSecret(db, client.id) : undefined;
+  await addRedirectUri(keyfob().store, client.id, redirectUri);
+  const secret = options.confidential ? await rotateClientSecret(keyfob().store, client.id) : undefined;
   return { clientId: client.id, redirectUri, secret, pkce: pkce() };
 }
 

@@ -41,9 +41,9 @@ async function pageLocale() {
   const login = await rememberedLogin();
   const interaction = login
     ? await keyfob()
-        .db.interaction.findUnique({ where: { id: login.interactionId }, select: { uiLocales: true } })
-        .catch(() => null)
-    : null;
+        .store.codes.findInteraction(login.interactionId)
+        .catch(() => undefined)
+    : undefined;
   return requestLocale(interaction?.uiLocales);
 }
 

@@ -1,0 +1,93 @@
+/**
+ * The store: every statement Keyfob runs on its tables lives in this folder, one module per table
+ * group (codes.ts: challenges, interactions, authorization codes, passkey challenges; tokens.ts:
+ * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
+ * login and dashboard sessions, admin roles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
+ * across them; changes.ts, the change feed).
+ *
+ * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
+ * statements, where a measured round trip or Prisma's query compilation mattered (bench/README.md:
+ * Flow A, the code exchange, refresh, token checks, the client cache's load, audit batches), and
+ * for what Prisma cannot say (ON CONFLICT counters, CTEs that consume and insert in one statement,
+ * LISTEN/NOTIFY). Callers outside lib/store never see Prisma or pg: they call these functions
+ * (tests and the benchmark arrange and inspect rows through rawConnection). What a statement
+ * returns is a `<Thing>Row` type with camelCase fields, whichever of the two ran it. Triggers and
+ * functions in the database are created by migrations (prisma/migrations), never at start-up.
+ */
+import { accountStatements } from "./accounts";
+import { auditStatements } from "./audit";
+import { Notifications, PolledChanges, type ChangeFeed } from "./changes";
+import { clientStatements } from "./clients";
+import { codeStatements } from "./codes";
+import { createConnection, enclosedIn, type Connection } from "./connection";
+import { keyStatements } from "./keys";
+import { sweep, type SweepBounds } from "./sweep";
+import { tokenStatements } from "./tokens";
+
+export type Store = {
+  codes: ReturnType<typeof codeStatements>;
+  tokens: ReturnType<typeof tokenStatements>;
+  clients: ReturnType<typeof clientStatements>;
+  accounts: ReturnType<typeof accountStatements>;
+  keys: ReturnType<typeof keyStatements>;
+  audit: ReturnType<typeof auditStatements>;
+  /** Deletes what has expired, across the groups (./sweep.ts). */
+  sweep(bounds: SweepBounds): Promise<number>;
+  /**
+   * Runs `work` in one transaction, on a store whose Prisma statements are that transaction's (an
+   * admin change with its audit record, a key change under its lock): they commit together or not at
+   * all. Its SQL statements on the pool run outside it. A transaction within one joins it.
+   */
+  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
+  /**
+   * How the instance hears of key and client changes made by others: a listening connection of its
+   * own on `directUrl`, or, behind a transaction pooler without one, polling on the pool.
+   */
+  changeFeed(directUrl: string | undefined): ChangeFeed;
+  /** Asks the database for nothing: whether it answers (readiness). */
+  ping(): Promise<void>;
+  /** The pool's connections, for metrics. */
+  poolStats(): { total: number; idle: number; waiting: number };
+  close(): Promise<void>;
+};
+
+/** The store on a new pool (see createConnection for `preparedStatements`). */
+export function createStore(url: string, poolSize = 10, preparedStatements = true): Store {
+  return storeOn(createConnection(url, poolSize, preparedStatements));
+}
+
+const connections = new WeakMap<Store, Connection>();
+
+/** The Prisma client and pool under a store: for tests and the benchmark, to arrange and inspect rows. */
+export function rawConnection(store: Store): Connection {
+  return connections.get(store)!;
+}
+
+function storeOn(connection: Connection): Store {
+  const { db, pool } = connection;
+  const store: Store = {
+    codes: codeStatements(connection),
+    tokens: tokenStatements(connection),
+    clients: clientStatements(connection),
+    accounts: accountStatements(connection),
+    keys: keyStatements(connection),
+    audit: auditStatements(connection),
+    sweep: (bounds) => sweep(connection, bounds),
+    transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool }))),
+    changeFeed: (directUrl) =>
+      directUrl ? new Notifications({ connectionString: directUrl, connectionTimeoutMillis: 5_000, keepAlive: true }) : new PolledChanges(pool),
+    async ping() {
+      await pool.query("SELECT 1");
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async close() {
+      await db.$disconnect();
+      await pool.end();
+    },
+  };
+  connections.set(store, connection);
+  return store;
+}
+
+export { Duplicate } from "./connection";
+export type { ChangeFeed, Subscriber } from "./changes";

@@ -1,0 +1,270 @@
+import { ADMIN_SCOPE } from "../admin/scopes";
+import { Prisma } from "../db/generated/client";
+import { callerValues, issuedWithEvent, type Caller } from "./audit";
+import { utc, type Connection } from "./connection";
+
+/**
+ * Access tokens (issued_tokens) and refresh-token families. The statements that issue a token
+ * (client_credentials, a refresh token's rotation; Flow A's and the code exchange's: ./codes.ts)
+ * and the check of a presented token are plain SQL on the pool, as named (prepared) statements:
+ * Prisma's query compilation cost more than the rest of the exchange's database work (bench/README.md).
+ */
+
+/** What to record of an access token, so it can be revoked, introspected and listed. */
+export type TokenRecord = { jti: string; userId: string; connector: string; scope: string; expiresAt: Date };
+
+/** What a refresh family carries from the login to every rotation: the stored grant behind each new token. */
+export type RefreshGrant = {
+  familyId: string;
+  scope: string;
+  email: string | null;
+  emailVerified: boolean;
+  authTime: Date;
+  /** Space separated; empty when the login recorded none. */
+  amr: string;
+  expiresAt: Date;
+  familyExpiresAt: Date;
+};
+
+/** Which refresh tokens to revoke: one family, or every family of a client and/or an account. */
+export type FamilySelector = { familyId?: string; clientId?: string; accountId?: string };
+
+export type FamilyRevocation = {
+  /** Families that still had a usable token. */
+  families: number;
+  refreshTokens: number;
+  accessTokens: number;
+};
+
+/** Which active tokens: of a client, of some holders (an account and its wallets), or all. */
+export type TokenSelector = { clientId?: string; userIds?: string[] };
+
+export function tokenStatements({ db, pool }: Connection) {
+  const revokeRefreshFamilies = async (selector: FamilySelector, now = new Date()): Promise<FamilyRevocation> => {
+    const { familyId, clientId, accountId } = selector;
+    if (familyId === undefined && clientId === undefined && accountId === undefined) throw new Error("revokeRefreshFamilies needs a family, a client or an account");
+    const refreshWhere = Prisma.join(
+      [
+        Prisma.sql`revoked_at IS NULL`,
+        ...(familyId !== undefined ? [Prisma.sql`family_id = ${familyId}`] : []),
+        ...(clientId !== undefined ? [Prisma.sql`client_id = ${clientId}`] : []),
+        ...(accountId !== undefined ? [Prisma.sql`account_id = ${accountId}`] : []),
+      ],
+      " AND ",
+    );
+    const accessWhere = Prisma.join(
+      [
+        Prisma.sql`revoked_at IS NULL AND refresh_family IS NOT NULL`,
+        ...(familyId !== undefined ? [Prisma.sql`refresh_family = ${familyId}`] : []),
+        ...(clientId !== undefined ? [Prisma.sql`client_id = ${clientId}`] : []),
+        ...(accountId !== undefined ? [Prisma.sql`user_id = ${accountId}`] : []),
+      ],
+      " AND ",
+    );
+    const total: FamilyRevocation = { families: 0, refreshTokens: 0, accessTokens: 0 };
+    for (let pass = 0; pass < 10; pass++) {
+      const [counts] = await db.$queryRaw<{ refresh: number; families: number; access: number }[]>`
+        WITH r AS (
+          UPDATE refresh_tokens SET revoked_at = ${now} WHERE ${refreshWhere}
+          RETURNING family_id, (used_at IS NULL AND expires_at > ${now} AND family_expires_at > ${now}) AS live
+        ), a AS (
+          UPDATE issued_tokens SET revoked_at = ${now} WHERE ${accessWhere} RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM r)::int AS refresh,
+               (SELECT count(DISTINCT family_id) FROM r WHERE live)::int AS families,
+               (SELECT count(*) FROM a)::int AS access`;
+      total.families += counts.families;
+      total.refreshTokens += counts.refresh;
+      total.accessTokens += counts.access;
+      if (counts.refresh === 0) break;
+    }
+    return total;
+  };
+
+  const activeWhere = (selector: TokenSelector, now: Date) => ({
+    clientId: selector.clientId,
+    userId: selector.userIds && { in: selector.userIds },
+    revokedAt: null,
+    expiresAt: { gt: now },
+  });
+  const liveGrantWhere = (selector: { clientId?: string; accountId?: string }, now: Date) => ({
+    clientId: selector.clientId,
+    accountId: selector.accountId,
+    usedAt: null,
+    revokedAt: null,
+    expiresAt: { gt: now },
+    familyExpiresAt: { gt: now },
+  });
+
+  return {
+    /**
+     * Records a client_credentials token (RFC 6749 4.4) with its audit event, if the client is, at the moment the statement
+     * runs, still enabled, still allowed the management API with the token's scopes, and still has the
+     * secret the request was authenticated with (it may have been read from the cache). False when any
+     * of these fails.
+     */
+    async recordClientToken(clientId: string, secretHash: string, scopes: string[], token: TokenRecord, caller: Caller, now = new Date()): Promise<boolean> {
+      const { rowCount } = await pool.query({
+        name: "keyfob_record_client_token",
+        text: `WITH ${issuedWithEvent(
+          `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at)
+           SELECT $3, c.id, $4, $5, $6, $7, $8 FROM clients c
+           WHERE c.id = $1 AND c.enabled AND c.management_api AND c.secret_hash = $2
+             AND (c.management_scopes @> $9::text[] OR $10 = ANY (c.management_scopes))`,
+          { at: 7, endpoint: 11, ip: 12 },
+        )}`,
+        values: [clientId, secretHash, token.jti, token.userId, token.connector, token.scope, utc(now), utc(token.expiresAt), scopes, ADMIN_SCOPE, ...callerValues(caller)],
+      });
+      return rowCount === 1;
+    },
+
+    /**
+     * A presented access token's row: its client, whether it is active (unrevoked, unexpired), and
+     * whether the key `kid` that signed it is still unrevoked, in the same round trip.
+     */
+    async check(jti: string, kid: string, now: Date): Promise<{ clientId: string; active: boolean; keyValid: boolean } | undefined> {
+      const { rows } = await pool.query<{ clientId: string; active: boolean; keyValid: boolean }>({
+        name: "keyfob_verify_access_token",
+        text: `SELECT t.client_id AS "clientId", t.revoked_at IS NULL AND t.expires_at > $3 AS active,
+                      EXISTS (SELECT 1 FROM signing_keys k WHERE k.kid = $2 AND k.revoked_at IS NULL) AS "keyValid"
+               FROM issued_tokens t WHERE t.jti = $1`,
+        // Timestamps are kept as UTC in `timestamp(3)` columns: compared with the UTC digits of now.
+        values: [jti, kid, utc(now)],
+      });
+      return rows[0];
+    },
+
+    /**
+     * Revokes every token issued from an authorization code (RFC 6749 4.1.2, code reuse): its access
+     * token, and the refresh-token family started with it (every rotation, and the access tokens they
+     * were issued with). Returns how many access tokens were revoked.
+     */
+    async revokeTokensOfCode(codeHash: string): Promise<number> {
+      const now = new Date();
+      const issued = await db.issuedToken.findMany({ where: { codeHash, refreshFamily: { not: null } }, select: { refreshFamily: true } });
+      let count = 0;
+      for (const familyId of new Set(issued.map((token) => token.refreshFamily!))) {
+        count += (await revokeRefreshFamilies({ familyId }, now)).accessTokens;
+      }
+      count += (await db.issuedToken.updateMany({ where: { codeHash, revokedAt: null }, data: { revokedAt: now } })).count;
+      return count;
+    },
+
+    /** Revokes an access token by its jti (of `clientId`, when given). */
+    async revoke(jti: string, clientId?: string): Promise<void> {
+      await db.issuedToken.updateMany({ where: { jti, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+    },
+
+    async find(jti: string) {
+      return (await db.issuedToken.findUnique({ where: { jti }, select: { clientId: true, userId: true } })) ?? undefined;
+    },
+
+    /** Revokes active tokens: one by jti (of `userId` when given), or those `selector` names. Returns how many. */
+    async revokeActive(target: { jti?: string; userId?: string } & TokenSelector, now = new Date()): Promise<number> {
+      const where = { ...activeWhere(target, now), jti: target.jti, ...(target.userId !== undefined && { userId: target.userId }) };
+      return (await db.issuedToken.updateMany({ where, data: { revokedAt: now } })).count;
+    },
+
+    /** A page of active tokens, newest first (without the code they were issued from). */
+    activePage(selector: TokenSelector, skip: number, take: number, now = new Date()) {
+      return db.issuedToken.findMany({ where: activeWhere(selector, now), orderBy: { issuedAt: "desc" }, skip, take, omit: { codeHash: true } });
+    },
+
+    countActive(selector: TokenSelector, now = new Date()) {
+      return db.issuedToken.count({ where: activeWhere(selector, now) });
+    },
+
+    /** A stored refresh token with what the checks need of its client. */
+    async findRefreshToken(tokenHash: string) {
+      return (await db.refreshToken.findUnique({ where: { tokenHash }, include: { client: { select: { enabled: true, refreshTokensAllowed: true } } } })) ?? undefined;
+    },
+
+    /**
+     * Uses a refresh token, in one statement: marks it used, stores its successor (same family and
+     * grant, a new idle end) and records the access token issued with it, with its audit event
+     * (issuedWithEvent). The row must still be live
+     * and its client enabled, allowed refresh tokens and (when `presented.secretHash` is given, the
+     * client having been read from a cache) still holding the secret the request was authenticated
+     * with, when the statement runs, so of concurrent uses of one token exactly one sees a row; the
+     * others find it used (reuse).
+     */
+    async rotateRefreshToken(
+      presented: { tokenHash: string; clientId: string; secretHash?: string | null },
+      successor: { tokenHash: string; expiresAt: Date },
+      token: Pick<TokenRecord, "jti" | "scope" | "expiresAt">,
+      caller: Caller,
+      now = new Date(),
+    ): Promise<boolean> {
+      const { rowCount } = await pool.query({
+        name: "keyfob_rotate_refresh_token",
+        text: ROTATE_REFRESH_TOKEN,
+        values: [
+          presented.tokenHash,
+          presented.clientId,
+          utc(now),
+          successor.tokenHash,
+          utc(successor.expiresAt),
+          token.jti,
+          token.scope,
+          utc(token.expiresAt),
+          presented.secretHash !== undefined,
+          presented.secretHash ?? null,
+          ...callerValues(caller),
+        ],
+      });
+      return rowCount === 1;
+    },
+
+    /**
+     * Revokes refresh-token families and every access token issued with them. Each pass is one
+     * statement for both tables; passes repeat until one finds nothing left, because a rotation that
+     * committed while a pass ran adds a successor (and an access token) that pass could not see, and
+     * a later rotation needs a live row, which a pass that changed nothing proves there is none of.
+     */
+    revokeRefreshFamilies,
+
+    /** A family's client and account (from any of its tokens). */
+    async findFamily(familyId: string) {
+      return (await db.refreshToken.findFirst({ where: { familyId }, select: { clientId: true, accountId: true } })) ?? undefined;
+    },
+
+    /** A page of live refresh tokens (one per live grant), newest rotation first. */
+    liveGrantPage(selector: { clientId?: string; accountId?: string }, skip: number, take: number, now = new Date()) {
+      return db.refreshToken.findMany({
+        where: liveGrantWhere(selector, now),
+        orderBy: { issuedAt: "desc" },
+        skip,
+        take,
+        select: { familyId: true, clientId: true, accountId: true, connector: true, scope: true, issuedAt: true, expiresAt: true, familyExpiresAt: true },
+      });
+    },
+
+    countLiveGrants(selector: { clientId?: string; accountId?: string }, now = new Date()) {
+      return db.refreshToken.count({ where: liveGrantWhere(selector, now) });
+    },
+
+    /** Per family: when it began (its first token) and how many tokens it has had. */
+    async familyHistories(familyIds: string[]) {
+      const families = await db.refreshToken.groupBy({ by: ["familyId"], where: { familyId: { in: familyIds } }, _min: { issuedAt: true }, _count: { _all: true } });
+      return families.map((f) => ({ familyId: f.familyId, grantedAt: f._min.issuedAt, tokens: f._count._all }));
+    },
+  };
+}
+
+export type RefreshTokenRow = NonNullable<Awaited<ReturnType<ReturnType<typeof tokenStatements>["findRefreshToken"]>>>;
+
+const ROTATE_REFRESH_TOKEN = `WITH used AS (
+    UPDATE refresh_tokens t SET used_at = $3
+    WHERE t.token_hash = $1 AND t.client_id = $2
+      AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > $3 AND t.family_expires_at > $3
+      AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
+                  AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
+    RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.family_expires_at
+  ), successor AS (
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
+    SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, $3, $5, family_expires_at FROM used
+  ), ${issuedWithEvent(
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at)
+     SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8 FROM used`,
+    { at: 3, endpoint: 11, ip: 12 },
+  )}`;
