@@ -19,7 +19,7 @@ import { loadConfig, type Config } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { POLL_MS } from "@/lib/db/notifications";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
-import { enforceRateLimits } from "@/lib/rate-limit";
+import { enforceRateLimit } from "@/lib/rate-limit";
 import { within } from "./support/cli";
 import { emptyDatabase } from "./support/database";
 import { challengeParams, enableSigner, registerLicense, submitParams, type License } from "./support/flow-a";
@@ -212,14 +212,17 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
     });
   });
 
-  it("counts a rate limit shared by both instances exactly: 7 of 20 concurrent hits pass", async () => {
+  it.each([
+    { budget: "one row", max: 7, hits: 20 },
+    { budget: "two shards", max: 500, hits: 530 },
+  ])("counts a rate limit shared by both instances exactly ($budget: $max of $hits concurrent hits pass)", async ({ max, hits }) => {
     const key = `ip:contract-${crypto.randomUUID()}`;
-    const limit = { max: 7, windowSeconds: 60 };
+    const limit = { max, windowSeconds: 60 };
     // One moment for every hit, mid-window: the count is the whole estimate, with no window rolling over.
     const now = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
-    const hit = (k: Keyfob, checked = key) => enforceRateLimits(storage.limiter(k), "contract", [{ key: checked, limit, name: "ip" }], now);
-    const settled = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => hit(i % 2 ? b : a)));
-    expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(7);
+    const hit = (k: Keyfob, checked = key) => enforceRateLimit(storage.limiter(k), "contract", { key: checked, limit, name: "ip" }, now);
+    const settled = await Promise.allSettled(Array.from({ length: hits }, (_, i) => hit(i % 2 ? b : a)));
+    expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(max);
     for (const refused of settled.filter((s) => s.status === "rejected")) expect((refused as PromiseRejectedResult).reason).toMatchObject({ status: 429 });
     await expect(hit(a)).rejects.toMatchObject({ status: 429 });
     await expect(hit(b, `${key}-other`)).resolves.toBeUndefined();
