@@ -63,8 +63,7 @@ export type RunningKeyfob = { url: string; port: number; pid?: number; startup: 
 
 /**
  * Starts `npm run serve` (its own process group) on a free port with `env` added to ours, and waits
- * until it serves discovery, readiness and a page. RATE_LIMIT_PER_IP is off: every virtual client
- * comes from this machine's one address.
+ * until it serves discovery, readiness and a page.
  */
 export async function startKeyfob(env: Record<string, string>, options: { cpuProfileDir?: string; timeoutMs?: number } = {}): Promise<RunningKeyfob> {
   const port = await freePort();
@@ -82,7 +81,6 @@ export async function startKeyfob(env: Record<string, string>, options: { cpuPro
       ...process.env,
       PORT: String(port),
       ISSUER_URL: url,
-      RATE_LIMIT_PER_IP: "off",
       KEYFOB_LOG: process.env.KEYFOB_LOG ?? "warn",
       NEXT_TELEMETRY_DISABLED: "1",
       ...env,

@@ -30,6 +30,7 @@ import { benchDatabase, freePort, ROOT, startKeyfob, type RunningKeyfob, type St
 import { combine, runPhase, type LoadOptions, type PhaseResult, type Workload } from "./load";
 import { loginPageWeight, type PageWeight } from "./page-weight";
 import { findListener, rssBytes } from "./procstat";
+import { measureCounters, type CounterFigure } from "./rate-limit-counter";
 
 /** The issue's targets (ratios measured in one run). */
 const TARGETS = {
@@ -43,8 +44,11 @@ const TARGETS = {
   loginPageGzipBytes: 200 * 1024,
 };
 const DOMAIN = "http://localhost:8080/callback";
-/** The per-client limit stays on, so that every request pays for its count, but far above the load. */
-const RATE_LIMIT_PER_CLIENT = "100000000/1m";
+/**
+ * The limits stay on, so that every request pays for its count, but far above the load: the /token
+ * exchanges (a public client) and Flow A count against the one address every virtual client has.
+ */
+const RATE_LIMITS = { RATE_LIMIT_PER_IP: "100000000/1m", RATE_LIMIT_PER_CLIENT: "100000000/1m" };
 
 class BenchError extends Error {}
 
@@ -55,7 +59,7 @@ const USAGE = `npm run bench -- [options]
   --concurrency <n>     virtual clients (env BENCH_CONCURRENCY, default 16)
   --workers <n>         load worker threads sharing the clients (env BENCH_WORKERS, default 2)
   --rounds <n>          alternate the targets this many times (default 2)
-  --only flow-a|token   measure one workload only
+  --only flow-a|token|limits   measure one workload only
   --max-rate <n>        codes minted per second of a first round (default 3000; later rounds use the rate seen)
   --startups <n>        timed starts of Keyfob on the up-to-date database (default 3; 0 skips the start-up figures)
   --profile <dir>       record a CPU profile of Keyfob under load (node --cpu-prof) and summarise it
@@ -96,7 +100,7 @@ function options() {
     return n;
   };
   const only = values.only;
-  if (only !== undefined && only !== "flow-a" && only !== "token") throw new BenchError(`--only must be flow-a or token, got "${only}"`);
+  if (only !== undefined && !["flow-a", "token", "limits"].includes(only)) throw new BenchError(`--only must be flow-a, token or limits, got "${only}"`);
   const env = process.env;
   return {
     load: {
@@ -106,7 +110,7 @@ function options() {
       workers: number("workers", values.workers ?? env.BENCH_WORKERS, 2),
     } satisfies LoadOptions,
     rounds: number("rounds", values.rounds, 2),
-    workloads: { flowA: only !== "token", token: only !== "flow-a" },
+    workloads: { flowA: !only || only === "flow-a", token: !only || only === "token", limits: !only || only === "limits" },
     maxRate: number("max-rate", values["max-rate"], 3000),
     startups: number("startups", values.startups, 3, { zero: true }),
     profile: values.profile && path.resolve(values.profile),
@@ -422,7 +426,7 @@ async function main() {
 
   const database = await benchDatabase();
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const keyfobEnv = { DATABASE_URL: database.url, KEYFOB_SECRET: database.secret, RATE_LIMIT_PER_CLIENT };
+  const keyfobEnv = { DATABASE_URL: database.url, KEYFOB_SECRET: database.secret, ...RATE_LIMITS };
   const cleanups: (() => Promise<unknown>)[] = [() => database.stop(), async () => pool.end()];
   const cleanup = async () => {
     for (const step of cleanups.reverse()) await step().catch((error) => console.warn(`cleanup: ${String(error)}`));
@@ -537,6 +541,12 @@ async function main() {
     const combined = new Map(targets.map((t) => [t.name, combine(results.get(t.name)!)]));
     const summaries = targets.map((t) => summarize(t.name, t.workload, combined.get(t.name)!));
     const verdicts = report(summaries, startup, opts, loginPage);
+    let counters: CounterFigure[] | undefined;
+    if (opts.workloads.limits) {
+      counters = await measureCounters(database.url, { seconds: opts.load.durationSeconds, concurrency: opts.load.concurrency });
+      console.log(`\nRate-limit counter, one busy key, ${opts.load.concurrency} connections (keyfob_rate_limit_hit):`);
+      console.log(table([["counted on", "hits/s", "p99", "/ floor"], ...counters.map((c) => [c.name, c.hitsPerSecond.toFixed(0), `${c.p99Ms.toFixed(1)} ms`, (c.hitsPerSecond / counters!.at(-1)!.hitsPerSecond).toFixed(2)])]));
+    }
 
     if (opts.profile) {
       await keyfob.stop(); // the profile is written when the process exits
@@ -553,7 +563,7 @@ async function main() {
       }
     }
     if (opts.json) {
-      await writeFile(opts.json, JSON.stringify({ date: new Date().toISOString(), options: opts, verdicts, startup, targets: summaries }, null, 2) + "\n");
+      await writeFile(opts.json, JSON.stringify({ date: new Date().toISOString(), options: opts, verdicts, startup, targets: summaries, counters }, null, 2) + "\n");
       console.log(`figures written to ${opts.json}`);
     }
     if (opts.check && (summaries.some((s) => s.errors > 0 || s.exhausted) || verdicts.some((v) => !v.met))) process.exitCode = 1;

@@ -1,20 +1,25 @@
 /**
  * Abuse limits on the real route handlers and PostgreSQL: two Keyfob instances (each with its own
- * connection pool, as two processes have) share one budget per address and per client, a request
+ * connection pool, as two processes have) share one budget per address and per authenticated
+ * client, a large budget split into shards admits exactly its limit under concurrency, a request
  * that cannot be counted is refused, and one caller cannot pile up unused challenges or logins.
  */
+import { randomUUID } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateChallenge } from "@/lib/actions/generate-challenge";
 import { startAuthorization } from "@/lib/actions/authorize";
+import { token } from "@/lib/actions/token";
 import { loadConfig, type Config } from "@/lib/config";
 import { createStore } from "@/lib/store";
 import { CLIENT_IP_HEADER, clientIp } from "@/lib/http/client-ip";
 import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
-import { secondsUntilAllowed } from "@/lib/rate-limit";
+import { enforceRateLimit, secondsUntilAllowed, shardsFor } from "@/lib/rate-limit";
+import type { OAuthError } from "@/lib/oauth/errors";
 import { challengeParams, expectError, ISSUER, registerLicense, submit, type License } from "./support/flow-a";
-import { tables, emptyDatabase } from "./support/database";
+import { emptyDatabase, tables } from "./support/database";
+import { registerApp } from "./support/flow-b";
 
 const limits = (overrides: Partial<Config["rateLimits"]> = {}): Partial<Config> => ({
   rateLimits: { perIp: { max: 5, windowSeconds: 60 }, perClient: { max: 8, windowSeconds: 60 }, adminSignIn: undefined, ...overrides },
@@ -40,6 +45,18 @@ const generateOn = (k: Keyfob) => endpoint("generate_challenge", (on, request, p
 let nextAddress = 1;
 /** A caller address of its own per test (TEST-NET-3), so tests do not share budgets. */
 const freshIp = () => `203.0.113.${nextAddress++}`;
+
+/** /token exactly as the route serves it, on one instance. */
+const tokenOn = (k: Keyfob) => endpoint("token", token, () => k);
+
+/** A code exchange with a code that does not exist (400 invalid_grant once counted), authenticated with `app.secret` when given. */
+function tokenRequest(ip: string, app: { clientId: string; secret?: string }) {
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", [CLIENT_IP_HEADER]: ip };
+  const form = new URLSearchParams({ grant_type: "authorization_code", code: "no-such-code", redirect_uri: "https://fleet.example.com/cb" });
+  if (app.secret) headers.authorization = `Basic ${Buffer.from(`${app.clientId}:${app.secret}`).toString("base64")}`;
+  else form.set("client_id", app.clientId);
+  return new Request(`${ISSUER}/token`, { method: "POST", headers, body: form });
+}
 
 function request(ip: string, params: Record<string, string>) {
   return new Request(`${ISSUER}/auth/web3/generate_challenge`, {
@@ -78,26 +95,53 @@ describe("rate limits shared by instances", () => {
     expect((await generateOn(a)(request(ip, { client_id: "nobody" }))).status).toBe(429);
   });
 
-  it("limits a client across addresses and instances", async () => {
-    const license = await registerLicense();
-    for (let i = 0; i < 8; i++) expect((await generateOn(i % 2 ? b : a)(request(freshIp(), challengeParams(license)))).status).toBe(200);
-    const refused = await generateOn(b)(request(freshIp(), challengeParams(license)));
+  it("counts a client that authenticates against its own budget, whatever its address", async () => {
+    const app = await registerApp({ confidential: true });
+    const ip = freshIp();
+    // One backend exchanging codes for many users from one address: past the address's 5, up to the client's 8.
+    for (let i = 0; i < 8; i++) expect((await tokenOn(i % 2 ? b : a)(tokenRequest(ip, app))).status).toBe(400);
+    const refused = await tokenOn(b)(tokenRequest(freshIp(), app));
     expect(refused.status).toBe(429);
     expect((await refused.json()).error_description).toMatch(/^too many requests for this client; retry after \d+ seconds$/);
+    // The address itself was never spent: anonymous requests from it still pass.
+    expect((await generateOn(a)(request(ip, challengeParams(await registerLicense())))).status).toBe(200);
   });
 
-  it("counts every spelling of a license address as one client", async () => {
+  it("counts requests that name a client without its secret against their address, never the client", async () => {
+    const app = await registerApp({ confidential: true });
+    const stranger = freshIp();
+    for (const secret of ["wrong", undefined, "wrong", "wrong", undefined]) {
+      expect((await tokenOn(a)(tokenRequest(stranger, { ...app, secret }))).status).toBe(401);
+    }
+    expect((await tokenOn(b)(tokenRequest(stranger, { ...app, secret: "wrong" }))).status).toBe(429);
+    // Flow A and /auth are anonymous: naming a license from many addresses spends none of its budget.
     const license = await registerLicense();
-    const spellings = [license.clientId, license.clientId.toLowerCase(), `0x${license.clientId.slice(2).toUpperCase()}`];
-    for (let i = 0; i < 8; i++) {
-      const params = challengeParams(license, { client_id: spellings[i % 3] });
-      expect((await generateOn(i % 2 ? b : a)(request(freshIp(), params))).status).toBe(200);
-    }
-    for (const clientId of spellings) {
-      const refused = await generateOn(a)(request(freshIp(), challengeParams(license, { client_id: clientId })));
-      expect(refused.status).toBe(429);
-      expect((await refused.json()).error_description).toMatch(/^too many requests for this client/);
-    }
+    for (let i = 0; i < 10; i++) expect((await generateOn(i % 2 ? b : a)(request(freshIp(), challengeParams(license)))).status).toBe(200);
+    for (let i = 0; i < 8; i++) expect((await tokenOn(i % 2 ? b : a)(tokenRequest(freshIp(), app))).status).toBe(400);
+  });
+
+  it("splits a large budget into shards and admits exactly its limit from 1,100 concurrent hits on two instances", async () => {
+    const limit = { max: 1000, windowSeconds: 60 };
+    expect(shardsFor(limit)).toBe(4);
+    const key = `client:busy-${randomUUID()}`;
+    // At a window's start, so that only this window counts.
+    const now = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
+    const outcomes = await Promise.all(
+      Array.from({ length: 1100 }, (_, i) =>
+        enforceRateLimit((i % 2 ? b : a).pool, "test", { key, limit, name: "client" }, now).then(() => "allowed", (error: OAuthError) => error.status),
+      ),
+    );
+    expect(outcomes.filter((o) => o === "allowed")).toHaveLength(1000);
+    expect(outcomes.filter((o) => o === 429)).toHaveLength(100);
+    const { rows } = await a.pool.query<{ key: string; hits: number }>("SELECT key, hits FROM rate_limits WHERE key LIKE $1 ORDER BY key", [`${key}#%`]);
+    // Each shard gave its share; the refusals were counted on top.
+    expect(rows.map((r) => r.key)).toEqual([0, 1, 2, 3].map((i) => `${key}#${i}`));
+    expect(rows.reduce((sum, r) => sum + r.hits, 0)).toBe(1100);
+    for (const row of rows) expect(row.hits).toBeGreaterThanOrEqual(250);
+    // A refusal's Retry-After comes from the whole budget: the window's end, give or take a second.
+    const refused = await enforceRateLimit(a.pool, "test", { key, limit, name: "client" }, now + 1000).catch((error: OAuthError) => error);
+    expect(refused).toMatchObject({ status: 429 });
+    expect((refused as OAuthError).retryAfter).toBeGreaterThanOrEqual(59);
   });
 
   it("counts IPv6 callers per /64", async () => {

@@ -6,7 +6,6 @@
  * redirect to the login page of a new interaction, bound to this browser by a cookie.
  */
 import { startAuthorization } from "@/lib/actions/authorize";
-import { claimedClientId } from "@/lib/clients/registry";
 import { clientIp } from "@/lib/http/client-ip";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
@@ -34,7 +33,7 @@ async function authorize(request: Request): Promise<Response> {
     const query = request.method === "POST" ? await formParameters(request) : new URL(request.url).searchParams;
     locale = chooseLocale(query.get("ui_locales"), request.headers.get("accept-language"));
     const ip = clientIp(request);
-    await limitProtocolRequest(k, "authorize", { ip, clientId: claimedClientId(query.get("client_id")) });
+    await limitProtocolRequest(k, "authorize", { ip });
     const start = await startAuthorization(k, query, { session: await currentLoginSession(), ip });
     if (start.kind === "redirect") return seeOther(start.location);
     if (start.kind === "error") {

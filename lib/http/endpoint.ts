@@ -4,7 +4,7 @@ import type { Keyfob } from "../keyfob";
 import { log } from "../log";
 import { requestDuration, requests, tokensIssued } from "../metrics";
 import { claimedClientId } from "../clients/registry";
-import { parseBasic } from "../oauth/client-auth";
+import { confidentialClientId, parseBasic } from "../oauth/client-auth";
 import { readParams, type Params } from "../oauth/params";
 import { limitProtocolRequest } from "../rate-limit";
 import { keyfob as runtimeKeyfob } from "../runtime";
@@ -15,8 +15,9 @@ import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
 
 /**
  * What each protocol endpoint gets from the wrapper, in one place: CORS for browser applications
- * (the calling client's origins), the per-address and per-client rate limits, where credentials
- * may be sent, and, for token endpoints, their failures' audit events and the issued tokens' count.
+ * (the calling client's origins), the rate limits (per client when it authenticates with its
+ * secret, else per address), where credentials may be sent, and, for token endpoints, their
+ * failures' audit events and the issued tokens' count.
  * Introspection stays server-to-server (no CORS). Flow A keeps taking every parameter from the
  * query, as its existing clients send them there.
  */
@@ -63,7 +64,10 @@ export function endpoint<N extends EndpointName>(name: N, action: Action<N>, key
       let readError: unknown;
       params = await readParams(request, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => void (readError = error));
       clientId = requestClientId(request, params);
-      if (policy.rateLimited) await limitProtocolRequest(k, name, { ip: caller.ip, clientId });
+      if (policy.rateLimited) {
+        const authenticatedClient = policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params) : undefined;
+        await limitProtocolRequest(k, name, { ip: caller.ip, authenticatedClient });
+      }
       if (readError) throw readError;
       if (policy.cors) cors = await clientCors(k, request, clientId);
       const result = await action(k, request, params!, caller);

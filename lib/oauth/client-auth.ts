@@ -45,6 +45,14 @@ export function authenticateCachedClient(clients: ClientCache, request: Request,
 }
 
 /**
+ * The client a request authenticates as with its secret, read from the cache; undefined for a
+ * public client, none, or a wrong secret. For the rate limits, counted before the action runs.
+ */
+export function confidentialClientId(clients: ClientCache, request: Request, params: Params): Promise<string | undefined> {
+  return authenticateCachedClient(clients, request, params, { confidential: true }).then((client) => client.id, () => undefined);
+}
+
+/**
  * Refuses (invalid_client) a client disabled or given a new secret since it was read for this
  * request (from the cache): why a statement that re-checks the client in the database found nothing.
  */

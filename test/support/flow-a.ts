@@ -2,26 +2,27 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { POST as generateChallengeRoute, GET as generateChallengeGet } from "@/app/auth/web3/generate_challenge/route";
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
 import { addRedirectUri, addSigner, createClient } from "@/lib/clients/registry";
+import type { Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
-import { tables } from "./database";
 
 export const ISSUER = "http://localhost:3000";
 
 /** A developer license registered with one redirect URI (the Flow A "domain"). */
 export type License = { clientId: string; domain: string; owner: PrivateKeyAccount };
 
-export async function registerLicense(options: { domain?: string } = {}): Promise<License> {
+/** Registered through `on` (default: the process-wide instance). */
+export async function registerLicense(options: { domain?: string; on?: Keyfob } = {}): Promise<License> {
   const owner = privateKeyToAccount(generatePrivateKey());
   const domain = options.domain ?? `https://app-${owner.address.slice(2, 10).toLowerCase()}.example.com/callback`;
-  const db = tables(keyfob());
-  await createClient(keyfob().store, { id: owner.address, name: "Test license" });
-  await addRedirectUri(keyfob().store, owner.address, domain);
+  const { store } = options.on ?? keyfob();
+  await createClient(store, { id: owner.address, name: "Test license" });
+  await addRedirectUri(store, owner.address, domain);
   return { clientId: owner.address, domain, owner };
 }
 
-export async function enableSigner(license: License, expiresAt?: Date): Promise<PrivateKeyAccount> {
+export async function enableSigner(license: License, expiresAt?: Date, on: Keyfob = keyfob()): Promise<PrivateKeyAccount> {
   const signer = privateKeyToAccount(generatePrivateKey());
-  await addSigner(keyfob().store, license.clientId, signer.address, expiresAt);
+  await addSigner(on.store, license.clientId, signer.address, expiresAt);
   return signer;
 }
 
@@ -62,15 +63,13 @@ export async function requestChallenge(license: License, overrides: Form = {}): 
   return response.json();
 }
 
+/** submit_challenge's parameters for a signed challenge. */
+export function submitParams(license: License, state: string, signature: string, overrides: Form = {}): Form {
+  return { client_id: license.clientId, state, grant_type: "authorization_code", domain: license.domain, signature, ...overrides };
+}
+
 export async function submit(license: License, state: string, signature: string, overrides: Form = {}): Promise<Response> {
-  return call("submit_challenge", {
-    client_id: license.clientId,
-    state,
-    grant_type: "authorization_code",
-    domain: license.domain,
-    signature,
-    ...overrides,
-  });
+  return call("submit_challenge", submitParams(license, state, signature, overrides));
 }
 
 /** Expects the documented error body: OAuth's and the platform SDKs' shapes at once. */

@@ -5,22 +5,24 @@ import { GET as userinfoGet } from "@/app/userinfo/route";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
-import { addRedirectUri, createClient, rotateClientSecret } from "@/lib/clients/registry";
+import { addRedirectUri, createClient, rotateClientSecret, updateClient, type ClientSettings } from "@/lib/clients/registry";
+import type { Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./flow-a";
-import { tables } from "./database";
 
 export const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
 /** A registered client; a public one uses PKCE with its own verifier unless a test says otherwise. */
 export type App = { clientId: string; redirectUri: string; secret?: string; pkce: { verifier: string; challenge: string } };
 
-export async function registerApp(options: { confidential?: boolean; redirectUri?: string } = {}): Promise<App> {
-  const db = tables(keyfob());
-  const client = await createClient(keyfob().store, { name: "Fleet dashboard" });
+/** Registered through `on` (default: the process-wide instance), with `settings` (refresh tokens, resource server) when given. */
+export async function registerApp(options: { confidential?: boolean; redirectUri?: string; settings?: Partial<ClientSettings>; on?: Keyfob } = {}): Promise<App> {
+  const { store } = options.on ?? keyfob();
+  const client = await createClient(store, { name: "Fleet dashboard" });
   const redirectUri = options.redirectUri ?? `https://fleet.example.com/cb/${client.id.slice(3, 9)}?tenant=7`;
-  await addRedirectUri(keyfob().store, client.id, redirectUri);
-  const secret = options.confidential ? await rotateClientSecret(keyfob().store, client.id) : undefined;
+  await addRedirectUri(store, client.id, redirectUri);
+  if (options.settings) await updateClient(store, client.id, options.settings);
+  const secret = options.confidential ? await rotateClientSecret(store, client.id) : undefined;
   return { clientId: client.id, redirectUri, secret, pkce: pkce() };
 }
 
@@ -41,23 +43,31 @@ export function pkce() {
   return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }
 
-/** Runs the authorization request and logs `identity` in; returns the redirect's parameters. */
-export async function authorize(app: App, identity: LoginIdentity = google(), extra: Record<string, string> = {}) {
-  const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "st-1", nonce: "n-1", ...extra }));
+/** Runs the authorization request and logs `identity` in on `on` (default: the process-wide instance); returns the redirect's parameters. */
+export async function authorize(app: App, identity: LoginIdentity = google(), extra: Record<string, string> = {}, on: Keyfob = keyfob()) {
+  const start = await startAuthorization(on, authorizeQuery(app, { state: "st-1", nonce: "n-1", ...extra }));
   if (start.kind !== "login") throw new Error(`expected the login page, got ${JSON.stringify(start)}`);
-  return new URL((await completeAuthorization(keyfob(), start.interactionId, { identity })).location);
+  return new URL((await completeAuthorization(on, start.interactionId, { identity })).location);
 }
 
 /** POST /token: the code exchange (or another grant through `params`), authenticated as the app is. */
 export function token(app: App, params: Record<string, string>, auth: "basic" | "post" | "none" = app.secret ? "basic" : "none") {
+  return tokenRoute(tokenRequest(app, params, auth));
+}
+
+/** The request `token` sends, for a route handler of another instance. */
+export function tokenRequest(app: App, params: Record<string, string>, auth: "basic" | "post" | "none" = app.secret ? "basic" : "none"): Request {
   const headers: Record<string, string> = { ...FORM };
   const verifier: Record<string, string> = app.secret || "code_verifier" in params ? {} : { code_verifier: app.pkce.verifier };
   const form = new URLSearchParams({ grant_type: "authorization_code", redirect_uri: app.redirectUri, ...verifier, ...params });
-  if (auth === "basic") headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
+  if (auth === "basic") headers.authorization = basic(app);
   else form.set("client_id", app.clientId);
   if (auth === "post") form.set("client_secret", app.secret!);
-  return tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers, body: form }));
+  return new Request(`${ISSUER}/token`, { method: "POST", headers, body: form });
 }
+
+/** HTTP Basic credentials of a confidential app (RFC 6749 2.3.1: each part form-encoded). */
+export const basic = (app: App) => `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
 
 export const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
 

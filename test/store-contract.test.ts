@@ -1,0 +1,267 @@
+/**
+ * The storage contract: what Keyfob promises of its database whatever sits between them, run as
+ * ONE suite against each way production reaches PostgreSQL (as Dex runs one suite against every
+ * storage backend): (a) directly, hearing changes by LISTEN/NOTIFY, and (b) through PgBouncer in
+ * transaction mode with prepared statements off and no direct connection, hearing changes by
+ * polling. Each backend gets a database of its own and two Keyfob instances on it, each with its
+ * own pool and caches, as two servers behind a balancer.
+ *
+ * The contract: single use under 50-way concurrency across both instances (a Flow A state, an
+ * authorization code, a refresh token); revocation seen at once by the other instance (an access
+ * token, a signer, a refresh family); a rate limit shared exactly; one `token.issued` audit row
+ * per issued token and every refusal recorded; and caches invalidated across instances within
+ * seconds (a disabled client, a revoked signing key).
+ */
+import { decodeProtectedHeader } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { revokeSigner, setClientEnabled } from "@/lib/clients/registry";
+import { loadConfig, type Config } from "@/lib/config";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { POLL_MS } from "@/lib/store/changes";
+import { createKeyfob, type Keyfob } from "@/lib/keyfob";
+import { enforceRateLimit } from "@/lib/rate-limit";
+import { within } from "./support/cli";
+import { emptyDatabase, tables } from "./support/database";
+import { challengeParams, enableSigner, registerLicense, submitParams, type License } from "./support/flow-a";
+import { authorize, basic, google, registerApp, tokenRequest, type App } from "./support/flow-b";
+import { startPgbouncer } from "./support/pgbouncer";
+import { formPost, routesOn } from "./support/routes";
+
+/**
+ * Every direct use of storage in this suite, in one place: the registry's functions take it, and
+ * the assertions count rows the protocol gives no other view of.
+ */
+const storage = {
+  of: (k: Keyfob) => k.store,
+  limiter: (k: Keyfob) => k.pool,
+  issuedTokens: (k: Keyfob, clientId: string) => tables(k).issuedToken.count({ where: { clientId } }),
+  auditEvents: (k: Keyfob, clientId: string, action: string) => tables(k).auditEvent.count({ where: { clientId, action } }),
+};
+
+type Backend = {
+  name: string;
+  /** How long another instance may take to hear of a change (the cache entries live 60 s otherwise). */
+  hearsWithinMs: number;
+  /** What the configuration must say, so that the suite runs on what it claims to. */
+  config: Partial<Config>;
+  /** A migrated database of its own: the environment to configure Keyfob with, and how to stop what was started. */
+  open(): Promise<{ env: Record<string, string>; stop(): Promise<void> }>;
+};
+
+const BACKENDS: Backend[] = [
+  {
+    name: "direct PostgreSQL",
+    hearsWithinMs: 2_000,
+    config: { databasePooled: false, preparedStatements: true },
+    async open() {
+      const url = await emptyDatabase("store_contract_direct");
+      await migrateDatabase(url);
+      return { env: { DATABASE_URL: url }, stop: async () => undefined };
+    },
+  },
+  {
+    name: "PgBouncer in transaction mode",
+    hearsWithinMs: POLL_MS * 3,
+    config: { databasePooled: true, preparedStatements: false, databaseDirectUrl: undefined },
+    async open() {
+      const direct = await emptyDatabase("store_contract_pooled");
+      // A small server pool: consecutive transactions of one client connection land on different server connections.
+      const pooler = await startPgbouncer(direct, { poolSize: 3 });
+      const url = pooler.through(direct);
+      await migrateDatabase(url);
+      return { env: { DATABASE_URL: url, DATABASE_POOLED: "true" }, stop: () => pooler.stop() };
+    },
+  },
+];
+
+/** The one success among `results`, every other an invalid_grant. */
+function onlyWinner(results: { status: number; body: Record<string, string> }[]) {
+  const winners = results.filter((r) => r.status === 200);
+  expect(winners).toHaveLength(1);
+  expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.body.error])).toEqual(Array(results.length - 1).fill([400, "invalid_grant"]));
+  return winners[0].body;
+}
+
+/** Runs `n` requests at once, alternating between the instances; their statuses and bodies. */
+async function race(instances: Keyfob[], n: number, send: (k: Keyfob) => Promise<Response>) {
+  const responses = await Promise.all(Array.from({ length: n }, (_, i) => send(instances[i % instances.length])));
+  return Promise.all(responses.map(async (response) => ({ status: response.status, body: await response.json() })));
+}
+
+describe.each(BACKENDS)("storage contract: $name", (backend) => {
+  let stop: () => Promise<void>;
+  let a: Keyfob;
+  let b: Keyfob;
+  /** A resource server: may introspect every client's tokens. */
+  let resourceServer: App;
+  /** What the concurrency cases issued and refused, per client, for the audit case. */
+  const outcomes: { clientId: string; issued: number; refused: number }[] = [];
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    stop = opened.stop;
+    const config = { ...loadConfig({ ...process.env, ...opened.env }), recoveryThreads: 0 };
+    expect(config).toMatchObject(backend.config);
+    a = createKeyfob(config);
+    b = createKeyfob(config);
+    await Promise.all([a.keys.signingKey(), b.keys.signingKey()]);
+    resourceServer = await registerApp({ confidential: true, settings: { resourceServer: true }, on: a });
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await stop?.();
+  });
+
+  /** Flow A on `k` for `license`, signed by `signer` (default: its owner): the response. */
+  async function flowA(k: Keyfob, license: License, signer = license.owner) {
+    const { state, challenge } = await challengeOn(k, license);
+    return routesOn(k).submitChallenge(formPost("/auth/web3/submit_challenge", submitParams(license, state, await signer.signMessage({ message: challenge }))));
+  }
+  /** generate_challenge on `k` for `license`, for its owner's address. */
+  async function challengeOn(k: Keyfob, license: License): Promise<{ state: string; challenge: string }> {
+    const response = await routesOn(k).generateChallenge(formPost("/auth/web3/generate_challenge", challengeParams(license)));
+    expect(response.status, await response.clone().text()).toBe(200);
+    return response.json();
+  }
+  /** An authorization code for `app` from a Google login on `k`. */
+  const codeFor = async (k: Keyfob, app: App, scope = "openid email") => (await authorize(app, google(), { scope }, k)).searchParams.get("code")!;
+  const exchange = (k: Keyfob, app: App, code: string) => routesOn(k).token(tokenRequest(app, { code }));
+  const refresh = (k: Keyfob, app: App, refreshToken: string) => routesOn(k).token(tokenRequest(app, { grant_type: "refresh_token", refresh_token: refreshToken }));
+  /** Introspection of `token` on `k`, by the resource server: whether it is active. */
+  async function active(k: Keyfob, token: string): Promise<boolean> {
+    const response = await routesOn(k).introspect(formPost("/token/introspect", { token }, { authorization: basic(resourceServer) }));
+    expect(response.status).toBe(200);
+    return (await response.json()).active;
+  }
+
+  describe("single use under 50-way concurrency across both instances", () => {
+    it("redeems a Flow A state once of 50 submissions, 25 on each instance", async () => {
+      const license = await registerLicense({ on: a });
+      const { state, challenge } = await challengeOn(a, license);
+      const params = submitParams(license, state, await license.owner.signMessage({ message: challenge }));
+      const results = await race([a, b], 50, (k) => routesOn(k).submitChallenge(formPost("/auth/web3/submit_challenge", params)));
+      const winner = onlyWinner(results);
+      expect(await storage.issuedTokens(a, license.clientId)).toBe(1);
+      // Flow A has no reuse revocation: the winner's token stays good on both instances.
+      expect([await active(a, winner.access_token), await active(b, winner.access_token)]).toEqual([true, true]);
+      outcomes.push({ clientId: license.clientId, issued: 1, refused: 49 });
+    });
+
+    it("exchanges an authorization code once of 50 concurrent exchanges; the reuse revokes what it gave", async () => {
+      const app = await registerApp({ on: a });
+      const code = await codeFor(a, app);
+      const results = await race([a, b], 50, (k) => exchange(k, app, code));
+      const winner = onlyWinner(results);
+      expect(await storage.issuedTokens(a, app.clientId)).toBe(1);
+      // A code presented again revokes the tokens issued from it (RFC 6749 4.1.2), on either instance.
+      expect([await active(a, winner.access_token), await active(b, winner.access_token)]).toEqual([false, false]);
+      outcomes.push({ clientId: app.clientId, issued: 1, refused: 49 });
+    });
+
+    it("rotates a refresh token once of 50 concurrent uses; the others are reuse and revoke the family", async () => {
+      const app = await registerApp({ settings: { refreshTokensAllowed: true }, on: a });
+      const first = await exchange(a, app, await codeFor(a, app, "openid email offline_access"));
+      expect(first.status).toBe(200);
+      const { refresh_token: refreshToken } = await first.json();
+      const results = await race([a, b], 50, (k) => refresh(k, app, refreshToken));
+      const winner = onlyWinner(results);
+      expect(await storage.issuedTokens(a, app.clientId)).toBe(2); // the exchange's and the winner's
+      // A client must not send one refresh token twice: the winner's tokens went with the family.
+      expect((await refresh(b, app, winner.refresh_token)).status).toBe(400);
+      expect([await active(a, winner.access_token), await active(b, winner.access_token)]).toEqual([false, false]);
+      expect(await storage.auditEvents(a, app.clientId, "refresh_token.reused")).toBe(49);
+      outcomes.push({ clientId: app.clientId, issued: 2, refused: 50 }); // the 49 losers, and the winner's token after them
+    });
+  });
+
+  describe("revocation, seen at once by the other instance", () => {
+    it("an access token revoked on one instance is inactive on the other", async () => {
+      const app = await registerApp({ on: a });
+      const issued = await exchange(b, app, await codeFor(b, app));
+      const { access_token: accessToken } = await issued.json();
+      expect(await active(b, accessToken)).toBe(true);
+      expect((await routesOn(a).revoke(formPost("/token/revoke", { client_id: app.clientId, token: accessToken }))).status).toBe(200);
+      expect(await active(b, accessToken)).toBe(false);
+      expect((await routesOn(b).userinfo(new Request("http://localhost:3000/userinfo", { headers: { authorization: `Bearer ${accessToken}` } }))).status).toBe(401);
+    });
+
+    it("a signer revoked on one instance is refused by the other", async () => {
+      const license = await registerLicense({ on: a });
+      const signer = await enableSigner(license, undefined, a);
+      expect((await flowA(b, license, signer)).status).toBe(200);
+      const { state, challenge } = await challengeOn(b, license); // read before the revocation
+      await revokeSigner(storage.of(a), license.clientId, signer.address);
+      const refused = await routesOn(b).submitChallenge(formPost("/auth/web3/submit_challenge", submitParams(license, state, await signer.signMessage({ message: challenge }))));
+      expect(refused.status).toBe(400);
+    });
+
+    it("a refresh family revoked on one instance cannot be used on the other", async () => {
+      const app = await registerApp({ settings: { refreshTokensAllowed: true }, on: a });
+      const first = await (await exchange(a, app, await codeFor(a, app, "openid email offline_access"))).json();
+      const rotated = await refresh(b, app, first.refresh_token);
+      expect(rotated.status).toBe(200);
+      const second = await rotated.json();
+      expect(await active(a, second.refresh_token)).toBe(true);
+      expect((await routesOn(a).revoke(formPost("/token/revoke", { client_id: app.clientId, token: second.refresh_token }))).status).toBe(200);
+      expect(await active(b, second.refresh_token)).toBe(false);
+      expect(await active(b, second.access_token)).toBe(false);
+      const refused = await refresh(b, app, second.refresh_token);
+      expect([refused.status, (await refused.json()).error]).toEqual([400, "invalid_grant"]);
+    });
+  });
+
+  it.each([
+    { budget: "one row", max: 7, hits: 20 },
+    { budget: "two shards", max: 500, hits: 530 },
+  ])("counts a rate limit shared by both instances exactly ($budget: $max of $hits concurrent hits pass)", async ({ max, hits }) => {
+    const key = `ip:contract-${crypto.randomUUID()}`;
+    const limit = { max, windowSeconds: 60 };
+    // One moment for every hit, mid-window: the count is the whole estimate, with no window rolling over.
+    const now = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
+    const hit = (k: Keyfob, checked = key) => enforceRateLimit(storage.limiter(k), "contract", { key: checked, limit, name: "ip" }, now);
+    const settled = await Promise.allSettled(Array.from({ length: hits }, (_, i) => hit(i % 2 ? b : a)));
+    expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(max);
+    for (const refused of settled.filter((s) => s.status === "rejected")) expect((refused as PromiseRejectedResult).reason).toMatchObject({ status: 429 });
+    await expect(hit(a)).rejects.toMatchObject({ status: 429 });
+    await expect(hit(b, `${key}-other`)).resolves.toBeUndefined();
+  });
+
+  it("records one token.issued row per token issued under concurrency, and every refusal", async () => {
+    expect(outcomes).toHaveLength(3); // the concurrency cases ran
+    await Promise.all([a.audit.flush(), b.audit.flush()]);
+    for (const { clientId, issued, refused } of outcomes) {
+      expect(await storage.issuedTokens(a, clientId), clientId).toBe(issued);
+      expect(await storage.auditEvents(a, clientId, "token.issued"), clientId).toBe(issued);
+      expect(await storage.auditEvents(a, clientId, "token.failed"), clientId).toBe(refused);
+    }
+  });
+
+  describe("caches invalidated across instances", () => {
+    it("a client disabled on one instance is refused by the other within seconds", async () => {
+      const license = await registerLicense({ on: a });
+      // B serves the client from its cache (the same entry twice) once its change feed is heard.
+      await within(backend.hearsWithinMs * 2, async () => (await b.clients.get(license.clientId)) === (await b.clients.get(license.clientId)));
+      expect((await b.clients.get(license.clientId))?.enabled).toBe(true);
+      await setClientEnabled(storage.of(a), license.clientId, false);
+      const took = await within(backend.hearsWithinMs, async () => (await b.clients.get(license.clientId))?.enabled === false);
+      expect(took).toBeLessThan(backend.hearsWithinMs);
+      const refused = await routesOn(b).generateChallenge(formPost("/auth/web3/generate_challenge", challengeParams(license)));
+      expect([refused.status, (await refused.json()).error]).toEqual([401, "invalid_client"]);
+    });
+
+    it("a signing key revoked on one instance is distrusted by the other at once and no longer used by it within seconds", async () => {
+      const license = await registerLicense({ on: a });
+      const before = (await (await flowA(b, license)).json()).access_token;
+      const kid = decodeProtectedHeader(before).kid!;
+      expect((await b.keys.signingKey()).kid).toBe(kid);
+      expect(await a.keys.revoke(kid, "store-contract")).toMatchObject({ outcome: "revoked" });
+      expect(await active(b, before)).toBe(false);
+      await within(backend.hearsWithinMs, async () => (await b.keys.signingKey()).kid !== kid);
+      const after = (await (await flowA(b, license)).json()).access_token;
+      expect(decodeProtectedHeader(after).kid).not.toBe(kid);
+      expect([await active(a, after), await active(b, after)]).toEqual([true, true]);
+    });
+  });
+});
