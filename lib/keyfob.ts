@@ -1,8 +1,7 @@
 import { AuditLog } from "./audit";
 import { ClientCache } from "./clients/cache";
 import { directDatabaseUrl, type Config } from "./config";
-import type pg from "pg";
-import { createStore, rawConnection, type ChangeFeed, type Store } from "./store";
+import { createStore, type ChangeFeed, type Store } from "./store";
 import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
@@ -14,8 +13,6 @@ export type Keyfob = {
   config: Config;
   /** Every statement Keyfob runs (lib/store). */
   store: Store;
-  /** The pool under the store, for the rate limits' counter (lib/rate-limit.ts), until that moves into lib/store. */
-  pool: pg.Pool;
   keys: KeyStore;
   /** Clients as the token endpoints and CORS need them, cached while notifications are heard (lib/clients/cache.ts). */
   clients: ClientCache;
@@ -41,7 +38,6 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
     throw new Error("createKeyfob needs DATABASE_URL and KEYFOB_SECRET (the launcher sets both for the embedded database)");
   }
   const store = shared ?? createStore(config.databaseUrl, config.dbPoolSize, config.preparedStatements);
-  const { pool } = rawConnection(store);
   const encryptionKey = deriveEncryptionKey(config.secret);
   const audit = new AuditLog(store);
   const recover = createRecovery(config.recoveryThreads);
@@ -64,7 +60,6 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
   return {
     config,
     store,
-    pool,
     encryptionKey,
     macKeys: { tryResult: deriveKey(config.secret, "admin-try-result"), walletLink: deriveKey(config.secret, "wallet-link") },
     audit,

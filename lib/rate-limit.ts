@@ -1,4 +1,3 @@
-import type pg from "pg";
 import type { RateLimit } from "./config";
 import type { Keyfob } from "./keyfob";
 import { addressBucket } from "./http/client-ip";
@@ -6,6 +5,7 @@ import { describe } from "./http/respond";
 import { log } from "./log";
 import { rateLimited } from "./metrics";
 import { OAuthError } from "./oauth/errors";
+import type { Store } from "./store";
 
 /**
  * Rate limits shared by every instance: counter rows in PostgreSQL (an UNLOGGED table, so a hit
@@ -27,18 +27,18 @@ export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip
  * across those endpoints), so that nobody can spend a client's budget by naming it. Throws 429 over
  * the limit, and 503 when the database cannot count.
  */
-export function limitProtocolRequest({ pool, config }: Keyfob, endpoint: string, caller: { ip?: string; authenticatedClient?: string }): Promise<void> {
+export function limitProtocolRequest({ store, config }: Keyfob, endpoint: string, caller: { ip?: string; authenticatedClient?: string }): Promise<void> {
   const { perIp, perClient } = config.rateLimits;
   if (caller.authenticatedClient) {
-    return perClient ? enforceRateLimit(pool, endpoint, { key: `client:${caller.authenticatedClient}`, limit: perClient, name: "client" }) : Promise.resolve();
+    return perClient ? enforceRateLimit(store, endpoint, { key: `client:${caller.authenticatedClient}`, limit: perClient, name: "client" }) : Promise.resolve();
   }
-  return caller.ip && perIp ? enforceRateLimit(pool, endpoint, { key: `ip:${addressBucket(caller.ip)}`, limit: perIp, name: "ip" }) : Promise.resolve();
+  return caller.ip && perIp ? enforceRateLimit(store, endpoint, { key: `ip:${addressBucket(caller.ip)}`, limit: perIp, name: "ip" }) : Promise.resolve();
 }
 
 /** Counts an admin sign-in step against the caller's address (RATE_LIMIT_ADMIN_SIGNIN, a budget of its own). */
-export function limitAdminSignIn({ pool, config }: Keyfob, ip: string | undefined): Promise<void> {
+export function limitAdminSignIn({ store, config }: Keyfob, ip: string | undefined): Promise<void> {
   const limit = config.rateLimits.adminSignIn;
-  return ip && limit ? enforceRateLimit(pool, "admin_signin", { key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" }) : Promise.resolve();
+  return ip && limit ? enforceRateLimit(store, "admin_signin", { key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" }) : Promise.resolve();
 }
 
 /**
@@ -49,25 +49,16 @@ const SHARD_SHARE = 250;
 const MAX_SHARDS = 16;
 export const shardsFor = (limit: NonNullable<RateLimit>) => Math.min(MAX_SHARDS, Math.max(1, Math.floor(limit.max / SHARD_SHARE)));
 
-type Hit = { allowed: boolean; hits: number; previous_hits: number };
-
 /** Counts one hit and refuses (429, Retry-After) when it is over the limit. */
-export async function enforceRateLimit(pool: pg.Pool, endpoint: string, check: LimitCheck, now = Date.now()): Promise<void> {
-  const { rows } = await pool
-    .query<Hit>({
-      name: "keyfob_rate_limit_hit",
-      text: "SELECT allowed, hits, previous_hits FROM keyfob_rate_limit_hit($1, $2, $3, $4, $5)",
-      values: [check.key, check.limit.max, check.limit.windowSeconds, shardsFor(check.limit), now / 1000],
-    })
-    .catch((error: unknown) => {
-      // Fail closed: a request that cannot be counted is refused, whatever stopped the count.
-      log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
-      throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, { retryAfter: 5 });
-    });
-  const [hit] = rows;
+export async function enforceRateLimit(store: Store, endpoint: string, check: LimitCheck, now = Date.now()): Promise<void> {
+  const hit = await store.limits.hit(check.key, check.limit.max, check.limit.windowSeconds, shardsFor(check.limit), now / 1000).catch((error: unknown) => {
+    // Fail closed: a request that cannot be counted is refused, whatever stopped the count.
+    log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
+    throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, { retryAfter: 5 });
+  });
   if (hit.allowed) return;
   rateLimited.inc({ endpoint, limit: check.name });
-  const retryAfter = Math.max(1, secondsUntilAllowed(check.limit, hit.hits, hit.previous_hits, now));
+  const retryAfter = Math.max(1, secondsUntilAllowed(check.limit, hit.hits, hit.previousHits, now));
   throw tooManyRequests(retryAfter, check.name === "ip" ? "too many requests from this address" : "too many requests for this client");
 }
 

@@ -18,7 +18,7 @@ import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { enforceRateLimit, secondsUntilAllowed, shardsFor } from "@/lib/rate-limit";
 import type { OAuthError } from "@/lib/oauth/errors";
 import { challengeParams, expectError, ISSUER, registerLicense, submit, type License } from "./support/flow-a";
-import { emptyDatabase, tables } from "./support/database";
+import { connectionPool, emptyDatabase, tables } from "./support/database";
 import { registerApp } from "./support/flow-b";
 
 const limits = (overrides: Partial<Config["rateLimits"]> = {}): Partial<Config> => ({
@@ -128,18 +128,18 @@ describe("rate limits shared by instances", () => {
     const now = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
     const outcomes = await Promise.all(
       Array.from({ length: 1100 }, (_, i) =>
-        enforceRateLimit((i % 2 ? b : a).pool, "test", { key, limit, name: "client" }, now).then(() => "allowed", (error: OAuthError) => error.status),
+        enforceRateLimit((i % 2 ? b : a).store, "test", { key, limit, name: "client" }, now).then(() => "allowed", (error: OAuthError) => error.status),
       ),
     );
     expect(outcomes.filter((o) => o === "allowed")).toHaveLength(1000);
     expect(outcomes.filter((o) => o === 429)).toHaveLength(100);
-    const { rows } = await a.pool.query<{ key: string; hits: number }>("SELECT key, hits FROM rate_limits WHERE key LIKE $1 ORDER BY key", [`${key}#%`]);
+    const { rows } = await connectionPool(a).query<{ key: string; hits: number }>("SELECT key, hits FROM rate_limits WHERE key LIKE $1 ORDER BY key", [`${key}#%`]);
     // Each shard gave its share; the refusals were counted on top.
     expect(rows.map((r) => r.key)).toEqual([0, 1, 2, 3].map((i) => `${key}#${i}`));
     expect(rows.reduce((sum, r) => sum + r.hits, 0)).toBe(1100);
     for (const row of rows) expect(row.hits).toBeGreaterThanOrEqual(250);
     // A refusal's Retry-After comes from the whole budget: the window's end, give or take a second.
-    const refused = await enforceRateLimit(a.pool, "test", { key, limit, name: "client" }, now + 1000).catch((error: OAuthError) => error);
+    const refused = await enforceRateLimit(a.store, "test", { key, limit, name: "client" }, now + 1000).catch((error: OAuthError) => error);
     expect(refused).toMatchObject({ status: 429 });
     expect((refused as OAuthError).retryAfter).toBeGreaterThanOrEqual(59);
   });

@@ -33,7 +33,6 @@ import { formPost, routesOn } from "./support/routes";
  */
 const storage = {
   of: (k: Keyfob) => k.store,
-  limiter: (k: Keyfob) => k.pool,
   issuedTokens: (k: Keyfob, clientId: string) => tables(k).issuedToken.count({ where: { clientId } }),
   auditEvents: (k: Keyfob, clientId: string, action: string) => tables(k).auditEvent.count({ where: { clientId, action } }),
 };
@@ -220,7 +219,7 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
     const limit = { max, windowSeconds: 60 };
     // One moment for every hit, mid-window: the count is the whole estimate, with no window rolling over.
     const now = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
-    const hit = (k: Keyfob, checked = key) => enforceRateLimit(storage.limiter(k), "contract", { key: checked, limit, name: "ip" }, now);
+    const hit = (k: Keyfob, checked = key) => enforceRateLimit(k.store, "contract", { key: checked, limit, name: "ip" }, now);
     const settled = await Promise.allSettled(Array.from({ length: hits }, (_, i) => hit(i % 2 ? b : a)));
     expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(max);
     for (const refused of settled.filter((s) => s.status === "rejected")) expect((refused as PromiseRejectedResult).reason).toMatchObject({ status: 429 });

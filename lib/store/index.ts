@@ -21,6 +21,7 @@ import { clientStatements } from "./clients";
 import { codeStatements } from "./codes";
 import { createConnection, enclosedIn, type Connection } from "./connection";
 import { keyStatements } from "./keys";
+import { limitStatements } from "./limits";
 import { sweep, type SweepBounds } from "./sweep";
 import { tokenStatements } from "./tokens";
 
@@ -31,6 +32,7 @@ export type Store = {
   accounts: ReturnType<typeof accountStatements>;
   keys: ReturnType<typeof keyStatements>;
   audit: ReturnType<typeof auditStatements>;
+  limits: ReturnType<typeof limitStatements>;
   /** Deletes what has expired, across the groups (./sweep.ts). */
   sweep(bounds: SweepBounds): Promise<number>;
   /**
@@ -72,6 +74,7 @@ function storeOn(connection: Connection): Store {
     accounts: accountStatements(connection),
     keys: keyStatements(connection),
     audit: auditStatements(connection),
+    limits: limitStatements(connection),
     sweep: (bounds) => sweep(connection, bounds),
     transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool }))),
     changeFeed: (directUrl) =>
