@@ -1,20 +1,9 @@
 import { log } from "./log";
 import { auditEventsDropped } from "./metrics";
 import type { Store } from "./store";
-import { storableText, type AuditEventInput } from "./store/audit";
+import { storableText, type AuditEntry, type AuditEventInput } from "./store/audit";
 
-export type { Caller } from "./store/audit";
-
-export type AuditEntry = {
-  action: string;
-  /** "success", or the OAuth error code. */
-  outcome: string;
-  actor?: string;
-  clientId?: string;
-  accountId?: string;
-  ip?: string;
-  detail?: string;
-};
+export type { AuditEntry, Caller } from "./store/audit";
 
 /** Events kept waiting for the database at most (about 0.5 KB each): over a minute of refusals at 300/s. */
 const CAPACITY = 20_000;

@@ -249,11 +249,6 @@ export function accountStatements({ db }: Connection) {
   };
 }
 
-export type AccountRow = NonNullable<Awaited<ReturnType<ReturnType<typeof accountStatements>["find"]>>>;
-export type AccountViewRow = NonNullable<Awaited<ReturnType<ReturnType<typeof accountStatements>["view"]>>>;
-export type LoginSessionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof accountStatements>["findSession"]>>>;
-export type PasskeyRow = NonNullable<Awaited<ReturnType<ReturnType<typeof accountStatements>["findPasskey"]>>>;
-
 function accountWhere(query: AccountQuery): Prisma.AccountWhereInput {
   if ("address" in query) return { OR: [{ id: query.address }, { identities: { some: { provider: "web3", subject: query.address } } }] };
   if ("email" in query) return { identities: { some: { email: { equals: query.email, mode: "insensitive" } } } };

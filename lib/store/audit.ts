@@ -1,10 +1,9 @@
 import type { Prisma } from "../db/generated/client";
 import { utc, type Connection } from "./connection";
 
-/** An audit event as it is stored (AuditLog makes its values storable first). */
-export type AuditEventInput = {
-  at: Date;
+export type AuditEntry = {
   action: string;
+  /** "success", or the OAuth error code. */
   outcome: string;
   actor?: string;
   clientId?: string;
@@ -12,6 +11,9 @@ export type AuditEventInput = {
   ip?: string;
   detail?: string;
 };
+
+/** An audit event as it is stored, with when it happened (AuditLog makes its values storable first). */
+export type AuditEventInput = AuditEntry & { at: Date };
 
 /** Where a protocol request came from, for its audit events: the endpoint it called and the caller's address (when known). */
 export type Caller = { endpoint: string; ip?: string };
@@ -67,8 +69,6 @@ export function auditStatements({ db, pool }: Connection) {
     },
   };
 }
-
-export type AuditEventRow = Awaited<ReturnType<ReturnType<typeof auditStatements>["page"]>>[number];
 
 function auditWhere(filter: AuditFilter): Prisma.AuditEventWhereInput {
   return {

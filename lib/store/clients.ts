@@ -200,9 +200,6 @@ export function clientStatements({ db, pool }: Connection) {
   };
 }
 
-export type ClientRow = NonNullable<Awaited<ReturnType<ReturnType<typeof clientStatements>["find"]>>>;
-export type ClientDetailRow = NonNullable<Awaited<ReturnType<ReturnType<typeof clientStatements>["detail"]>>>;
-
 function searchWhere(search: string | undefined): Prisma.ClientWhereInput {
   return search ? { OR: [{ id: { contains: search, mode: "insensitive" } }, { name: { contains: search, mode: "insensitive" } }] } : {};
 }

@@ -259,8 +259,6 @@ export function codeStatements({ db, pool }: Connection) {
   };
 }
 
-export type InteractionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof codeStatements>["findInteraction"]>>>;
-
 const CONSUME_CHALLENGE = `WITH consumed AS (
     UPDATE challenges SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING client_id
   ), ${issuedWithEvent(

@@ -8,11 +8,12 @@
  * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
  * statements, where a measured round trip or Prisma's query compilation mattered (bench/README.md:
  * Flow A, the code exchange, refresh, token checks, the client cache's load, audit batches), and
- * for what Prisma cannot say (ON CONFLICT counters, CTEs that consume and insert in one statement,
- * LISTEN/NOTIFY). Callers outside lib/store never see Prisma or pg: they call these functions
- * (tests and the benchmark arrange and inspect rows through rawConnection). What a statement
- * returns is a `<Thing>Row` type with camelCase fields, whichever of the two ran it. Triggers and
- * functions in the database are created by migrations (prisma/migrations), never at start-up.
+ * for what Prisma cannot say (CTEs that consume and insert in one statement, the rate-limit
+ * counter's database function, LISTEN/NOTIFY). Callers outside lib/store never see Prisma or pg: they call these functions
+ * (tests and the benchmark arrange and inspect rows through rawConnection). Rows come back with
+ * camelCase fields whichever of the two ran the statement (SQL aliases its columns), and a row type
+ * that callers name is `<Thing>Row`. Triggers and functions in the database are created by
+ * migrations (prisma/migrations), never at start-up.
  */
 import { accountStatements } from "./accounts";
 import { auditStatements } from "./audit";
