@@ -60,4 +60,13 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ KEY_PUBLISH_LEAD: "1m" })).toThrow(/KEY_PUBLISH_LEAD: must be at least 10 minutes/);
     expect(() => loadConfig({ KEY_PUBLISH_LEAD: "30d", KEY_ROTATION_PERIOD: "30d" })).toThrow(/shorter than KEY_ROTATION_PERIOD/);
   });
+
+  it("reads an empty optional variable as unset", () => {
+    const config = loadConfig({ ACCESS_TOKEN_TTL: "2h", ID_TOKEN_TTL: "", RPC_QUORUM: "", METRICS_PORT: "", HOST: "" });
+    expect(config).toMatchObject({ idTokenTtl: 7200, rpcQuorum: 0, metricsPort: undefined, host: undefined });
+  });
+
+  it("names a bad admin address together with the other problems", () => {
+    expect(() => loadConfig({ ADMIN_ADDRESSES: "0x12", PORT: "x" })).toThrow(/PORT: .*\n {2}ADMIN_ADDRESSES: "0x12" is not a 0x address/);
+  });
 });

@@ -10,32 +10,24 @@ const MIN_PUBLISH_LEAD_SECONDS = 600;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /** A duration in seconds, written as a whole number with an optional unit: `600`, `10m`, `14d`. */
-const duration = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((value, ctx) => {
-      const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
-      const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2] || "s"] : 0;
-      if (!match || seconds <= 0) {
-        ctx.addIssue({ code: "custom", message: `expected a positive duration such as 600, 10m, 12h or 14d, got "${value}"` });
-        return z.NEVER;
-      }
-      return seconds;
-    });
+const duration = z.string().transform((value, ctx) => {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
+  const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2] || "s"] : 0;
+  if (!match || seconds <= 0) {
+    ctx.addIssue({ code: "custom", message: `expected a positive duration such as 600, 10m, 12h or 14d, got "${value}"` });
+    return z.NEVER;
+  }
+  return seconds;
+});
 
-const positiveInt = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((value, ctx) => {
-      const n = Number(value);
-      if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
-        ctx.addIssue({ code: "custom", message: `expected a positive whole number, got "${value}"` });
-        return z.NEVER;
-      }
-      return n;
-    });
+const positiveInt = z.string().transform((value, ctx) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
+    ctx.addIssue({ code: "custom", message: `expected a positive whole number, got "${value}"` });
+    return z.NEVER;
+  }
+  return n;
+});
 
 const httpUrl = z
   .string()
@@ -60,176 +52,437 @@ const secureUrl = httpUrl.refine((value) => {
 /** A rate limit: `<count>/<duration>` (e.g. `600/1m`), or `off`. */
 export type RateLimit = { max: number; windowSeconds: number } | undefined;
 
-const rateLimit = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((value, ctx): RateLimit => {
-      if (value.trim() === "off") return undefined;
-      const match = /^(\d+)\s*\/\s*(\d*)\s*([smhd]?)$/.exec(value.trim());
-      const max = match ? Number(match[1]) : 0;
-      const windowSeconds = match ? Number(match[2] || 1) * UNIT_SECONDS[match[3] || "s"] : 0;
-      if (!match || max <= 0 || windowSeconds <= 0) {
-        ctx.addIssue({ code: "custom", message: `expected a limit such as 600/1m or 20/10s, or off, got "${value}"` });
-        return z.NEVER;
-      }
-      return { max, windowSeconds };
-    });
+const rateLimit = z.string().transform((value, ctx): RateLimit => {
+  if (value.trim() === "off") return undefined;
+  const match = /^(\d+)\s*\/\s*(\d*)\s*([smhd]?)$/.exec(value.trim());
+  const max = match ? Number(match[1]) : 0;
+  const windowSeconds = match ? Number(match[2] || 1) * UNIT_SECONDS[match[3] || "s"] : 0;
+  if (!match || max <= 0 || windowSeconds <= 0) {
+    ctx.addIssue({ code: "custom", message: `expected a limit such as 600/1m or 20/10s, or off, got "${value}"` });
+    return z.NEVER;
+  }
+  return { max, windowSeconds };
+});
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, "expected a postgresql:// connection URL");
 
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
 
-const envSchema = z.object({
-  ISSUER_URL: secureUrl.default("http://localhost:3000").transform((url) => url.replace(/\/+$/, "")),
-  PORT: positiveInt("3000"),
-  DATABASE_URL: optional(postgresUrl),
-  DATABASE_DIRECT_URL: optional(postgresUrl),
-  DATABASE_POOLED: optional(z.enum(["true", "false"], "expected true or false")),
-  DATABASE_PREPARED_STATEMENTS: optional(z.enum(["true", "false"], "expected true or false")),
-  DATA_DIR: z.string().default(".data"),
-  EMBEDDED_POSTGRES_PORT: positiveInt("54329"),
-  KEYFOB_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)")),
-  CHAIN_ID: positiveInt("1"),
-  RPC_URL: z
-    .string()
-    .default("")
-    .transform((value, ctx) => {
-      for (const url of list(value)) {
-        const problem = secureUrl.safeParse(url).error?.issues[0]?.message;
-        if (problem) ctx.addIssue({ code: "custom", message: `${problem}: "${url}"` });
-      }
-      return list(value);
-    }),
-  RPC_QUORUM: optional(positiveInt("1")),
-  ACCESS_TOKEN_TTL: duration("14d"),
-  ID_TOKEN_TTL: optional(duration("14d")),
-  CHALLENGE_TTL: duration("10m"),
-  KEY_ROTATION_PERIOD: duration("30d"),
-  KEY_PUBLISH_LEAD: duration("1d"),
-  DB_POOL_SIZE: positiveInt("10"),
-  RECOVERY_THREADS: z
-    .string()
-    .default(String(Math.max(1, availableParallelism() - 1)))
-    .refine((v) => /^\d+$/.test(v.trim()), "expected a whole number (0: recover signatures on the event loop)")
-    .transform(Number),
-  AUTHORIZATION_CODE_TTL: duration("60s"),
-  GOOGLE_CLIENT_ID: optional(z.string()),
-  GOOGLE_CLIENT_SECRET: optional(z.string()),
-  GOOGLE_ISSUER: secureUrl.default("https://accounts.google.com"),
-  APPLE_CLIENT_ID: optional(z.string()),
-  APPLE_CLIENT_SECRET: optional(z.string()),
-  APPLE_ISSUER: secureUrl.default("https://appleid.apple.com"),
-  WALLETCONNECT_PROJECT_ID: optional(z.string()),
-  ADMIN_ADDRESSES: z.string().default(""),
-  ADMIN_EMAILS: z.string().default(""),
-  ADMIN_CONTRACT_SIGNATURES: z.enum(["true", "false"], "expected true or false").default("false"),
-  HOST: optional(z.string()),
-  TRUSTED_PROXIES: z
-    .string()
-    .default("")
-    .refine((value) => {
-      try {
-        parseTrustedProxies(value);
-        return true;
-      } catch {
-        return false;
-      }
-    }, "expected a number of proxy hops, or addresses and CIDR ranges (e.g. loopback, 10.0.0.0/8)"),
-  METRICS_PORT: optional(positiveInt("0")),
-  METRICS_TOKEN: optional(z.string().min(16, "must be at least 16 characters")),
-  SHUTDOWN_TIMEOUT: duration("10s"),
-  AUDIT_RETENTION: duration("365d"),
-  SESSION_IDLE_TTL: duration("3d"),
-  SESSION_MAX_AGE: duration("30d"),
-  REFRESH_TOKEN_IDLE_TTL: duration("30d"),
-  REFRESH_TOKEN_MAX_AGE: duration("365d"),
-  RATE_LIMIT_PER_IP: rateLimit("600/1m"),
-  RATE_LIMIT_PER_CLIENT: rateLimit("6000/1m"),
-  RATE_LIMIT_ADMIN_SIGNIN: rateLimit("30/1m"),
-  PENDING_CHALLENGES_PER_ADDRESS: positiveInt("100"),
-  PENDING_CHALLENGES_PER_CLIENT: positiveInt("5000"),
-  PENDING_CHALLENGES_PER_IP: positiveInt("1000"),
-  PENDING_CHALLENGES_TOTAL: positiveInt("200000"),
-  PENDING_LOGINS_PER_IP: positiveInt("200"),
-  PROTOCOL_DISPATCH: z.enum(["direct", "next"], "expected direct or next").default("direct"),
+const bool = z.enum(["true", "false"], "expected true or false").transform((value) => value === "true");
+
+/** An issuer URL, compared with the tokens' `iss` claims: without a trailing slash. */
+const issuerUrl = secureUrl.transform((url) => url.replace(/\/+$/, ""));
+
+/** Space or comma separated values. */
+const list = z.string().transform((value) => value.split(/[\s,]+/).filter(Boolean));
+
+const rpcUrls = list.transform((urls, ctx) => {
+  for (const url of urls) {
+    const problem = secureUrl.safeParse(url).error?.issues[0]?.message;
+    if (problem) ctx.addIssue({ code: "custom", message: `${problem}: "${url}"` });
+  }
+  return urls;
 });
+
+const addresses = list.transform((values, ctx) => {
+  const bad = values.find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a));
+  if (bad) ctx.addIssue({ code: "custom", message: `"${bad}" is not a 0x address` });
+  return values.map((a) => a.toLowerCase());
+});
+
+const trustedProxies = z.string().transform((value, ctx): ProxyTrust => {
+  try {
+    return parseTrustedProxies(value);
+  } catch {
+    ctx.addIssue({ code: "custom", message: "expected a number of proxy hops, or addresses and CIDR ranges (e.g. loopback, 10.0.0.0/8)" });
+    return z.NEVER;
+  }
+});
+
+/**
+ * The configuration's sections, in the order the README and .env.example show them, each with an
+ * optional introduction (Markdown).
+ */
+export const configGroups = {
+  Server: "",
+  Database: "",
+  "Sign-in":
+    "Passkeys need nothing more: their RP ID is `ISSUER_URL`'s host name. The login page's language (English, German) is chosen per request from `ui_locales`, then `Accept-Language`.",
+  "Tokens and keys": "",
+  Admin: "",
+  Limits:
+    "Rate limits are shared by every instance: `<count>/<duration>`, or `off`. Caps on what is left waiting: a caller address (IPv6 per /64) is refused over its own caps; an address or a client, which anyone may name, keeps its newest unused challenges instead.",
+  Operations: "",
+} as const;
+
+export type ConfigGroup = keyof typeof configGroups;
+
+/** How values are written, for the documentation (Markdown). */
+export const configFormats =
+  "Durations are whole seconds or a number with a unit, `s`, `m`, `h` or `d` (`600`, `10m`, `14d`). Lists are comma or space separated.";
+
+type SettingSpec<T> = {
+  group: ConfigGroup;
+  /** Checks and converts the variable's text. */
+  type: z.ZodType<T, string>;
+  /** The value when the variable is unset; without one, the setting is optional and empty counts as unset. */
+  default?: string;
+  /** The Default column, when the default is not a plain value (computed, or another setting's). */
+  shown?: string;
+  /** A value for .env.example, for a setting without a plain default. */
+  example?: string;
+  /** The Meaning column (Markdown); .env.example gets it as plain text. */
+  doc: string;
+};
+
+/** One environment variable: `Optional` when it has no default. */
+export class Setting<T = unknown, Optional extends boolean = boolean> {
+  readonly schema: z.ZodType<T | (Optional extends true ? undefined : never)>;
+  readonly group: ConfigGroup;
+  readonly default?: string;
+  readonly shown?: string;
+  readonly example?: string;
+  readonly doc: string;
+
+  constructor(
+    readonly env: string,
+    spec: SettingSpec<T>,
+  ) {
+    ({ group: this.group, default: this.default, shown: this.shown, example: this.example, doc: this.doc } = spec);
+    this.schema =
+      (spec.default === undefined
+        ? z.preprocess((value) => (value === "" ? undefined : value), spec.type.optional())
+        : spec.type.prefault(spec.default)) as this["schema"];
+  }
+}
+
+function setting<T>(env: string, spec: SettingSpec<T> & { default: string }): Setting<T, false>;
+function setting<T>(env: string, spec: SettingSpec<T> & { default?: undefined }): Setting<T, true>;
+function setting<T>(env: string, spec: SettingSpec<T>): Setting<T> {
+  return new Setting(env, spec);
+}
+
+/** One Config property made of several variables. */
+class Combined<Parts, T> {
+  constructor(
+    readonly parts: Parts,
+    readonly combine: (parts: Shape<Parts>) => T,
+  ) {}
+}
+
+/** What a table node reads as: a setting its value, a Combined its result, an object its own shape. */
+type Shape<Node> =
+  Node extends Setting<infer T, infer Optional>
+    ? T | (Optional extends true ? undefined : never)
+    : Node extends Combined<any, infer T>
+      ? T
+      : Simplify<
+          { [K in keyof Node as IsOptional<Node[K]> extends true ? never : K]: Shape<Node[K]> } & {
+            [K in keyof Node as IsOptional<Node[K]> extends true ? K : never]?: Shape<Node[K]>;
+          }
+        >;
+
+type IsOptional<Node> =
+  Node extends Setting<unknown, infer Optional> ? Optional : Node extends Combined<any, infer T> ? undefined extends T ? true : false : false;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+type Table = { [key: string]: Setting | Combined<any, unknown> | Table };
+
+function settingsIn(node: Table | Setting | Combined<any, unknown>): Setting[] {
+  if (node instanceof Setting) return [node];
+  return Object.values<Table[string]>(node instanceof Combined ? node.parts : node).flatMap(settingsIn);
+}
+
+/** The table's shape filled with the parsed variables. */
+function read(node: Table | Setting | Combined<any, unknown>, values: Record<string, unknown>): unknown {
+  if (node instanceof Setting) return values[node.env];
+  if (node instanceof Combined) return node.combine(read(node.parts, values) as never);
+  return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, read(child, values)]));
+}
 
 /** An upstream OpenID provider (Google, Apple); the issuer can point at a stand-in for tests. */
 export type UpstreamProvider = { clientId: string; clientSecret: string; issuer: string };
 
-export type Config = {
-  /** The issuer URL, without a trailing slash; also the SIWE `URI`. */
-  issuerUrl: string;
-  port: number;
-  /** Unset: Keyfob runs an embedded PostgreSQL under `dataDir`. May be a transaction pooler (`databasePooled`). */
-  databaseUrl?: string;
-  /** A direct connection (never a pooler) for migrations and LISTEN, when it is not databaseUrl (see directDatabaseUrl). */
-  databaseDirectUrl?: string;
-  /** databaseUrl goes through a transaction-mode pooler (PgBouncer): nothing on it may rely on session state. */
-  databasePooled: boolean;
-  /** Named (server-side) prepared statements on databaseUrl: off through a pooler unless it keeps them. */
-  preparedStatements: boolean;
-  /** Absolute path of the local data folder (embedded database, development secret). */
-  dataDir: string;
-  embeddedPostgresPort: number;
-  secret?: string;
-  chainId: number;
-  /** JSON-RPC providers for ERC-1271/6492 checks; `rpcQuorum` of them must find a signature valid and none invalid. */
-  rpcUrls: string[];
-  rpcQuorum: number;
-  /** Lifetimes, in seconds. */
-  accessTokenTtl: number;
-  /** ID token lifetime in seconds; the access token's unless ID_TOKEN_TTL is set. */
-  idTokenTtl: number;
-  challengeTtl: number;
-  keyRotationPeriod: number;
-  /** How long a new signing key is published before it signs. */
-  keyPublishLead: number;
-  dbPoolSize: number;
-  /** Worker threads for EIP-191 signature recovery; 0 runs it on the event loop. */
-  recoveryThreads: number;
-  authorizationCodeTtl: number;
-  /** Configured only when both client id and secret are set. */
-  google?: UpstreamProvider;
-  apple?: UpstreamProvider;
-  walletConnectProjectId?: string;
-  /** Bootstrap admins: account addresses and verified emails, lower case. */
-  adminAddresses: string[];
-  adminEmails: string[];
-  /** Whether admins may sign in with smart-account (ERC-1271/6492) signatures, which the RPC provider vouches for. */
-  adminContractSignatures: boolean;
-  /** Interface to listen on; unset: every interface. */
-  host?: string;
-  /** Which X-Forwarded-For entries to believe (TRUSTED_PROXIES). */
-  trustProxy: ProxyTrust;
-  /** Metrics on a port of their own, and/or on /metrics behind this bearer token. */
-  metricsPort?: number;
-  metricsToken?: string;
-  /** Seconds in-flight requests get to finish after SIGTERM. */
-  shutdownTimeout: number;
-  /** Seconds audit events are kept. */
-  auditRetention: number;
-  /** Login sessions end after this many seconds without use, and at the latest this long after the login. */
-  sessionIdleTtl: number;
-  sessionMaxAge: number;
-  /** A refresh token ends unused after its idle lifetime; its family (all its rotations) at the maximum age. */
-  refreshTokenIdleTtl: number;
-  refreshTokenMaxAge: number;
-  rateLimits: { perIp: RateLimit; perClient: RateLimit; adminSignIn: RateLimit };
-  /**
-   * Caps on rows left waiting: unused Flow A challenges (a caller over its cap is refused, an address
-   * or client over its own loses its oldest, housekeeping trims them all to the total) and
-   * unfinished logins.
-   */
-  pendingCaps: { challengesPerAddress: number; challengesPerClient: number; challengesPerIp: number; challengesTotal: number; loginsPerIp: number };
-  /**
-   * Who answers the protocol endpoints in production: `direct`, their route handlers called by
-   * Keyfob's server without Next.js's request pipeline (server/protocol-routes.ts), or `next`.
-   */
-  protocolDispatch: "direct" | "next";
-};
+/** Configured only when both client id and secret are set. */
+const upstream = ({ clientId, clientSecret, issuer }: { clientId?: string; clientSecret?: string; issuer: string }) =>
+  clientId && clientSecret ? ({ clientId, clientSecret, issuer } satisfies UpstreamProvider) : undefined;
+
+const databaseExample = "postgresql://keyfob:password@db.internal:5432/keyfob";
+
+/**
+ * Every setting, once: its variable, type and checks, default and documentation, under the Config
+ * property it fills. The README's table and .env.example are made from it (npm run docs:config).
+ */
+const table = {
+  issuerUrl: setting("ISSUER_URL", {
+    group: "Server",
+    type: issuerUrl,
+    default: "http://localhost:3000",
+    doc: "Public URL: the tokens' `iss` and the challenge's `URI`. https (http only on localhost); no trailing slash (one is removed). Its host name is also the passkeys' RP ID: passkeys made under one `ISSUER_URL` do not work under another.",
+  }),
+  port: setting("PORT", { group: "Server", type: positiveInt, default: "3000", doc: "HTTP port." }),
+  host: setting("HOST", { group: "Server", type: z.string(), shown: "all interfaces", example: "127.0.0.1", doc: "Interface to listen on." }),
+  trustProxy: setting("TRUSTED_PROXIES", {
+    group: "Server",
+    type: trustedProxies,
+    default: "",
+    example: "10.0.0.0/8",
+    doc: "Which proxies' `X-Forwarded-For` to believe (rate limits, audit log): a hop count (`1`), or addresses and CIDR ranges and the names `loopback`, `linklocal`, `uniquelocal`. Empty: the socket's address is the caller's.",
+  }),
+  recoveryThreads: setting("RECOVERY_THREADS", {
+    group: "Server",
+    type: z
+      .string()
+      .refine((v) => /^\d+$/.test(v.trim()), "expected a whole number (0: recover signatures on the event loop)")
+      .transform(Number),
+    default: String(Math.max(1, availableParallelism() - 1)),
+    shown: "cores − 1 (at least 1)",
+    example: "1",
+    doc: "Worker threads for EIP-191 signature recovery (CPU-bound); `0` runs it on the event loop.",
+  }),
+  protocolDispatch: setting("PROTOCOL_DISPATCH", {
+    group: "Server",
+    type: z.enum(["direct", "next"], "expected direct or next"),
+    default: "direct",
+    doc: "Who answers the protocol endpoints (`/token`, `/token/revoke`, `/token/introspect`, `/userinfo`, Flow A, `/keys`, discovery, health) under `npm start`/`npm run serve`: `direct`, their route handlers called by Keyfob's server without Next.js's request pipeline (`server/protocol-routes.ts`, faster), or `next`. `npm run dev` always uses Next.js.",
+  }),
+
+  databaseUrl: setting("DATABASE_URL", {
+    group: "Database",
+    type: postgresUrl,
+    example: databaseExample,
+    doc: "PostgreSQL URL for requests: the server, or a transaction pooler in front of it (PgBouncer; see [Several instances](#several-instances-on-one-postgresql)). Unset: embedded PostgreSQL under `DATA_DIR`.",
+  }),
+  databaseDirectUrl: setting("DATABASE_DIRECT_URL", {
+    group: "Database",
+    type: postgresUrl,
+    example: databaseExample,
+    doc: "A direct connection to the same database (never through a pooler), for migrations and `LISTEN`. Set, it says that `DATABASE_URL` is pooled.",
+  }),
+  databasePooled: setting("DATABASE_POOLED", {
+    group: "Database",
+    type: bool,
+    shown: "`true` when `DATABASE_DIRECT_URL` is set",
+    example: "true",
+    doc: "`DATABASE_URL` goes through a transaction-mode pooler: nothing on it relies on session state. Set it to `true` for a pooler without a direct URL.",
+  }),
+  preparedStatements: setting("DATABASE_PREPARED_STATEMENTS", {
+    group: "Database",
+    type: bool,
+    shown: "`false` when pooled, else `true`",
+    example: "false",
+    doc: "The hot-path statements as named prepared statements on `DATABASE_URL` (parsed once per connection). `true` behind a pooler that keeps them per client (PgBouncer 1.21+ with `max_prepared_statements`).",
+  }),
+  dbPoolSize: setting("DB_POOL_SIZE", { group: "Database", type: positiveInt, default: "10", doc: "Connections per instance." }),
+  dataDir: setting("DATA_DIR", {
+    group: "Database",
+    type: z.string().transform((dir) => path.resolve(dir)),
+    default: ".data",
+    doc: "Embedded database and development secret (ignored by git).",
+  }),
+  embeddedPostgresPort: setting("EMBEDDED_POSTGRES_PORT", {
+    group: "Database",
+    type: positiveInt,
+    default: "54329",
+    doc: "Port of the embedded PostgreSQL (localhost only).",
+  }),
+
+  chainId: setting("CHAIN_ID", { group: "Sign-in", type: positiveInt, default: "1", doc: "Chain ID written in challenges and used for contract signatures." }),
+  rpcUrls: setting("RPC_URL", {
+    group: "Sign-in",
+    type: rpcUrls,
+    default: "",
+    example: "https://rpc.one.example.com,https://rpc.two.example.com",
+    doc: "JSON-RPC endpoints for ERC-1271/6492 checks (https, or http on loopback), comma separated: independent providers that must agree (see `RPC_QUORUM` and [Security](#security)). Empty: contract accounts are refused.",
+  }),
+  rpcQuorum: setting("RPC_QUORUM", {
+    group: "Sign-in",
+    type: positiveInt,
+    shown: "every `RPC_URL`",
+    example: "2",
+    doc: "How many providers must find a contract signature valid (none may find it invalid); fewer answers is 503. Lower it to tolerate a provider being down.",
+  }),
+  challengeTtl: setting("CHALLENGE_TTL", { group: "Sign-in", type: duration, default: "10m", doc: "Lifetime of a Flow A state." }),
+  walletConnectProjectId: setting("WALLETCONNECT_PROJECT_ID", {
+    group: "Sign-in",
+    type: z.string(),
+    doc: "Phone wallets through WalletConnect on the login page (QR code, or the wallet app on a phone); a project id from [cloud.reown.com](https://cloud.reown.com). Set, the CSP also allows its relay (`wss://relay.walletconnect.org`, `.com`) and Verify frame. Unset: browser wallets only.",
+  }),
+  google: new Combined(
+    {
+      clientId: setting("GOOGLE_CLIENT_ID", {
+        group: "Sign-in",
+        type: z.string(),
+        doc: "Google login on `/auth`, shown only when `GOOGLE_CLIENT_SECRET` is set too. Redirect URI at Google: `<ISSUER_URL>/api/auth/callback/google`.",
+      }),
+      clientSecret: setting("GOOGLE_CLIENT_SECRET", { group: "Sign-in", type: z.string(), doc: "The client secret of `GOOGLE_CLIENT_ID`." }),
+      issuer: setting("GOOGLE_ISSUER", {
+        group: "Sign-in",
+        type: issuerUrl,
+        default: "https://accounts.google.com",
+        doc: "Google's OpenID issuer (https, or http on localhost: tests point it at a local provider).",
+      }),
+    },
+    upstream,
+  ),
+  apple: new Combined(
+    {
+      clientId: setting("APPLE_CLIENT_ID", {
+        group: "Sign-in",
+        type: z.string(),
+        doc: "Sign in with Apple, shown only when `APPLE_CLIENT_SECRET` is set too. Callback: `<ISSUER_URL>/api/auth/callback/apple`.",
+      }),
+      clientSecret: setting("APPLE_CLIENT_SECRET", { group: "Sign-in", type: z.string(), doc: "Apple's client-secret JWT for `APPLE_CLIENT_ID`." }),
+      issuer: setting("APPLE_ISSUER", {
+        group: "Sign-in",
+        type: issuerUrl,
+        default: "https://appleid.apple.com",
+        doc: "Apple's OpenID issuer (https, or http on localhost).",
+      }),
+    },
+    upstream,
+  ),
+  sessionIdleTtl: setting("SESSION_IDLE_TTL", {
+    group: "Sign-in",
+    type: duration,
+    default: "3d",
+    doc: "A login session ends this long after its last use. Ended and revoked sessions (with their IP address and user agent) are deleted a day later.",
+  }),
+  sessionMaxAge: setting("SESSION_MAX_AGE", { group: "Sign-in", type: duration, default: "30d", doc: "A login session ends this long after the login at the latest." }),
+
+  secret: setting("KEYFOB_SECRET", {
+    group: "Tokens and keys",
+    type: z.string().min(32, "must be at least 32 characters (e.g. `openssl rand -base64 32`)"),
+    shown: "generated in `DATA_DIR`",
+    doc: "Encrypts signing keys at rest (32+ characters, e.g. `openssl rand -base64 32`). **Required with `DATABASE_URL`**, the same on every instance.",
+  }),
+  keyRotationPeriod: setting("KEY_ROTATION_PERIOD", {
+    group: "Tokens and keys",
+    type: duration,
+    default: "30d",
+    doc: "How long a signing key signs before its successor takes over.",
+  }),
+  keyPublishLead: setting("KEY_PUBLISH_LEAD", {
+    group: "Tokens and keys",
+    type: duration.refine(
+      (seconds) => seconds >= MIN_PUBLISH_LEAD_SECONDS,
+      `must be at least ${MIN_PUBLISH_LEAD_SECONDS / 60} minutes, longer than verifiers cache the JWKS`,
+    ),
+    default: "1d",
+    doc: "How long a new key is published before it signs (at least 10 min, more than JWKS caching; less than `KEY_ROTATION_PERIOD`).",
+  }),
+  accessTokenTtl: setting("ACCESS_TOKEN_TTL", { group: "Tokens and keys", type: duration, default: "14d", doc: "Token lifetime (`expires_in`)." }),
+  idTokenTtl: setting("ID_TOKEN_TTL", {
+    group: "Tokens and keys",
+    type: duration,
+    shown: "`ACCESS_TOKEN_TTL`",
+    example: "1h",
+    doc: "Lifetime of ID tokens, when it should differ from the access token's (`expires_in`).",
+  }),
+  authorizationCodeTtl: setting("AUTHORIZATION_CODE_TTL", {
+    group: "Tokens and keys",
+    type: duration,
+    default: "60s",
+    doc: "Lifetime of a Flow B authorization code.",
+  }),
+  refreshTokenIdleTtl: setting("REFRESH_TOKEN_IDLE_TTL", { group: "Tokens and keys", type: duration, default: "30d", doc: "A refresh token ends this long unused." }),
+  refreshTokenMaxAge: setting("REFRESH_TOKEN_MAX_AGE", {
+    group: "Tokens and keys",
+    type: duration,
+    default: "365d",
+    doc: "The refresh tokens of one login (all its rotations) end this long after it.",
+  }),
+
+  adminAddresses: setting("ADMIN_ADDRESSES", {
+    group: "Admin",
+    type: addresses,
+    default: "",
+    example: "0x0000000000000000000000000000000000000001",
+    doc: "Bootstrap admins' account addresses. More admins are granted in the dashboard.",
+  }),
+  adminEmails: setting("ADMIN_EMAILS", {
+    group: "Admin",
+    type: list.transform((emails) => emails.map((email) => email.toLowerCase())),
+    default: "",
+    example: "admin@example.com",
+    doc: "Bootstrap admins' emails, as verified by Google or Apple.",
+  }),
+  adminContractSignatures: setting("ADMIN_CONTRACT_SIGNATURES", {
+    group: "Admin",
+    type: bool,
+    default: "false",
+    doc: "Let admins sign in with smart-account (ERC-1271/6492) signatures, which the RPC providers vouch for: a fresh login, and a login session that used one (`amr` `contract`).",
+  }),
+
+  rateLimits: {
+    perIp: setting("RATE_LIMIT_PER_IP", {
+      group: "Limits",
+      type: rateLimit,
+      default: "600/1m",
+      doc: "Anonymous requests per caller address to the protocol endpoints together.",
+    }),
+    perClient: setting("RATE_LIMIT_PER_CLIENT", {
+      group: "Limits",
+      type: rateLimit,
+      default: "6000/1m",
+      doc: "Requests of a client that authenticates with its secret (`/token`, `/token/revoke`, `/token/introspect`), from any address.",
+    }),
+    adminSignIn: setting("RATE_LIMIT_ADMIN_SIGNIN", { group: "Limits", type: rateLimit, default: "30/1m", doc: "Admin sign-in steps per address." }),
+  },
+  pendingCaps: {
+    challengesPerIp: setting("PENDING_CHALLENGES_PER_IP", {
+      group: "Limits",
+      type: positiveInt,
+      default: "1000",
+      doc: "Unused, unexpired Flow A challenges one caller address may hold (IPv6 per /64); over it that caller gets 429.",
+    }),
+    challengesPerAddress: setting("PENDING_CHALLENGES_PER_ADDRESS", {
+      group: "Limits",
+      type: positiveInt,
+      default: "100",
+      doc: "Unused, unexpired Flow A challenges kept for one address: a new one pushes out the oldest.",
+    }),
+    challengesPerClient: setting("PENDING_CHALLENGES_PER_CLIENT", {
+      group: "Limits",
+      type: positiveInt,
+      default: "5000",
+      doc: "Unused, unexpired Flow A challenges kept for one client: a new one pushes out the oldest.",
+    }),
+    challengesTotal: setting("PENDING_CHALLENGES_TOTAL", {
+      group: "Limits",
+      type: positiveInt,
+      default: "200000",
+      doc: "Unused Flow A challenges kept in all (about 1 KB each): every 10 minutes the oldest beyond it are deleted.",
+    }),
+    loginsPerIp: setting("PENDING_LOGINS_PER_IP", { group: "Limits", type: positiveInt, default: "200", doc: "Unfinished hosted logins one address may hold." }),
+  },
+
+  metricsPort: setting("METRICS_PORT", {
+    group: "Operations",
+    type: positiveInt,
+    example: "9464",
+    doc: "Serves Prometheus metrics on this port (`GET /metrics`, nothing else).",
+  }),
+  metricsToken: setting("METRICS_TOKEN", {
+    group: "Operations",
+    type: z.string().min(16, "must be at least 16 characters"),
+    doc: "Serves `GET /metrics` on the main port to this bearer token (16+ characters). Neither set: no metrics.",
+  }),
+  shutdownTimeout: setting("SHUTDOWN_TIMEOUT", { group: "Operations", type: duration, default: "10s", doc: "How long in-flight requests get after SIGTERM." }),
+  auditRetention: setting("AUDIT_RETENTION", { group: "Operations", type: duration, default: "365d", doc: "How long audit events are kept." }),
+} satisfies Table;
+
+/** Every setting, in the table's order. */
+export const configSettings: readonly Setting[] = settingsIn(table);
+
+const envSchema = z.object(Object.fromEntries(configSettings.map((s) => [s.env, s.schema])));
+
+/** Settings whose default is another setting's value. */
+type Fallbacks = { databasePooled: boolean; preparedStatements: boolean; rpcQuorum: number; idTokenTtl: number };
+
+type Parsed = Shape<typeof table>;
+
+export type Config = Simplify<Omit<Parsed, keyof Fallbacks> & Fallbacks>;
 
 /** The direct connection: DATABASE_DIRECT_URL, else DATABASE_URL unless that goes through a pooler (then none). */
 export const directDatabaseUrl = (config: Pick<Config, "databaseUrl" | "databaseDirectUrl" | "databasePooled">): string | undefined =>
@@ -246,83 +499,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  const e = parsed.data;
-  const badAddress = list(e.ADMIN_ADDRESSES).find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a));
-  if (badAddress) throw new ConfigError(`Invalid configuration:\n  ADMIN_ADDRESSES: "${badAddress}" is not a 0x address`);
-  if (e.KEY_PUBLISH_LEAD < MIN_PUBLISH_LEAD_SECONDS) {
-    throw new ConfigError(
-      `Invalid configuration:\n  KEY_PUBLISH_LEAD: must be at least ${MIN_PUBLISH_LEAD_SECONDS / 60} minutes, longer than verifiers cache the JWKS`,
-    );
-  }
-  if (e.KEY_PUBLISH_LEAD >= e.KEY_ROTATION_PERIOD) {
+  const c = read(table, parsed.data) as Parsed;
+  // The rules between settings.
+  if (c.keyPublishLead >= c.keyRotationPeriod) {
     throw new ConfigError("Invalid configuration:\n  KEY_PUBLISH_LEAD: must be shorter than KEY_ROTATION_PERIOD");
   }
-  if (e.RPC_QUORUM !== undefined && e.RPC_QUORUM > e.RPC_URL.length) {
-    throw new ConfigError(`Invalid configuration:\n  RPC_QUORUM: ${e.RPC_QUORUM} is more than the ${e.RPC_URL.length} providers in RPC_URL`);
+  if (c.rpcQuorum !== undefined && c.rpcQuorum > c.rpcUrls.length) {
+    throw new ConfigError(`Invalid configuration:\n  RPC_QUORUM: ${c.rpcQuorum} is more than the ${c.rpcUrls.length} providers in RPC_URL`);
   }
-  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) {
+  if (c.databaseDirectUrl && !c.databaseUrl) {
     throw new ConfigError("Invalid configuration:\n  DATABASE_DIRECT_URL: set DATABASE_URL too (the connection requests use)");
   }
-  if (e.DATABASE_URL && !e.KEYFOB_SECRET) {
+  if (c.databaseUrl && !c.secret) {
     throw new ConfigError(
       "Invalid configuration:\n  KEYFOB_SECRET: required with DATABASE_URL, so that every instance can decrypt the shared signing keys",
     );
   }
   // A separate direct URL says that DATABASE_URL is the pooled one, unless DATABASE_POOLED says otherwise.
-  const pooled = e.DATABASE_POOLED ? e.DATABASE_POOLED === "true" : e.DATABASE_DIRECT_URL !== undefined;
+  const databasePooled = c.databasePooled ?? c.databaseDirectUrl !== undefined;
   return {
-    issuerUrl: e.ISSUER_URL,
-    port: e.PORT,
-    databaseUrl: e.DATABASE_URL,
-    databaseDirectUrl: e.DATABASE_DIRECT_URL,
-    databasePooled: pooled,
-    preparedStatements: e.DATABASE_PREPARED_STATEMENTS ? e.DATABASE_PREPARED_STATEMENTS === "true" : !pooled,
-    dataDir: path.resolve(e.DATA_DIR),
-    embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
-    secret: e.KEYFOB_SECRET,
-    chainId: e.CHAIN_ID,
-    rpcUrls: e.RPC_URL,
-    rpcQuorum: e.RPC_QUORUM ?? e.RPC_URL.length,
-    accessTokenTtl: e.ACCESS_TOKEN_TTL,
-    idTokenTtl: e.ID_TOKEN_TTL ?? e.ACCESS_TOKEN_TTL,
-    challengeTtl: e.CHALLENGE_TTL,
-    keyRotationPeriod: e.KEY_ROTATION_PERIOD,
-    keyPublishLead: e.KEY_PUBLISH_LEAD,
-    dbPoolSize: e.DB_POOL_SIZE,
-    recoveryThreads: e.RECOVERY_THREADS,
-    authorizationCodeTtl: e.AUTHORIZATION_CODE_TTL,
-    google: upstream(e.GOOGLE_CLIENT_ID, e.GOOGLE_CLIENT_SECRET, e.GOOGLE_ISSUER),
-    apple: upstream(e.APPLE_CLIENT_ID, e.APPLE_CLIENT_SECRET, e.APPLE_ISSUER),
-    walletConnectProjectId: e.WALLETCONNECT_PROJECT_ID,
-    adminAddresses: list(e.ADMIN_ADDRESSES).map((a) => a.toLowerCase()),
-    adminEmails: list(e.ADMIN_EMAILS).map((a) => a.toLowerCase()),
-    adminContractSignatures: e.ADMIN_CONTRACT_SIGNATURES === "true",
-    host: e.HOST,
-    trustProxy: parseTrustedProxies(e.TRUSTED_PROXIES),
-    metricsPort: e.METRICS_PORT,
-    metricsToken: e.METRICS_TOKEN,
-    shutdownTimeout: e.SHUTDOWN_TIMEOUT,
-    auditRetention: e.AUDIT_RETENTION,
-    sessionIdleTtl: e.SESSION_IDLE_TTL,
-    sessionMaxAge: e.SESSION_MAX_AGE,
-    refreshTokenIdleTtl: e.REFRESH_TOKEN_IDLE_TTL,
-    refreshTokenMaxAge: e.REFRESH_TOKEN_MAX_AGE,
-    rateLimits: { perIp: e.RATE_LIMIT_PER_IP, perClient: e.RATE_LIMIT_PER_CLIENT, adminSignIn: e.RATE_LIMIT_ADMIN_SIGNIN },
-    pendingCaps: {
-      challengesPerAddress: e.PENDING_CHALLENGES_PER_ADDRESS,
-      challengesPerClient: e.PENDING_CHALLENGES_PER_CLIENT,
-      challengesPerIp: e.PENDING_CHALLENGES_PER_IP,
-      challengesTotal: e.PENDING_CHALLENGES_TOTAL,
-      loginsPerIp: e.PENDING_LOGINS_PER_IP,
-    },
-    protocolDispatch: e.PROTOCOL_DISPATCH,
+    ...c,
+    databasePooled,
+    preparedStatements: c.preparedStatements ?? !databasePooled,
+    rpcQuorum: c.rpcQuorum ?? c.rpcUrls.length,
+    idTokenTtl: c.idTokenTtl ?? c.accessTokenTtl,
   };
-}
-
-function list(value: string): string[] {
-  return value.split(/[\s,]+/).filter(Boolean);
-}
-
-function upstream(clientId: string | undefined, clientSecret: string | undefined, issuer: string): UpstreamProvider | undefined {
-  return clientId && clientSecret ? { clientId, clientSecret, issuer: issuer.replace(/\/+$/, "") } : undefined;
 }
