@@ -6,24 +6,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import net from "node:net";
 import path from "node:path";
 import { readOrCreate, startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
+import { freePort } from "../scripts/free-port";
 import { findListener } from "./procstat";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "localhost", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export type BenchDatabase = { url: string; secret: string; port?: number; stop(): Promise<void> };
 

@@ -163,7 +163,7 @@ test("the integration panel's Flow A snippets run: curl against the real server,
   const dir = path.resolve("test-results/snippets");
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `flow-a-${license.address.slice(2, 8)}.ts`);
-  await writeFile(file, (await snippet(page, "flow-a-library")).replace('"./lib/client/get-token"', JSON.stringify(path.resolve("lib/client/get-token.ts"))));
+  await writeFile(file, (await snippet(page, "flow-a-library")).replace('"./lib/flow-a-client/get-token"', JSON.stringify(path.resolve("lib/flow-a-client/get-token.ts"))));
   const run = spawnSync(process.execPath, ["--import", "tsx", file], { env: { ...process.env, KEYFOB_PRIVATE_KEY: signerKey }, encoding: "utf8", timeout: 60_000 });
   expect(run.status, run.stderr).toBe(0);
   const accessToken = run.stdout.trim();

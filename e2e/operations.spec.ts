@@ -12,7 +12,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
 import { createStore, rawConnection, type Store } from "../lib/store";
 import type { Database } from "../lib/store/connection";
-import { freePort } from "../test/support/global-setup";
+import { freePort } from "../scripts/free-port";
 import { type Instance, ready, startInstance as start } from "./support/instances";
 
 test.describe.configure({ mode: "serial" });

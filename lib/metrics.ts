@@ -1,5 +1,6 @@
 import client, { type Counter, type Gauge, type Histogram } from "prom-client";
-import type { Keyfob } from "./keyfob";
+import type { KeyStore } from "./keys/keystore";
+import type { Store } from "./store";
 
 /**
  * Keyfob's Prometheus metrics (prom-client's default registry). Next.js may load this module more
@@ -47,8 +48,12 @@ export const chainRpcFailures = counter("keyfob_chain_rpc_failures_total", "Chai
 
 export const rateLimited = counter("keyfob_rate_limited_total", "Requests refused by a rate limit or a cap, by endpoint and limit.", ["endpoint", "limit"]);
 
-/** The runtime's Keyfob, if one was built in this process (read at scrape time). */
-const current = () => (globalThis as { keyfob?: Keyfob }).keyfob;
+/**
+ * What a scrape reads of the runtime's Keyfob (lib/runtime.ts), if one was built in this process.
+ * Typed by what it reads, not as Keyfob: lib/keyfob.ts imports what records these metrics.
+ */
+type Scraped = { store: Pick<Store, "poolStats">; keys: Pick<KeyStore, "schedule"> };
+const current = () => (globalThis as { keyfob?: Scraped }).keyfob;
 
 gauge("keyfob_db_pool_connections", "Database connections of this instance's pool, by state (total, idle, waiting requests).", ["state"], function () {
   const pool = current()?.store.poolStats();

@@ -7,7 +7,7 @@ import "./load-env";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { prepareStorage } from "../lib/bootstrap";
-import { getToken } from "../lib/client/get-token";
+import { getToken } from "../lib/flow-a-client/get-token";
 import { addRedirectUri, addSigner, createClient } from "../lib/clients/registry";
 import { loadConfig } from "../lib/config";
 import { createStore } from "../lib/store";

@@ -1,16 +1,17 @@
 /**
  * Keyfob's admin command line: clients, redirect URIs, signers, secrets, signing keys, accounts and
  * their sessions. Changes go through the same admin actions as the dashboard and the management API
- * (lib/admin/dispatch.ts: the same validation, the same audit). Run `npm run keyfob -- help`.
+ * (lib/admin/actions.ts: the same validation, the same audit). Run `npm run keyfob -- help`.
  */
 import "./load-env";
 import { parseArgs } from "node:util";
 import { prepareStorage } from "../lib/bootstrap";
 import { userInfo } from "node:os";
 import type { Admin } from "../lib/admin/access";
-import { runAdminAction, type AdminActionName } from "../lib/admin/dispatch";
+import { runAdminAction, type AdminActionName } from "../lib/admin/actions";
 import * as admin from "../lib/admin/operations";
-import { listClients, normalizeClientId, RegistryError } from "../lib/clients/registry";
+import { normalizeClientId } from "../lib/clients/client-id";
+import { listClients, RegistryError } from "../lib/clients/registry";
 import { ConfigError, loadConfig } from "../lib/config";
 import { createKeyfob, type Keyfob } from "../lib/keyfob";
 import { hasControlCharacter } from "../lib/oauth/params";

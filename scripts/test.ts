@@ -14,9 +14,9 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
-import { freePort } from "../test/support/global-setup";
 import { build } from "../server/build";
 import { findChromium } from "./browser";
+import { freePort } from "./free-port";
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return new Promise((resolve) => {

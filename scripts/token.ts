@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Hex } from "viem";
-import { getToken } from "../lib/client/get-token";
+import { getToken } from "../lib/flow-a-client/get-token";
 
 const { values } = parseArgs({
   options: {

@@ -1,5 +1,5 @@
 /**
- * Accounts as admins manage them, through the admin actions (lib/admin/dispatch.ts) on one
+ * Accounts as admins manage them, through the admin actions (lib/admin/actions.ts) on one
  * instance while another instance serves the account: search by address, email or id; block,
  * which takes effect at the other instance's next request (tokens, sessions, codes, logins);
  * revoking sessions one by one or all; deleting an account with everything it holds.
@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { resolveAccount } from "@/lib/accounts/accounts";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
 import type { Admin } from "@/lib/admin/access";
-import { runAdminAction } from "@/lib/admin/dispatch";
+import { runAdminAction } from "@/lib/admin/actions";
 import { getAccount, listAccounts, listActiveTokens, resolveAccountReference } from "@/lib/admin/operations";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";

@@ -12,7 +12,7 @@ import { sessionCookie } from "@/app/admin/_lib/cookies";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
 import { AdminAccessError, requireAdmin } from "@/lib/admin/access";
-import { performAdminAction } from "@/lib/admin/dispatch";
+import { performAdminAction } from "@/lib/admin/actions";
 import { beginAdminLogin, endAdminSessions, finishAdminLogin, readAdminSession } from "@/lib/admin/session";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";

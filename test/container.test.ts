@@ -18,8 +18,8 @@ import { afterAll, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { localMigrations } from "@/lib/db/migrate";
 import { currentBuild } from "@/server/build";
+import { freePort } from "../scripts/free-port";
 import { emptyDatabase } from "./support/database";
-import { freePort } from "./support/global-setup";
 
 const root = path.resolve(import.meta.dirname, "..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");

@@ -26,8 +26,8 @@ import { findSession } from "@/lib/sessions/login-session";
 import { accountLinkNonce, verifyAccountLink } from "@/lib/siwe/login";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
+import { freePort } from "../scripts/free-port";
 import { compileContracts, startLocalChain, type LocalChain } from "./chain/local-chain";
-import { freePort } from "./support/global-setup";
 import { deployLicenseAccounts, randomSalt, type LicenseAccounts } from "./chain/license-accounts";
 import { tables } from "./support/database";
 

@@ -23,7 +23,7 @@ import { addRedirectUri, createClient, updateClient } from "@/lib/clients/regist
 import { createStore } from "@/lib/store";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
-import { freePort } from "./support/global-setup";
+import { freePort } from "../scripts/free-port";
 import { startPostgresCluster, type PostgresCluster } from "./support/postgres-cluster";
 
 const ROOT = path.resolve(import.meta.dirname, "..");

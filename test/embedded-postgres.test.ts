@@ -11,7 +11,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres } from "@/lib/db/embedded";
-import { freePort } from "./support/global-setup";
+import { freePort } from "../scripts/free-port";
 
 const asRoot = process.getuid?.() === 0;
 const project = path.resolve(import.meta.dirname, "..");

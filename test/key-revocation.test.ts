@@ -16,7 +16,7 @@ import { generateChallenge } from "@/lib/actions/generate-challenge";
 import { introspectToken } from "@/lib/actions/introspect";
 import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { userinfo } from "@/lib/actions/userinfo";
-import { performAdminAction } from "@/lib/admin/dispatch";
+import { performAdminAction } from "@/lib/admin/actions";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";

@@ -15,7 +15,7 @@ import { POST as revokeRoute } from "@/app/token/revoke/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { resolveAccount } from "@/lib/accounts/accounts";
 import { ADMIN_SCOPE, MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
-import { runAdminAction } from "@/lib/admin/dispatch";
+import { runAdminAction } from "@/lib/admin/actions";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { startSession } from "@/lib/sessions/login-session";

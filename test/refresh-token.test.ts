@@ -5,7 +5,7 @@
  * its access tokens, single use under concurrency, narrowing scope, idle and absolute expiry,
  * refusal when the client is disabled or no longer allowed, revocation (RFC 7009) and
  * introspection (RFC 7662), Flow A left as it was, the dashboard's listing and revocation through
- * the dispatcher, and the sweep of expired families.
+ * the admin actions, and the sweep of expired families.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from "jose";
@@ -18,7 +18,7 @@ import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoGet } from "@/app/userinfo/route";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
-import { performAdminAction } from "@/lib/admin/dispatch";
+import { performAdminAction } from "@/lib/admin/actions";
 import { listRefreshGrants } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
@@ -419,7 +419,7 @@ describe("dashboard", () => {
     session = (await finishAdminLogin(k, cookie, new URL(callback.location).searchParams))!;
   });
 
-  it("lists live refresh grants per client and account, and revokes one or all through the audited dispatcher", async () => {
+  it("lists live refresh grants per client and account, and revokes one or all through the audited admin actions", async () => {
     const app = await registerApp();
     const admin = { accountId: bootstrap, label: bootstrap };
     const alice = google();

@@ -12,7 +12,7 @@ import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Database } from "../../lib/store/connection";
 import { baseURL } from "../../playwright.config";
-import { freePort } from "../../test/support/global-setup";
+import { freePort } from "../../scripts/free-port";
 import { expectNoAxeViolations } from "./axe";
 import { installWallet } from "./wallet";
 

@@ -3,7 +3,7 @@
  * `npm start`), each on a free port, for the specs that start, stop and compare instances.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { freePort } from "../../test/support/global-setup";
+import { freePort } from "../../scripts/free-port";
 
 /**
  * `url` is the issuer (localhost); `api` reaches the same server over IPv4 only, so that every

@@ -7,19 +7,7 @@
  * first evaluated (in the runner's process) and passed on through the environment; Keyfob contacts
  * the providers only when someone signs in, long after both are up.
  */
-import { execFileSync } from "node:child_process";
-
-/** Distinct free ports, found synchronously (the config cannot await). */
-function freePortsSync(count: number): number[] {
-  const script = `
-    const net = require("node:net"); const servers = []; const ports = [];
-    (function next() {
-      if (ports.length === ${count}) { console.log(JSON.stringify(ports)); servers.forEach((s) => s.close()); return; }
-      const server = net.createServer(); servers.push(server);
-      server.listen(0, "localhost", () => { ports.push(server.address().port); next(); });
-    })();`;
-  return JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }));
-}
+import { freePortsSync } from "../../scripts/free-port";
 
 process.env.E2E_UPSTREAM_PORTS ??= freePortsSync(2).join(",");
 const [googlePort, applePort] = process.env.E2E_UPSTREAM_PORTS.split(",").map(Number);

@@ -1,5 +1,5 @@
 import type { LoginIdentity } from "../accounts/accounts";
-import { normalizeClientId } from "../clients/registry";
+import { normalizeClientId } from "../clients/client-id";
 import { addressBucket } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
 import { ADMIN_CLIENT_ID } from "../admin/session";

@@ -1,4 +1,4 @@
-import { normalizeClientId } from "../clients/registry";
+import { normalizeClientId } from "../clients/client-id";
 import type { Keyfob } from "../keyfob";
 import { OAuthError } from "../oauth/errors";
 import type { Params } from "../oauth/params";

@@ -1,5 +1,5 @@
 import { getAddress, type Address } from "viem";
-import { normalizeClientId } from "../clients/registry";
+import { normalizeClientId } from "../clients/client-id";
 import { addressBucket } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidRequest, OAuthError } from "../oauth/errors";

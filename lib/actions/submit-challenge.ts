@@ -1,5 +1,5 @@
 import type { Caller } from "../audit";
-import { normalizeClientId } from "../clients/registry";
+import { normalizeClientId } from "../clients/client-id";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";

@@ -7,7 +7,7 @@ import { bearerToken, verifyAccessToken } from "../tokens/verify";
 import type { Admin } from "./access";
 import { parseAuditQuery } from "./audit-filter";
 import { parseHolderQuery, parseSearch, type FilterErrors } from "./filters";
-import { runAdminAction, type AdminActionName } from "./dispatch";
+import { runAdminAction, type AdminActionName } from "./actions";
 import * as ops from "./operations";
 import { ADMIN_SCOPE, covers, type ManagementScope } from "./scopes";
 

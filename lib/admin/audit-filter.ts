@@ -1,5 +1,5 @@
 /** The audit log's filter, from a query string: shared by the dashboard page, its CSV export and the management API. */
-import { normalizeClientId } from "../clients/registry";
+import { normalizeClientId } from "../clients/client-id";
 import { filterReader, MAX_CLIENT_ID, MAX_WORD, MESSAGES, nextDay, type FilterErrors, type Get } from "./filters";
 import type { AuditFilter } from "./operations";
 

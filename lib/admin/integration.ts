@@ -64,8 +64,8 @@ export function integration(issuer: string, client: IntegrationClient, options: 
   ].join("\n");
 
   const flowALibrary = [
-    `// Flow A with Keyfob's client library (lib/client/get-token.ts): it asks, checks and signs the challenge, and submits it.`,
-    `import { getToken } from "./lib/client/get-token";`,
+    `// Flow A with Keyfob's client library (lib/flow-a-client/get-token.ts): it asks, checks and signs the challenge, and submits it.`,
+    `import { getToken } from "./lib/flow-a-client/get-token";`,
     ``,
     `const tokens = await getToken({`,
     `  authUrl: ${JSON.stringify(issuer)},`,

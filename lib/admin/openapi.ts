@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { ADMIN_TOKEN_TTL } from "../actions/client-credentials";
 import { API_BASE, requiredScope, ROUTES } from "./api";
-import { actionInput } from "./dispatch";
+import { actionInput } from "./actions";
 import { MANAGEMENT_SCOPES } from "./scopes";
 
 /**
  * The OpenAPI 3.1 document of the management API, built from the route table (lib/admin/api.ts)
- * and the actions' zod inputs (lib/admin/dispatch.ts), so it describes exactly what is validated.
+ * and the actions' zod inputs (lib/admin/actions.ts), so it describes exactly what is validated.
  */
 
 /** How the API takes values that forms send as text: flags as booleans, dates as ISO 8601, an optional logo as null. */

@@ -1,6 +1,7 @@
 import * as blocking from "../accounts/blocking";
 import * as directory from "../accounts/directory";
 import type { AuditEntry } from "../audit";
+import { normalizeClientId } from "../clients/client-id";
 import * as registry from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import type { AuditFilter } from "../store/audit";
@@ -11,7 +12,7 @@ import { revokeAdminSessions } from "./session";
 
 /**
  * What admins can do, for the dashboard, the command line and the management API alike (through
- * lib/admin/dispatch.ts). Every change takes the Admin that requireAdmin, the CLI or the API
+ * lib/admin/actions.ts). Every change takes the Admin that requireAdmin, the CLI or the API
  * vouched for, and is written to the audit log with what it changed (before -> after), in the
  * change's transaction; refused ones too, with the reason.
  */
@@ -120,7 +121,7 @@ const clientPart = (id: string, ...parts: string[]) => async (k: Keyfob) => {
 };
 
 export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name: string; logoUrl?: string }) => {
-  const id = input.id?.trim() ? registry.normalizeClientId(input.id.trim()) : registry.generateClientId();
+  const id = input.id?.trim() ? normalizeClientId(input.id.trim()) : registry.generateClientId();
   return change(
     k,
     admin,
@@ -136,18 +137,18 @@ export const setClientEnabled = (k: Keyfob, admin: Admin, clientId: string, enab
     k,
     admin,
     enabled ? "client.enabled" : "client.disabled",
-    { clientId: registry.normalizeClientId(clientId) },
+    { clientId: normalizeClientId(clientId) },
     (tx) => registry.updateClient(tx.store, clientId, { enabled }),
     ({ before, after }) => differences({ enabled: before.enabled }, { enabled: after.enabled }),
   );
 
 export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) => {
-  const id = registry.normalizeClientId(clientId);
+  const id = normalizeClientId(clientId);
   return changeObserved(k, admin, "client.deleted", { clientId: id }, (tx) => clientState(tx, id), (tx) => registry.deleteClient(tx.store, clientId));
 };
 
 const listChange = (action: string, part: string, op: (store: Keyfob["store"], clientId: string, value: string) => Promise<unknown>) => (k: Keyfob, admin: Admin, clientId: string, value: string) => {
-  const id = registry.normalizeClientId(clientId);
+  const id = normalizeClientId(clientId);
   return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(id, part), (tx) => op(tx.store, clientId, value)).then(() => undefined);
 };
 
@@ -165,7 +166,7 @@ export async function updateClient(k: Keyfob, admin: Admin, clientId: string, ch
     k,
     admin,
     "client.updated",
-    { clientId: registry.normalizeClientId(clientId) },
+    { clientId: normalizeClientId(clientId) },
     (tx) => registry.updateClient(tx.store, clientId, defined),
     ({ before, after }) => differences(before, after),
   );
@@ -186,14 +187,14 @@ async function signerState(k: Keyfob, clientId: string, address: string) {
 }
 
 export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) => {
-  const id = registry.normalizeClientId(clientId);
+  const id = normalizeClientId(clientId);
   return changeObserved(k, admin, "signer.added", { clientId: id, detail: address }, (tx) => signerState(tx, id, address), (tx) =>
     registry.addSigner(tx.store, clientId, address, expiresAt),
   );
 };
 
 export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address: string) => {
-  const id = registry.normalizeClientId(clientId);
+  const id = normalizeClientId(clientId);
   return changeObserved(k, admin, "signer.revoked", { clientId: id, detail: address }, (tx) => signerState(tx, id, address), (tx) =>
     registry.revokeSigner(tx.store, clientId, address),
   );
@@ -201,7 +202,7 @@ export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address:
 
 /** Generates or rotates the client's secret; the only time it is seen is in the return value (never in the audit log). */
 export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) => {
-  const id = registry.normalizeClientId(clientId);
+  const id = normalizeClientId(clientId);
   let wasConfidential = false;
   return change(
     k,
@@ -287,7 +288,7 @@ async function tokenHolders(k: Keyfob, accountId: string | undefined) {
 export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) {
   // A single token is audited under its own client and account, so filtering the log by either finds it.
   const token = target.jti ? await k.store.tokens.find(target.jti) : undefined;
-  const clientId = target.clientId ? registry.normalizeClientId(target.clientId) : token?.clientId;
+  const clientId = target.clientId ? normalizeClientId(target.clientId) : token?.clientId;
   const accountId = target.accountId ? normalizeAccountId(target.accountId) : token?.userId;
   return change(
     k,
@@ -310,7 +311,7 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
  */
 export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { familyId?: string; clientId?: string; accountId?: string }) {
   const family = target.familyId ? await k.store.tokens.findFamily(target.familyId) : undefined;
-  const clientId = target.clientId ? registry.normalizeClientId(target.clientId) : family?.clientId;
+  const clientId = target.clientId ? normalizeClientId(target.clientId) : family?.clientId;
   const accountId = target.accountId ? normalizeAccountId(target.accountId) : family?.accountId;
   return change(
     k,
@@ -446,7 +447,7 @@ export async function listClients(k: Keyfob, _admin: Admin, query: { search?: st
 }
 
 export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
-  const client = await k.store.clients.detail(registry.normalizeClientId(clientId));
+  const client = await k.store.clients.detail(normalizeClientId(clientId));
   if (!client) return undefined;
   const { secretHash, ...rest } = client;
   return { ...rest, confidential: secretHash !== null };
@@ -500,7 +501,7 @@ export function keySchedule(k: Keyfob, _admin: Admin) {
 export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const selector = {
-    clientId: query.clientId ? registry.normalizeClientId(query.clientId) : undefined,
+    clientId: query.clientId ? normalizeClientId(query.clientId) : undefined,
     userIds: await tokenHolders(k, query.accountId ? normalizeAccountId(query.accountId) : undefined),
   };
   const now = new Date();
@@ -517,7 +518,7 @@ export async function listRefreshGrants(k: Keyfob, _admin: Admin, query: { clien
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const now = new Date();
   const selector = {
-    clientId: query.clientId ? registry.normalizeClientId(query.clientId) : undefined,
+    clientId: query.clientId ? normalizeClientId(query.clientId) : undefined,
     accountId: query.accountId ? normalizeAccountId(query.accountId) : undefined,
   };
   const [live, total] = await Promise.all([k.store.tokens.liveGrantPage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now), k.store.tokens.countLiveGrants(selector, now)]);

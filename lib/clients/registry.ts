@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { getAddress, isAddress, type Address } from "viem";
+import { getAddress, type Address } from "viem";
 import { clientSecretHash } from "../oauth/client-auth";
 import { Duplicate, type Store } from "../store";
 import type { ClientSettings } from "../store/clients";
+import { normalizeClientId } from "./client-id";
 import { originProblem, redirectUriProblem } from "./redirect-uri";
 
 /** Bad input to a registry change, naming the field at fault (for the CLI and the dashboard). */
@@ -14,11 +15,6 @@ export class RegistryError extends Error {
   ) {
     super(message);
   }
-}
-
-/** Client ids that are addresses (developer licenses) are kept EIP-55 checksummed, so any case matches. */
-export function normalizeClientId(clientId: string): string {
-  return isAddress(clientId, { strict: false }) ? getAddress(clientId) : clientId;
 }
 
 export function parseAddress(value: string, field = "address"): Address {

@@ -1,5 +1,5 @@
 import type { Keyfob } from "../keyfob";
-import { normalizeClientId } from "../clients/registry";
+import { normalizeClientId } from "../clients/client-id";
 import { invalidRequest } from "../oauth/errors";
 
 /** Headers a browser may read from a cross-origin answer besides the CORS-safelisted ones. */

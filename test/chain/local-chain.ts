@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { freePort } from "../support/global-setup";
+import { freePort } from "../../scripts/free-port";
 import {
   createPublicClient,
   createWalletClient,

@@ -4,21 +4,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import { startEmbeddedPostgres } from "../../lib/db/embedded";
 import { migrateDatabase } from "../../lib/db/migrate";
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "localhost", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../../scripts/free-port";
 
 export default async function setup() {
   const dir = path.resolve(".data", `test-${process.pid}`);

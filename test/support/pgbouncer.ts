@@ -7,8 +7,8 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { freePort } from "../../scripts/free-port";
 import { findPgbouncer } from "../../scripts/pgbouncer";
-import { freePort } from "./global-setup";
 
 export type Pooler = {
   /** `url` (a postgresql:// URL of the PostgreSQL behind it) as reached through the pooler. */

@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { freePort } from "./global-setup";
+import { freePort } from "../../scripts/free-port";
 
 const require = createRequire(import.meta.url);
 

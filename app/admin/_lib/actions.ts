@@ -1,14 +1,14 @@
 "use server";
 /**
  * The dashboard's server actions: each one hands the form's fields and the session cookie to
- * performAdminAction (lib/admin/dispatch), which checks the admin on the server, validates, and
+ * performAdminAction (lib/admin/actions), which checks the admin on the server, validates, and
  * runs the audited change. Signed out → the sign-in; not an admin → the 403 page. Next.js checks
  * that a server action comes from this origin; nothing here adds CORS.
  */
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { FormState } from "@/components/admin/form-state";
-import { performAdminAction, type AdminActionName } from "@/lib/admin/dispatch";
+import { performAdminAction, type AdminActionName } from "@/lib/admin/actions";
 import { tryRedirectUri } from "@/lib/admin/integration";
 import { keyfob } from "@/lib/runtime";
 import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "./guard";

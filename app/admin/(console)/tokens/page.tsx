@@ -11,7 +11,7 @@ import { CopyableId } from "@/components/admin/id";
 import { button, Card, DateText, EmptyState, Mono, PageHeader, Pagination, Table, td, th } from "@/components/admin/ui";
 import { parseHolderQuery } from "@/lib/admin/filters";
 import { listActiveTokens, listRefreshGrants } from "@/lib/admin/operations";
-import { normalizeClientId } from "@/lib/clients/registry";
+import { normalizeClientId } from "@/lib/clients/client-id";
 import { revokeRefreshGrantsAction, revokeTokensAction } from "../../_lib/actions";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 

@@ -1,0 +1,6 @@
+import { getAddress, isAddress } from "viem";
+
+/** Client ids that are addresses (developer licenses) are kept EIP-55 checksummed, so any case matches. */
+export function normalizeClientId(clientId: string): string {
+  return isAddress(clientId, { strict: false }) ? getAddress(clientId) : clientId;
+}
