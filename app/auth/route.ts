@@ -13,7 +13,8 @@ import { requestDuration, requests } from "@/lib/metrics";
 import { readBodyText } from "@/lib/oauth/params";
 import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
-import { translator } from "@/i18n/messages";
+import type { Reason } from "@/lib/oauth/reasons";
+import { reasonText, translator } from "@/i18n/messages";
 import { chooseLocale, type Locale } from "@/i18n/locales";
 import { htmlPage, type HtmlPage } from "../_lib/html-page";
 import { bindInteraction } from "./login-cookie";
@@ -38,7 +39,7 @@ async function authorize(request: Request): Promise<Response> {
     if (start.kind === "redirect") return seeOther(start.location);
     if (start.kind === "error") {
       outcome = "untrusted_request";
-      return untrustedRequest(locale, start.description, query);
+      return untrustedRequest(locale, start.reason, query);
     }
     await bindInteraction(start.interactionId);
     return seeOther(`/auth/interaction/${start.interactionId}`);
@@ -50,7 +51,7 @@ async function authorize(request: Request): Promise<Response> {
     const t = translator(locale, "refusal");
     if (error.status === 429) return refusal(locale, 429, t("tooManyTitle"), t("tooMany"), error.retryAfter);
     if (error.status >= 500) return refusal(locale, 503, t("unavailableTitle"), t("unavailable"), error.retryAfter ?? 5);
-    return refusal(locale, error.status, t("linkTitle"), error.message);
+    return refusal(locale, error.status, t("linkTitle"), error.why ? reasonText(locale, error.why) : error.message);
   } finally {
     requests.inc({ endpoint: "authorize", outcome });
     requestDuration.observe({ endpoint: "authorize" }, (performance.now() - started) / 1000);
@@ -65,24 +66,14 @@ async function formParameters(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams(text);
 }
 
-/** What startAuthorization says about an untrusted request, as the refusal page's catalog words it. */
-const REASONS: Record<string, "noClientId" | "duplicate" | "control" | "unknownClient" | "unregisteredRedirect"> = {
-  "The request has no client_id.": "noClientId",
-  "client_id and redirect_uri must each be given once.": "duplicate",
-  "client_id or redirect_uri contains a control character.": "control",
-  "This application is unknown or disabled.": "unknownClient",
-  "The redirect_uri is not registered for this application.": "unregisteredRedirect",
-};
-
 /**
  * An unknown client or an unregistered redirect_uri: never a redirect (RFC 6749 4.1.2.1). The page
  * says what was received, so the application's developers see what to fix.
  */
-function untrustedRequest(locale: Locale, description: string, query: URLSearchParams): Response {
+function untrustedRequest(locale: Locale, reason: Reason, query: URLSearchParams): Response {
   const t = translator(locale, "refusal");
   const received = (label: string, name: string) => ({ before: label, code: query.get(name)?.slice(0, 500) ?? t("none") });
-  const reason = Object.hasOwn(REASONS, description) ? t(`reasons.${REASONS[description]}`) : description;
-  return refusal(locale, 400, t("linkTitle"), reason, undefined, [
+  return refusal(locale, 400, t("linkTitle"), reasonText(locale, reason), undefined, [
     received(t("receivedClientId"), "client_id"),
     received(t("receivedRedirectUri"), "redirect_uri"),
     t("whatToCheck"),

@@ -44,7 +44,7 @@ export async function GET(request: Request): Promise<Response> {
   } catch (caught) {
     const error = toOAuthError(caught);
     log.info("admin sign-in refused", { endpoint: "admin_callback", error: error.code });
-    return failed(error.status >= 500 ? "unavailable" : /smart-account/.test(error.message) ? "contract" : "expired");
+    return failed(error.status >= 500 ? "unavailable" : error.why?.code === "admin_contract_signature" ? "contract" : "expired");
   }
   if (!session) return failed("browser");
 

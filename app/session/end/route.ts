@@ -8,7 +8,7 @@ import { decideEndSession } from "@/lib/actions/end-session";
 import { readParams, type Params } from "@/lib/oauth/params";
 import { endSession } from "@/lib/sessions/login-session";
 import { keyfob } from "@/lib/runtime";
-import { translator } from "@/i18n/messages";
+import { reasonText, translator } from "@/i18n/messages";
 import { chooseLocale, type Locale } from "@/i18n/locales";
 import { escapeHtml, htmlPage } from "../../_lib/html-page";
 import { clearSessionCookie, currentLoginSession } from "../../auth/session-cookie";
@@ -17,13 +17,6 @@ export const dynamic = "force-dynamic";
 
 /** What the confirmation form carries back. */
 const FORWARDED = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "ui_locales"];
-
-/** What decideEndSession says about a refused logout, as the page's catalog words it. */
-const REASONS: Record<string, "badHint" | "otherClient" | "unregistered"> = {
-  "The id_token_hint is not an ID token issued by Keyfob.": "badHint",
-  "The client_id is not the one the id_token_hint was issued to.": "otherClient",
-  "The post_logout_redirect_uri is not registered for this application.": "unregistered",
-};
 
 async function handle(request: Request): Promise<Response> {
   let params: Params;
@@ -42,7 +35,7 @@ async function handle(request: Request): Promise<Response> {
   const confirmed = request.method === "POST" && params.get("logout") === "confirm" && (!origin || origin === new URL(k.config.issuerUrl).origin);
   const session = await currentLoginSession();
   const decision = await decideEndSession(k, params, session, confirmed);
-  if (decision.kind === "error") return errorPage(locale, Object.hasOwn(REASONS, decision.description) ? t(`reasons.${REASONS[decision.description]}`) : decision.description);
+  if (decision.kind === "error") return errorPage(locale, reasonText(locale, decision.reason));
   if (decision.kind === "confirm") return confirmationPage(locale, params, decision.clientName);
 
   await endSession(k, await clearSessionCookie());
