@@ -1,15 +1,17 @@
 /**
  * GET|POST /session/end: RP-Initiated Logout 1.0 (end_session_endpoint). lib/ decides
- * (decideEndSession); this handler renders the confirmation, error and signed-out pages, ends
- * the login session and clears its cookies. The confirmation posts back here, from this origin only.
+ * (decideEndSession); the endpoint wrapper applies the per-address rate limit and counts it; this
+ * handler renders the confirmation, error and signed-out pages, ends the login session and clears
+ * its cookies. The confirmation posts back here, from this origin only.
  */
 import { cookies } from "next/headers";
 import { decideEndSession } from "@/lib/actions/end-session";
+import { endpoint, type Page } from "@/lib/http/endpoint";
 import { readParams, type Params } from "@/lib/oauth/params";
 import { endSession } from "@/lib/sessions/login-session";
-import { keyfob } from "@/lib/runtime";
 import { reasonText, translator } from "@/i18n/messages";
 import { chooseLocale, type Locale } from "@/i18n/locales";
+import { busyPage } from "../../_lib/busy-page";
 import { escapeHtml, htmlPage } from "../../_lib/html-page";
 import { clearSessionCookie, currentLoginSession } from "../../auth/session-cookie";
 
@@ -18,39 +20,42 @@ export const dynamic = "force-dynamic";
 /** What the confirmation form carries back. */
 const FORWARDED = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "ui_locales"];
 
-async function handle(request: Request): Promise<Response> {
-  let params: Params;
-  const acceptLanguage = request.headers.get("accept-language");
-  try {
-    params = await readParams(request);
-  } catch {
-    const locale = chooseLocale(undefined, acceptLanguage);
-    return errorPage(locale, translator(locale, "logout")("unreadable"));
-  }
-  // The pages' language: ui_locales (RP-Initiated Logout 1.0 section 2), then Accept-Language.
-  const locale = chooseLocale(params.get("ui_locales"), acceptLanguage);
-  const t = translator(locale, "logout");
-  const k = keyfob();
-  const origin = request.headers.get("origin");
-  const confirmed = request.method === "POST" && params.get("logout") === "confirm" && (!origin || origin === new URL(k.config.issuerUrl).origin);
-  const session = await currentLoginSession();
-  const decision = await decideEndSession(k, params, session, confirmed);
-  if (decision.kind === "error") return errorPage(locale, reasonText(locale, decision.reason));
-  if (decision.kind === "confirm") return confirmationPage(locale, params, decision.clientName);
+/** The pages' language: ui_locales (RP-Initiated Logout 1.0 section 2), then Accept-Language. */
+const localeOf = (request: Request, params?: Params) => chooseLocale(params?.get("ui_locales"), request.headers.get("accept-language"));
 
-  await endSession(k, await clearSessionCookie());
-  await clearUpstreamSession();
-  if (session) k.audit.record({ action: "session.ended", outcome: "success", accountId: session.accountId, detail: "logout" });
-  if (decision.location) return new Response(null, { status: 303, headers: { Location: decision.location, "Cache-Control": "no-store" } });
-  return htmlPage({
-    status: 200,
-    lang: locale,
-    eyebrow: t("signedOutEyebrow"),
-    title: t("signedOutTitle"),
-    heading: t("signedOutTitle"),
-    paragraphs: [t("signedOut")],
-  });
-}
+const endSessionPage: Page<Params> = {
+  read: (request) => readParams(request),
+  async answer(k, request, params) {
+    const locale = localeOf(request, params);
+    const t = translator(locale, "logout");
+    const origin = request.headers.get("origin");
+    const confirmed = request.method === "POST" && params.get("logout") === "confirm" && (!origin || origin === new URL(k.config.issuerUrl).origin);
+    const session = await currentLoginSession();
+    const decision = await decideEndSession(k, params, session, confirmed);
+    if (decision.kind === "error") return { response: errorPage(locale, reasonText(locale, decision.reason)), refused: decision.reason.code };
+    if (decision.kind === "confirm") return confirmationPage(locale, params, decision.clientName);
+
+    await endSession(k, await clearSessionCookie());
+    await clearUpstreamSession();
+    if (session) k.audit.record({ action: "session.ended", outcome: "success", accountId: session.accountId, detail: "logout" });
+    if (decision.location) return new Response(null, { status: 303, headers: { Location: decision.location, "Cache-Control": "no-store" } });
+    return htmlPage({
+      status: 200,
+      lang: locale,
+      eyebrow: t("signedOutEyebrow"),
+      title: t("signedOutTitle"),
+      heading: t("signedOutTitle"),
+      paragraphs: [t("signedOut")],
+    });
+  },
+  refuse(error, { request, params }) {
+    const locale = localeOf(request, params);
+    const t = translator(locale, "logout");
+    const busy = busyPage(locale, error, { tooManyTitle: t("tooManyTitle"), tooMany: t("tooMany"), unavailableTitle: t("unavailableTitle"), unavailable: t("unavailable") }, [t("errorNotSent")]);
+    // Anything else is a request that could not be read.
+    return busy ?? errorPage(locale, t("unreadable"));
+  },
+};
 
 /** Auth.js's own session cookie (the upstream login), so a new login starts from scratch. */
 async function clearUpstreamSession() {
@@ -87,5 +92,5 @@ function errorPage(locale: Locale, description: string): Response {
   });
 }
 
-export const GET = handle;
-export const POST = handle;
+export const GET = endpoint("end_session", endSessionPage);
+export const POST = GET;
