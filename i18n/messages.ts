@@ -5,6 +5,7 @@
 import { createTranslator } from "use-intl/core";
 import de from "../messages/de.json";
 import en from "../messages/en.json";
+import type { Reason } from "../lib/oauth/reasons";
 import type { Locale } from "./locales";
 
 export type Messages = typeof en;
@@ -18,4 +19,9 @@ export function translator<N extends keyof Messages>(locale: Locale, namespace: 
 /** The namespaces a page's client components need, and only those (they travel with the page). */
 export function pickMessages<N extends keyof Messages>(locale: Locale, namespaces: N[]): Pick<Messages, N> {
   return Object.fromEntries(namespaces.map((n) => [n, MESSAGES[locale][n]])) as Pick<Messages, N>;
+}
+
+/** Why lib/ refused (a reason code and its parameters, lib/oauth/reasons.ts), in the locale's words. */
+export function reasonText(locale: Locale, { code, params }: Reason): string {
+  return translator(locale, "reasons")(code, params as never);
 }

@@ -61,14 +61,14 @@ describe("GET /auth (authorization request)", () => {
   });
 
   it.each([
-    ["no client_id", (app: App) => authorizeQuery(app, { client_id: "" }), /no client_id/],
-    ["an unknown client", (app: App) => authorizeQuery(app, { client_id: "kf_unknown" }), /unknown or disabled/],
-    ["an unregistered redirect_uri", (app: App) => authorizeQuery(app, { redirect_uri: "https://evil.example.com/cb" }), /not registered/],
-    ["a redirect_uri differing by a slash", (app: App) => authorizeQuery(app, { redirect_uri: `${app.redirectUri}/` }), /not registered/],
-  ])("shows an error page, never a redirect, for %s", async (_, query, message) => {
+    ["no client_id", (app: App) => authorizeQuery(app, { client_id: "" }), "no_client_id"],
+    ["an unknown client", (app: App) => authorizeQuery(app, { client_id: "kf_unknown" }), "unknown_client"],
+    ["an unregistered redirect_uri", (app: App) => authorizeQuery(app, { redirect_uri: "https://evil.example.com/cb" }), "unregistered_redirect_uri"],
+    ["a redirect_uri differing by a slash", (app: App) => authorizeQuery(app, { redirect_uri: `${app.redirectUri}/` }), "unregistered_redirect_uri"],
+  ])("shows an error page, never a redirect, for %s", async (_, query, code) => {
     const app = await registerApp();
     const start = await startAuthorization(keyfob(), query(app));
-    expect(start).toEqual({ kind: "error", description: expect.stringMatching(message) });
+    expect(start).toEqual({ kind: "error", reason: { code } });
   });
 
   it("shows an error page for a disabled client", async () => {

@@ -417,6 +417,8 @@ function walkDescriptions(sources: { file: string; text: string }[]) {
         if (ts.isConditionalExpression(e)) return (check(e.whenTrue, interpolated), check(e.whenFalse, interpolated));
         if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.PlusToken) return (check(e.left, interpolated), check(e.right, interpolated));
         if (ts.isIdentifier(e) && helper && parameterIndex(fn, e) >= 0) return; // a helper's own parameter: checked where it is called
+        // A reason ({ code, params }): its English is lib/oauth/reasons.ts's, checked by test/reasons.test.ts.
+        if (ts.isObjectLiteralExpression(e) && e.properties.some((p) => p.name?.getText() === "code")) return;
         // An interpolated value is made safe at run time by errorDescription, and the dynamic walk
         // below sends such values. A property given another error's message (error.message) was
         // checked where that error was made.

@@ -48,7 +48,7 @@ describe("message catalogs", () => {
       const catalog = new Map(leaves(MESSAGES[locale] as unknown as Tree));
       expect([...catalog.keys()].sort()).toEqual([...english.keys()].sort());
       const t = createTranslator({ locale, messages: MESSAGES[locale] as never, onError: (error) => { throw error; } });
-      const values = { client: "Acme", host: "app.example", provider: "Google", chain: "Ethereum", seconds: 30, status: 400, detail: "x", options: "Google", date: "1 Jan", created: "1 Jan", used: "2 Jan", account: "0x1", label: "a@b", email: "a@b" };
+      const values = { client: "Acme", host: "app.example", provider: "Google", chain: "Ethereum", seconds: 30, status: 400, detail: "x", options: "Google", date: "1 Jan", created: "1 Jan", used: "2 Jan", account: "0x1", label: "a@b", email: "a@b", max: 16384 };
       for (const [key, message] of catalog) {
         expect(slots(message), key).toEqual(slots(english.get(key)!));
         expect(message.trim(), key).not.toBe("");

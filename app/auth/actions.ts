@@ -78,7 +78,7 @@ export async function loginWithWalletSignature(interactionId: string, message: s
   } catch (caught) {
     const error = toOAuthError(caught);
     logRefusal("wallet_login", error.code, caught);
-    return refusal(error) ?? walletRefusal(error.message);
+    return refusal(error) ?? walletRefusal(error);
   }
   await setSessionCookie(completion.newSession);
   redirect(completion.location);
@@ -131,13 +131,13 @@ function refusal(error: OAuthError): NonNullable<LoginResult> | undefined {
   if (error.status === 429) return { error: "tooMany", seconds: error.retryAfter ?? 60 };
   if (error.code === "temporarily_unavailable" || error.code === "server_error") return { error: "unavailable" };
   if (error.code === "access_denied") return { error: "blocked" };
-  if (/expired or was already completed/.test(error.message)) return { error: "expired", restart: true };
+  if (error.why?.code === "interaction_expired") return { error: "expired", restart: true };
   return undefined;
 }
 
 /** Why lib/ refused a wallet's signed message, as a key of the page's catalog. */
-function walletRefusal(message: string): NonNullable<LoginResult> {
-  if (/smart-account/.test(message)) return { error: "contractAdmin" };
+function walletRefusal({ why, message }: OAuthError): NonNullable<LoginResult> {
+  if (why?.code === "admin_contract_signature") return { error: "contractAdmin" };
   if (/Issued At|too old|from the future/.test(message)) return { error: "clock" };
   if (/not issued for this login|Resources|not an EIP-4361|control character/.test(message)) return { error: "wrongMessage" };
   if (/signature/.test(message)) return { error: "badSignature" };

@@ -1,20 +1,19 @@
 /**
  * GET|POST /auth: the authorization endpoint of the code flow (OpenID Connect Core 3.1.2.1: both
- * methods, POST form-encoded). lib/ checks the request (startAuthorization); this handler applies
- * the rate limits, and answers: an untrusted client_id or redirect_uri with an error page (400,
- * never a redirect); other errors and prompt=none with a redirect to the application; otherwise a
- * redirect to the login page of a new interaction, bound to this browser by a cookie.
+ * methods, POST form-encoded). lib/ checks the request (startAuthorization); the endpoint wrapper
+ * applies the rate limits and counts it; this handler answers: an untrusted client_id or
+ * redirect_uri with an error page (400, never a redirect); other errors and prompt=none with a
+ * redirect to the application; otherwise a redirect to the login page of a new interaction, bound
+ * to this browser by a cookie.
  */
 import { startAuthorization } from "@/lib/actions/authorize";
-import { clientIp } from "@/lib/http/client-ip";
-import { toOAuthError } from "@/lib/http/respond";
-import { log } from "@/lib/log";
-import { requestDuration, requests } from "@/lib/metrics";
+import { endpoint, type Page } from "@/lib/http/endpoint";
+import type { OAuthError } from "@/lib/oauth/errors";
 import { readBodyText } from "@/lib/oauth/params";
-import { limitProtocolRequest } from "@/lib/rate-limit";
-import { keyfob } from "@/lib/runtime";
-import { translator } from "@/i18n/messages";
+import type { Reason } from "@/lib/oauth/reasons";
+import { reasonText, translator } from "@/i18n/messages";
 import { chooseLocale, type Locale } from "@/i18n/locales";
+import { busyPage } from "../_lib/busy-page";
 import { htmlPage, type HtmlPage } from "../_lib/html-page";
 import { bindInteraction } from "./login-cookie";
 import { currentLoginSession } from "./session-cookie";
@@ -23,39 +22,25 @@ export const dynamic = "force-dynamic";
 
 const seeOther = (location: string) => new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
 
-async function authorize(request: Request): Promise<Response> {
-  const started = performance.now();
-  const k = keyfob();
-  let outcome = "success";
-  // The refusal pages' language: the request's ui_locales, then Accept-Language.
-  let locale = chooseLocale(undefined, request.headers.get("accept-language"));
-  try {
-    const query = request.method === "POST" ? await formParameters(request) : new URL(request.url).searchParams;
-    locale = chooseLocale(query.get("ui_locales"), request.headers.get("accept-language"));
-    const ip = clientIp(request);
-    await limitProtocolRequest(k, "authorize", { ip });
-    const start = await startAuthorization(k, query, { session: await currentLoginSession(), ip });
-    if (start.kind === "redirect") return seeOther(start.location);
-    if (start.kind === "error") {
-      outcome = "untrusted_request";
-      return untrustedRequest(locale, start.description, query);
-    }
+/** The refusal pages' language: the request's ui_locales, then Accept-Language. */
+const localeOf = (request: Request, query?: URLSearchParams) => chooseLocale(query?.get("ui_locales"), request.headers.get("accept-language"));
+
+const authorize: Page<URLSearchParams> = {
+  read: async (request) => (request.method === "POST" ? formParameters(request) : new URL(request.url).searchParams),
+  async answer(k, request, query, caller) {
+    const start = await startAuthorization(k, query, { session: await currentLoginSession(), ip: caller.ip });
+    if (start.kind === "redirect") return start.error ? { response: seeOther(start.location), refused: start.error } : seeOther(start.location);
+    if (start.kind === "error") return { response: untrustedRequest(localeOf(request, query), start.reason, query), refused: "untrusted_request" };
     await bindInteraction(start.interactionId);
     return seeOther(`/auth/interaction/${start.interactionId}`);
-  } catch (caught) {
-    const error = toOAuthError(caught);
-    outcome = error.code;
-    if (error.status >= 500) log.error("authorization failed", { endpoint: "authorize", error: error.code, cause: caught instanceof Error ? caught.name : typeof caught });
-    else log.info("authorization refused", { endpoint: "authorize", status: error.status, error: error.code });
+  },
+  refuse(error: OAuthError, { request, params }) {
+    const locale = localeOf(request, params);
     const t = translator(locale, "refusal");
-    if (error.status === 429) return refusal(locale, 429, t("tooManyTitle"), t("tooMany"), error.retryAfter);
-    if (error.status >= 500) return refusal(locale, 503, t("unavailableTitle"), t("unavailable"), error.retryAfter ?? 5);
-    return refusal(locale, error.status, t("linkTitle"), error.message);
-  } finally {
-    requests.inc({ endpoint: "authorize", outcome });
-    requestDuration.observe({ endpoint: "authorize" }, (performance.now() - started) / 1000);
-  }
-}
+    const busy = busyPage(locale, error, { tooManyTitle: t("tooManyTitle"), tooMany: t("tooMany"), unavailableTitle: t("unavailableTitle"), unavailable: t("unavailable") }, [t("notSent")]);
+    return busy ?? refusal(locale, error.status, error.why ? reasonText(locale, error.why) : error.message);
+  },
+};
 
 /** The parameters of a POSTed authorization request: a form-encoded body (at most 16 KiB). */
 async function formParameters(request: Request): Promise<URLSearchParams> {
@@ -65,42 +50,27 @@ async function formParameters(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams(text);
 }
 
-/** What startAuthorization says about an untrusted request, as the refusal page's catalog words it. */
-const REASONS: Record<string, "noClientId" | "duplicate" | "control" | "unknownClient" | "unregisteredRedirect"> = {
-  "The request has no client_id.": "noClientId",
-  "client_id and redirect_uri must each be given once.": "duplicate",
-  "client_id or redirect_uri contains a control character.": "control",
-  "This application is unknown or disabled.": "unknownClient",
-  "The redirect_uri is not registered for this application.": "unregisteredRedirect",
-};
-
 /**
  * An unknown client or an unregistered redirect_uri: never a redirect (RFC 6749 4.1.2.1). The page
  * says what was received, so the application's developers see what to fix.
  */
-function untrustedRequest(locale: Locale, description: string, query: URLSearchParams): Response {
+function untrustedRequest(locale: Locale, reason: Reason, query: URLSearchParams): Response {
   const t = translator(locale, "refusal");
   const received = (label: string, name: string) => ({ before: label, code: query.get(name)?.slice(0, 500) ?? t("none") });
-  const reason = Object.hasOwn(REASONS, description) ? t(`reasons.${REASONS[description]}`) : description;
-  return refusal(locale, 400, t("linkTitle"), reason, undefined, [
-    received(t("receivedClientId"), "client_id"),
-    received(t("receivedRedirectUri"), "redirect_uri"),
-    t("whatToCheck"),
-  ]);
+  return refusal(locale, 400, reasonText(locale, reason), [received(t("receivedClientId"), "client_id"), received(t("receivedRedirectUri"), "redirect_uri"), t("whatToCheck")]);
 }
 
-function refusal(locale: Locale, status: number, heading: string, description: string, retryAfter?: number, more?: HtmlPage["paragraphs"]): Response {
+function refusal(locale: Locale, status: number, description: string, more?: HtmlPage["paragraphs"]): Response {
   const t = translator(locale, "refusal");
   return htmlPage({
     status,
     lang: locale,
-    eyebrow: status === 429 ? t("eyebrow429") : status >= 500 ? t("eyebrow503", { status }) : t("eyebrow400", { status }),
-    title: heading,
-    heading,
+    eyebrow: t("eyebrow400", { status }),
+    title: t("linkTitle"),
+    heading: t("linkTitle"),
     paragraphs: [description, ...(more ?? [t("notSent")])],
-    headers: retryAfter ? { "Retry-After": String(retryAfter) } : {},
   });
 }
 
-export const GET = authorize;
-export const POST = authorize;
+export const GET = endpoint("authorize", authorize);
+export const POST = GET;

@@ -8,6 +8,7 @@ import { rateLimited } from "../metrics";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { checkParameter, hasControlCharacter, isAcceptableParameter } from "../oauth/params";
 import { parseCodeChallenge } from "../oauth/pkce";
+import type { Reason, ReasonCode } from "../oauth/reasons";
 import { parseScope } from "../oauth/scope";
 import { generateNonce } from "../siwe/challenge";
 import { logIn, type FreshLogin } from "../sessions/login";
@@ -21,10 +22,10 @@ const INTERACTION_TTL_MS = 10 * 60_000;
 
 /** What GET /auth does next. */
 export type AuthorizationStart =
-  /** client_id or redirect_uri cannot be trusted: show this on an error page, never redirect. */
-  | { kind: "error"; description: string }
-  /** Send the browser to the client: an error response (RFC 6749 4.1.2.1) or, for prompt=none, a code. */
-  | { kind: "redirect"; location: string }
+  /** client_id or redirect_uri cannot be trusted: show why on an error page, never redirect. */
+  | { kind: "error"; reason: Reason }
+  /** Send the browser to the client: an error response (RFC 6749 4.1.2.1, `error` for the metrics) or, for prompt=none, a code. */
+  | { kind: "redirect"; location: string; error?: string }
   /** Show the login page for this interaction. */
   | { kind: "login"; interactionId: string; clientName: string; walletNonce: string; scope: string[]; loginHint?: string };
 
@@ -47,23 +48,19 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   const { store, config } = keyfob;
   const rawClientId = query.get("client_id");
   const redirectUri = query.get("redirect_uri");
-  if (!rawClientId) return { kind: "error", description: "The request has no client_id." };
-  if (query.getAll("client_id").length > 1 || query.getAll("redirect_uri").length > 1) {
-    return { kind: "error", description: "client_id and redirect_uri must each be given once." };
-  }
-  if (hasControlCharacter(rawClientId) || hasControlCharacter(redirectUri ?? "")) {
-    return { kind: "error", description: "client_id or redirect_uri contains a control character." };
-  }
+  const untrusted = (code: ReasonCode) => ({ kind: "error" as const, reason: { code } });
+  if (!rawClientId) return untrusted("no_client_id");
+  if (query.getAll("client_id").length > 1 || query.getAll("redirect_uri").length > 1) return untrusted("client_parameter_repeated");
+  if (hasControlCharacter(rawClientId) || hasControlCharacter(redirectUri ?? "")) return untrusted("client_parameter_control_character");
   const clientId = normalizeClientId(rawClientId);
   const client = await store.clients.findWithRedirectUri(clientId, redirectUri ?? "");
-  if (!client?.enabled) return { kind: "error", description: "This application is unknown or disabled." };
-  if (!redirectUri || !client.redirectUriRegistered) {
-    return { kind: "error", description: "The redirect_uri is not registered for this application." };
-  }
+  if (!client?.enabled) return untrusted("unknown_client");
+  if (!redirectUri || !client.redirectUriRegistered) return untrusted("unregistered_redirect_uri");
 
   const state = query.get("state") ?? undefined;
-  const respond = (params: Record<string, string | undefined>) => ({
+  const respond = (params: { error: string; error_description: string }) => ({
     kind: "redirect" as const,
+    error: params.error,
     // A state that is itself refused is not echoed back.
     location: authorizationResponse(redirectUri, { ...params, state: state !== undefined && isAcceptableParameter("state", state) ? state : undefined, iss: config.issuerUrl }),
   });
@@ -245,7 +242,7 @@ export async function loginWithWallet(
   });
   // The RPC provider vouches for smart-account signatures: not enough for the dashboard unless the operator says so.
   if (kind === "contract" && interaction.clientId === ADMIN_CLIENT_ID && !keyfob.config.adminContractSignatures) {
-    throw invalidGrant("smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)");
+    throw new OAuthError("invalid_grant", { code: "admin_contract_signature" });
   }
   return completeAuthorization(keyfob, interactionId, { identity: { provider: "web3", subject: address, emailVerified: false }, contractSignature: kind === "contract", ...client });
 }
@@ -329,5 +326,5 @@ function parseMaxAge(value: string | undefined): number | null {
 }
 
 function expiredInteraction() {
-  return invalidRequest("this login has expired or was already completed; start again from the application");
+  return new OAuthError("invalid_request", { code: "interaction_expired" });
 }

@@ -2,6 +2,7 @@ import { normalizeClientId } from "../clients/client-id";
 import type { Keyfob } from "../keyfob";
 import { OAuthError } from "../oauth/errors";
 import type { Params } from "../oauth/params";
+import type { Reason, ReasonCode } from "../oauth/reasons";
 import type { LoginSession } from "../sessions/login-session";
 import { verifyIdTokenHint } from "../tokens/id-token-hint";
 import { authorizationResponse } from "./authorize";
@@ -17,7 +18,7 @@ import { authorizationResponse } from "./authorize";
  *   post_logout_redirect_uri is an error page: never a redirect.
  */
 export type EndSessionDecision =
-  | { kind: "error"; description: string }
+  | { kind: "error"; reason: Reason }
   | { kind: "confirm"; clientName?: string }
   | { kind: "logout"; location?: string };
 
@@ -25,20 +26,19 @@ export async function decideEndSession(keyfob: Keyfob, params: Params, session: 
   const hint = params.get("id_token_hint");
   const clientId = params.get("client_id");
   const redirectUri = params.get("post_logout_redirect_uri");
+  const refused = (code: ReasonCode) => ({ kind: "error" as const, reason: { code } });
   let hinted: { clientId: string; accountId: string } | undefined;
   if (hint) {
     try {
       hinted = await verifyIdTokenHint(keyfob, hint);
     } catch (error) {
-      if (error instanceof OAuthError) return { kind: "error", description: "The id_token_hint is not an ID token issued by Keyfob." };
+      if (error instanceof OAuthError) return refused("invalid_id_token_hint");
       throw error;
     }
-    if (clientId && clientId !== hinted.clientId) return { kind: "error", description: "The client_id is not the one the id_token_hint was issued to." };
+    if (clientId && clientId !== hinted.clientId) return refused("id_token_hint_other_client");
   }
   const client = await clientOf(keyfob, hinted?.clientId ?? clientId, redirectUri);
-  if (redirectUri && hinted && !client?.registered) {
-    return { kind: "error", description: "The post_logout_redirect_uri is not registered for this application." };
-  }
+  if (redirectUri && hinted && !client?.registered) return refused("unregistered_post_logout_redirect_uri");
   const bound = hinted !== undefined && (!session || session.accountId === hinted.accountId);
   if (!bound && !confirmed) return { kind: "confirm", clientName: client?.name };
   const location = hinted && redirectUri ? authorizationResponse(redirectUri, { state: params.get("state") }) : undefined;

@@ -1,6 +1,6 @@
 import { randomBytes, createHash } from "node:crypto";
 import type { Keyfob } from "../keyfob";
-import { invalidGrant } from "../oauth/errors";
+import { invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { verifyCodeVerifier } from "../oauth/pkce";
 import { CONTRACT_SIGNATURE } from "../sessions/login-session";
@@ -71,7 +71,7 @@ export async function finishAdminLogin(
   if (!(await store.codes.useCode(codeHash, now))) throw invalidGrant("the authorization code has expired or was already used");
   if (!grant.sessionId || !grant.authTime || now.getTime() - grant.authTime.getTime() > FRESH_LOGIN_MS) throw invalidGrant("the dashboard needs a new login");
   if (grant.amr?.split(" ").includes(CONTRACT_SIGNATURE) && !config.adminContractSignatures) {
-    throw invalidGrant("smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)");
+    throw new OAuthError("invalid_grant", { code: "admin_contract_signature" });
   }
   const loginSession = await store.accounts.findSession(grant.sessionId);
   if (!loginSession) throw invalidGrant("the login session has ended");

@@ -6,36 +6,49 @@ import { requestDuration, requests, tokensIssued } from "../metrics";
 import { claimedClientId } from "../clients/registry";
 import { confidentialClientId, parseBasic } from "../oauth/client-auth";
 import { readParams, type Params } from "../oauth/params";
-import { limitProtocolRequest } from "../rate-limit";
+import { limitAdminSignIn, limitProtocolRequest } from "../rate-limit";
 import { keyfob as runtimeKeyfob } from "../runtime";
 import type { Issued } from "../tokens/issue";
 import { clientIp } from "./client-ip";
 import { clientCors, preflightResponse } from "./cors";
+import type { OAuthError } from "../oauth/errors";
 import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
 
 /**
- * What each protocol endpoint gets from the wrapper, in one place: CORS for browser applications
- * (the calling client's origins), the rate limits (per client when it authenticates with its
- * secret, else per address), where credentials may be sent, and, for token endpoints, their
- * failures' audit events and the issued tokens' count.
+ * What each endpoint gets from the wrapper, in one place. JSON endpoints (the protocol's APIs): CORS
+ * for browser applications (the calling client's origins), where credentials may be sent, and, for
+ * token endpoints, their failures' audit events and the issued tokens' count. Page endpoints (the
+ * browser's: redirects and HTML pages) answer and refuse in their own way (see Page). Every one: its
+ * rate limit (`protocol`: per client when it authenticates with its secret, else per address, one
+ * budget across endpoints; `admin_signin`: RATE_LIMIT_ADMIN_SIGNIN), metrics and log lines.
  * Introspection stays server-to-server (no CORS). Flow A keeps taking every parameter from the
  * query, as its existing clients send them there.
  */
 const ENDPOINTS = {
-  generate_challenge: { cors: true, rateLimited: true },
-  submit_challenge: { cors: true, rateLimited: true, issues: true },
-  token: { cors: true, rateLimited: true, issues: true, credentialsInBody: true },
-  revoke: { cors: true, rateLimited: true, credentialsInBody: true },
-  introspect: { cors: false, rateLimited: true, credentialsInBody: true },
-  userinfo: { cors: true, rateLimited: false },
+  generate_challenge: { answer: "json", cors: true, limit: "protocol" },
+  submit_challenge: { answer: "json", cors: true, limit: "protocol", issues: true },
+  token: { answer: "json", cors: true, limit: "protocol", issues: true, credentialsInBody: true },
+  revoke: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true },
+  introspect: { answer: "json", cors: false, limit: "protocol", credentialsInBody: true },
+  userinfo: { answer: "json", cors: true, limit: false },
+  authorize: { answer: "page", limit: "protocol" },
+  end_session: { answer: "page", limit: "protocol" },
+  admin_login: { answer: "page", limit: "admin_signin" },
+  admin_callback: { answer: "page", limit: "admin_signin" },
+  account_callback: { answer: "page", limit: false },
 } as const satisfies Record<string, Policy>;
 
 /** Secrets that never belong in a URL, where logs and histories keep them (RFC 6749 2.3.1, RFC 9700 4.14). */
 const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "token"];
 
 export type EndpointName = keyof typeof ENDPOINTS;
-type Policy = { cors: boolean; rateLimited: boolean; issues?: boolean; credentialsInBody?: boolean };
-/** An endpoint's action: its answer, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for `caller`). */
+type Limit = "protocol" | "admin_signin" | false;
+type Policy =
+  | { answer: "json"; cors: boolean; limit: Limit; issues?: boolean; credentialsInBody?: boolean }
+  | { answer: "page"; limit: Limit; cors?: undefined; issues?: undefined; credentialsInBody?: undefined };
+type JsonName = { [N in EndpointName]: (typeof ENDPOINTS)[N]["answer"] extends "json" ? N : never }[EndpointName];
+
+/** A JSON endpoint's action: its answer, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for `caller`). */
 type Action<N extends EndpointName> = (
   keyfob: Keyfob,
   request: Request,
@@ -43,53 +56,92 @@ type Action<N extends EndpointName> = (
   caller: Caller,
 ) => Promise<(typeof ENDPOINTS)[N] extends { issues: true } ? Issued<unknown> : unknown>;
 
+/** A refusal a page endpoint shows as its answer (an error redirect, an error page): `refused` is its outcome for the metrics and the log. */
+export type Shown = { response: Response; refused: string };
+
 /**
- * Wraps a protocol action as a route handler: reads the parameters (query and form body), applies
- * the endpoint's rate limits and CORS, turns every failure into the documented error body, logs one
- * line per refusal or failure (never the parameters' values), counts it in the metrics and audits
- * token endpoints' failures. `keyfob` is the process-wide one unless a test supplies another.
+ * A page endpoint: a redirect or an HTML page, and its own way of showing a failure. `read` takes
+ * the parameters (a failure is counted against the limits, then refused); `early` answers a request
+ * that must not be counted at all (a React Server Components fetch of a sign-in step).
  */
-export function endpoint<N extends EndpointName>(name: N, action: Action<N>, keyfob: () => Keyfob = runtimeKeyfob) {
+export type Page<P> = {
+  early?: (request: Request) => Response | undefined;
+  read?: (request: Request) => Promise<P>;
+  answer: (keyfob: Keyfob, request: Request, params: P, caller: Caller) => Promise<Response | Shown>;
+  /** The failure as the browser sees it; `limited` when the limits refused it, before the answer. */
+  refuse: (error: OAuthError, context: { keyfob: Keyfob; request: Request; params?: P; limited: boolean }) => Response | Promise<Response>;
+};
+
+type Definition<N extends EndpointName> = N extends JsonName ? Action<N> : Page<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * Wraps an endpoint as a route handler: reads the parameters, applies the endpoint's rate limits
+ * (and CORS), maps every failure (toOAuthError) to the documented error body or the page's refusal,
+ * logs one line per refusal or failure (never the parameters' values), counts requests and their
+ * duration in the metrics and audits token endpoints' failures. `keyfob` is the process-wide one
+ * unless a test supplies another.
+ */
+export function endpoint<N extends EndpointName>(name: N, definition: Definition<N>, keyfob: () => Keyfob = runtimeKeyfob) {
   const policy: Policy = ENDPOINTS[name];
+  const page = policy.answer === "page" ? (definition as Page<unknown>) : undefined;
   return async (request: Request): Promise<Response> => {
+    const early = page?.early?.(request);
+    if (early) return early;
     const started = performance.now();
     const k = keyfob();
-    let params: Params | undefined;
+    let params: unknown;
     let clientId: string | undefined;
     let cors: Record<string, string> = policy.cors ? { Vary: "Origin" } : {};
     let outcome = "success";
+    let limited = true;
     const caller: Caller = { endpoint: name, ip: clientIp(request) };
+    const refused = (code: string, status: number) => {
+      outcome = code;
+      log.info("request refused", { endpoint: name, status, error: code, ms: Math.round(performance.now() - started) });
+    };
     try {
       // Bad parameters are counted against the limits too: read first, refuse after counting.
       let readError: unknown;
-      params = await readParams(request, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => void (readError = error));
-      clientId = requestClientId(request, params);
-      if (policy.rateLimited) {
-        const authenticatedClient = policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params) : undefined;
+      const read = page ? (page.read ?? queryParams) : (r: Request) => readParams(r, policy.credentialsInBody ? BODY_ONLY : undefined);
+      params = await read(request).catch((error: unknown) => void (readError = error));
+      if (!page) clientId = requestClientId(request, params as Params | undefined);
+      if (policy.limit === "admin_signin") await limitAdminSignIn(k, caller.ip);
+      if (policy.limit === "protocol") {
+        const authenticatedClient = policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params as Params) : undefined;
         await limitProtocolRequest(k, name, { ip: caller.ip, authenticatedClient });
       }
+      limited = false;
       if (readError) throw readError;
+      if (page) {
+        const answer = await page.answer(k, request, params, caller);
+        if (answer instanceof Response) return answer;
+        refused(answer.refused, answer.response.status);
+        return answer.response;
+      }
       if (policy.cors) cors = await clientCors(k, request, clientId);
-      const result = await action(k, request, params!, caller);
+      const result = await (definition as Action<N>)(k, request, params as Params, caller);
       if (!policy.issues) return jsonResponse(result, 200, cors);
       const { response, flow, connector } = result as Issued<unknown>;
       tokensIssued.inc({ flow, connector });
       return jsonResponse(response, 200, cors);
     } catch (caught) {
       const error = toOAuthError(caught);
-      outcome = error.code;
-      const fields = { endpoint: name, status: error.status, error: error.code, ms: Math.round(performance.now() - started) };
-      if (error.status >= 500) log.error("request failed", { ...fields, cause: describe(caught) });
-      else log.info("request refused", fields);
+      if (error.status >= 500) {
+        outcome = error.code;
+        log.error("request failed", { endpoint: name, status: error.status, error: error.code, ms: Math.round(performance.now() - started), cause: describe(caught) });
+      } else refused(error.code, error.status);
       // The reason is the error_description the client got: never a secret, token or signature.
       if (policy.issues) k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: caller.ip, clientId });
-      return errorResponse(error, cors);
+      return page ? page.refuse(error, { keyfob: k, request, params, limited }) : errorResponse(error, cors);
     } finally {
       requests.inc({ endpoint: name, outcome });
       requestDuration.observe({ endpoint: name }, (performance.now() - started) / 1000);
     }
   };
 }
+
+/** A page endpoint's parameters when it says nothing else: the query. */
+const queryParams = async (request: Request) => new URL(request.url).searchParams;
 
 /** The OPTIONS handler of an endpoint that browser applications call. */
 export function preflight(methods: string) {

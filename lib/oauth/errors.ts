@@ -1,3 +1,5 @@
+import { describeReason, type Reason } from "./reasons";
+
 /** OAuth error codes Keyfob answers with, and the HTTP status each one carries by default. */
 const STATUS = {
   invalid_request: 400,
@@ -28,19 +30,26 @@ export function errorDescription(text: string): string {
   return text.replace(/"/g, "'").replace(/\\/g, "/").replace(/[^\x20-\x7e]/g, "?");
 }
 
-/** An error the client is meant to see. Its description must never carry a secret or token. */
+/**
+ * An error the client is meant to see. Its description must never carry a secret or token. One a
+ * person may see on a page is given as a Reason: its description is the reason's English, and
+ * pages word it from the code.
+ */
 export class OAuthError extends Error {
   readonly status: number;
   /** Seconds after which a retry may succeed (429, 503): sent as Retry-After. */
   readonly retryAfter?: number;
+  /** Why, as a code the pages word (lib/oauth/reasons.ts). */
+  readonly why?: Reason;
   constructor(
     readonly code: OAuthErrorCode,
-    description: string,
+    description: string | Reason,
     status?: number,
     options: { retryAfter?: number } = {},
   ) {
-    super(errorDescription(description));
+    super(errorDescription(typeof description === "string" ? description : describeReason(description)));
     this.name = "OAuthError";
+    if (typeof description !== "string") this.why = description;
     this.status = status ?? STATUS[code];
     this.retryAfter = options.retryAfter;
   }

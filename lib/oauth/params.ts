@@ -77,14 +77,14 @@ async function readFormBody(request: Request): Promise<URLSearchParams> {
   if (text.length === 0) return new URLSearchParams();
   const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
   if (type && type !== "application/x-www-form-urlencoded") {
-    throw new OAuthError("invalid_request", "the request body must be application/x-www-form-urlencoded", 415);
+    throw new OAuthError("invalid_request", { code: "body_not_form" }, 415);
   }
   return new URLSearchParams(text);
 }
 
 /** Reads the body as UTF-8, refusing with 413 as soon as it passes MAX_BODY_BYTES. */
 export async function readBodyText(request: Request): Promise<string> {
-  const tooLarge = () => new OAuthError("invalid_request", `the request body must not exceed ${MAX_BODY_BYTES} bytes`, 413);
+  const tooLarge = () => new OAuthError("invalid_request", { code: "body_too_large", params: { max: MAX_BODY_BYTES } }, 413);
   const declared = Number(request.headers.get("content-length"));
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return "";

@@ -3,53 +3,47 @@
  * browser got at /admin/login, and the code is redeemed with its PKCE verifier; a dashboard session
  * starts (lib/admin/session.ts), its cookie is set and the browser goes to /admin (which checks
  * that the account is an admin).
- * Anything else ends at /admin/signin-failed with the reason, and no session.
+ * Anything else ends at /admin/signin-failed with the reason, and no session. The endpoint wrapper
+ * applies RATE_LIMIT_ADMIN_SIGNIN (a 429 page), counts and logs it.
  */
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { ADMIN_LOGIN_COOKIE, finishAdminLogin } from "@/lib/admin/session";
 import { clientIp } from "@/lib/http/client-ip";
-import { toOAuthError } from "@/lib/http/respond";
-import { log } from "@/lib/log";
-import { keyfob } from "@/lib/runtime";
+import { endpoint, type Page } from "@/lib/http/endpoint";
+import type { Keyfob } from "@/lib/keyfob";
+import type { OAuthError } from "@/lib/oauth/errors";
 import { loginCookie, sessionCookie } from "../_lib/cookies";
-import { fullPageLoadRequired, isRscRequest } from "../_lib/rsc";
-import { adminSignInRefusal } from "../_lib/sign-in-limit";
+import { browserNavigationOnly, signInLimitPage } from "../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(request: Request): Promise<Response> {
-  if (isRscRequest(request)) return fullPageLoadRequired(); // never redeem the code outside the browser
-  const k = keyfob();
-  const refused = await adminSignInRefusal(k, request);
-  if (refused) return refused;
-  const query = new URL(request.url).searchParams;
-  const login = (await cookies()).get(ADMIN_LOGIN_COOKIE)?.value;
-
-  const redirectTo = (location: string) => {
-    const response = new NextResponse(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
-    const [name, options] = loginCookie(k, 0);
-    response.cookies.set(name, "", options); // single use, whatever the outcome
-    return response;
-  };
-  const failed = (reason: string) => redirectTo(`/admin/signin-failed?reason=${reason}`);
-
-  const error = query.get("error");
-  if (error) return failed(error === "access_denied" ? "cancelled" : "refused");
-  if (!login) return failed("browser");
-
-  let session: string | undefined;
-  try {
-    session = await finishAdminLogin(k, login, query, { ip: clientIp(request), userAgent: request.headers.get("user-agent") ?? undefined });
-  } catch (caught) {
-    const error = toOAuthError(caught);
-    log.info("admin sign-in refused", { endpoint: "admin_callback", error: error.code });
-    return failed(error.status >= 500 ? "unavailable" : /smart-account/.test(error.message) ? "contract" : "expired");
-  }
-  if (!session) return failed("browser");
-
-  const response = redirectTo("/admin");
-  const [name, options] = sessionCookie(k);
-  response.cookies.set(name, session, options);
+/** Back to the sign-in's end with the login cookie cleared: single use, whatever the outcome. */
+function redirectTo(k: Keyfob, location: string) {
+  const response = new NextResponse(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+  const [name, options] = loginCookie(k, 0);
+  response.cookies.set(name, "", options);
   return response;
 }
+
+const failed = (k: Keyfob, reason: string) => redirectTo(k, `/admin/signin-failed?reason=${reason}`);
+
+export const GET = endpoint("admin_callback", {
+  early: browserNavigationOnly, // never redeem the code outside the browser
+  async answer(k, request, query) {
+    const login = (await cookies()).get(ADMIN_LOGIN_COOKIE)?.value;
+    const error = query.get("error");
+    if (error) return { response: failed(k, error === "access_denied" ? "cancelled" : "refused"), refused: error === "access_denied" ? "access_denied" : "upstream_error" };
+    if (!login) return { response: failed(k, "browser"), refused: "browser" };
+    const session = await finishAdminLogin(k, login, query, { ip: clientIp(request), userAgent: request.headers.get("user-agent") ?? undefined });
+    if (!session) return { response: failed(k, "browser"), refused: "browser" };
+    const response = redirectTo(k, "/admin");
+    const [name, options] = sessionCookie(k);
+    response.cookies.set(name, session, options);
+    return response;
+  },
+  refuse(error: OAuthError, { keyfob: k, limited }) {
+    if (limited) return signInLimitPage(error);
+    return failed(k, error.status >= 500 ? "unavailable" : error.why?.code === "admin_contract_signature" ? "contract" : "expired");
+  },
+} satisfies Page<URLSearchParams>);

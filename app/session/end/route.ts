@@ -1,15 +1,17 @@
 /**
  * GET|POST /session/end: RP-Initiated Logout 1.0 (end_session_endpoint). lib/ decides
- * (decideEndSession); this handler renders the confirmation, error and signed-out pages, ends
- * the login session and clears its cookies. The confirmation posts back here, from this origin only.
+ * (decideEndSession); the endpoint wrapper applies the per-address rate limit and counts it; this
+ * handler renders the confirmation, error and signed-out pages, ends the login session and clears
+ * its cookies. The confirmation posts back here, from this origin only.
  */
 import { cookies } from "next/headers";
 import { decideEndSession } from "@/lib/actions/end-session";
+import { endpoint, type Page } from "@/lib/http/endpoint";
 import { readParams, type Params } from "@/lib/oauth/params";
 import { endSession } from "@/lib/sessions/login-session";
-import { keyfob } from "@/lib/runtime";
-import { translator } from "@/i18n/messages";
+import { reasonText, translator } from "@/i18n/messages";
 import { chooseLocale, type Locale } from "@/i18n/locales";
+import { busyPage } from "../../_lib/busy-page";
 import { escapeHtml, htmlPage } from "../../_lib/html-page";
 import { clearSessionCookie, currentLoginSession } from "../../auth/session-cookie";
 
@@ -18,46 +20,42 @@ export const dynamic = "force-dynamic";
 /** What the confirmation form carries back. */
 const FORWARDED = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "ui_locales"];
 
-/** What decideEndSession says about a refused logout, as the page's catalog words it. */
-const REASONS: Record<string, "badHint" | "otherClient" | "unregistered"> = {
-  "The id_token_hint is not an ID token issued by Keyfob.": "badHint",
-  "The client_id is not the one the id_token_hint was issued to.": "otherClient",
-  "The post_logout_redirect_uri is not registered for this application.": "unregistered",
+/** The pages' language: ui_locales (RP-Initiated Logout 1.0 section 2), then Accept-Language. */
+const localeOf = (request: Request, params?: Params) => chooseLocale(params?.get("ui_locales"), request.headers.get("accept-language"));
+
+const endSessionPage: Page<Params> = {
+  read: (request) => readParams(request),
+  async answer(k, request, params) {
+    const locale = localeOf(request, params);
+    const t = translator(locale, "logout");
+    const origin = request.headers.get("origin");
+    const confirmed = request.method === "POST" && params.get("logout") === "confirm" && (!origin || origin === new URL(k.config.issuerUrl).origin);
+    const session = await currentLoginSession();
+    const decision = await decideEndSession(k, params, session, confirmed);
+    if (decision.kind === "error") return { response: errorPage(locale, reasonText(locale, decision.reason)), refused: decision.reason.code };
+    if (decision.kind === "confirm") return confirmationPage(locale, params, decision.clientName);
+
+    await endSession(k, await clearSessionCookie());
+    await clearUpstreamSession();
+    if (session) k.audit.record({ action: "session.ended", outcome: "success", accountId: session.accountId, detail: "logout" });
+    if (decision.location) return new Response(null, { status: 303, headers: { Location: decision.location, "Cache-Control": "no-store" } });
+    return htmlPage({
+      status: 200,
+      lang: locale,
+      eyebrow: t("signedOutEyebrow"),
+      title: t("signedOutTitle"),
+      heading: t("signedOutTitle"),
+      paragraphs: [t("signedOut")],
+    });
+  },
+  refuse(error, { request, params }) {
+    const locale = localeOf(request, params);
+    const t = translator(locale, "logout");
+    const busy = busyPage(locale, error, { tooManyTitle: t("tooManyTitle"), tooMany: t("tooMany"), unavailableTitle: t("unavailableTitle"), unavailable: t("unavailable") }, [t("errorNotSent")]);
+    // Anything else is a request that could not be read.
+    return busy ?? errorPage(locale, t("unreadable"));
+  },
 };
-
-async function handle(request: Request): Promise<Response> {
-  let params: Params;
-  const acceptLanguage = request.headers.get("accept-language");
-  try {
-    params = await readParams(request);
-  } catch {
-    const locale = chooseLocale(undefined, acceptLanguage);
-    return errorPage(locale, translator(locale, "logout")("unreadable"));
-  }
-  // The pages' language: ui_locales (RP-Initiated Logout 1.0 section 2), then Accept-Language.
-  const locale = chooseLocale(params.get("ui_locales"), acceptLanguage);
-  const t = translator(locale, "logout");
-  const k = keyfob();
-  const origin = request.headers.get("origin");
-  const confirmed = request.method === "POST" && params.get("logout") === "confirm" && (!origin || origin === new URL(k.config.issuerUrl).origin);
-  const session = await currentLoginSession();
-  const decision = await decideEndSession(k, params, session, confirmed);
-  if (decision.kind === "error") return errorPage(locale, Object.hasOwn(REASONS, decision.description) ? t(`reasons.${REASONS[decision.description]}`) : decision.description);
-  if (decision.kind === "confirm") return confirmationPage(locale, params, decision.clientName);
-
-  await endSession(k, await clearSessionCookie());
-  await clearUpstreamSession();
-  if (session) k.audit.record({ action: "session.ended", outcome: "success", accountId: session.accountId, detail: "logout" });
-  if (decision.location) return new Response(null, { status: 303, headers: { Location: decision.location, "Cache-Control": "no-store" } });
-  return htmlPage({
-    status: 200,
-    lang: locale,
-    eyebrow: t("signedOutEyebrow"),
-    title: t("signedOutTitle"),
-    heading: t("signedOutTitle"),
-    paragraphs: [t("signedOut")],
-  });
-}
 
 /** Auth.js's own session cookie (the upstream login), so a new login starts from scratch. */
 async function clearUpstreamSession() {
@@ -94,5 +92,5 @@ function errorPage(locale: Locale, description: string): Response {
   });
 }
 
-export const GET = handle;
-export const POST = handle;
+export const GET = endpoint("end_session", endSessionPage);
+export const POST = GET;

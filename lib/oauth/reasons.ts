@@ -1,0 +1,29 @@
+/**
+ * Why Keyfob refused something a person gets to see: a stable code, with parameters. The hosted
+ * pages word it through the message catalogs (`reasons.<code>` in messages/<locale>.json, with the
+ * same parameters); API clients read the English below as the error_description. Rewording either
+ * side breaks nothing: pages and tests match codes, never sentences.
+ */
+export const REASONS = {
+  no_client_id: "The request has no client_id.",
+  client_parameter_repeated: "client_id and redirect_uri must each be given once.",
+  client_parameter_control_character: "client_id or redirect_uri contains a control character.",
+  unknown_client: "This application is unknown or disabled.",
+  unregistered_redirect_uri: "The redirect_uri is not registered for this application.",
+  invalid_id_token_hint: "The id_token_hint is not an ID token issued by Keyfob.",
+  id_token_hint_other_client: "The client_id is not the one the id_token_hint was issued to.",
+  unregistered_post_logout_redirect_uri: "The post_logout_redirect_uri is not registered for this application.",
+  body_too_large: "the request body must not exceed {max} bytes",
+  body_not_form: "the request body must be application/x-www-form-urlencoded",
+  interaction_expired: "this login has expired or was already completed; start again from the application",
+  admin_contract_signature: "smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)",
+} as const;
+
+export type ReasonCode = keyof typeof REASONS;
+export type ReasonParams = Record<string, string | number>;
+export type Reason = { code: ReasonCode; params?: ReasonParams };
+
+/** The reason in English, its {placeholders} filled in: an error_description. */
+export function describeReason({ code, params = {} }: Reason): string {
+  return REASONS[code].replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : placeholder));
+}
