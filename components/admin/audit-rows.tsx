@@ -6,7 +6,8 @@
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import { CopyableId } from "./id";
-import { Badge, DateText, Mono, td } from "./ui";
+import { td } from "./data-table";
+import { Badge, DateText, Mono } from "./ui";
 import { utcText } from "./time";
 
 export type AuditRowEvent = {

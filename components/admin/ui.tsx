@@ -75,25 +75,6 @@ export function Badge({ tone, children }: { tone: keyof typeof badgeTones; child
   return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${badgeTones[tone]}`}>{children}</span>;
 }
 
-/**
- * A table that scrolls sideways on narrow screens rather than squeezing its cells: the scroll box
- * holds the whole table, header included, and is a focusable region so keyboard users can scroll it.
- */
-export function Table({ caption, head, children }: { caption: string; head: ReactNode; children: ReactNode }) {
-  return (
-    <div className="relative -mx-4 max-w-[calc(100%+2rem)] overflow-x-auto overscroll-x-contain sm:mx-0 sm:max-w-full" role="region" aria-label={caption} tabIndex={0}>
-      <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
-        <caption className="sr-only">{caption}</caption>
-        <thead className="text-xs font-semibold tracking-wide text-slate-500 uppercase">{head}</thead>
-        <tbody className="divide-y divide-slate-100">{children}</tbody>
-      </table>
-    </div>
-  );
-}
-
-export const th = "px-4 py-2.5 whitespace-nowrap first:pl-4 sm:first:pl-0";
-export const td = "px-4 py-3 align-top first:pl-4 sm:first:pl-0";
-
 /** Previous / next links that keep the other query parameters. */
 export function Pagination({ page, pageSize, total, href }: { page: number; pageSize: number; total: number; href: (page: number) => string }) {
   const pages = Math.max(1, Math.ceil(total / pageSize));

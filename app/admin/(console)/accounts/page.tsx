@@ -3,12 +3,44 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { CopyableId, identityLabel } from "@/components/admin/id";
 import { SearchableList } from "@/components/admin/searchable-list";
-import { Badge, Banner, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { type Column, DataTable } from "@/components/admin/data-table";
+import { Badge, Banner, DateText, Mono, PageHeader } from "@/components/admin/ui";
 import { parseSearch } from "@/lib/admin/filters";
 import { listAccounts } from "@/lib/admin/operations";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Accounts" };
+
+type AccountSummary = Awaited<ReturnType<typeof listAccounts>>["items"][number];
+
+const columns: Column<AccountSummary>[] = [
+  {
+    header: "Account",
+    cell: (account) => (
+      <CopyableId value={account.id} label={`account ${account.id}`}>
+        <Link href={`/admin/accounts/${account.id}`} className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline">
+          {account.id}
+        </Link>
+      </CopyableId>
+    ),
+  },
+  {
+    header: "Identities",
+    cell: (account) => (
+      <ul className="flex flex-col gap-1">
+        {account.identities.map((identity) => (
+          <li key={`${identity.provider}:${identity.subject}`} className="flex min-w-0 flex-wrap items-center gap-1.5">
+            <Badge tone="slate">{identityLabel(identity.provider)}</Badge>
+            <span className="min-w-0 text-sm wrap-anywhere text-slate-700">{identity.email ?? (identity.provider === "web3" ? identity.subject : "")}</span>
+          </li>
+        ))}
+        {account.identities.length === 0 && <li className="text-slate-400">—</li>}
+      </ul>
+    ),
+  },
+  { header: "Status", cell: (account) => (account.blockedAt ? <Badge tone="red">Blocked</Badge> : <Badge tone="green">Active</Badge>) },
+  { header: "Created", hideBelow: "md", cell: (account) => <DateText date={account.createdAt} withTime={false} /> },
+];
 
 export default async function AccountsPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
@@ -40,44 +72,7 @@ export default async function AccountsPage({ searchParams }: { searchParams: Sea
         searchHint="An address finds the account of that address or of a wallet linked to it; an email, accounts with that email (any case); other text is looked for in ids, subjects and emails."
         none={{ hint: "Accounts appear when people first sign in through the hosted login or Flow A." }}
       >
-        <Table
-          caption={search ? `Accounts matching ${search}` : "Accounts"}
-          head={
-            <tr>
-              <th className={th}>Account</th>
-              <th className={th}>Identities</th>
-              <th className={th}>Status</th>
-              <th className={`${th} hidden md:table-cell`}>Created</th>
-            </tr>
-          }
-        >
-          {result.items.map((account) => (
-            <tr key={account.id} className="hover:bg-slate-50">
-              <td className={td}>
-                <CopyableId value={account.id} label={`account ${account.id}`}>
-                  <Link href={`/admin/accounts/${account.id}`} className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline">
-                    {account.id}
-                  </Link>
-                </CopyableId>
-              </td>
-              <td className={td}>
-                <ul className="flex flex-col gap-1">
-                  {account.identities.map((identity) => (
-                    <li key={`${identity.provider}:${identity.subject}`} className="flex min-w-0 flex-wrap items-center gap-1.5">
-                      <Badge tone="slate">{identityLabel(identity.provider)}</Badge>
-                      <span className="min-w-0 text-sm wrap-anywhere text-slate-700">{identity.email ?? (identity.provider === "web3" ? identity.subject : "")}</span>
-                    </li>
-                  ))}
-                  {account.identities.length === 0 && <li className="text-slate-400">—</li>}
-                </ul>
-              </td>
-              <td className={td}>{account.blockedAt ? <Badge tone="red">Blocked</Badge> : <Badge tone="green">Active</Badge>}</td>
-              <td className={`${td} hidden md:table-cell`}>
-                <DateText date={account.createdAt} withTime={false} />
-              </td>
-            </tr>
-          ))}
-        </Table>
+        <DataTable caption={search ? `Accounts matching ${search}` : "Accounts"} columns={columns} rows={result.items} rowKey={(account) => account.id} rowClassName="hover:bg-slate-50" />
       </SearchableList>
     </>
   );

@@ -7,12 +7,53 @@ import Link from "next/link";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { CopyableId } from "@/components/admin/id";
 import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
-import { Badge, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { actionsColumn, type Column, DataTable } from "@/components/admin/data-table";
+import { Badge, button, Card, DateText, EmptyState, Mono, PageHeader } from "@/components/admin/ui";
 import { listAdmins } from "@/lib/admin/operations";
 import { grantAdminAction, revokeAdminAction } from "../../_lib/actions";
 import { adminPage } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Admins" };
+
+type AdminRole = Awaited<ReturnType<typeof listAdmins>>[number];
+
+/** The granted roles' columns, for the admin looking (their own row says "You"). */
+const columns = (self: string): Column<AdminRole>[] => [
+  {
+    header: "Account",
+    className: "min-w-[12rem]",
+    cell: (role) => (
+      <>
+        <CopyableId value={role.accountId} label={`account ${role.accountId}`}>
+          <Link className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline" href={`/admin/accounts/${role.accountId}`}>
+            {role.accountId}
+          </Link>
+        </CopyableId>{" "}
+        {role.accountId === self && <Badge tone="indigo">You</Badge>}
+      </>
+    ),
+  },
+  { header: "Granted by", hideBelow: "md", cell: (role) => <Mono>{role.grantedBy}</Mono> },
+  { header: "Granted", cell: (role) => <DateText date={role.grantedAt} /> },
+  actionsColumn(
+    (role) => (
+      <ConfirmAction
+        action={revokeAdminAction}
+        fields={{ accountId: role.accountId }}
+        trigger="Revoke"
+        triggerLabel={`Revoke the admin role of ${role.accountId}`}
+        title="Revoke the admin role?"
+        confirmLabel="Revoke role"
+        pendingLabel="Revoking…"
+        subject={role.accountId}
+      >
+        {role.accountId === self
+          ? "This is your own account: unless the configuration lists you, you lose access to the dashboard at once."
+          : "The account loses access to the dashboard at once, unless the configuration lists it."}
+      </ConfirmAction>
+    ),
+  ),
+];
 
 export default async function AdminsPage() {
   const { k, admin } = await adminPage();
@@ -24,61 +65,13 @@ export default async function AdminsPage() {
       <PageHeader title="Admins" description="Accounts that may use this dashboard. Changes apply to their very next request." />
       <div className="grid gap-6">
         <Card id="granted" title="Granted admin role" description="Granted here, by account address.">
-          {granted.length === 0 ? (
-            <EmptyState title="No granted admins">Only the configured admins below can use the dashboard.</EmptyState>
-          ) : (
-            <Table
-              caption="Accounts granted the admin role"
-              head={
-                <tr>
-                  <th className={th}>Account</th>
-                  <th className={`${th} hidden md:table-cell`}>Granted by</th>
-                  <th className={th}>Granted</th>
-                  <th className={th}>
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              }
-            >
-              {granted.map((role) => {
-                const self = role.accountId === admin.accountId;
-                return (
-                  <tr key={role.accountId}>
-                    <td className={`${td} min-w-[12rem]`}>
-                      <CopyableId value={role.accountId} label={`account ${role.accountId}`}>
-                        <Link className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline" href={`/admin/accounts/${role.accountId}`}>
-                          {role.accountId}
-                        </Link>
-                      </CopyableId>{" "}
-                      {self && <Badge tone="indigo">You</Badge>}
-                    </td>
-                    <td className={`${td} hidden md:table-cell`}>
-                      <Mono>{role.grantedBy}</Mono>
-                    </td>
-                    <td className={td}>
-                      <DateText date={role.grantedAt} />
-                    </td>
-                    <td className={`${td} text-right`}>
-                      <ConfirmAction
-                        action={revokeAdminAction}
-                        fields={{ accountId: role.accountId }}
-                        trigger="Revoke"
-                        triggerLabel={`Revoke the admin role of ${role.accountId}`}
-                        title="Revoke the admin role?"
-                        confirmLabel="Revoke role"
-                        pendingLabel="Revoking…"
-                        subject={role.accountId}
-                      >
-                        {self
-                          ? "This is your own account: unless the configuration lists you, you lose access to the dashboard at once."
-                          : "The account loses access to the dashboard at once, unless the configuration lists it."}
-                      </ConfirmAction>
-                    </td>
-                  </tr>
-                );
-              })}
-            </Table>
-          )}
+          <DataTable
+            caption="Accounts granted the admin role"
+            columns={columns(admin.accountId)}
+            rows={granted}
+            rowKey={(role) => role.accountId}
+            empty={<EmptyState title="No granted admins">Only the configured admins below can use the dashboard.</EmptyState>}
+          />
           <ActionForm action={grantAdminAction} fields={["accountId"]} label="Grant the admin role" className="mt-5 space-y-3 border-t border-slate-100 pt-4">
             <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
               <Field

@@ -7,12 +7,24 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AuditRows } from "@/components/admin/audit-rows";
 import { FilterField, filterControl } from "@/components/admin/filter-field";
-import { button, Card, EmptyState, PageHeader, Pagination, Table, th } from "@/components/admin/ui";
+import { type ColumnHeader, ColumnHeaders, Table } from "@/components/admin/data-table";
+import { button, Card, EmptyState, PageHeader, Pagination } from "@/components/admin/ui";
 import { auditEvents } from "@/lib/admin/operations";
 import { ACTION_CHOICES, OUTCOME_CHOICES, parseAuditQuery, type AuditQuery } from "../../_lib/audit-filter";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Audit log" };
+
+/** The columns of AuditRows, which writes the body: a row per event and one below it that opens. */
+const columns: ColumnHeader[] = [
+  { header: "Time" },
+  { header: "Action" },
+  { header: "Outcome" },
+  { header: "Actor, client, account" },
+  { header: "Detail", hideBelow: "lg" },
+  { header: "IP", hideBelow: "xl" },
+  { header: "Details", srOnly: true },
+];
 
 export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
@@ -94,22 +106,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
             {Object.keys(active).length > 0 ? "Widen the date range or clear a field." : "Admin changes and token requests are recorded here."}
           </EmptyState>
         ) : (
-          <Table
-            caption="Audit events"
-            head={
-              <tr>
-                <th className={th}>Time</th>
-                <th className={th}>Action</th>
-                <th className={th}>Outcome</th>
-                <th className={th}>Actor, client, account</th>
-                <th className={`${th} hidden lg:table-cell`}>Detail</th>
-                <th className={`${th} hidden xl:table-cell`}>IP</th>
-                <th className={th}>
-                  <span className="sr-only">Details</span>
-                </th>
-              </tr>
-            }
-          >
+          <Table caption="Audit events" head={<ColumnHeaders columns={columns} />}>
             <AuditRows events={result.items.map((event) => ({ ...event, at: event.at.toISOString() }))} />
           </Table>
         )}

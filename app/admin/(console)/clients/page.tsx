@@ -2,12 +2,32 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { SearchableList } from "@/components/admin/searchable-list";
-import { Badge, Banner, button, DateText, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { type Column, DataTable } from "@/components/admin/data-table";
+import { Badge, Banner, button, DateText, Mono, PageHeader } from "@/components/admin/ui";
 import { parseSearch } from "@/lib/admin/filters";
 import { listClients } from "@/lib/admin/operations";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Clients" };
+
+type ClientSummary = Awaited<ReturnType<typeof listClients>>["items"][number];
+
+const columns: Column<ClientSummary>[] = [
+  {
+    header: "Name",
+    className: "font-medium",
+    cell: (client) => (
+      <Link href={`/admin/clients/${encodeURIComponent(client.id)}`} className="text-indigo-700 hover:underline">
+        {client.name}
+      </Link>
+    ),
+  },
+  { header: "Client ID", cell: (client) => <Mono>{client.id}</Mono> },
+  { header: "Status", cell: (client) => (client.enabled ? <Badge tone="green">Enabled</Badge> : <Badge tone="red">Disabled</Badge>) },
+  { header: "Redirect URIs", hideBelow: "md", className: "tabular-nums", cell: (client) => client._count.redirectUris },
+  { header: "Active signers", hideBelow: "md", className: "tabular-nums", cell: (client) => client._count.signers },
+  { header: "Created", hideBelow: "lg", cell: (client) => <DateText date={client.createdAt} withTime={false} /> },
+];
 
 export default async function ClientsPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
@@ -51,38 +71,7 @@ export default async function ClientsPage({ searchParams }: { searchParams: Sear
           ),
         }}
       >
-        <Table
-          caption="Clients"
-          head={
-            <tr>
-              <th className={th}>Name</th>
-              <th className={th}>Client ID</th>
-              <th className={th}>Status</th>
-              <th className={`${th} hidden md:table-cell`}>Redirect URIs</th>
-              <th className={`${th} hidden md:table-cell`}>Active signers</th>
-              <th className={`${th} hidden lg:table-cell`}>Created</th>
-            </tr>
-          }
-        >
-          {result.items.map((client) => (
-            <tr key={client.id} className="hover:bg-slate-50">
-              <td className={`${td} font-medium`}>
-                <Link href={`/admin/clients/${encodeURIComponent(client.id)}`} className="text-indigo-700 hover:underline">
-                  {client.name}
-                </Link>
-              </td>
-              <td className={td}>
-                <Mono>{client.id}</Mono>
-              </td>
-              <td className={td}>{client.enabled ? <Badge tone="green">Enabled</Badge> : <Badge tone="red">Disabled</Badge>}</td>
-              <td className={`${td} hidden tabular-nums md:table-cell`}>{client._count.redirectUris}</td>
-              <td className={`${td} hidden tabular-nums md:table-cell`}>{client._count.signers}</td>
-              <td className={`${td} hidden lg:table-cell`}>
-                <DateText date={client.createdAt} withTime={false} />
-              </td>
-            </tr>
-          ))}
-        </Table>
+        <DataTable caption="Clients" columns={columns} rows={result.items} rowKey={(client) => client.id} rowClassName="hover:bg-slate-50" />
       </SearchableList>
     </>
   );

@@ -6,7 +6,8 @@
 import type { Metadata } from "next";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { CopyableId } from "@/components/admin/id";
-import { Badge, Banner, button, Card, DateText, EmptyState, Mono, PageHeader, Table, td, th } from "@/components/admin/ui";
+import { type Column, DataTable } from "@/components/admin/data-table";
+import { Badge, Banner, button, Card, DateText, EmptyState, Mono, PageHeader } from "@/components/admin/ui";
 import { keySchedule } from "@/lib/admin/operations";
 import { JWKS_MAX_AGE_SECONDS } from "@/lib/http/metadata";
 import { revokeKeyAction, rotateKeyAction } from "../../_lib/actions";
@@ -28,6 +29,61 @@ const kidParam = (value: string | string[] | undefined) => {
   const kid = param(value);
   return /^[0-9A-Za-z_-]{1,100}$/.test(kid) ? kid : "";
 };
+
+type KeyRow = Awaited<ReturnType<typeof keySchedule>>[number] & { until?: Date };
+
+/** The schedule's columns; revoking says how long verifiers may cache the JWKS and how early a key is published. */
+const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
+  { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} /> },
+  { header: "Status", cell: (key) => <Badge tone={tone[key.status]}>{key.status[0].toUpperCase() + key.status.slice(1)}</Badge> },
+  { header: "Signs from", cell: (key) => <DateText date={key.activatesAt} /> },
+  { header: "Signs until", cell: (key) => (key.until ? <DateText date={key.until} /> : <span className="text-slate-500">Until its successor</span>) },
+  {
+    header: "Actions",
+    srOnly: true,
+    cell: (key) => (
+      // Aligned with flex, not text-align, which the dialog's text would inherit.
+      <div className="flex justify-end">
+        <ConfirmAction
+          action={revokeKeyAction}
+          fields={{ kid: key.kid }}
+          trigger="Revoke now"
+          triggerLabel={`Revoke key ${key.kid} now`}
+          title={key.status === "current" ? "Revoke the current signing key now?" : `Revoke this ${key.status} key now?`}
+          confirmLabel="Revoke key"
+          pendingLabel="Revoking…"
+          subject={key.kid}
+        >
+          <p className="mb-2 font-medium text-slate-900">For a compromised key: this cannot be undone.</p>
+          <ul className="list-disc space-y-1 pl-5">
+            {key.status === "upcoming" ? (
+              <>
+                <li>It has signed no token. It leaves the JWKS at once and will never sign.</li>
+                <li>The current key keeps signing; the schedule publishes a new successor when one is due.</li>
+              </>
+            ) : (
+              <>
+                <li>
+                  Every token this key signed stops working at once: /userinfo and introspection refuse them on every instance, and the key
+                  leaves the JWKS.
+                </li>
+                <li>Resource servers that verify JWTs locally keep accepting those tokens until their JWKS cache expires (up to {jwksCache}).</li>
+                {key.status === "current" ? (
+                  <li>
+                    Signing moves to a new key immediately, without the usual {publishLead} publish lead: resource servers that
+                    fetched the JWKS before now may refuse the new key&apos;s tokens until their cache expires (up to {jwksCache}).
+                  </li>
+                ) : (
+                  <li>The current key keeps signing.</li>
+                )}
+              </>
+            )}
+          </ul>
+        </ConfirmAction>
+      </div>
+    ),
+  },
+];
 
 export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
@@ -87,80 +143,13 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
         </p>
       )}
       <Card>
-        {rows.length === 0 ? (
-          <EmptyState title="No signing keys yet">Keyfob creates its first key when it first signs or publishes its JWKS.</EmptyState>
-        ) : (
-          <Table
-            caption="Signing keys, newest first"
-            head={
-              <tr>
-                <th className={th}>Key ID (kid)</th>
-                <th className={th}>Status</th>
-                <th className={th}>Signs from</th>
-                <th className={th}>Signs until</th>
-                <th className={th}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            }
-          >
-            {rows.map((key) => (
-              <tr key={key.kid}>
-                <td className={`${td} min-w-[12rem]`}>
-                  <CopyableId value={key.kid} label={`kid ${key.kid}`} />
-                </td>
-                <td className={td}>
-                  <Badge tone={tone[key.status]}>{key.status[0].toUpperCase() + key.status.slice(1)}</Badge>
-                </td>
-                <td className={td}>
-                  <DateText date={key.activatesAt} />
-                </td>
-                <td className={td}>{key.until ? <DateText date={key.until} /> : <span className="text-slate-500">Until its successor</span>}</td>
-                <td className={td}>
-                  {/* Aligned with flex, not text-align, which the dialog's text would inherit. */}
-                  <div className="flex justify-end">
-                    <ConfirmAction
-                      action={revokeKeyAction}
-                      fields={{ kid: key.kid }}
-                      trigger="Revoke now"
-                      triggerLabel={`Revoke key ${key.kid} now`}
-                      title={key.status === "current" ? "Revoke the current signing key now?" : `Revoke this ${key.status} key now?`}
-                      confirmLabel="Revoke key"
-                      pendingLabel="Revoking…"
-                      subject={key.kid}
-                    >
-                      <p className="mb-2 font-medium text-slate-900">For a compromised key: this cannot be undone.</p>
-                      <ul className="list-disc space-y-1 pl-5">
-                        {key.status === "upcoming" ? (
-                          <>
-                            <li>It has signed no token. It leaves the JWKS at once and will never sign.</li>
-                            <li>The current key keeps signing; the schedule publishes a new successor when one is due.</li>
-                          </>
-                        ) : (
-                          <>
-                            <li>
-                              Every token this key signed stops working at once: /userinfo and introspection refuse them on every instance, and the key
-                              leaves the JWKS.
-                            </li>
-                            <li>Resource servers that verify JWTs locally keep accepting those tokens until their JWKS cache expires (up to {jwksCache}).</li>
-                            {key.status === "current" ? (
-                              <li>
-                                Signing moves to a new key immediately, without the usual {duration(keyPublishLead)} publish lead: resource servers that
-                                fetched the JWKS before now may refuse the new key&apos;s tokens until their cache expires (up to {jwksCache}).
-                              </li>
-                            ) : (
-                              <li>The current key keeps signing.</li>
-                            )}
-                          </>
-                        )}
-                      </ul>
-                    </ConfirmAction>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </Table>
-        )}
+        <DataTable
+          caption="Signing keys, newest first"
+          columns={columns(jwksCache, duration(keyPublishLead))}
+          rows={rows}
+          rowKey={(key) => key.kid}
+          empty={<EmptyState title="No signing keys yet">Keyfob creates its first key when it first signs or publishes its JWKS.</EmptyState>}
+        />
       </Card>
     </>
   );

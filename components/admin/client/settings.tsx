@@ -1,0 +1,75 @@
+/** The client page's settings: name, logo, PKCE, resource server, refresh tokens, management API and its scopes. */
+import { updateClientAction } from "@/app/admin/_lib/actions";
+import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
+import { button, Card, Mono } from "@/components/admin/ui";
+import { MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
+import type { AdminClient } from "./types";
+
+export function ClientSettings({ client }: { client: AdminClient }) {
+  return (
+    <Card
+      id="settings"
+      title="Settings"
+      description="Changes apply to the next request; each one is written to the audit log with its old and new value. Enable or disable the client with the button at the top."
+    >
+      <ActionForm
+        action={updateClientAction}
+        fields={["name", "logoUrl"]}
+        hidden={{ clientId: client.id, settings: client.confidential || client.managementApi ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes" : "requirePkce resourceServer refreshTokensAllowed" }}
+        label="Client settings"
+      >
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field name="name" label="Name" initialValue={client.name} autoComplete="off" />
+          <Field name="logoUrl" label="Logo URL" optional initialValue={client.logoUrl ?? ""} type="url" autoComplete="off" spellCheck={false} hint="https only; shown on the sign-in page." />
+        </div>
+        <fieldset className="space-y-3">
+          <legend className="sr-only">Options</legend>
+          <Checkbox
+            name="requirePkce"
+            label="Require PKCE"
+            defaultChecked={client.requirePkce}
+            hint={
+              client.confidential
+                ? "Authorization requests without a code challenge (S256) are refused. Public clients always need PKCE."
+                : "Public clients always need PKCE, whatever this says; it applies if the client gets a secret."
+            }
+          />
+          <Checkbox name="resourceServer" label="Resource server" defaultChecked={client.resourceServer} hint="May introspect tokens issued to other clients; other clients introspect only their own." />
+          <Checkbox
+            name="refreshTokensAllowed"
+            label="Refresh tokens"
+            defaultChecked={client.refreshTokensAllowed}
+            hint="May ask for the offline_access scope and get a refresh token with its tokens."
+          />
+          <Checkbox
+            name="managementApi"
+            label="Management API"
+            defaultChecked={client.managementApi}
+            disabled={!client.confidential && !client.managementApi}
+            hint={
+              client.confidential ? (
+                <>
+                  May get a token (client_credentials) for <Mono>/api/admin/v1</Mono> with the scopes below. Withdrawing it, or a scope, stops its tokens at
+                  once.
+                </>
+              ) : (
+                "Only a confidential client (with a secret) can be allowed the management API: generate a secret first."
+              )
+            }
+          />
+          {(client.confidential || client.managementApi) && (
+            <fieldset className="ml-7 space-y-2">
+              <legend className="mb-2 text-xs font-medium uppercase tracking-wider text-slate-600">Management API scopes</legend>
+              {Object.entries(MANAGEMENT_SCOPES).map(([scope, meaning]) => (
+                <Checkbox key={scope} name="managementScopes" value={scope} label={scope} defaultChecked={client.managementScopes.includes(scope)} hint={meaning} />
+              ))}
+            </fieldset>
+          )}
+        </fieldset>
+        <SubmitButton pendingLabel="Saving…" className={button.secondary}>
+          Save settings
+        </SubmitButton>
+      </ActionForm>
+    </Card>
+  );
+}

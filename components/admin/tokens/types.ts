@@ -1,0 +1,16 @@
+/** What the Tokens page's sections show: a page of active tokens or refresh grants, and whose they are. */
+import type { listActiveTokens, listRefreshGrants, Page } from "@/lib/admin/operations";
+
+export type ActiveToken = Awaited<ReturnType<typeof listActiveTokens>>["items"][number];
+export type RefreshGrant = Awaited<ReturnType<typeof listRefreshGrants>>["items"][number];
+
+/** The holder the page is filtered to (none: every token), as the revoke actions take it and in words. */
+export type TokenHolder = {
+  target: { clientId?: string; accountId?: string };
+  /** "client … and account …", or "" when the page shows every holder's tokens. */
+  scope: string;
+  /** The filter could not be read: no list, and the empty states ask for a correction. */
+  invalid: boolean;
+};
+
+export type TokenPage<T> = Page<T> & { href: (page: number) => string };
