@@ -41,7 +41,7 @@ async function openIntegration(page: Page) {
 }
 
 test("every setting of a client is edited in the browser and audited with its old and new value", async ({ page }, testInfo) => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000); // about 1.6 min alone on 2 cores: room for a busy machine
   await signIn(page, await adminWallet(db));
   await page.goto("/admin/clients/new");
   await expectNoAxeViolations(page, "the new-client form");
