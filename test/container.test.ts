@@ -107,9 +107,13 @@ function dockerignore(text: string): (file: string) => boolean {
       const pattern = path.posix.normalize((negate ? line.slice(1) : line).replace(/^\/+/, "")).replace(/\/+$/, "");
       let source = "";
       for (let i = 0; i < pattern.length; i++) {
-        if (pattern.startsWith("**/", i)) (source += "(?:.*/)?"), (i += 2);
-        else if (pattern.startsWith("**", i)) (source += ".*"), (i += 1);
-        else if (pattern[i] === "*") source += "[^/]*";
+        if (pattern.startsWith("**/", i)) {
+          source += "(?:.*/)?";
+          i += 2;
+        } else if (pattern.startsWith("**", i)) {
+          source += ".*";
+          i += 1;
+        } else if (pattern[i] === "*") source += "[^/]*";
         else if (pattern[i] === "?") source += "[^/]";
         else source += pattern[i].replace(/[.+^${}()|[\]\\]/g, "\\$&");
       }

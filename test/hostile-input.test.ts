@@ -405,7 +405,10 @@ function walkDescriptions(sources: { file: string; text: string }[]) {
       /** `interpolated`: a value put into a description (a name, a number), not a description. */
       const check = (e: ts.Expression, interpolated: boolean): void => {
         e = unwrap(e);
-        if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return literal(e.text, e);
+        if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) {
+          literal(e.text, e);
+          return;
+        }
         if (ts.isTemplateExpression(e)) {
           literal(e.head.text, e.head);
           for (const span of e.templateSpans) {
@@ -414,8 +417,16 @@ function walkDescriptions(sources: { file: string; text: string }[]) {
           }
           return;
         }
-        if (ts.isConditionalExpression(e)) return (check(e.whenTrue, interpolated), check(e.whenFalse, interpolated));
-        if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.PlusToken) return (check(e.left, interpolated), check(e.right, interpolated));
+        if (ts.isConditionalExpression(e)) {
+          check(e.whenTrue, interpolated);
+          check(e.whenFalse, interpolated);
+          return;
+        }
+        if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+          check(e.left, interpolated);
+          check(e.right, interpolated);
+          return;
+        }
         if (ts.isIdentifier(e) && helper && parameterIndex(fn, e) >= 0) return; // a helper's own parameter: checked where it is called
         // An interpolated value is made safe at run time by errorDescription, and the dynamic walk
         // below sends such values. A property given another error's message (error.message) was

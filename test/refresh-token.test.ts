@@ -61,7 +61,10 @@ const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({ p
 /** The authorization request and a fresh login of `identity`: the code. */
 async function code(app: App, scope = OFFLINE, identity = google()): Promise<string> {
   const query = new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, response_type: "code", scope, state: "s", nonce: "n-1" });
-  if (!app.secret) query.set("code_challenge", app.challenge), query.set("code_challenge_method", "S256");
+  if (!app.secret) {
+    query.set("code_challenge", app.challenge);
+    query.set("code_challenge_method", "S256");
+  }
   const start = await startAuthorization(keyfob(), query);
   if (start.kind !== "login") throw new Error(`expected the login page, got ${JSON.stringify(start)}`);
   const { location } = await completeAuthorization(keyfob(), start.interactionId, { identity });

@@ -71,7 +71,9 @@ function pageScript({ wallets, asWindowEthereum }: { wallets: Installed[]; asWin
   const refuse = () => Object.assign(new Error("User rejected the request."), { code: 4001 });
   const providers = wallets.map(({ tag, address, chainId }) => {
     const listeners: Record<string, ((...args: unknown[]) => void)[]> = {};
-    const emit = (event: string, value: unknown) => (listeners[event] ?? []).forEach((listener) => listener(value));
+    const emit = (event: string, value: unknown) => {
+      for (const listener of listeners[event] ?? []) listener(value);
+    };
     let connected = false;
     let chain = chainId;
     return {
@@ -105,7 +107,8 @@ function pageScript({ wallets, asWindowEthereum }: { wallets: Installed[]; asWin
         }
       },
       on(event: string, listener: (...args: unknown[]) => void) {
-        (listeners[event] ??= []).push(listener);
+        listeners[event] ??= [];
+        listeners[event].push(listener);
       },
       removeListener(event: string, listener: (...args: unknown[]) => void) {
         listeners[event] = (listeners[event] ?? []).filter((l) => l !== listener);

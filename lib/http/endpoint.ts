@@ -62,7 +62,10 @@ export function endpoint<N extends EndpointName>(name: N, action: Action<N>, key
     try {
       // Bad parameters are counted against the limits too: read first, refuse after counting.
       let readError: unknown;
-      params = await readParams(request, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => void (readError = error));
+      params = await readParams(request, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => {
+        readError = error;
+        return undefined;
+      });
       clientId = requestClientId(request, params);
       if (policy.rateLimited) {
         const authenticatedClient = policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params) : undefined;
