@@ -183,7 +183,6 @@ async function authorizeAnswer(response: Response, context: string): Promise<Aut
 type App = { clientId: string; redirectUri: string; secret?: string; verifier: string; challenge: string };
 
 async function registerApp(options: { confidential?: boolean } = {}): Promise<App> {
-  const db = tables(keyfob());
   const client = await createClient(keyfob().store, { name: "Hostile input" });
   const redirectUri = `https://hostile.example.com/cb/${client.id.slice(3, 11)}?tenant=7`;
   await addRedirectUri(keyfob().store, client.id, redirectUri);
@@ -568,7 +567,7 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
       ["a client_id of 10 000 characters", () => send("generate_challenge", { method: "GET", query: withValue("client_id", "k".repeat(10_000)) }), 400, "invalid_request"],
       ["an unregistered domain", () => post(withValue("domain", "https://evil.example.com/callback")), 400, "invalid_request"],
       ["a domain that is no URL", () => post(withValue("domain", QUOTES)), 400, "invalid_request"],
-      ["bytes that are not UTF-8", () => send("generate_challenge", { body: Buffer.concat([Buffer.from(new URLSearchParams(without("client_id")).toString() + "&client_id="), Buffer.from([0xff, 0xfe, 0xc3, 0x28])]) }), 401, "invalid_client"],
+      ["bytes that are not UTF-8", () => send("generate_challenge", { body: Buffer.concat([Buffer.from(`${new URLSearchParams(without("client_id"))}&client_id=`), Buffer.from([0xff, 0xfe, 0xc3, 0x28])]) }), 401, "invalid_client"],
       ["percent-escapes that are not UTF-8", () => send("generate_challenge", { body: `${new URLSearchParams(without("client_id"))}&client_id=%ff%fe%c3%28%` }), 401, "invalid_client"],
       ...commonCases("generate_challenge", valid),
     ];
@@ -1138,7 +1137,7 @@ describe("fuzz (seeded): no request of any shape answers 5xx", () => {
       for (let i = 0; i < PER_HANDLER; i++) {
         const pairs = random() < 0.7 ? mutate(bases[route].pairs()) : Array.from({ length: int(9) }, (): [string, string] => [name(), value()]);
         // GET: all in the query. POST: mostly the body, sometimes some in the query, sometimes raw bytes.
-        const inQuery = (p: [string, string]) => method === "GET" || (route !== "authorize" && random() < 0.2);
+        const inQuery = (_pair: [string, string]) => method === "GET" || (route !== "authorize" && random() < 0.2);
         const headers: Record<string, string> = {};
         const auth = authorization(bases[route].authorization);
         if (auth) headers.authorization = auth;

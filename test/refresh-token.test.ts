@@ -46,7 +46,6 @@ type Tokens = { access_token: string; token_type: string; expires_in: number; id
 
 /** A client, allowed refresh tokens unless told otherwise; public unless `confidential`. */
 async function registerApp(options: { confidential?: boolean; refreshTokens?: boolean } = {}): Promise<App> {
-  const db = tables(keyfob());
   const client = await createClient(keyfob().store, { name: "Offline app" });
   const redirectUri = `https://offline.example.com/cb/${client.id.slice(3, 11)}`;
   await addRedirectUri(keyfob().store, client.id, redirectUri);
@@ -313,7 +312,6 @@ describe("grant_type=refresh_token", () => {
 
   it("refuses when the client is disabled or no longer allowed refresh tokens, and works again once it is", async () => {
     const app = await registerApp();
-    const db = tables(keyfob());
     const tokens = await exchange(app, await code(app));
     await setClientEnabled(keyfob().store, app.clientId, false);
     await expectError(await refreshResponse(app, tokens.refresh_token!), 401, "invalid_client");
