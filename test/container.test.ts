@@ -365,6 +365,7 @@ it("leaves everything git ignores (dependencies, builds, the local database, .en
 });
 
 it("composes PostgreSQL, two Keyfob instances sharing one configuration and nginx in front", () => {
+  // biome-ignore lint/suspicious/noExplicitAny: parsed YAML, its shape checked by the expectations below
   const compose = parseYaml(read("compose.yaml")) as { services: Record<string, Record<string, any>>; volumes: Record<string, unknown> };
   const { services } = compose;
   const postgres = services.postgres;

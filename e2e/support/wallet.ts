@@ -95,7 +95,7 @@ function pageScript({ wallets, asWindowEthereum }: { wallets: Installed[]; asWin
             return null;
           case "wallet_switchEthereumChain": {
             if (refused) throw refuse();
-            chain = parseInt((params?.[0] as { chainId: string }).chainId, 16);
+            chain = parseInt((params as [{ chainId: string }])[0].chainId, 16);
             emit("chainChanged", `0x${chain.toString(16)}`);
             return null;
           }
