@@ -235,6 +235,7 @@ export async function loginWithWallet(
   if (!isOpaque(interactionId)) throw expiredInteraction();
   // EIP-4361 messages are lines of printable text: a NUL or another control character (line feeds
   // aside) is no sign-in message, whatever the wallet signed.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest("the sign-in message contains a control character");
   const interaction = await keyfob.store.codes.findInteraction(interactionId);
   if (!interaction?.walletNonce) throw expiredInteraction();
