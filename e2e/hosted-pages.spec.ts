@@ -22,6 +22,7 @@ const LOGO = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circl
 async function expectAccessibleBasics(page: Page) {
   const problems = await page.evaluate(() => {
     const found: string[] = [];
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered (none of a hidden child), as a person reads the control
     const name = (el: Element) => (el.getAttribute("aria-label") ?? (el as HTMLElement).innerText ?? el.textContent ?? "").trim();
     for (const el of document.querySelectorAll("button, a[href]")) if (!name(el) && (el as HTMLElement).offsetParent !== null) found.push(`unnamed ${el.outerHTML.slice(0, 80)}`);
     for (const img of document.querySelectorAll("img")) if (!img.hasAttribute("alt")) found.push(`img without alt ${img.src.slice(0, 60)}`);
