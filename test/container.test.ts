@@ -407,9 +407,9 @@ it("composes PostgreSQL, two Keyfob instances sharing one configuration and ngin
   expect(nginx).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for;/);
 });
 
+// npm ci and next build inside the image take about 5 minutes on a quiet 2-core machine; twice that when it is busy.
 it(
   "builds as the Dockerfile does, then serves as a non-root user: healthy, and SIGTERM ends it with code 0",
-  // npm ci and next build inside the image take about 5 minutes on a quiet 2-core machine; twice that when it is busy.
   { timeout: 900_000 },
   async () => {
     const asRoot = process.getuid?.() === 0;

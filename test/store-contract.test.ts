@@ -242,7 +242,8 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       const license = await registerLicense({ on: a });
       // B serves the client from its cache (the same entry twice) once its change feed is heard.
       // biome-ignore lint/suspicious/noSelfCompare: two lookups, the same object only when served from the cache
-      await within(backend.hearsWithinMs * 2, async () => (await b.clients.get(license.clientId)) === (await b.clients.get(license.clientId)));
+      const cached = async () => (await b.clients.get(license.clientId)) === (await b.clients.get(license.clientId));
+      await within(backend.hearsWithinMs * 2, cached);
       expect((await b.clients.get(license.clientId))?.enabled).toBe(true);
       await setClientEnabled(storage.of(a), license.clientId, false);
       const took = await within(backend.hearsWithinMs, async () => (await b.clients.get(license.clientId))?.enabled === false);

@@ -82,8 +82,13 @@ export function Badge({ tone, children }: { tone: keyof typeof badgeTones; child
 export function Table({ caption, head, children }: { caption: string; head: ReactNode; children: ReactNode }) {
   return (
     // biome-ignore lint/a11y/useSemanticElements: a scroll box with an explicit region role, which the tests find it by
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll box takes focus so that it scrolls by keyboard
-    <div className="relative -mx-4 max-w-[calc(100%+2rem)] overflow-x-auto overscroll-x-contain sm:mx-0 sm:max-w-full" role="region" aria-label={caption} tabIndex={0}>
+    <div
+      className="relative -mx-4 max-w-[calc(100%+2rem)] overflow-x-auto overscroll-x-contain sm:mx-0 sm:max-w-full"
+      role="region"
+      aria-label={caption}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll box takes focus so that it scrolls by keyboard
+      tabIndex={0}
+    >
       <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className="text-xs font-semibold tracking-wide text-slate-500 uppercase">{head}</thead>
