@@ -55,8 +55,8 @@ const operation: () => Promise<{ total: number; steps?: Record<string, number> }
 
 function recordError(into: Record<string, ErrorSample>, error: unknown) {
   const kind = error instanceof FlowError ? error.message.split(" (")[0] : `unexpected ${error instanceof Error ? error.name : "error"}`;
-  const entry = (into[kind] ??= { count: 0, sample: error instanceof Error ? error.message : String(error) });
-  entry.count++;
+  into[kind] ??= { count: 0, sample: error instanceof Error ? error.message : String(error) };
+  into[kind].count++;
 }
 
 async function virtualClient({ from, until }: Schedule) {
@@ -74,7 +74,10 @@ async function virtualClient({ from, until }: Schedule) {
         continue;
       }
       result.total.push(done.total);
-      for (const [step, ms] of Object.entries(done.steps ?? {})) (result.steps[step] ??= []).push(ms);
+      for (const [step, ms] of Object.entries(done.steps ?? {})) {
+        result.steps[step] ??= [];
+        result.steps[step].push(ms);
+      }
     } catch (error) {
       const at = now();
       if (at > until) break;

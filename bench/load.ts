@@ -46,12 +46,15 @@ export async function runPhase(workload: Workload, options: LoadOptions, pids: {
       input = { kind: "flow-a", target: workload.target, privateKey: workload.privateKey, clients };
     } else {
       const share = Math.floor((workload.codes.length * clients) / options.concurrency);
-      input = { kind: "token", target: workload.target, codes: workload.codes.slice(codeOffset, (codeOffset += share)), clients };
+      input = { kind: "token", target: workload.target, codes: workload.codes.slice(codeOffset, codeOffset + share), clients };
+      codeOffset += share;
     }
     return new Worker(WORKER_ENTRY, { workerData: input });
   });
   const failed = new Promise<never>((_, reject) =>
-    workers.forEach((w) => w.once("error", (error) => reject(new Error(`load worker failed: ${error.message}`)))),
+    workers.forEach((w) => {
+      w.once("error", (error) => reject(new Error(`load worker failed: ${error.message}`)));
+    }),
   );
   let peakRss: number | undefined;
   const sampleRss = () => {
@@ -67,7 +70,7 @@ export async function runPhase(workload: Workload, options: LoadOptions, pids: {
     const monotonicOffsetUs = Number(process.hrtime.bigint() / 1000n) - Date.now() * 1000;
     const schedule: Schedule = { from, until };
     const results = workers.map((w) => new Promise<WorkerResult>((resolve) => w.once("message", resolve)));
-    workers.forEach((w) => w.postMessage(schedule));
+    for (const w of workers) w.postMessage(schedule);
 
     const sample = () => ({ server: treeCpuMs(pids.server), database: treeCpuMs(pids.database), client: cpuMs(), machine: machineCpuMs() });
     await sleepUntil(from);
@@ -127,7 +130,8 @@ function mergeInto(into: WorkerResult, from: WorkerResult) {
   // Loops rather than push(...spread): a long run has more values than a call takes arguments.
   for (const ms of from.total) into.total.push(ms);
   for (const [step, values] of Object.entries(from.steps)) {
-    const list = (into.steps[step] ??= []);
+    into.steps[step] ??= [];
+    const list = into.steps[step];
     for (const ms of values) list.push(ms);
   }
   mergeErrors(into.errors, from.errors);
@@ -138,8 +142,8 @@ function mergeInto(into: WorkerResult, from: WorkerResult) {
 
 function mergeErrors(into: Record<string, ErrorSample>, from: Record<string, ErrorSample>) {
   for (const [kind, { count, sample }] of Object.entries(from)) {
-    const entry = (into[kind] ??= { count: 0, sample });
-    entry.count += count;
+    into[kind] ??= { count: 0, sample };
+    into[kind].count += count;
   }
 }
 

@@ -48,7 +48,10 @@ class MapAdapter {
     store.set(key, payload);
     if (payload.grantId) {
       let members = byGrant.get(payload.grantId);
-      if (!members) byGrant.set(payload.grantId, (members = new Set()));
+      if (!members) {
+        members = new Set();
+        byGrant.set(payload.grantId, members);
+      }
       members.add(key);
     }
     if (payload.uid) byUid.set(payload.uid, id);
@@ -242,7 +245,7 @@ export async function startPeer({ port = 0, databaseUrl }: PeerOptions = {}): Pr
     mint,
     reset: async () => {
       if (databaseUrl) await PgAdapter.pool.query("TRUNCATE bench_oidc_payloads");
-      else [store, byGrant, byUid, byUserCode].forEach((map) => map.clear());
+      else for (const map of [store, byGrant, byUid, byUserCode]) map.clear();
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -648,7 +648,7 @@ async function main() {
       }
     }
     if (opts.json) {
-      await writeFile(opts.json, JSON.stringify({ date: new Date().toISOString(), options: opts, goals: TARGETS, verdicts, startup, targets: summaries, counters }, null, 2) + "\n");
+      await writeFile(opts.json, `${JSON.stringify({ date: new Date().toISOString(), options: opts, goals: TARGETS, verdicts, startup, targets: summaries, counters }, null, 2)}\n`);
       console.log(`figures written to ${opts.json}`);
     }
     if (opts.check && (summaries.some((s) => s.errors > 0 || s.exhausted) || verdicts.some((v) => v.met === false))) process.exitCode = 1;

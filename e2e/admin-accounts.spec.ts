@@ -26,7 +26,7 @@ test.afterAll(async () => {
   await store.close();
 });
 
-test("find, inspect, revoke a session, block (effective on the other instance at once), unblock and delete an account", async ({ page, browser }, testInfo) => {
+test("find, inspect, revoke a session, block (effective on the other instance at once), unblock and delete an account", async ({ page }, testInfo) => {
   test.setTimeout(240_000);
   const licenseKey = generatePrivateKey();
   const license = privateKeyToAccount(licenseKey).address;

@@ -9,11 +9,10 @@ import { createRemoteJWKSet, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken, KeyfobError } from "../lib/flow-a-client/get-token";
 import { addRedirectUri, addSigner, createClient, revokeSigner } from "../lib/clients/registry";
-import { createStore, rawConnection } from "../lib/store";
+import { createStore } from "../lib/store";
 import { baseURL } from "../playwright.config";
 
 const store = createStore(process.env.DATABASE_URL!, 2);
-const { db } = rawConnection(store);
 test.afterAll(() => store.close());
 
 async function license() {
@@ -68,7 +67,7 @@ test("accepts the SDKs' request shape: parameters in the query, empty body, no C
 test("answers bad input with the documented JSON error, never a 500", async ({ request }) => {
   const cases = [
     request.post(`/auth/web3/generate_challenge?client_id=nope&domain=x&scope=openid&response_type=code&address=0x${"ab".repeat(20)}`),
-    request.post("/auth/web3/submit_challenge", { form: { grant_type: "authorization_code", client_id: "x", state: "y", domain: "z", signature: "0x" + "ff".repeat(70) } }),
+    request.post("/auth/web3/submit_challenge", { form: { grant_type: "authorization_code", client_id: "x", state: "y", domain: "z", signature: `0x${"ff".repeat(70)}` } }),
     request.post("/auth/web3/submit_challenge", { data: "x".repeat(20_000), headers: { "content-type": "application/x-www-form-urlencoded" } }),
   ];
   const expected = [401, 400, 413];

@@ -28,7 +28,7 @@ test("the dashboard's lists show a field error for filters PostgreSQL refuses, n
     ["/admin/clients?q=%00", "Search clients by id or name", CONTROL],
     ["/admin/clients?q=a%01b", "Search clients by id or name", CONTROL],
     ["/admin/accounts?q=%00x", "Search accounts by address, email or id", CONTROL],
-    ["/admin/accounts?q=" + "x".repeat(300), "Search accounts by address, email or id", "Must be at most 200 characters."],
+    [`/admin/accounts?q=${"x".repeat(300)}`, "Search accounts by address, email or id", "Must be at most 200 characters."],
     ["/admin/tokens?client=%00", "Client ID", CONTROL],
     ["/admin/tokens?account=%00", "Account address", CONTROL],
     ["/admin/audit?from=0000-01-01", "From (UTC day)", "Must be a day from 0001-01-01 to 9999-12-31."],
@@ -116,6 +116,6 @@ test.describe("server actions are screened before Next.js", () => {
     expect(new URL(page.url()).searchParams.get("error")).toBe("access_denied");
     // Chromium names Keyfob's origin on both, the login page's no-referrer policy notwithstanding.
     const origins = (await Promise.all(seen)).filter(Boolean);
-    expect(origins).toEqual(["/admin/admins " + baseURL, expect.stringMatching(new RegExp(`^/auth/interaction/\\S+ ${baseURL}$`))]);
+    expect(origins).toEqual([`/admin/admins ${baseURL}`, expect.stringMatching(new RegExp(`^/auth/interaction/\\S+ ${baseURL}$`))]);
   });
 });

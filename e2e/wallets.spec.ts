@@ -25,7 +25,7 @@ import { expectNoAxeViolations } from "./support/axe";
 import { authorizeUrl, backAtApplication, CHAIN_ID, exchange, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { installAnnouncedWallets, installWallet, walletIcon } from "./support/wallet";
 
-const { store, db, app } = hostedLoginSetup();
+const { store, app } = hostedLoginSetup();
 
 test.describe("browser wallets (EIP-6963)", () => {
   test("two announced wallets are listed by name and icon; the chosen one signs, the other is not asked", async ({ page }) => {

@@ -67,7 +67,10 @@ export class AuditLog {
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    await (this.writing ??= this.drain().finally(() => (this.writing = undefined)));
+    this.writing ??= this.drain().finally(() => {
+      this.writing = undefined;
+    });
+    await this.writing;
   }
 
   /** Before the process exits: flushes, trying again for a few seconds while the database cannot take the events. */

@@ -173,7 +173,7 @@ class Combined<Parts, T> {
 type Shape<Node> =
   Node extends Setting<infer T, infer Optional>
     ? T | (Optional extends true ? undefined : never)
-    : Node extends Combined<any, infer T>
+    : Node extends Combined<infer _Parts, infer T>
       ? T
       : Simplify<
           { [K in keyof Node as IsOptional<Node[K]> extends true ? never : K]: Shape<Node[K]> } & {
@@ -182,19 +182,22 @@ type Shape<Node> =
         >;
 
 type IsOptional<Node> =
-  Node extends Setting<unknown, infer Optional> ? Optional : Node extends Combined<any, infer T> ? undefined extends T ? true : false : false;
+  Node extends Setting<unknown, infer Optional> ? Optional : Node extends Combined<infer _Parts, infer T> ? undefined extends T ? true : false : false;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
-type Table = { [key: string]: Setting | Combined<any, unknown> | Table };
+// biome-ignore lint/suspicious/noExplicitAny: Parts is both read (parts) and written (combine's argument), so only any admits every Combined.
+type AnyCombined = Combined<any, unknown>;
 
-function settingsIn(node: Table | Setting | Combined<any, unknown>): Setting[] {
+type Table = { [key: string]: Setting | AnyCombined | Table };
+
+function settingsIn(node: Table | Setting | AnyCombined): Setting[] {
   if (node instanceof Setting) return [node];
   return Object.values<Table[string]>(node instanceof Combined ? node.parts : node).flatMap(settingsIn);
 }
 
 /** The table's shape filled with the parsed variables. */
-function read(node: Table | Setting | Combined<any, unknown>, values: Record<string, unknown>): unknown {
+function read(node: Table | Setting | AnyCombined, values: Record<string, unknown>): unknown {
   if (node instanceof Setting) return values[node.env];
   if (node instanceof Combined) return node.combine(read(node.parts, values) as never);
   return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, read(child, values)]));

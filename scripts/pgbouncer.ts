@@ -15,14 +15,22 @@ export function findPgbouncer(): string | undefined {
   const given = process.env.PGBOUNCER_PATH;
   if (given) {
     const file = path.resolve(given);
-    return (found = isExecutable(file) ? say(`pgbouncer: ${file} (PGBOUNCER_PATH)`, file) : say(`pgbouncer: PGBOUNCER_PATH is ${given}, which is not an executable file`));
+    found = isExecutable(file) ? say(`pgbouncer: ${file} (PGBOUNCER_PATH)`, file) : say(`pgbouncer: PGBOUNCER_PATH is ${given}, which is not an executable file`);
+    return found;
   }
   const system = working(onPath("pgbouncer"));
-  if (system) return (found = system);
+  if (system) {
+    found = system;
+    return found;
+  }
   const { manager, failure } = installSystemPackage("pgbouncer");
   const installed = failure ? undefined : working(onPath("pgbouncer"));
-  if (installed) return (found = say(`pgbouncer: installed with ${manager} (${installed})`, installed));
-  return (found = say(`pgbouncer: none found and none could be installed (${failure ?? "installed, but it does not start"}); install PgBouncer or set PGBOUNCER_PATH`));
+  if (installed) {
+    found = say(`pgbouncer: installed with ${manager} (${installed})`, installed);
+    return found;
+  }
+  found = say(`pgbouncer: none found and none could be installed (${failure ?? "installed, but it does not start"}); install PgBouncer or set PGBOUNCER_PATH`);
+  return found;
 }
 
 /** `--version` weeds out a binary that cannot run here. */

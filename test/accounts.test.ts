@@ -17,7 +17,7 @@ import { keyfob } from "@/lib/runtime";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { findSession } from "@/lib/sessions/login-session";
 import { expectError, requestChallenge, submit } from "./support/flow-a";
-import { activeUser, authorizeQuery, google, token, userinfo } from "./support/flow-b";
+import { activeUser, authorizeQuery, token, userinfo } from "./support/flow-b";
 import { tables } from "./support/database";
 
 /** The admins' instance: a Keyfob of its own (own pool, own key cache), like a second server. */

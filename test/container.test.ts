@@ -107,9 +107,13 @@ function dockerignore(text: string): (file: string) => boolean {
       const pattern = path.posix.normalize((negate ? line.slice(1) : line).replace(/^\/+/, "")).replace(/\/+$/, "");
       let source = "";
       for (let i = 0; i < pattern.length; i++) {
-        if (pattern.startsWith("**/", i)) (source += "(?:.*/)?"), (i += 2);
-        else if (pattern.startsWith("**", i)) (source += ".*"), (i += 1);
-        else if (pattern[i] === "*") source += "[^/]*";
+        if (pattern.startsWith("**/", i)) {
+          source += "(?:.*/)?";
+          i += 2;
+        } else if (pattern.startsWith("**", i)) {
+          source += ".*";
+          i += 1;
+        } else if (pattern[i] === "*") source += "[^/]*";
         else if (pattern[i] === "?") source += "[^/]";
         else source += pattern[i].replace(/[.+^${}()|[\]\\]/g, "\\$&");
       }
@@ -361,6 +365,7 @@ it("leaves everything git ignores (dependencies, builds, the local database, .en
 });
 
 it("composes PostgreSQL, two Keyfob instances sharing one configuration and nginx in front", () => {
+  // biome-ignore lint/suspicious/noExplicitAny: parsed YAML, its shape checked by the expectations below
   const compose = parseYaml(read("compose.yaml")) as { services: Record<string, Record<string, any>>; volumes: Record<string, unknown> };
   const { services } = compose;
   const postgres = services.postgres;
@@ -402,9 +407,9 @@ it("composes PostgreSQL, two Keyfob instances sharing one configuration and ngin
   expect(nginx).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for;/);
 });
 
+// npm ci and next build inside the image take about 5 minutes on a quiet 2-core machine; twice that when it is busy.
 it(
   "builds as the Dockerfile does, then serves as a non-root user: healthy, and SIGTERM ends it with code 0",
-  // npm ci and next build inside the image take about 5 minutes on a quiet 2-core machine; twice that when it is busy.
   { timeout: 900_000 },
   async () => {
     const asRoot = process.getuid?.() === 0;

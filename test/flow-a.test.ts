@@ -65,7 +65,7 @@ describe("generate_challenge", () => {
     expect(lines).toHaveLength(10);
     expect(lines[0]).toBe("localhost:3000 wants you to sign in with your Ethereum account:");
     expect(lines[1]).toBe(getAddress(lower));
-    expect(lines.slice(2, 8)).toEqual(["", "app-" + lower.slice(2, 10) + ".example.com is asking you sign in.", "", `URI: ${ISSUER}`, "Version: 1", "Chain ID: 1"]);
+    expect(lines.slice(2, 8)).toEqual(["", `app-${lower.slice(2, 10)}.example.com is asking you sign in.`, "", `URI: ${ISSUER}`, "Version: 1", "Chain ID: 1"]);
     expect(lines[8]).toMatch(/^Nonce: [0-9a-zA-Z]{30}$/);
     expect(lines[9]).toMatch(/^Issued At: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const issuedAt = parseSiweMessage(body.challenge).issuedAt!.getTime() / 1000;

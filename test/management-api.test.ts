@@ -28,7 +28,6 @@ type Caller = { clientId: string; secret: string };
 
 /** A confidential client, allowed the management API unless told otherwise. */
 async function adminClient(allowed = true): Promise<Caller> {
-  const db = tables(keyfob());
   const client = await createClient(keyfob().store, { name: "Automation" });
   const secret = await rotateClientSecret(keyfob().store, client.id);
   if (allowed) await updateClient(keyfob().store, client.id, { managementApi: true });

@@ -15,7 +15,7 @@ const pairingUri = () =>
   `wc:${randomBytes(32).toString("hex")}@2?relay-protocol=irn&symKey=${randomBytes(32).toString("hex")}&expiryTimestamp=${Math.floor(Date.now() / 1000) + 300}`;
 
 describe("QR encoder", () => {
-  const texts = ["wc:", "Keyfob", "https://keyfob.example/auth?x=ü", pairingUri(), pairingUri() + "&methods=wc_sessionPropose", "x".repeat(600)];
+  const texts = ["wc:", "Keyfob", "https://keyfob.example/auth?x=ü", pairingUri(), `${pairingUri()}&methods=wc_sessionPropose`, "x".repeat(600)];
   for (const ecl of ["L", "M", "Q", "H"] as Ecl[]) {
     it(`matches the reference module for module (level ${ecl}, every mask)`, () => {
       for (const text of texts) {

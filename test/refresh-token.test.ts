@@ -46,7 +46,6 @@ type Tokens = { access_token: string; token_type: string; expires_in: number; id
 
 /** A client, allowed refresh tokens unless told otherwise; public unless `confidential`. */
 async function registerApp(options: { confidential?: boolean; refreshTokens?: boolean } = {}): Promise<App> {
-  const db = tables(keyfob());
   const client = await createClient(keyfob().store, { name: "Offline app" });
   const redirectUri = `https://offline.example.com/cb/${client.id.slice(3, 11)}`;
   await addRedirectUri(keyfob().store, client.id, redirectUri);
@@ -61,7 +60,10 @@ const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({ p
 /** The authorization request and a fresh login of `identity`: the code. */
 async function code(app: App, scope = OFFLINE, identity = google()): Promise<string> {
   const query = new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, response_type: "code", scope, state: "s", nonce: "n-1" });
-  if (!app.secret) query.set("code_challenge", app.challenge), query.set("code_challenge_method", "S256");
+  if (!app.secret) {
+    query.set("code_challenge", app.challenge);
+    query.set("code_challenge_method", "S256");
+  }
   const start = await startAuthorization(keyfob(), query);
   if (start.kind !== "login") throw new Error(`expected the login page, got ${JSON.stringify(start)}`);
   const { location } = await completeAuthorization(keyfob(), start.interactionId, { identity });
@@ -310,7 +312,6 @@ describe("grant_type=refresh_token", () => {
 
   it("refuses when the client is disabled or no longer allowed refresh tokens, and works again once it is", async () => {
     const app = await registerApp();
-    const db = tables(keyfob());
     const tokens = await exchange(app, await code(app));
     await setClientEnabled(keyfob().store, app.clientId, false);
     await expectError(await refreshResponse(app, tokens.refresh_token!), 401, "invalid_client");

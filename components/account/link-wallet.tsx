@@ -67,7 +67,7 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
         ref={button}
         id="link-wallet-button"
         type="button"
-        className={buttonStyles.primary + " w-full"}
+        className={`${buttonStyles.primary} w-full`}
         onClick={press}
         disabled={busy || step === "wrong-chain"}
         aria-expanded={!address && options.length > 1 ? choosing : undefined}

@@ -138,11 +138,12 @@ export function Dialog({ open, onClose, title, children, closeWhen }: { open: bo
     }
     if (!open && dialog.open) dialog.close();
   }, [open]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes when closeWhen changes, not when the parent passes a new onClose
   useEffect(() => {
     if (closeWhen !== undefined) onClose();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [closeWhen]);
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the backdrop; by keyboard, Escape closes the <dialog> (onClose)
     <dialog
       ref={ref}
       aria-labelledby={titleId}

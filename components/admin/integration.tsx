@@ -24,10 +24,12 @@ export function Snippet({ id, title, code, children }: { id: string; title: stri
       </div>
       {children && <div className="mb-2 text-xs text-slate-600">{children}</div>}
       {/* A focusable scroll box, named by its heading: a region (a plain <pre> may not be named). */}
+      {/* biome-ignore lint/a11y/useSemanticElements: a <pre> for its whitespace, a region for its name */}
       <pre
         role="region"
         aria-labelledby={`${id}-title`}
         data-testid={`snippet-${id}`}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll box takes focus so that it scrolls by keyboard
         tabIndex={0}
         className="max-h-96 overflow-auto rounded-lg bg-slate-950 p-3 font-mono text-[12.5px] leading-relaxed text-slate-50 ring-1 ring-slate-800 focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:outline-none"
       >

@@ -38,6 +38,7 @@ export function SearchableList({
   const href = (page: number) => `${path}?${new URLSearchParams({ ...(search && { q: search }), page: String(page) })}`;
   return (
     <>
+      {/* biome-ignore lint/a11y/useSemanticElements: the form is the search landmark; a <search> around it would be one more box */}
       <form role="search" action={path} className="mb-5 flex max-w-xl gap-2">
         <label htmlFor={searchBox.id} className="sr-only">
           {searchBox.label}

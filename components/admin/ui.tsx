@@ -144,6 +144,7 @@ export function ListSkeleton({ label, rows = 6 }: { label: string; rows?: number
         <Skeleton className="mb-5 h-10 w-full max-w-md" />
         <div className="space-y-4">
           {Array.from({ length: rows }, (_, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: placeholder rows, all alike and never reordered
             <div key={i} className="flex gap-4">
               <Skeleton className="h-4 flex-1" />
               <Skeleton className="h-4 w-1/4" />

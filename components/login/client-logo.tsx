@@ -16,7 +16,7 @@ export function ClientLogo({ name, src }: { name: string; src?: string | null })
   }, []);
   if (isHttpsUrl(src) && !failed) {
     return (
-      // eslint-disable-next-line @next/next/no-img-element -- a client's https logo, any host: not for next/image
+      // biome-ignore lint/performance/noImgElement: a client's https logo, any host: not for next/image
       <img
         ref={image}
         src={src}

@@ -79,11 +79,11 @@ export function encodeQr(text: string, ecl: Ecl = "M", options: { mask?: number 
 /** An SVG path of the dark modules (one unit per module), offset by a quiet zone of `border` modules. */
 export function qrPath(code: QrCode, border = 4): string {
   const parts: string[] = [];
-  code.modules.forEach((row, y) =>
+  code.modules.forEach((row, y) => {
     row.forEach((dark, x) => {
       if (dark) parts.push(`M${x + border},${y + border}h1v1h-1z`);
-    }),
-  );
+    });
+  });
   return parts.join("");
 }
 
@@ -116,12 +116,12 @@ function drawFunctionPatterns(qr: Grid) {
   }
   const positions = alignmentPositions(qr.version);
   const last = positions.length - 1;
-  positions.forEach((px, i) =>
+  positions.forEach((px, i) => {
     positions.forEach((py, j) => {
       if ((i === 0 && j === 0) || (i === 0 && j === last) || (i === last && j === 0)) return;
       for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) setFunction(qr, px + dx, py + dy, Math.max(Math.abs(dx), Math.abs(dy)) !== 1);
-    }),
-  );
+    });
+  });
   drawFormatBits(qr, 0); // reserved now, written for real once the mask is chosen
   if (qr.version >= 7) {
     let remainder = qr.version;
@@ -231,7 +231,9 @@ function reedSolomonRemainder(data: number[], divisor: number[]): number[] {
   for (const byte of data) {
     const factor = byte ^ result.shift()!;
     result.push(0);
-    divisor.forEach((coefficient, i) => (result[i] ^= multiply(coefficient, factor)));
+    divisor.forEach((coefficient, i) => {
+      result[i] ^= multiply(coefficient, factor);
+    });
   }
   return result;
 }

@@ -92,6 +92,7 @@ export function AuthShell({
 
 export function Divider({ children }: { children: ReactNode }) {
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a separator with a label ("or"), which an <hr> cannot hold
     <div className="my-5 flex items-center gap-3 text-xs font-medium uppercase tracking-wider text-slate-600 dark:text-slate-400" role="separator">
       <span className="h-px flex-1 bg-slate-200 dark:bg-slate-700" />
       {children}

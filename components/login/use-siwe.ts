@@ -23,7 +23,7 @@ export type SiweProblem = {
   /** The login itself is over (expired or used): only starting again helps. */
   restart?: boolean;
 };
-export type SubmitResult = { error: string; restart?: boolean } | void | undefined;
+export type SubmitResult = { error: string; restart?: boolean } | undefined;
 
 export type SiweOptions = {
   chainId: number;

@@ -16,7 +16,7 @@ export const safeIcon = (icon: string | undefined) => (icon && /^(data:image\/(s
 
 export function WalletOptionIcon({ option }: { option: WalletChoice }) {
   if (option.icon) {
-    // eslint-disable-next-line @next/next/no-img-element -- a wallet's own icon (data: URI)
+    // biome-ignore lint/performance/noImgElement: a wallet's own icon (data: URI or any https host): not for next/image
     return <img src={option.icon} alt="" width={24} height={24} className="size-6 rounded-md object-contain" />;
   }
   return option.kind === "walletconnect" ? <PhoneIcon className="size-5 text-slate-700 dark:text-slate-200" /> : <WalletIcon className="size-5 text-slate-700 dark:text-slate-200" />;
@@ -28,6 +28,7 @@ export function WalletChooser<O extends WalletChoice>({ id, options, onChoose }:
   const first = useRef<HTMLButtonElement>(null);
   useEffect(() => first.current?.focus(), []);
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a group of buttons, not form fields: a <fieldset> would bring its border and <legend>
     <div id={id} role="group" aria-labelledby={`${id}-title`} className="rounded-xl border border-slate-200 p-3 dark:border-slate-700">
       <p id={`${id}-title`} className="mb-2 text-center text-xs font-semibold uppercase tracking-wider text-slate-600 dark:text-slate-400">
         {t("choose")}

@@ -98,6 +98,7 @@ export function WalletLogin({
   const connection = useConnection();
   const connectors = useConnectors();
   const settled = wagmiReady && connection.status !== "connecting" && connection.status !== "reconnecting";
+  // biome-ignore lint/correctness/useExhaustiveDependencies: button is a ref, read when the effect runs
   useEffect(() => {
     const wanted = pendingStart.current;
     if (!wanted || !settled) return;
@@ -109,6 +110,7 @@ export function WalletLogin({
     if (!document.activeElement || document.activeElement === document.body) button.current?.focus();
     void siwe.start(connector);
   }, [connectors, settled, siwe]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when wagmi is set up (button is a ref; press as it is then)
   useEffect(() => {
     if (!settled || !pendingStart.current) return;
     // The chosen wallet did not announce itself to wagmi: the person chooses again.
@@ -119,8 +121,6 @@ export function WalletLogin({
       press();
     }, 3000);
     return () => clearTimeout(timer);
-    // Once, when wagmi is set up.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [settled]);
 
   return (

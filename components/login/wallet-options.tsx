@@ -21,6 +21,7 @@ export function useWalletOptions(): { options: WalletOption[]; browserWallets: n
   const [plain, setPlain] = useState<{ present: boolean; announced: boolean } | null>(null);
   const announced = connectors.filter((c) => c.type === "injected" && c.id !== "injected");
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-checked when the announced wallets change (their ids), not on every new array
   useEffect(() => {
     // Extensions inject window.ethereum before or shortly after load; a wallet that also announced
     // itself (EIP-6963) is listed once, under its own name.
@@ -36,8 +37,6 @@ export function useWalletOptions(): { options: WalletOption[]; browserWallets: n
       cancelled = true;
       clearTimeout(timer);
     };
-    // Re-checked when the announced wallets change.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [announced.map((c) => c.uid).join(",")]);
 
   const options: WalletOption[] = announced.map((c) => ({ key: c.uid, kind: "eip6963", connector: c, name: c.name, icon: safeIcon(c.icon) }));

@@ -71,7 +71,9 @@ function pageScript({ wallets, asWindowEthereum }: { wallets: Installed[]; asWin
   const refuse = () => Object.assign(new Error("User rejected the request."), { code: 4001 });
   const providers = wallets.map(({ tag, address, chainId }) => {
     const listeners: Record<string, ((...args: unknown[]) => void)[]> = {};
-    const emit = (event: string, value: unknown) => (listeners[event] ?? []).forEach((listener) => listener(value));
+    const emit = (event: string, value: unknown) => {
+      for (const listener of listeners[event] ?? []) listener(value);
+    };
     let connected = false;
     let chain = chainId;
     return {
@@ -93,7 +95,7 @@ function pageScript({ wallets, asWindowEthereum }: { wallets: Installed[]; asWin
             return null;
           case "wallet_switchEthereumChain": {
             if (refused) throw refuse();
-            chain = parseInt((params?.[0] as { chainId: string }).chainId, 16);
+            chain = parseInt((params as [{ chainId: string }])[0].chainId, 16);
             emit("chainChanged", `0x${chain.toString(16)}`);
             return null;
           }
@@ -105,7 +107,8 @@ function pageScript({ wallets, asWindowEthereum }: { wallets: Installed[]; asWin
         }
       },
       on(event: string, listener: (...args: unknown[]) => void) {
-        (listeners[event] ??= []).push(listener);
+        listeners[event] ??= [];
+        listeners[event].push(listener);
       },
       removeListener(event: string, listener: (...args: unknown[]) => void) {
         listeners[event] = (listeners[event] ?? []).filter((l) => l !== listener);

@@ -3,7 +3,7 @@ import { normalizeClientId } from "../clients/client-id";
 import { addressBucket } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
 import { ADMIN_CLIENT_ID } from "../admin/session";
-import { errorDescription, invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
+import { errorDescription, invalidRequest, OAuthError } from "../oauth/errors";
 import { rateLimited } from "../metrics";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { checkParameter, hasControlCharacter, isAcceptableParameter } from "../oauth/params";
@@ -232,6 +232,7 @@ export async function loginWithWallet(
   if (!isOpaque(interactionId)) throw expiredInteraction();
   // EIP-4361 messages are lines of printable text: a NUL or another control character (line feeds
   // aside) is no sign-in message, whatever the wallet signed.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest("the sign-in message contains a control character");
   const interaction = await keyfob.store.codes.findInteraction(interactionId);
   if (!interaction?.walletNonce) throw expiredInteraction();

@@ -39,8 +39,8 @@ const managementScopes = z
   .transform((scopes) => [...new Set(scopes)]);
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
-type Action<I> = { audit: string; input: z.ZodType<I, any>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
-const action = <I,>(audit: string, input: z.ZodType<I, any>, run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>>): Action<I> => ({ audit, input, run });
+type Action<I> = { audit: string; input: z.ZodType<I>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
+const action = <I,>(audit: string, input: z.ZodType<I>, run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>>): Action<I> => ({ audit, input, run });
 const none = () => ({});
 
 const clientInput = z.object({ clientId });

@@ -259,7 +259,9 @@ export const ROUTES: ApiRoute[] = [
     tag: "Clients",
     status: 204,
     action: "client.delete",
-    handle: async (c) => (await perform(c, "client.delete", { clientId: c.params.clientId }), undefined),
+    handle: async (c) => {
+      await perform(c, "client.delete", { clientId: c.params.clientId });
+    },
   },
   {
     method: "POST",
@@ -291,7 +293,9 @@ export const ROUTES: ApiRoute[] = [
     tag: "Clients",
     status: 204,
     action: "signer.revoke",
-    handle: async (c) => (await perform(c, "signer.revoke", { clientId: c.params.clientId, address: c.params.address }), undefined),
+    handle: async (c) => {
+      await perform(c, "signer.revoke", { clientId: c.params.clientId, address: c.params.address });
+    },
   },
 
   // Signing keys.
@@ -302,7 +306,10 @@ export const ROUTES: ApiRoute[] = [
     summary: "Publish a new key now; it signs after KEY_PUBLISH_LEAD",
     tag: "Signing keys",
     action: "key.rotate",
-    handle: async (c) => (await perform(c, "key.rotate", {}), { items: await ops.keySchedule(c.k, c.admin) }),
+    handle: async (c) => {
+      await perform(c, "key.rotate", {});
+      return { items: await ops.keySchedule(c.k, c.admin) };
+    },
   },
   {
     method: "POST",
@@ -343,7 +350,10 @@ export const ROUTES: ApiRoute[] = [
     summary: "Unblock (nothing revoked comes back)",
     tag: "Accounts",
     action: "account.unblock",
-    handle: async (c) => (await perform(c, "account.unblock", { accountId: (await account(c)).id }), account(c)),
+    handle: async (c) => {
+      await perform(c, "account.unblock", { accountId: (await account(c)).id });
+      return account(c);
+    },
   },
   {
     method: "DELETE",
@@ -369,7 +379,9 @@ export const ROUTES: ApiRoute[] = [
     tag: "Sessions",
     status: 204,
     action: "session.revoke",
-    handle: async (c) => (await perform(c, "session.revoke", { accountId: (await account(c)).id, sessionId: c.params.sessionId }), undefined),
+    handle: async (c) => {
+      await perform(c, "session.revoke", { accountId: (await account(c)).id, sessionId: c.params.sessionId });
+    },
   },
 
   // Tokens.
@@ -444,7 +456,9 @@ export const ROUTES: ApiRoute[] = [
     tag: "Admins",
     status: 204,
     action: "admin.revoke",
-    handle: async (c) => (await perform(c, "admin.revoke", { accountId: c.params.accountId }), undefined),
+    handle: async (c) => {
+      await perform(c, "admin.revoke", { accountId: c.params.accountId });
+    },
   },
 ];
 
@@ -463,7 +477,12 @@ export function matchRoute(method: string, path: string): { route: ApiRoute; par
     const pattern = route.path.split("/").filter(Boolean);
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};
-    if (!pattern.every((part, i) => (part.startsWith("{") ? ((params[part.slice(1, -1)] = segments[i]), segments[i] !== "") : part === segments[i]))) continue;
+    const matches = pattern.every((part, i) => {
+      if (!part.startsWith("{")) return part === segments[i];
+      params[part.slice(1, -1)] = segments[i];
+      return segments[i] !== "";
+    });
+    if (!matches) continue;
     if (route.method === method) return { route, params };
     allowed.push(route.method);
   }

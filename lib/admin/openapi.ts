@@ -78,7 +78,8 @@ export function openApiDocument(issuer: string) {
         404: { $ref: "#/components/responses/Error" },
       },
     };
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+    paths[route.path] ??= {};
+    paths[route.path][route.method.toLowerCase()] = operation;
   }
   return {
     openapi: "3.1.0",

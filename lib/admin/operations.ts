@@ -552,7 +552,7 @@ export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): P
     // leading whitespace, and a leading tab or carriage return (OWASP CSV injection).
     return `"${(/^(?:[=+\-@\t\r]|\s+[=+\-@])/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
   };
-  return [CSV_COLUMNS.join(","), ...rows.map((row) => CSV_COLUMNS.map((c) => cell(row[c])).join(","))].join("\r\n") + "\r\n";
+  return `${[CSV_COLUMNS.join(","), ...rows.map((row) => CSV_COLUMNS.map((c) => cell(row[c])).join(","))].join("\r\n")}\r\n`;
 }
 
 /** Counts for the overview, and token issuances and failures per UTC day for the last `days` days. */

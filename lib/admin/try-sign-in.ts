@@ -4,6 +4,7 @@ import { redeemCode } from "../actions/exchange-code";
 import { RegistryError } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { OAuthError } from "../oauth/errors";
+import type { Issued } from "../tokens/issue";
 import { decodeSubject } from "../tokens/sub";
 import { verifyAccessToken } from "../tokens/verify";
 import type { Admin } from "./access";
@@ -86,7 +87,7 @@ export async function finishTrySignIn(k: Keyfob, admin: Admin, cookie: string | 
     ["redirect_uri", tryRedirectUri(k.config.issuerUrl)],
     ["code_verifier", verifier],
   ]);
-  let tokens;
+  let tokens: Issued["response"];
   try {
     ({ response: tokens } = await redeemCode(k, { id: clientId, confidential: client?.secretHash != null }, { get: (name) => form.get(name) || undefined }, { endpoint: "try_sign_in" }));
   } catch (caught) {

@@ -72,7 +72,8 @@ export type Page<P> = {
   refuse: (error: OAuthError, context: { keyfob: Keyfob; request: Request; params?: P; limited: boolean }) => Response | Promise<Response>;
 };
 
-type Definition<N extends EndpointName> = N extends JsonName ? Action<N> : Page<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a page reads parameters of its own type, which only its definition knows
+type Definition<N extends EndpointName> = N extends JsonName ? Action<N> : Page<any>;
 
 /**
  * Wraps an endpoint as a route handler: reads the parameters, applies the endpoint's rate limits
@@ -103,7 +104,10 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       // Bad parameters are counted against the limits too: read first, refuse after counting.
       let readError: unknown;
       const read = page ? (page.read ?? queryParams) : (r: Request) => readParams(r, policy.credentialsInBody ? BODY_ONLY : undefined);
-      params = await read(request).catch((error: unknown) => void (readError = error));
+      params = await read(request).catch((error: unknown) => {
+        readError = error;
+        return undefined;
+      });
       if (!page) clientId = requestClientId(request, params as Params | undefined);
       if (policy.limit === "admin_signin") await limitAdminSignIn(k, caller.ip);
       if (policy.limit === "protocol") {

@@ -52,7 +52,7 @@ export function planRotation(keys: ScheduledKey[], now: Date, policy: KeyPolicy)
     }
   }
   const expired = keys
-    .filter((key, i) => {
+    .filter((_key, i) => {
       const successor = keys[i + 1];
       return successor !== undefined && successor.activatesAt.getTime() + policy.tokenTtl * 1000 + CLOCK_SKEW_MS < now.getTime();
     })

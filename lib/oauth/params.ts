@@ -1,6 +1,7 @@
 import { invalidRequest, OAuthError } from "./errors";
 
 /** C0 controls and DEL: never part of a valid parameter, and PostgreSQL refuses NUL in text (22021). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
 export function hasControlCharacter(value: string): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OAuthError } from "./errors";
+import type { OAuthError } from "./errors";
 import { parseScope } from "./scope";
 
 describe("parseScope", () => {

@@ -39,7 +39,13 @@ describe("verifySignature", () => {
     const license = "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9";
     const sig = await signer.signMessage({ message: challenge.text });
     const seen: string[] = [];
-    const client = { id: license, isSigner: async (address: string) => (seen.push(address), address === signer.address) };
+    const client = {
+      id: license,
+      isSigner: async (address: string) => {
+        seen.push(address);
+        return address === signer.address;
+      },
+    };
     await expect(verifySignature(check({ address: license, client, signature: sig }))).resolves.toBe("signer");
     expect(seen).toEqual([signer.address]);
     // Same signer, but the challenge is for another address than the license: refused.

@@ -104,5 +104,6 @@ const MAX_FIELD = 2000;
 
 /** A value as the audit log stores it: control characters replaced, bounded in length. */
 export function storableText<T extends string | undefined>(value: T): T {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point
   return (typeof value === "string" ? value.replace(/[\x00-\x1f\x7f]/g, "\uFFFD").slice(0, MAX_FIELD) : value) as T;
 }

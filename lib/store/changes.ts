@@ -47,7 +47,8 @@ export class Notifications implements ChangeFeed {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
     let entry = this.channels.get(channel);
     if (!entry) {
-      this.channels.set(channel, (entry = { subscribers: new Set(), active: false }));
+      entry = { subscribers: new Set(), active: false };
+      this.channels.set(channel, entry);
       if (this.state === "connected") this.listen(this.client!, channel, true);
     }
     entry.subscribers.add(subscriber);
@@ -143,7 +144,10 @@ export class PolledChanges implements ChangeFeed {
 
   subscribe(channel: string, subscriber: Subscriber): () => void {
     let entry = this.channels.get(channel);
-    if (!entry) this.channels.set(channel, (entry = { subscribers: new Set() }));
+    if (!entry) {
+      entry = { subscribers: new Set() };
+      this.channels.set(channel, entry);
+    }
     entry.subscribers.add(subscriber);
     if (this.healthy && entry.version !== undefined) subscriber.listening?.(true);
     if (!this.timer && !this.closed) this.schedule(0);

@@ -2,7 +2,7 @@
  * GET /admin/audit/export?…: the filtered audit log as CSV (same filter as /admin/audit). Checks
  * the admin session like every page: 401 signed out, 403 not an admin, 400 for a bad filter.
  */
-import { AdminAccessError, requireAdmin } from "@/lib/admin/access";
+import { type Admin, AdminAccessError, requireAdmin } from "@/lib/admin/access";
 import { auditCsv } from "@/lib/admin/operations";
 import { keyfob } from "@/lib/runtime";
 import { parseAuditQuery } from "../../_lib/audit-filter";
@@ -14,7 +14,7 @@ const text = (body: string, status: number) => new Response(body, { status, head
 
 export async function GET(request: Request): Promise<Response> {
   const k = keyfob();
-  let admin;
+  let admin: Admin;
   try {
     admin = await requireAdmin(k, await sessionToken());
   } catch (error) {

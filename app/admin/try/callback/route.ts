@@ -6,7 +6,7 @@
  */
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
-import { AdminAccessError, requireAdmin } from "@/lib/admin/access";
+import { type Admin, AdminAccessError, requireAdmin } from "@/lib/admin/access";
 import { finishTrySignIn, sealTryResult, TRY_COOKIE, TRY_RESULT_COOKIE, tryCookieClient } from "@/lib/admin/try-sign-in";
 import { keyfob } from "@/lib/runtime";
 import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "../../_lib/guard";
@@ -18,7 +18,7 @@ export async function GET(request: Request): Promise<Response> {
   if (isRscRequest(request)) return fullPageLoadRequired(); // never redeem the code outside the browser
   const k = keyfob();
   const jar = await cookies();
-  let admin;
+  let admin: Admin;
   try {
     admin = await requireAdmin(k, await sessionToken());
   } catch (error) {

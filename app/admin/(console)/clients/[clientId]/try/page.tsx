@@ -34,10 +34,12 @@ function Token({ id, title, token }: { id: string; title: string; token: { heade
         <CopyButton value={text} label={`Copy the decoded ${title.toLowerCase()}`} compact />
       </div>
       {/* A focusable scroll box, named by its heading: a region (a plain <pre> may not be named). */}
+      {/* biome-ignore lint/a11y/useSemanticElements: a <pre> for its whitespace, a region for its name */}
       <pre
         role="region"
         aria-labelledby={`${id}-title`}
         data-testid={id}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll box takes focus so that it scrolls by keyboard
         tabIndex={0}
         className="max-h-[32rem] overflow-auto rounded-lg bg-slate-950 p-3 font-mono text-[12.5px] leading-relaxed text-slate-50 ring-1 ring-slate-800"
       >
