@@ -2,7 +2,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Address } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { Keyfob } from "../keyfob";
-import { invalidGrant, invalidRequest } from "../oauth/errors";
+import { completeAuthorization, contractSignatureAccepted, expiredInteraction, findInteraction, type Completion } from "../interactions/interactions";
+import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
+import { isOpaque } from "../oauth/opaque";
 import { linkWallet } from "../accounts/accounts";
 import { SIWE_PURPOSE, type SiwePurpose } from "./purpose";
 import { verifySignature, type SignatureKind } from "./signature";
@@ -89,4 +91,29 @@ export async function verifyAccountLink(keyfob: Keyfob, accountId: string, messa
   if (kind === "contract") throw invalidGrant("a smart-account (contract) signature cannot link a wallet; sign with the wallet's own key");
   await linkWallet(keyfob, accountId, wallet);
   return wallet;
+}
+
+/** A wallet login on the hosted page: the EIP-4361 message must carry this interaction's nonce. */
+export async function loginWithWallet(
+  keyfob: Keyfob,
+  interactionId: string,
+  message: string,
+  signature: string,
+  client: { ip?: string; userAgent?: string } = {},
+): Promise<Completion> {
+  if (!isOpaque(interactionId)) throw expiredInteraction();
+  // EIP-4361 messages are lines of printable text: a NUL or another control character (line feeds
+  // aside) is no sign-in message, whatever the wallet signed.
+  if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest("the sign-in message contains a control character");
+  const interaction = await findInteraction(keyfob, interactionId);
+  if (!interaction?.walletNonce) throw expiredInteraction();
+  const { address, kind } = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce, "login").catch((error: unknown) => {
+    // A refused wallet login is kept with its reason (the description the user saw).
+    if (error instanceof OAuthError) keyfob.audit.record({ action: "login.failed", outcome: error.code, clientId: interaction.clientId, ip: client.ip, detail: `wallet: ${error.message}` });
+    throw error;
+  });
+  if (kind === "contract" && !contractSignatureAccepted(interaction.clientId, keyfob.config)) {
+    throw new OAuthError("invalid_grant", { code: "admin_contract_signature" });
+  }
+  return completeAuthorization(keyfob, interactionId, { identity: { provider: "web3", subject: address, emailVerified: false }, contractSignature: kind === "contract", ...client });
 }

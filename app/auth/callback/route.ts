@@ -4,7 +4,7 @@
  * completes it (and starts a login session with Keyfob), and the browser goes to the application
  * with the code (303).
  */
-import { completeAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import { keyfob } from "@/lib/runtime";
