@@ -144,7 +144,7 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   const interaction = await store.codes.findInteractionWithClient(interactionId);
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
-  if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now)) throw invalidRequest("this sign-in needs a new login");
+  if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now)) throw invalidRequest({ code: "needs_new_login" });
   if (!(await store.codes.completeInteraction(interactionId, now))) throw expiredInteraction();
   if (login.session) {
     keyfob.audit.record({ action: "login.session_used", outcome: "success", clientId: interaction.clientId, accountId: login.session.accountId, detail: login.session.identity.provider });
