@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { blockAccount, unblockAccount } from "@/lib/accounts/blocking";
-import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
+import { startAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { resolveAccount } from "@/lib/accounts/accounts";
-import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
+import { startAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import type { Admin } from "@/lib/admin/access";
 import { runAdminAction } from "@/lib/admin/actions";
 import { getAccount, listAccounts, listActiveTokens, resolveAccountReference } from "@/lib/admin/operations";

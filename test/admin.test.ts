@@ -7,7 +7,8 @@
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
-import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
+import { startAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import { ADMIN_ACTIONS, performAdminAction, type AdminActionName } from "@/lib/admin/actions";
 import { auditCsv, overview } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin, readAdminSession } from "@/lib/admin/session";

@@ -10,7 +10,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
+import { startAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import { exchangeCode } from "@/lib/actions/exchange-code";
 import { CLIENT_CHANNEL } from "@/lib/clients/cache";
 import { token } from "@/lib/actions/token";

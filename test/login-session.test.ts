@@ -6,7 +6,8 @@
 import { decodeJwt, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
-import { completeAuthorization, startAuthorization, type AuthorizationStart } from "@/lib/actions/authorize";
+import { startAuthorization, type AuthorizationStart } from "@/lib/actions/authorize";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";

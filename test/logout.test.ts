@@ -5,7 +5,8 @@
  */
 import { decodeJwt, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { completeAuthorization, startAuthorization } from "@/lib/actions/authorize";
+import { startAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import { decideEndSession } from "@/lib/actions/end-session";
 import { addPostLogoutRedirectUri } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";

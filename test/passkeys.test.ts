@@ -253,7 +253,7 @@ describe("languages", () => {
     expect(openidConfiguration(ISSUER).ui_locales_supported).toEqual(["en", "de"]);
     const app = await registerApp();
     const interactionId = await newLogin(app, { ui_locales: "de-CH fr" });
-    const { pendingInteraction } = await import("@/lib/actions/authorize");
+    const { pendingInteraction } = await import("@/lib/interactions/interactions");
     const pending = await pendingInteraction(keyfob(), interactionId);
     expect(pending?.uiLocales).toBe("de-CH fr");
     expect(new URLSearchParams(pending!.restartUrl.split("?")[1]).get("ui_locales")).toBe("de-CH fr");

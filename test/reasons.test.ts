@@ -5,6 +5,7 @@
  * for a code that no longer exists.
  */
 import { describe, expect, it } from "vitest";
+import { walletRefusal } from "@/components/login/login-result";
 import { MESSAGES, reasonText } from "@/i18n/messages";
 import { LOCALES } from "@/i18n/locales";
 import { OAuthError } from "@/lib/oauth/errors";
@@ -33,5 +34,12 @@ describe("reason codes", () => {
     const error = new OAuthError("invalid_request", { code: "body_too_large", params: { max: 16384 } }, 413);
     expect([error.message, error.why, error.status]).toEqual(["the request body must not exceed 16384 bytes", { code: "body_too_large", params: { max: 16384 } }, 413]);
     expect(describeReason({ code: "unknown_client" })).toBe("This application is unknown or disabled.");
+  });
+
+  it("words a wallet message's refusal by its code, not its English", () => {
+    expect(walletRefusal({ code: "siwe_clock" }, "refused")).toEqual({ error: "clock" });
+    expect(walletRefusal({ code: "signature_mismatch" }, "refused")).toEqual({ error: "badSignature" });
+    expect(walletRefusal({ code: "wallet_link_expired" }, "wrongMessage")).toEqual({ error: "linkExpired", restart: true });
+    expect(walletRefusal(new OAuthError("invalid_grant", "anything").why, "refused")).toEqual({ error: "refused" });
   });
 });

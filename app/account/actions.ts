@@ -3,7 +3,7 @@
  * Server actions of /account: sign in or out, link a wallet to the signed-in account, and add a
  * passkey to it. Failures answer a key of the page's message catalog (`loginErrors`).
  */
-import type { LoginErrorKey } from "@/components/login/login-result";
+import { walletRefusal, type LoginErrorKey } from "@/components/login/login-result";
 import { translator } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
 import { toOAuthError } from "@/lib/http/respond";
@@ -51,12 +51,7 @@ export async function linkWalletToAccount(message: string, signature: string): P
     log.info("wallet link refused", { endpoint: "account", error: error.code });
     if (error.status >= 500) return { error: "unavailable" };
     if (error.code === "access_denied") return { error: "blocked" };
-    if (/link request has expired/.test(error.message)) return { error: "linkExpired", restart: true };
-    if (/smart-account/.test(error.message)) return { error: "contractLink" };
-    if (/already belongs/.test(error.message)) return { error: "walletTaken" };
-    if (/Issued At|too old|from the future/.test(error.message)) return { error: "clock" };
-    if (/signature/.test(error.message)) return { error: "badSignature" };
-    return { error: "wrongMessage" };
+    return walletRefusal(error.why, "wrongMessage");
   }
 }
 

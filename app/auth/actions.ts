@@ -5,11 +5,12 @@
  * the page shows.
  */
 import { redirect } from "next/navigation";
-import type { LoginResult } from "@/components/login/login-result";
+import { walletRefusal, type LoginResult } from "@/components/login/login-result";
 import type { PasskeyMode, PasskeyOptionsResult } from "@/components/login/passkey-login";
 import { translator } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
-import { completeAuthorization, interactionRedirect, loginWithWallet, pendingInteraction, type Completion } from "@/lib/actions/authorize";
+import { completeAuthorization, interactionRedirect, pendingInteraction, type Completion } from "@/lib/interactions/interactions";
+import { loginWithWallet } from "@/lib/siwe/login";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import { loginWithPasskey, signUpWithPasskey } from "@/lib/passkeys/login";
@@ -78,7 +79,7 @@ export async function loginWithWalletSignature(interactionId: string, message: s
   } catch (caught) {
     const error = toOAuthError(caught);
     logRefusal("wallet_login", error.code, caught);
-    return refusal(error) ?? walletRefusal(error);
+    return refusal(error) ?? walletRefusal(error.why, "refused");
   }
   await setSessionCookie(completion.newSession);
   redirect(completion.location);
@@ -133,16 +134,6 @@ function refusal(error: OAuthError): NonNullable<LoginResult> | undefined {
   if (error.code === "access_denied") return { error: "blocked" };
   if (error.why?.code === "interaction_expired") return { error: "expired", restart: true };
   return undefined;
-}
-
-/** Why lib/ refused a wallet's signed message, as a key of the page's catalog. */
-function walletRefusal({ why, message }: OAuthError): NonNullable<LoginResult> {
-  if (why?.code === "admin_contract_signature") return { error: "contractAdmin" };
-  if (/Issued At|too old|from the future/.test(message)) return { error: "clock" };
-  if (/not issued for this login|Resources|not an EIP-4361|control character/.test(message)) return { error: "wrongMessage" };
-  if (/signature/.test(message)) return { error: "badSignature" };
-  if (/new login/.test(message)) return { error: "needsLogin", restart: true };
-  return { error: "refused" };
 }
 
 const PASSKEY_REFUSALS: Record<PasskeyFailure, NonNullable<LoginResult>> = {

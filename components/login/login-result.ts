@@ -4,6 +4,33 @@
  * to wait (rate limits).
  */
 import type { Messages } from "@/i18n/messages";
+import type { Reason, ReasonCode } from "@/lib/oauth/reasons";
 
 export type LoginErrorKey = keyof Messages["loginErrors"];
 export type LoginResult = { error: LoginErrorKey; restart?: boolean; seconds?: number } | undefined;
+
+/** The catalog key for each refusal of a wallet's signed message (a login or an account link). */
+const WALLET_REFUSALS: Partial<Record<ReasonCode, LoginErrorKey>> = {
+  admin_contract_signature: "contractAdmin",
+  siwe_not_eip4361: "wrongMessage",
+  siwe_control_character: "wrongMessage",
+  siwe_not_issued_here: "wrongMessage",
+  siwe_wrong_purpose: "wrongMessage",
+  siwe_no_issued_at: "clock",
+  siwe_clock: "clock",
+  signature_format: "badSignature",
+  signature_malleable: "badSignature",
+  signature_mismatch: "badSignature",
+  needs_new_login: "needsLogin",
+  wallet_link_expired: "linkExpired",
+  wallet_link_contract: "contractLink",
+  wallet_taken: "walletTaken",
+};
+/** Refusals that only starting again can get past. */
+const RESTART: ReadonlySet<LoginErrorKey> = new Set(["needsLogin", "linkExpired"]);
+
+/** How a page words a wallet message's refusal: by its reason code, else `fallback`. */
+export function walletRefusal(why: Reason | undefined, fallback: LoginErrorKey): { error: LoginErrorKey; restart?: true } {
+  const error = (why && WALLET_REFUSALS[why.code]) ?? fallback;
+  return RESTART.has(error) ? { error, restart: true } : { error };
+}

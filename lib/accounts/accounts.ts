@@ -44,7 +44,7 @@ export async function linkWallet({ store }: Keyfob, accountId: string, wallet: s
   const linked = await store.accounts.findIdentity({ provider: "web3", subject });
   if (linked?.accountId === accountId) return;
   if (linked || (await store.accounts.find(subject))) {
-    throw invalidRequest("this wallet already belongs to an account");
+    throw invalidRequest({ code: "wallet_taken" });
   }
   await store.accounts.addIdentity({ provider: "web3", subject, accountId });
 }

@@ -1,11 +1,11 @@
 import { normalizeClientId } from "../clients/client-id";
+import { authorizationResponse } from "../clients/redirect-uri";
 import type { Keyfob } from "../keyfob";
 import { OAuthError } from "../oauth/errors";
 import type { Params } from "../oauth/params";
 import type { Reason, ReasonCode } from "../oauth/reasons";
 import type { LoginSession } from "../sessions/login-session";
 import { verifyIdTokenHint } from "../tokens/id-token-hint";
-import { authorizationResponse } from "./authorize";
 
 /**
  * RP-Initiated Logout 1.0 (`GET|POST /session/end`): what to do with a logout request.

@@ -1,4 +1,5 @@
 import { randomBytes, createHash } from "node:crypto";
+import { ADMIN_CLIENT_ID } from "../clients/client-id";
 import type { Keyfob } from "../keyfob";
 import { invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
@@ -6,7 +7,6 @@ import { verifyCodeVerifier } from "../oauth/pkce";
 import { CONTRACT_SIGNATURE } from "../sessions/login-session";
 
 /** The dashboard is a client of Keyfob itself: admins sign in through the hosted login page. */
-export const ADMIN_CLIENT_ID = "keyfob-admin";
 export const ADMIN_LOGIN_COOKIE = "keyfob_admin_login";
 export const ADMIN_SESSION_SECONDS = 8 * 3600;
 /**

@@ -38,3 +38,10 @@ export function originProblem(origin: string): string | undefined {
   if (url.protocol === "http:") return LOOPBACK_HOSTS.has(url.hostname) ? undefined : "http is allowed only on localhost or a loopback address; use https";
   return "must use https (or http on localhost)";
 }
+
+/** The redirect URI with response parameters added; a query it already has is kept. */
+export function authorizationResponse(redirectUri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  return url.toString();
+}

@@ -35,6 +35,7 @@ const ENDPOINTS = {
   end_session: { answer: "page", limit: "protocol" },
   admin_login: { answer: "page", limit: "admin_signin" },
   admin_callback: { answer: "page", limit: "admin_signin" },
+  auth_callback: { answer: "page", limit: false },
   account_callback: { answer: "page", limit: false },
 } as const satisfies Record<string, Policy>;
 

@@ -60,6 +60,6 @@ export class OAuthError extends Error {
   }
 }
 
-export const invalidRequest = (description: string) => new OAuthError("invalid_request", description);
-export const invalidGrant = (description: string) => new OAuthError("invalid_grant", description);
+export const invalidRequest = (description: string | Reason) => new OAuthError("invalid_request", description);
+export const invalidGrant = (description: string | Reason) => new OAuthError("invalid_grant", description);
 export const invalidClient = (description: string) => new OAuthError("invalid_client", description);

@@ -17,6 +17,20 @@ export const REASONS = {
   body_not_form: "the request body must be application/x-www-form-urlencoded",
   interaction_expired: "this login has expired or was already completed; start again from the application",
   admin_contract_signature: "smart-account signatures are not accepted for admin sign-in (ADMIN_CONTRACT_SIGNATURES)",
+  // Wallet logins and links: the pages word them by kind (wrong message, clock, signature).
+  siwe_not_eip4361: "the sign-in message is not an EIP-4361 message",
+  siwe_control_character: "the sign-in message contains a control character",
+  siwe_not_issued_here: "the sign-in message was not issued for this login",
+  siwe_wrong_purpose: "the sign-in message was not written for this page (its Resources line names another purpose)",
+  siwe_no_issued_at: "the sign-in message has no valid Issued At time",
+  siwe_clock: "the sign-in message is too old or from the future",
+  signature_format: "signature must be 0x-prefixed hex of at least 65 bytes",
+  signature_malleable: "the signature is malleable: its s value is in the upper half of the curve order (EIP-2)",
+  signature_mismatch: "the signature does not match the address, an enabled signer of the client, or a contract account",
+  needs_new_login: "this sign-in needs a new login",
+  wallet_link_expired: "the link request has expired; try again",
+  wallet_link_contract: "a smart-account (contract) signature cannot link a wallet; sign with the wallet's own key",
+  wallet_taken: "this wallet already belongs to an account",
 } as const;
 
 export type ReasonCode = keyof typeof REASONS;

@@ -4,10 +4,9 @@
  * with the identity { provider: "passkey", subject: <the account's user handle> }. A refusal is
  * kept in the audit log with its reason.
  */
-import { completeAuthorization, type Completion } from "../actions/authorize";
+import { completeAuthorization, findInteraction, type Completion } from "../interactions/interactions";
 import type { Keyfob } from "../keyfob";
 import { OAuthError } from "../oauth/errors";
-import { isOpaque } from "../oauth/opaque";
 import { registerPasskey, verifyPasskeyLogin } from "./passkeys";
 
 type Client = { ip?: string; userAgent?: string };
@@ -31,7 +30,7 @@ async function audited<T>(keyfob: Keyfob, interactionId: string, client: Client,
     return await run();
   } catch (error) {
     if (error instanceof OAuthError && error.status < 500) {
-      const interaction = isOpaque(interactionId) ? await keyfob.store.codes.findInteraction(interactionId).catch(() => undefined) : undefined;
+      const interaction = await findInteraction(keyfob, interactionId).catch(() => undefined);
       keyfob.audit.record({ action: "login.failed", outcome: error.code, clientId: interaction?.clientId, ip: client.ip, detail: `${what}: ${error.message}` });
     }
     throw error;

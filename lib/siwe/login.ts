@@ -2,7 +2,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Address } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { Keyfob } from "../keyfob";
-import { invalidGrant, invalidRequest } from "../oauth/errors";
+import { completeAuthorization, contractSignatureAccepted, expiredInteraction, findInteraction, type Completion } from "../interactions/interactions";
+import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
+import { isOpaque } from "../oauth/opaque";
 import { linkWallet } from "../accounts/accounts";
 import { SIWE_PURPOSE, type SiwePurpose } from "./purpose";
 import { verifySignature, type SignatureKind } from "./signature";
@@ -28,7 +30,7 @@ export async function verifyLoginMessage(
   try {
     parsed = parseSiweMessage(message);
   } catch {
-    throw invalidRequest("the sign-in message is not an EIP-4361 message");
+    throw invalidRequest({ code: "siwe_not_eip4361" });
   }
   const now = new Date();
   const issuedHere =
@@ -38,15 +40,15 @@ export async function verifyLoginMessage(
     parsed.chainId === chainId &&
     parsed.version === "1" &&
     validateSiweMessage({ message: parsed, nonce, time: now });
-  if (!issuedHere || !parsed.address) throw invalidGrant("the sign-in message was not issued for this login");
+  if (!issuedHere || !parsed.address) throw invalidGrant({ code: "siwe_not_issued_here" });
   if (parsed.resources?.length !== 1 || parsed.resources[0] !== SIWE_PURPOSE[purpose]) {
-    throw invalidGrant("the sign-in message was not written for this page (its Resources line names another purpose)");
+    throw invalidGrant({ code: "siwe_wrong_purpose" });
   }
   // An unparseable Issued At is an Invalid Date, which every comparison would let through.
   const issuedAt = parsed.issuedAt?.getTime();
-  if (issuedAt === undefined || Number.isNaN(issuedAt)) throw invalidGrant("the sign-in message has no valid Issued At time");
+  if (issuedAt === undefined || Number.isNaN(issuedAt)) throw invalidGrant({ code: "siwe_no_issued_at" });
   const age = now.getTime() - issuedAt;
-  if (age > MAX_MESSAGE_AGE_MS || age < -60_000) throw invalidGrant("the sign-in message is too old or from the future");
+  if (age > MAX_MESSAGE_AGE_MS || age < -60_000) throw invalidGrant({ code: "siwe_clock" });
   const kind = await verifySignature({ message, address: parsed.address, signature }, keyfob.signatures);
   return { address: parsed.address, kind };
 }
@@ -82,11 +84,37 @@ export async function verifyAccountLink(keyfob: Keyfob, accountId: string, messa
   try {
     nonce = parseSiweMessage(message).nonce;
   } catch {
-    throw invalidRequest("the sign-in message is not an EIP-4361 message");
+    throw invalidRequest({ code: "siwe_not_eip4361" });
   }
-  if (!nonce || !checkAccountLinkNonce(keyfob, accountId, nonce)) throw invalidGrant("the link request has expired; try again");
+  if (!nonce || !checkAccountLinkNonce(keyfob, accountId, nonce)) throw invalidGrant({ code: "wallet_link_expired" });
   const { address: wallet, kind } = await verifyLoginMessage(keyfob, message, signature, nonce, "linkWallet");
-  if (kind === "contract") throw invalidGrant("a smart-account (contract) signature cannot link a wallet; sign with the wallet's own key");
+  if (kind === "contract") throw invalidGrant({ code: "wallet_link_contract" });
   await linkWallet(keyfob, accountId, wallet);
   return wallet;
+}
+
+/** A wallet login on the hosted page: the EIP-4361 message must carry this interaction's nonce. */
+export async function loginWithWallet(
+  keyfob: Keyfob,
+  interactionId: string,
+  message: string,
+  signature: string,
+  client: { ip?: string; userAgent?: string } = {},
+): Promise<Completion> {
+  if (!isOpaque(interactionId)) throw expiredInteraction();
+  // EIP-4361 messages are lines of printable text: a NUL or another control character (line feeds
+  // aside) is no sign-in message, whatever the wallet signed.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest({ code: "siwe_control_character" });
+  const interaction = await findInteraction(keyfob, interactionId);
+  if (!interaction?.walletNonce) throw expiredInteraction();
+  const { address, kind } = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce, "login").catch((error: unknown) => {
+    // A refused wallet login is kept with its reason (the description the user saw).
+    if (error instanceof OAuthError) keyfob.audit.record({ action: "login.failed", outcome: error.code, clientId: interaction.clientId, ip: client.ip, detail: `wallet: ${error.message}` });
+    throw error;
+  });
+  if (kind === "contract" && !contractSignatureAccepted(interaction.clientId, keyfob.config)) {
+    throw new OAuthError("invalid_grant", { code: "admin_contract_signature" });
+  }
+  return completeAuthorization(keyfob, interactionId, { identity: { provider: "web3", subject: address, emailVerified: false }, contractSignature: kind === "contract", ...client });
 }

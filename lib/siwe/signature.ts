@@ -139,11 +139,11 @@ function isExecutionRevert(error: unknown): boolean {
  */
 export async function verifySignature(check: SignatureCheck, { recover = recoverInThread, onChain }: SignatureVerifiers = {}): Promise<SignatureKind> {
   if (!isHex(check.signature, { strict: true }) || check.signature.length % 2 !== 0 || size(check.signature) < 65) {
-    throw invalidRequest("signature must be 0x-prefixed hex of at least 65 bytes");
+    throw invalidRequest({ code: "signature_format" });
   }
   const signature = check.signature as Hex;
   if (size(signature) === 65 && hexToBigInt(slice(signature, 32, 64)) > SECP256K1_HALF_ORDER) {
-    throw invalidGrant("the signature is malleable: its s value is in the upper half of the curve order (EIP-2)");
+    throw invalidGrant({ code: "signature_malleable" });
   }
   const { client } = check;
   const throughSigner = client !== undefined && check.address.toLowerCase() === client.id.toLowerCase();
@@ -163,7 +163,7 @@ export async function verifySignature(check: SignatureCheck, { recover = recover
     throw error;
   }
   signatureChecks.inc({ kind: tried, result: "invalid" });
-  throw invalidGrant("the signature does not match the address, an enabled signer of the client, or a contract account");
+  throw invalidGrant({ code: "signature_mismatch" });
 }
 
 /** secp256k1's n / 2: EIP-2 signatures have s at most this, so each message has one signature per key. */

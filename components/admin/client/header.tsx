@@ -8,7 +8,7 @@ import { ConfirmAction } from "@/components/admin/confirm";
 import { ActionForm, SubmitButton } from "@/components/admin/form";
 import { OneTimeNotice } from "@/components/admin/notice";
 import { Badge, Banner, button, DateText, Mono, PageHeader } from "@/components/admin/ui";
-import { ADMIN_CLIENT_ID } from "@/lib/admin/session";
+import { ADMIN_CLIENT_ID } from "@/lib/clients/client-id";
 import type { AdminClient } from "./types";
 
 export function ClientHeader({ client, created }: { client: AdminClient; created: boolean }) {

@@ -4,7 +4,7 @@
  */
 import { cache } from "react";
 import { requestLocale } from "@/i18n/server";
-import { pendingInteraction } from "@/lib/actions/authorize";
+import { pendingInteraction } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
 
 export const loadInteraction = cache((id: string) => pendingInteraction(keyfob(), id));

@@ -14,7 +14,7 @@ import { SubmitButton } from "@/components/login/submit-button";
 import { AuthShell, buttonStyles, Divider, Notice } from "@/components/login/ui";
 import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-buttons";
 import { WalletLauncher } from "@/components/login/wallet-launcher";
-import { sessionMayComplete } from "@/lib/actions/authorize";
+import { sessionMayComplete } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
 import { upstreamProviders } from "../../../_upstream/auth";
 import { cancelLogin, continueWithSession, finishPasskeyLogin, loginWithUpstream, loginWithWalletSignature, passkeyOptions } from "../../actions";

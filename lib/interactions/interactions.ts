@@ -1,0 +1,201 @@
+/**
+ * The hosted login's interaction, from the validated authorization request to its end: created by
+ * /auth, shown by the login page, completed by a login (wallet, passkey, Google/Apple, or the
+ * browser's session) with an authorization code, or cancelled. Every login method ends here.
+ */
+import type { LoginIdentity } from "../accounts/accounts";
+import { ADMIN_CLIENT_ID } from "../clients/client-id";
+import { authorizationResponse } from "../clients/redirect-uri";
+import { addressBucket } from "../http/client-ip";
+import type { Keyfob } from "../keyfob";
+import { errorDescription, invalidRequest, OAuthError } from "../oauth/errors";
+import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
+import { logIn, type FreshLogin } from "../sessions/login";
+import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
+import { generateNonce } from "../siwe/challenge";
+
+/** How long the user has to log in on the hosted page. */
+const INTERACTION_TTL_MS = 10 * 60_000;
+
+/** A validated authorization request, as an interaction keeps it. */
+export type PendingRequest = {
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  state: string | null;
+  nonce: string | null;
+  codeChallenge: string | null;
+  prompt: string | null;
+  loginHint: string | null;
+  maxAge: number | null;
+  hintAccount: string | null;
+  uiLocales: string | null;
+};
+
+/** How an interaction ends in a login: a fresh one, or the browser's live session. */
+export type Login = (FreshLogin & { session?: undefined }) | { session: LoginSession; identity?: undefined };
+
+/** A completed interaction: where to send the browser, and the new session of a fresh login (for its cookie). */
+export type Completion = { location: string; newSession?: { token: string; expiresAt: Date } };
+
+/**
+ * Starts the hosted login for a validated request; undefined when the caller already has as many
+ * unfinished logins as the cap allows.
+ */
+export async function createInteraction(keyfob: Keyfob, request: PendingRequest, ip?: string) {
+  const { store, config } = keyfob;
+  const now = new Date();
+  // Counted per caller as the rate limits count them (an IPv6 caller by its /64).
+  const caller = ip ? addressBucket(ip) : null;
+  if (caller) {
+    const cap = config.pendingCaps.loginsPerIp;
+    if ((await store.codes.pendingInteractions(caller, cap, now)) >= cap) return undefined;
+  }
+  const interaction = await store.codes.createInteraction({
+    id: randomOpaque(),
+    ...request,
+    walletNonce: generateNonce(),
+    ip: caller,
+    expiresAt: new Date(now.getTime() + INTERACTION_TTL_MS),
+  });
+  return { id: interaction.id, walletNonce: interaction.walletNonce! };
+}
+
+/**
+ * Whether a smart account's signature, which the RPC provider vouches for, may log in to this
+ * client: not to the dashboard unless ADMIN_CONTRACT_SIGNATURES allows it.
+ */
+export function contractSignatureAccepted(clientId: string, config: { adminContractSignatures: boolean }): boolean {
+  return clientId !== ADMIN_CLIENT_ID || config.adminContractSignatures;
+}
+
+/** The interaction for a login method to check its answer against, or undefined when unknown. */
+export async function findInteraction(keyfob: Keyfob, interactionId: string) {
+  return isOpaque(interactionId) ? keyfob.store.codes.findInteraction(interactionId) : undefined;
+}
+
+/**
+ * Whether the browser's session may complete a request without a new login: not when the request
+ * asks for one (prompt=login), when the login is older than max_age, or when id_token_hint names
+ * another account (OpenID Connect Core 3.1.2.1); and not for the dashboard when a smart account's
+ * contract vouched for the login's signature, unless ADMIN_CONTRACT_SIGNATURES allows it.
+ */
+export function sessionMayComplete(
+  request: { clientId: string; prompt: string | null; maxAge: number | null; hintAccount: string | null },
+  session: LoginSession,
+  config: { adminContractSignatures: boolean },
+  now = new Date(),
+): boolean {
+  if (request.prompt?.split(" ").includes("login")) return false;
+  if (request.maxAge !== null && now.getTime() - session.authTime.getTime() > request.maxAge * 1000) return false;
+  if (session.amr.includes(CONTRACT_SIGNATURE) && !contractSignatureAccepted(request.clientId, config)) return false;
+  return request.hintAccount === null || request.hintAccount === session.accountId;
+}
+
+/** What the hosted login page shows for an interaction, or undefined when it is unknown, expired or finished. */
+export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
+  if (!isOpaque(interactionId)) return undefined;
+  const interaction = await keyfob.store.codes.findInteractionWithClient(interactionId);
+  if (!interaction || interaction.completedAt || interaction.expiresAt <= new Date()) return undefined;
+  return {
+    id: interaction.id,
+    clientId: interaction.clientId,
+    clientName: interaction.client.name,
+    clientLogoUrl: interaction.client.logoUrl,
+    redirectUri: interaction.redirectUri,
+    scope: interaction.scope.split(" "),
+    prompt: interaction.prompt,
+    maxAge: interaction.maxAge,
+    hintAccount: interaction.hintAccount,
+    walletNonce: interaction.walletNonce!,
+    loginHint: interaction.loginHint ?? undefined,
+    /** The request's ui_locales: the page's language comes first from it. */
+    uiLocales: interaction.uiLocales ?? undefined,
+    /** The authorization request again, to start over from. */
+    restartUrl: `/auth?${authorizationRequestQuery(interaction)}`,
+  };
+}
+
+/** The query of the authorization request an interaction was made from. */
+function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
+  const query = new URLSearchParams({ client_id: request.clientId, redirect_uri: request.redirectUri, response_type: "code", scope: request.scope });
+  if (request.state !== null) query.set("state", request.state);
+  if (request.nonce) query.set("nonce", request.nonce);
+  if (request.codeChallenge) {
+    query.set("code_challenge", request.codeChallenge);
+    query.set("code_challenge_method", "S256");
+  }
+  if (request.prompt) query.set("prompt", request.prompt);
+  if (request.loginHint) query.set("login_hint", request.loginHint);
+  if (request.maxAge !== null) query.set("max_age", String(request.maxAge));
+  if (request.uiLocales) query.set("ui_locales", request.uiLocales);
+  return query;
+}
+
+/**
+ * Ends an interaction with a login: an authorization code, and where to send it. A fresh login
+ * (wallet, Google, Apple) also starts a login session; the browser's session ("Continue as") may
+ * complete it only if sessionMayComplete says so.
+ */
+export async function completeAuthorization(keyfob: Keyfob, interactionId: string, login: Login): Promise<Completion> {
+  const { store } = keyfob;
+  const now = new Date();
+  if (!isOpaque(interactionId)) throw expiredInteraction();
+  const interaction = await store.codes.findInteractionWithClient(interactionId);
+  if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
+  if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
+  if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now)) throw invalidRequest({ code: "needs_new_login" });
+  if (!(await store.codes.completeInteraction(interactionId, now))) throw expiredInteraction();
+  if (login.session) {
+    keyfob.audit.record({ action: "login.session_used", outcome: "success", clientId: interaction.clientId, accountId: login.session.accountId, detail: login.session.identity.provider });
+    return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
+  }
+  const { token, expiresAt, session } = await logIn(keyfob, login, interaction.clientId, now);
+  return { location: await issueAuthorizationCode(keyfob, interaction, login.identity, session), newSession: { token, expiresAt } };
+}
+
+/**
+ * Ends an interaction without a login (the user cancelled): it is completed in the same
+ * conditional update a login uses, so a login after a cancel (or a cancel after a login, or of an
+ * expired interaction) is refused. Returns the error redirect to the application.
+ */
+export async function interactionRedirect(keyfob: Keyfob, interactionId: string, error: string, description: string) {
+  if (!isOpaque(interactionId)) throw expiredInteraction();
+  const now = new Date();
+  const interaction = await keyfob.store.codes.completeInteraction(interactionId, now);
+  if (!interaction) throw expiredInteraction();
+  return authorizationResponse(interaction.redirectUri, {
+    error,
+    // In RFC 6749's character set whatever the caller wrote, like every OAuthError's.
+    error_description: errorDescription(description),
+    state: interaction.state ?? undefined,
+    iss: keyfob.config.issuerUrl,
+  });
+}
+
+/** A code for the session's account, remembering when and how the user authenticated (auth_time, amr). */
+export async function issueAuthorizationCode(keyfob: Keyfob, request: PendingRequest, identity: LoginIdentity, session: LoginSession): Promise<string> {
+  const { store, config } = keyfob;
+  const code = randomOpaque();
+  await store.codes.createCode({
+    codeHash: opaqueDigest(code),
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    accountId: session.accountId,
+    connector: identity.provider,
+    scope: request.scope,
+    nonce: request.nonce,
+    codeChallenge: request.codeChallenge,
+    email: identity.email,
+    emailVerified: identity.emailVerified,
+    authTime: session.authTime,
+    amr: session.amr.join(" "),
+    sessionId: session.id,
+    expiresAt: new Date(Date.now() + config.authorizationCodeTtl * 1000),
+  });
+  return authorizationResponse(request.redirectUri, { code, state: request.state ?? undefined, iss: config.issuerUrl });
+}
+
+export function expiredInteraction() {
+  return new OAuthError("invalid_request", { code: "interaction_expired" });
+}
