@@ -32,7 +32,9 @@ export function proxy(request: NextRequest) {
  * reaches Keyfob's own pages only).
  */
 function carriesSecrets(pathname: string): boolean {
-  return pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback" || pathname.startsWith("/api/auth/callback/");
+  return (
+    pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback" || pathname.startsWith("/api/auth/callback/")
+  );
 }
 
 /**
@@ -47,7 +49,10 @@ function carriesSecrets(pathname: string): boolean {
 export const WALLETCONNECT_RELAYS = ["wss://relay.walletconnect.org", "wss://relay.walletconnect.com"];
 export const WALLETCONNECT_VERIFY = ["https://verify.walletconnect.org", "https://verify.walletconnect.com"];
 
-export function contentSecurityPolicy(nonce: string, { https, dev, walletConnect = false }: { https: boolean; dev: boolean; walletConnect?: boolean }): string {
+export function contentSecurityPolicy(
+  nonce: string,
+  { https, dev, walletConnect = false }: { https: boolean; dev: boolean; walletConnect?: boolean },
+): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
@@ -64,5 +69,17 @@ export function contentSecurityPolicy(nonce: string, { https, dev, walletConnect
 }
 
 export const config = {
-  matcher: ["/", "/auth", "/auth/interaction/:path*", "/auth/error", "/auth/callback", "/account", "/account/:path*", "/admin", "/admin/:path*", "/session/end", "/api/auth/:path*"],
+  matcher: [
+    "/",
+    "/auth",
+    "/auth/interaction/:path*",
+    "/auth/error",
+    "/auth/callback",
+    "/account",
+    "/account/:path*",
+    "/admin",
+    "/admin/:path*",
+    "/session/end",
+    "/api/auth/:path*",
+  ],
 };

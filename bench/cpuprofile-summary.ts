@@ -32,7 +32,10 @@ const RULES: [string, (f: CallFrame) => boolean][] = [
   ["module loading", (f) => f.url.includes("node:internal/modules")],
 ];
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { window: { type: "string", multiple: true }, operations: { type: "string" } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { window: { type: "string", multiple: true }, operations: { type: "string" } },
+});
 const file = positionals[0];
 if (!file) {
   console.error("usage: tsx bench/cpuprofile-summary.ts <file.cpuprofile> [--window <from>-<until>]… [--operations <n>]");

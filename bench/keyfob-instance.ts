@@ -54,7 +54,10 @@ export type RunningKeyfob = { url: string; port: number; pid?: number; startup: 
  * Starts `npm run serve` (its own process group) on a free port with `env` added to ours, and waits
  * until it serves discovery, readiness and a page.
  */
-export async function startKeyfob(env: Record<string, string>, options: { cpuProfileDir?: string; timeoutMs?: number } = {}): Promise<RunningKeyfob> {
+export async function startKeyfob(
+  env: Record<string, string>,
+  options: { cpuProfileDir?: string; timeoutMs?: number } = {},
+): Promise<RunningKeyfob> {
   const port = await freePort();
   const url = `http://localhost:${port}`;
   const started = performance.now();
@@ -85,7 +88,8 @@ export async function startKeyfob(env: Record<string, string>, options: { cpuPro
       for (;;) {
         if ((await status(`${url}${pathname}`)) === 200) return performance.now() - started;
         if (child.exitCode !== null) throw new Error(`Keyfob exited (code ${child.exitCode}) before answering:\n${stderr.trim()}`);
-        if (performance.now() > deadline) throw new Error(`Keyfob did not answer ${pathname} within ${options.timeoutMs ?? 120_000} ms:\n${stderr.trim()}`);
+        if (performance.now() > deadline)
+          throw new Error(`Keyfob did not answer ${pathname} within ${options.timeoutMs ?? 120_000} ms:\n${stderr.trim()}`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };

@@ -18,7 +18,9 @@ export type LoadOptions = {
 };
 
 /** What the virtual clients do: Flow A handshakes, or code exchanges with pre-minted codes. */
-export type Workload = { kind: "flow-a"; target: FlowTarget; privateKey: Hex } | { kind: "token"; target: TokenTarget; codes: [string, string][] };
+export type Workload =
+  | { kind: "flow-a"; target: FlowTarget; privateKey: Hex }
+  | { kind: "token"; target: TokenTarget; codes: [string, string][] };
 
 /** The workers' results merged, with the phase's length, CPU use and the server's peak memory. */
 export type PhaseResult = WorkerResult & {
@@ -35,7 +37,11 @@ export type PhaseResult = WorkerResult & {
 const WORKER_ENTRY = new URL("./worker-entry.mjs", import.meta.url);
 const RSS_SAMPLE_MS = 250;
 
-export async function runPhase(workload: Workload, options: LoadOptions, pids: { server?: number; database?: number }): Promise<PhaseResult> {
+export async function runPhase(
+  workload: Workload,
+  options: LoadOptions,
+  pids: { server?: number; database?: number },
+): Promise<PhaseResult> {
   const workerCount = Math.max(1, Math.min(options.workers, options.concurrency));
   let codeOffset = 0;
   const workers = Array.from({ length: workerCount }, (_, i) => {

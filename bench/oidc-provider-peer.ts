@@ -92,7 +92,15 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS bench_oidc_payloads_uid ON bench_oidc_payloads (uid);
   TRUNCATE bench_oidc_payloads;`;
 
-type Row = [id: string, kind: string, payload: string, grantId: string | null, userCode: string | null, uid: string | null, expiresAt: Date | null];
+type Row = [
+  id: string,
+  kind: string,
+  payload: string,
+  grantId: string | null,
+  userCode: string | null,
+  uid: string | null,
+  expiresAt: Date | null,
+];
 
 /** oidc-provider's adapter interface on PostgreSQL, with plain (unprepared) queries as such adapters have. */
 class PgAdapter {
@@ -101,7 +109,15 @@ class PgAdapter {
   static batch: Row[] | undefined;
   constructor(private readonly kind: string) {}
   async upsert(id: string, payload: Payload, expiresIn?: number) {
-    const row: Row = [id, this.kind, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresIn ? new Date(Date.now() + expiresIn * 1000) : null];
+    const row: Row = [
+      id,
+      this.kind,
+      JSON.stringify(payload),
+      payload.grantId ?? null,
+      payload.userCode ?? null,
+      payload.uid ?? null,
+      expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+    ];
     if (PgAdapter.batch) return void PgAdapter.batch.push(row);
     await PgAdapter.pool.query(
       `INSERT INTO bench_oidc_payloads (id, kind, payload, grant_id, user_code, uid, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -156,11 +172,17 @@ class PgAdapter {
 
 type Models = {
   Client: { find(id: string): Promise<unknown> };
-  Grant: new (init: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; addResourceScope(resource: string, scope: string): void; save(): Promise<string> };
+  Grant: new (init: {
+    accountId: string;
+    clientId: string;
+  }) => { addOIDCScope(scope: string): void; addResourceScope(resource: string, scope: string): void; save(): Promise<string> };
   AuthorizationCode: new (init: Record<string, unknown>) => { save(): Promise<string> };
 };
 
-export type PeerOptions = { port?: number; /** The PostgreSQL adapter and JWT access tokens instead of memory and opaque ones. */ databaseUrl?: string };
+export type PeerOptions = {
+  port?: number /** The PostgreSQL adapter and JWT access tokens instead of memory and opaque ones. */;
+  databaseUrl?: string;
+};
 
 export async function startPeer({ port = 0, databaseUrl }: PeerOptions = {}): Promise<{
   url: string;
@@ -193,7 +215,10 @@ export async function startPeer({ port = 0, databaseUrl }: PeerOptions = {}): Pr
     ],
     jwks: { keys: [jwk] },
     claims: { openid: ["sub"], email: ["email", "email_verified"] },
-    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ sub: id, email: `${id.slice(2, 10)}@example.com`, email_verified: true }) }),
+    findAccount: (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: () => ({ sub: id, email: `${id.slice(2, 10)}@example.com`, email_verified: true }),
+    }),
     pkce: { required: () => true },
     ttl: { AuthorizationCode: 1800, AccessToken: 14 * 86400, IdToken: 14 * 86400, Grant: 14 * 86400 },
     features: {
@@ -204,7 +229,12 @@ export async function startPeer({ port = 0, databaseUrl }: PeerOptions = {}): Pr
           enabled: true,
           defaultResource: () => RESOURCE,
           useGrantedResource: () => true,
-          getResourceServerInfo: () => ({ scope: "openid email", accessTokenFormat: "jwt", accessTokenTTL: 14 * 86400, jwt: { sign: { alg: "RS256" } } }),
+          getResourceServerInfo: () => ({
+            scope: "openid email",
+            accessTokenFormat: "jwt",
+            accessTokenTTL: 14 * 86400,
+            jwt: { sign: { alg: "RS256" } },
+          }),
         },
       }),
     },

@@ -25,13 +25,22 @@ export async function loginPageWeight(issuer: string, clientId: string, redirect
   const started = await fetch(authorize, { redirect: "manual" });
   const location = started.headers.get("location");
   if (started.status !== 303 || !location) throw new Error(`/auth answered ${started.status}, not the login page`);
-  const cookie = started.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = started.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   const page = await fetch(new URL(location, issuer), { headers: { cookie } });
   if (page.status !== 200) throw new Error(`the login page answered ${page.status}`);
   const html = await page.text();
   // `nomodule` scripts (Next's polyfills for browsers without ES modules) are not fetched by a modern
   // browser. React writes the attribute as `noModule=""`.
-  const sources = [...new Set([...html.matchAll(/<script\b([^>]*)>/g)].filter((m) => !/\snomodule\b/i.test(m[1])).flatMap((m) => /\ssrc="([^"]+)"/.exec(m[1])?.[1].replaceAll("&amp;", "&") ?? []))];
+  const sources = [
+    ...new Set(
+      [...html.matchAll(/<script\b([^>]*)>/g)]
+        .filter((m) => !/\snomodule\b/i.test(m[1]))
+        .flatMap((m) => /\ssrc="([^"]+)"/.exec(m[1])?.[1].replaceAll("&amp;", "&") ?? []),
+    ),
+  ];
   let gzipBytes = 0;
   for (const source of sources) {
     const script = await fetch(new URL(source, issuer));

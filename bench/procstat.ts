@@ -24,7 +24,11 @@ function readProcs(): Proc[] | undefined {
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       // utime + stime, and cutime + cstime: the time of children that exited and were reaped
       // (PostgreSQL backends closed during the window), which would otherwise vanish from the tree.
-      procs.push({ pid: Number(name), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
+      procs.push({
+        pid: Number(name),
+        ppid: Number(fields[1]),
+        ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
+      });
     } catch {
       // The process ended meanwhile.
     }

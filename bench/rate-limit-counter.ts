@@ -33,7 +33,11 @@ export async function measureCounters(databaseUrl: string, options: { seconds: n
         }),
       );
       latencies.sort((a, b) => a - b);
-      return { name, hitsPerSecond: latencies.length / ((performance.now() - started) / 1000), p99Ms: latencies[Math.floor(latencies.length * 0.99)] };
+      return {
+        name,
+        hitsPerSecond: latencies.length / ((performance.now() - started) / 1000),
+        p99Ms: latencies[Math.floor(latencies.length * 0.99)],
+      };
     };
     const run_ = `bench-${Date.now()}`;
     const figures = [

@@ -64,7 +64,8 @@ export const FLOOR_SCHEMA = `
   TRUNCATE bench_floor_states, bench_floor_codes;`;
 
 function memoryStates(): States {
-  const pending = new Map<string, Pending>();  return {
+  const pending = new Map<string, Pending>();
+  return {
     async put(stateHash, state) {
       pending.set(stateHash, state);
     },
@@ -95,7 +96,17 @@ function postgresStates(pool: pg.Pool): States {
         values: [stateHash, clientId, domain],
       });
       const row = rows[0];
-      return row && { clientId, domain, address: row.address, scope: row.scope, nonce: row.nonce ?? undefined, message: row.message, expiresAt: row.expires_at.getTime() };
+      return (
+        row && {
+          clientId,
+          domain,
+          address: row.address,
+          scope: row.scope,
+          nonce: row.nonce ?? undefined,
+          message: row.message,
+          expiresAt: row.expires_at.getTime(),
+        }
+      );
     },
   };
 }
@@ -202,7 +213,18 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
     });
   }
 
-  type CodeRow = { client_id: string; redirect_uri: string; account_id: string; connector: string; scope: string; nonce: string | null; code_challenge: string; email: string | null; auth_time: Date; expires_at: Date };
+  type CodeRow = {
+    client_id: string;
+    redirect_uri: string;
+    account_id: string;
+    connector: string;
+    scope: string;
+    nonce: string | null;
+    code_challenge: string;
+    email: string | null;
+    auth_time: Date;
+    expires_at: Date;
+  };
 
   /** The code exchange of a public client (PKCE S256), on codes in bench_floor_codes. */
   async function token(params: URLSearchParams, pool: pg.Pool) {
@@ -217,7 +239,8 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
       values: [opaqueDigest(need(params, "code"))],
     });
     const code = rows[0];
-    if (!code || code.client_id !== clientId || code.expires_at.getTime() <= Date.now()) throw new HttpError(400, "invalid_grant", "unknown, foreign, expired or used code");
+    if (!code || code.client_id !== clientId || code.expires_at.getTime() <= Date.now())
+      throw new HttpError(400, "invalid_grant", "unknown, foreign, expired or used code");
     if (code.redirect_uri !== redirectUri) throw new HttpError(400, "invalid_grant", "redirect_uri does not match");
     verifyCodeVerifier(code.code_challenge, params.get("code_verifier") ?? undefined);
     return tokens({
@@ -249,7 +272,10 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
         else throw new HttpError(404, "not_found", "no such endpoint");
         response.writeHead(200, NO_STORE).end(JSON.stringify(body));
       } catch (error) {
-        const e = error instanceof HttpError || error instanceof OAuthError ? error : new HttpError(500, "server_error", "the server could not complete the request");
+        const e =
+          error instanceof HttpError || error instanceof OAuthError
+            ? error
+            : new HttpError(500, "server_error", "the server could not complete the request");
         response.writeHead(e.status, NO_STORE).end(JSON.stringify({ error: e.code, error_description: e.message }));
       }
     });
@@ -264,7 +290,11 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const list = (value: string | undefined) => (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const list = (value: string | undefined) =>
+    (value ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   const clientId = process.env.REF_CLIENT_ID;
   if (!clientId) {
     console.error("REF_CLIENT_ID (and REF_DOMAIN, REF_SIGNERS) must be set");

@@ -128,7 +128,8 @@ function options() {
     return n;
   };
   const only = values.only;
-  if (only !== undefined && !["flow-a", "token", "limits"].includes(only)) throw new BenchError(`--only must be flow-a, token or limits, got "${only}"`);
+  if (only !== undefined && !["flow-a", "token", "limits"].includes(only))
+    throw new BenchError(`--only must be flow-a, token or limits, got "${only}"`);
   const env = process.env;
   return {
     load: {
@@ -211,7 +212,8 @@ async function register(databaseUrl: string): Promise<Registration> {
     token: { clientId: flowB.id, account },
     async cleanup() {
       // Deleting a client cascades to its redirect URIs, signers, challenges, codes and tokens.
-      for (const id of [license, flowB.id]) await deleteClient(store, id).catch((error) => console.warn(`could not delete the bench client ${id}: ${String(error)}`));
+      for (const id of [license, flowB.id])
+        await deleteClient(store, id).catch((error) => console.warn(`could not delete the bench client ${id}: ${String(error)}`));
       await db.account.delete({ where: { id: account } }).catch(() => undefined);
       await store.close();
     },
@@ -240,7 +242,14 @@ async function mintCodes(pool: pg.Pool, n: number, insert: string, params: unkno
 /** The login the codes stand for: $3 client, $4 redirect URI, $5 account, $6 email, $7 auth_time, $8 expiry (30 minutes). */
 function codeParams(registration: Registration): unknown[] {
   const now = new Date();
-  return [registration.token.clientId, DOMAIN, registration.token.account, "bench@example.com", now.toISOString(), new Date(now.getTime() + 30 * 60_000).toISOString()];
+  return [
+    registration.token.clientId,
+    DOMAIN,
+    registration.token.account,
+    "bench@example.com",
+    now.toISOString(),
+    new Date(now.getTime() + 30 * 60_000).toISOString(),
+  ];
 }
 
 /** Codes for Keyfob's /token, as the hosted login would leave them after a Google login (with auth_time and amr). */
@@ -270,7 +279,9 @@ async function preflight(name: string, workload: Workload) {
     if (workload.kind === "flow-a") await handshake(workload.target, privateKeyToAccount(workload.privateKey), agent);
     else await exchange(workload.target, ...workload.codes.shift()!, agent);
   } catch (error) {
-    throw new BenchError(`${name}: a first ${workload.kind === "flow-a" ? "handshake" : "exchange"} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new BenchError(
+      `${name}: a first ${workload.kind === "flow-a" ? "handshake" : "exchange"} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     agent.destroy();
   }
@@ -344,7 +355,21 @@ function printWorkload(title: string, unit: string, summaries: Summary[], stepNa
   console.log(`\n${title}\n`);
   console.log(
     table([
-      ["target", `${unit}/s`, "p50 ms", "p99 ms", "max ms", "errors", ...stepNames.map((s) => `${s} p50`), "CPU ms/op: server", "db", "bench", "peak RSS", "machine busy", "others"],
+      [
+        "target",
+        `${unit}/s`,
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "errors",
+        ...stepNames.map((s) => `${s} p50`),
+        "CPU ms/op: server",
+        "db",
+        "bench",
+        "peak RSS",
+        "machine busy",
+        "others",
+      ],
       ...summaries.map((s) => [
         s.target,
         fmt(s.perSecond),
@@ -368,7 +393,8 @@ function printWorkload(title: string, unit: string, summaries: Summary[], stepNa
       ["errors", s.errorKinds],
       ["warm-up errors", s.warmupErrors],
     ] as const) {
-      for (const [kind, { count, sample }] of Object.entries(kinds)) console.log(`  ${s.target} ${label}: ${count} × ${kind} — e.g. ${sample}`);
+      for (const [kind, { count, sample }] of Object.entries(kinds))
+        console.log(`  ${s.target} ${label}: ${count} × ${kind} — e.g. ${sample}`);
     }
   }
 }
@@ -376,7 +402,12 @@ function printWorkload(title: string, unit: string, summaries: Summary[], stepNa
 /** `met` undefined: a reference figure, with no target. */
 type Verdict = { name: string; value: string; target: string; met?: boolean };
 
-function report(summaries: Summary[], startup: { serve: StartupTimes[]; embedded?: StartupTimes; idleRssBytes?: number }, opts: Options, loginPage: PageWeight): Verdict[] {
+function report(
+  summaries: Summary[],
+  startup: { serve: StartupTimes[]; embedded?: StartupTimes; idleRssBytes?: number },
+  opts: Options,
+  loginPage: PageWeight,
+): Verdict[] {
   const { load } = opts;
   console.log(
     `\n${load.concurrency} concurrent clients on ${Math.min(load.workers, load.concurrency)} worker threads, ` +
@@ -384,7 +415,11 @@ function report(summaries: Summary[], startup: { serve: StartupTimes[]; embedded
   );
   const flowA = summaries.filter((s) => s.workload === "flow-a");
   const token = summaries.filter((s) => s.workload === "token");
-  printWorkload("Flow A (a signer key signs for its license; generate, sign, submit):", "handshakes", flowA, ["generate", "sign", "submit"]);
+  printWorkload("Flow A (a signer key signs for its license; generate, sign, submit):", "handshakes", flowA, [
+    "generate",
+    "sign",
+    "submit",
+  ]);
   printWorkload("/token (authorization code + PKCE S256, public client):", "exchanges", token, []);
 
   const verdicts: Verdict[] = [];
@@ -393,12 +428,22 @@ function report(summaries: Summary[], startup: { serve: StartupTimes[]; embedded
   const ratio = (name: string, keyfob: Summary | undefined, yardstick: Summary | undefined, min?: number) => {
     if (!keyfob || !yardstick) return;
     const r = keyfob.perSecond / yardstick.perSecond;
-    verdicts.push({ name, value: r.toFixed(2), target: min === undefined ? "(reference)" : `≥ ${min}, no errors`, met: min === undefined ? undefined : r >= min && keyfob.errors === 0 });
+    verdicts.push({
+      name,
+      value: r.toFixed(2),
+      target: min === undefined ? "(reference)" : `≥ ${min}, no errors`,
+      met: min === undefined ? undefined : r >= min && keyfob.errors === 0,
+    });
   };
   const p99 = (name: string, keyfob: Summary | undefined, floor: Summary | undefined) => {
     if (!keyfob || !floor) return;
     const r = keyfob.p99 / floor.p99;
-    verdicts.push({ name, value: `${r.toFixed(2)}× (${fmt(keyfob.p99)} vs ${fmt(floor.p99)} ms)`, target: `≤ ${TARGETS.p99}×`, met: r <= TARGETS.p99 });
+    verdicts.push({
+      name,
+      value: `${r.toFixed(2)}× (${fmt(keyfob.p99)} vs ${fmt(floor.p99)} ms)`,
+      target: `≤ ${TARGETS.p99}×`,
+      met: r <= TARGETS.p99,
+    });
   };
   const keyfobA = find(NAMES.keyfobFlowA);
   ratio("Flow A / durable floor (libsecp256k1, PostgreSQL)", keyfobA, find(NAMES.flowADurable), TARGETS.flowADurable);
@@ -418,7 +463,10 @@ function report(summaries: Summary[], startup: { serve: StartupTimes[]; embedded
     met: failed.length === 0,
   });
   if (startup.serve.length > 0) {
-    const first = percentile(startup.serve.map((s) => s.firstAnswer), 50);
+    const first = percentile(
+      startup.serve.map((s) => s.firstAnswer),
+      50,
+    );
     verdicts.push({
       name: "start-up to first answer (npm run serve, PostgreSQL running)",
       value: `${(first / 1000).toFixed(2)} s (median of ${startup.serve.map((s) => (s.firstAnswer / 1000).toFixed(2)).join(", ")})`,
@@ -434,8 +482,16 @@ function report(summaries: Summary[], startup: { serve: StartupTimes[]; embedded
       met: startup.embedded.firstAnswer <= TARGETS.startupMs,
     });
   }
-  const rss = Math.max(...summaries.filter((s) => s.target === NAMES.keyfobFlowA || s.target === NAMES.keyfobToken).map((s) => s.peakRssBytes ?? 0));
-  if (rss > 0) verdicts.push({ name: "Keyfob peak RSS under load", value: mb(rss), target: `≤ ${mb(TARGETS.rssBytes)}`, met: rss <= TARGETS.rssBytes });
+  const rss = Math.max(
+    ...summaries.filter((s) => s.target === NAMES.keyfobFlowA || s.target === NAMES.keyfobToken).map((s) => s.peakRssBytes ?? 0),
+  );
+  if (rss > 0)
+    verdicts.push({
+      name: "Keyfob peak RSS under load",
+      value: mb(rss),
+      target: `≤ ${mb(TARGETS.rssBytes)}`,
+      met: rss <= TARGETS.rssBytes,
+    });
   verdicts.push({
     name: `login page first-load JavaScript (${loginPage.files} files, gzipped)`,
     value: `${(loginPage.gzipBytes / 1024).toFixed(0)} KB`,
@@ -450,7 +506,9 @@ function report(summaries: Summary[], startup: { serve: StartupTimes[]; embedded
         table([
           ["start", "first answer", "ready", "first page"],
           ...s.map((t, i) => [String(i + 1), fmt(t.firstAnswer, 0), fmt(t.ready, 0), fmt(t.firstPage, 0)]),
-          ...(startup.embedded ? [["embedded PG", fmt(startup.embedded.firstAnswer, 0), fmt(startup.embedded.ready, 0), fmt(startup.embedded.firstPage, 0)]] : []),
+          ...(startup.embedded
+            ? [["embedded PG", fmt(startup.embedded.firstAnswer, 0), fmt(startup.embedded.ready, 0), fmt(startup.embedded.firstPage, 0)]]
+            : []),
         ]) +
         (startup.idleRssBytes ? `\nKeyfob RSS once started, idle: ${mb(startup.idleRssBytes)}` : ""),
     );
@@ -462,7 +520,9 @@ function report(summaries: Summary[], startup: { serve: StartupTimes[]; embedded
         "\nthe figures are disturbed: rerun on a quiet machine (the CPU ms per operation are the steadier figures).",
     );
   }
-  console.log(`\n${table([["ratio / figure", "measured", "target", ""], ...verdicts.map((v) => [v.name, v.value, v.target, v.met === undefined ? "" : v.met ? "MET" : "NOT MET"])])}`);
+  console.log(
+    `\n${table([["ratio / figure", "measured", "target", ""], ...verdicts.map((v) => [v.name, v.value, v.target, v.met === undefined ? "" : v.met ? "MET" : "NOT MET"])])}`,
+  );
   return verdicts;
 }
 
@@ -497,7 +557,12 @@ async function main() {
       }
       console.log(startup.serve.map((s) => `${Math.round(s.firstAnswer)} ms`).join(", "));
       process.stdout.write("start-up of npm run serve with its embedded PostgreSQL … ");
-      const embeddedEnv = { DATABASE_URL: "", KEYFOB_SECRET: "", DATA_DIR: path.join(ROOT, ".data", "bench", "embedded"), EMBEDDED_POSTGRES_PORT: String(await freePort()) };
+      const embeddedEnv = {
+        DATABASE_URL: "",
+        KEYFOB_SECRET: "",
+        DATA_DIR: path.join(ROOT, ".data", "bench", "embedded"),
+        EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      };
       await (await startKeyfob(embeddedEnv)).stop(); // initialises and migrates on the first run ever: not timed
       const embedded = await startKeyfob(embeddedEnv);
       startup.embedded = embedded.startup;
@@ -520,7 +585,13 @@ async function main() {
     const keyfobPids = databasePids(keyfob.pid);
 
     /** `work(codes)`: what the virtual clients do, with that many codes minted for a token workload. */
-    type Target = { name: string; workload: "flow-a" | "token"; pids: { server?: number; database?: number }; work: (codes: number) => Promise<Workload>; rate?: number };
+    type Target = {
+      name: string;
+      workload: "flow-a" | "token";
+      pids: { server?: number; database?: number };
+      work: (codes: number) => Promise<Workload>;
+      rate?: number;
+    };
     const targets: Target[] = [];
     // The durable floor: Flow A with its states in PostgreSQL, and /token on codes taken from it.
     const floor = await startScript("bench/reference-server.ts", {
@@ -578,12 +649,23 @@ async function main() {
           work: async (n) => {
             await ask(peer.child, { reset: true }, "reset");
             const codes = await ask<[string, string][]>(peer.child, { mint: n }, "codes");
-            return { kind: "token", target: { url: peer.url, clientId: PEER_CLIENT_ID, redirectUri: PEER_REDIRECT_URI } satisfies TokenTarget, codes };
+            return {
+              kind: "token",
+              target: { url: peer.url, clientId: PEER_CLIENT_ID, redirectUri: PEER_REDIRECT_URI } satisfies TokenTarget,
+              codes,
+            };
           },
         };
       };
       /** Keyfob and the durable floor: codes written by the bench into their tables. */
-      const sqlTarget = (name: string, url: string, pids: Target["pids"], table: string, clear: () => Promise<unknown>, mint: typeof mintKeyfobCodes): Target => ({
+      const sqlTarget = (
+        name: string,
+        url: string,
+        pids: Target["pids"],
+        table: string,
+        clear: () => Promise<unknown>,
+        mint: typeof mintKeyfobCodes,
+      ): Target => ({
         name,
         workload: "token",
         pids,
@@ -591,13 +673,24 @@ async function main() {
           await clear();
           const codes = await mint(pool, registration, n);
           await pool.query(`ANALYZE ${table}`);
-          return { kind: "token", target: { url, clientId: registration.token.clientId, redirectUri: DOMAIN } satisfies TokenTarget, codes };
+          return {
+            kind: "token",
+            target: { url, clientId: registration.token.clientId, redirectUri: DOMAIN } satisfies TokenTarget,
+            codes,
+          };
         },
       });
       targets.push(
         await peerTarget(NAMES.peerMemory, {}),
         await peerTarget(NAMES.peerPostgres, { PEER_STORE: "postgres", PEER_DATABASE_URL: database.url }, databasePid),
-        sqlTarget(NAMES.tokenDurable, floor.url, databasePids(floor.child.pid), "bench_floor_codes", () => pool.query("TRUNCATE bench_floor_codes"), mintFloorCodes),
+        sqlTarget(
+          NAMES.tokenDurable,
+          floor.url,
+          databasePids(floor.child.pid),
+          "bench_floor_codes",
+          () => pool.query("TRUNCATE bench_floor_codes"),
+          mintFloorCodes,
+        ),
         sqlTarget(
           NAMES.keyfobToken,
           keyfob.url,
@@ -611,7 +704,8 @@ async function main() {
     for (const t of targets) await preflight(t.name, await t.work(1));
 
     // Enough codes for the phase at 1.5 times the rate seen in the last round (--max-rate at first).
-    const phaseCodes = (t: Target) => Math.ceil((t.rate ?? opts.maxRate) * 1.5 * (opts.load.warmupSeconds + opts.load.durationSeconds)) + 1_000;
+    const phaseCodes = (t: Target) =>
+      Math.ceil((t.rate ?? opts.maxRate) * 1.5 * (opts.load.warmupSeconds + opts.load.durationSeconds)) + 1_000;
     const results = new Map<string, PhaseResult[]>();
     for (let round = 1; round <= opts.rounds; round++) {
       for (const t of targets) {
@@ -630,7 +724,17 @@ async function main() {
     if (opts.workloads.limits) {
       counters = await measureCounters(database.url, { seconds: opts.load.durationSeconds, concurrency: opts.load.concurrency });
       console.log(`\nRate-limit counter, one busy key, ${opts.load.concurrency} connections (keyfob_rate_limit_hit):`);
-      console.log(table([["counted on", "hits/s", "p99", "/ floor"], ...counters.map((c) => [c.name, c.hitsPerSecond.toFixed(0), `${c.p99Ms.toFixed(1)} ms`, (c.hitsPerSecond / counters!.at(-1)!.hitsPerSecond).toFixed(2)])]));
+      console.log(
+        table([
+          ["counted on", "hits/s", "p99", "/ floor"],
+          ...counters.map((c) => [
+            c.name,
+            c.hitsPerSecond.toFixed(0),
+            `${c.p99Ms.toFixed(1)} ms`,
+            (c.hitsPerSecond / counters!.at(-1)!.hitsPerSecond).toFixed(2),
+          ]),
+        ]),
+      );
     }
 
     if (opts.profile) {
@@ -642,13 +746,26 @@ async function main() {
       for (const name of [NAMES.keyfobFlowA, NAMES.keyfobToken]) {
         const phase = combined.get(name);
         if (!profile || !phase) continue;
-        const args = [...phase.windows.flatMap(([from, until]) => ["--window", `${Math.round(from)}-${Math.round(until)}`]), "--operations", String(phase.operations)];
-        console.log(`\nCPU profile of Keyfob, ${name}, measured windows only:\n  npx tsx bench/cpuprofile-summary.ts ${profile} ${args.join(" ")}`);
-        await new Promise((resolve) => spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench/cpuprofile-summary.ts"), profile, ...args], { stdio: "inherit" }).on("exit", resolve));
+        const args = [
+          ...phase.windows.flatMap(([from, until]) => ["--window", `${Math.round(from)}-${Math.round(until)}`]),
+          "--operations",
+          String(phase.operations),
+        ];
+        console.log(
+          `\nCPU profile of Keyfob, ${name}, measured windows only:\n  npx tsx bench/cpuprofile-summary.ts ${profile} ${args.join(" ")}`,
+        );
+        await new Promise((resolve) =>
+          spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench/cpuprofile-summary.ts"), profile, ...args], {
+            stdio: "inherit",
+          }).on("exit", resolve),
+        );
       }
     }
     if (opts.json) {
-      await writeFile(opts.json, `${JSON.stringify({ date: new Date().toISOString(), options: opts, goals: TARGETS, verdicts, startup, targets: summaries, counters }, null, 2)}\n`);
+      await writeFile(
+        opts.json,
+        `${JSON.stringify({ date: new Date().toISOString(), options: opts, goals: TARGETS, verdicts, startup, targets: summaries, counters }, null, 2)}\n`,
+      );
       console.log(`figures written to ${opts.json}`);
     }
     if (opts.check && (summaries.some((s) => s.errors > 0 || s.exhausted) || verdicts.some((v) => v.met === false))) process.exitCode = 1;

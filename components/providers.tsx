@@ -22,7 +22,12 @@ const KNOWN_CHAINS: Chain[] = [mainnet, sepolia, polygon, polygonAmoy, base, bas
 export function chainFor(chainId: number): Chain {
   return (
     KNOWN_CHAINS.find((chain) => chain.id === chainId) ??
-    defineChain({ id: chainId, name: `Chain ${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [] } } })
+    defineChain({
+      id: chainId,
+      name: `Chain ${chainId}`,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [] } },
+    })
   );
 }
 

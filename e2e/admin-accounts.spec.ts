@@ -26,7 +26,9 @@ test.afterAll(async () => {
   await store.close();
 });
 
-test("find, inspect, revoke a session, block (effective on the other instance at once), unblock and delete an account", async ({ page }, testInfo) => {
+test("find, inspect, revoke a session, block (effective on the other instance at once), unblock and delete an account", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(240_000);
   const licenseKey = generatePrivateKey();
   const license = privateKeyToAccount(licenseKey).address;
@@ -40,12 +42,25 @@ test("find, inspect, revoke a session, block (effective on the other instance at
 
   const user = await seedUser(db, { google: true });
   const flowA = await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: user.key, address: user.wallet });
-  const userinfoAt = (base: string, token = flowA.access_token) => fetch(`${base}/userinfo`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+  const userinfoAt = (base: string, token = flowA.access_token) =>
+    fetch(`${base}/userinfo`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
   /** prompt=none at the other instance, with the user's session cookie: a code, or the error it answers. */
   const silentLogin = async (sessionToken: string) => {
     const { challenge } = pkce();
-    const query = new URLSearchParams({ response_type: "code", client_id: appId, redirect_uri: callback, scope: "openid", prompt: "none", state: "s", code_challenge: challenge, code_challenge_method: "S256" });
-    const response = await fetch(`${second.url}/auth?${query}`, { redirect: "manual", headers: { cookie: `keyfob_session=${sessionToken}` } });
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: appId,
+      redirect_uri: callback,
+      scope: "openid",
+      prompt: "none",
+      state: "s",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
+    const response = await fetch(`${second.url}/auth?${query}`, {
+      redirect: "manual",
+      headers: { cookie: `keyfob_session=${sessionToken}` },
+    });
     const location = new URL(response.headers.get("location")!, second.url);
     return location.searchParams.get("code") ? "code" : location.searchParams.get("error");
   };
@@ -102,7 +117,9 @@ test("find, inspect, revoke a session, block (effective on the other instance at
   await expectNoAxeViolations(page, "a blocked account's page");
   expect(await userinfoAt(second.url)).toBe(401);
   expect(await silentLogin(again)).toBe("login_required");
-  const refused = await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: user.key, address: user.wallet }).catch((error: Error) => error);
+  const refused = await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: user.key, address: user.wallet }).catch(
+    (error: Error) => error,
+  );
   expect(refused).toMatchObject({ code: "invalid_grant" });
   const blocked = await db.auditEvent.findFirstOrThrow({ where: { action: "account.blocked", accountId: user.accountId } });
   expect(blocked.detail).toBe("blocked: false -> true; 1 access tokens and 1 sessions revoked, refresh tokens and codes with them");

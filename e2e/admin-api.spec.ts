@@ -26,10 +26,16 @@ async function call(token: string | undefined, method: string, path: string, bod
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(`${API}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text && response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text && response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text,
+  };
 }
 
-test("a client allowed in the browser manages Keyfob through the API; the audit log explains; 401 and 403 as documented", async ({ page }, testInfo) => {
+test("a client allowed in the browser manages Keyfob through the API; the audit log explains; 401 and 403 as documented", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(180_000);
   const automation = `kf_automation_${Date.now()}`;
   await createClient(store, { id: automation, name: "Automation" });
@@ -44,7 +50,10 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
 
   // client_credentials, with the snippet's parameters (client_secret_post).
-  const issued = await fetch(`${baseURL}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials", scope: "keyfob:admin", client_id: automation, client_secret: secret }) });
+  const issued = await fetch(`${baseURL}/token`, {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "client_credentials", scope: "keyfob:admin", client_id: automation, client_secret: secret }),
+  });
   const grant = await issued.json();
   expect(issued.status, JSON.stringify(grant)).toBe(200);
   expect(grant).toMatchObject({ token_type: "bearer", expires_in: 600, scope: "keyfob:admin" });
@@ -60,10 +69,18 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   const created = await call(token, "POST", "/clients", { name: "Made by the API" });
   expect(created.status).toBe(201);
   const id: string = created.body.id;
-  expect((await call(token, "PATCH", `/clients/${id}`, { logoUrl: "http://not-https.example.com/logo.png" })).body).toMatchObject({ status: 400, field_errors: { logoUrl: "must be an https URL" } });
-  expect((await call(token, "PATCH", `/clients/${id}`, { requirePkce: true, name: "Renamed by the API" })).body).toMatchObject({ requirePkce: true, name: "Renamed by the API" });
+  expect((await call(token, "PATCH", `/clients/${id}`, { logoUrl: "http://not-https.example.com/logo.png" })).body).toMatchObject({
+    status: 400,
+    field_errors: { logoUrl: "must be an https URL" },
+  });
+  expect((await call(token, "PATCH", `/clients/${id}`, { requirePkce: true, name: "Renamed by the API" })).body).toMatchObject({
+    requirePkce: true,
+    name: "Renamed by the API",
+  });
   expect((await call(token, "POST", `/clients/${id}/redirect-uris`, { uri: "https://api-made.example.com/cb" })).status).toBe(201);
-  expect((await call(token, "POST", `/clients/${id}/post-logout-redirect-uris`, { uri: "https://api-made.example.com/bye" })).status).toBe(201);
+  expect((await call(token, "POST", `/clients/${id}/post-logout-redirect-uris`, { uri: "https://api-made.example.com/bye" })).status).toBe(
+    201,
+  );
   expect((await call(token, "POST", `/clients/${id}/allowed-origins`, { origin: "https://spa.api-made.example.com" })).status).toBe(201);
   const signer = privateKeyToAccount(generatePrivateKey()).address;
   expect((await call(token, "POST", `/clients/${id}/signers`, { address: signer })).status).toBe(201);
@@ -77,7 +94,9 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
     allowedOrigins: ["https://spa.api-made.example.com"],
     signers: [{ address: signer, revokedAt: expect.any(String) }],
   });
-  expect((await call(token, "DELETE", `/clients/${id}/allowed-origins?origin=${encodeURIComponent("https://spa.api-made.example.com")}`)).status).toBe(204);
+  expect(
+    (await call(token, "DELETE", `/clients/${id}/allowed-origins?origin=${encodeURIComponent("https://spa.api-made.example.com")}`)).status,
+  ).toBe(204);
 
   // Keys, tokens, accounts, sessions, admins, the audit log.
   expect((await call(token, "GET", "/keys")).body.items.length).toBeGreaterThan(0);
@@ -86,7 +105,12 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   const license = privateKeyToAccount(licenseKey).address;
   await createClient(store, { id: license, name: "API license" });
   await addRedirectUri(store, license, "https://api-license.example.com/cb");
-  const flowA = await getToken({ authUrl: baseURL, clientId: license, domain: "https://api-license.example.com/cb", privateKey: licenseKey });
+  const flowA = await getToken({
+    authUrl: baseURL,
+    clientId: license,
+    domain: "https://api-license.example.com/cb",
+    privateKey: licenseKey,
+  });
   expect((await call(token, "GET", `/tokens?client=${license}`)).body.total).toBe(1);
   expect((await call(token, "POST", "/tokens/revoke", { clientId: license })).body).toEqual({ revoked: 1 });
   expect((await fetch(`${baseURL}/userinfo`, { headers: { authorization: `Bearer ${flowA.access_token}` } })).status).toBe(401);
@@ -112,12 +136,24 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   const rows = page.getByRole("table").getByRole("row");
   await expect(rows).toHaveCount(2);
   await expect(rows.nth(1)).toContainText(`api:${automation}`);
-  await rows.nth(1).getByRole("button", { name: /^Details/ }).click();
+  await rows
+    .nth(1)
+    .getByRole("button", { name: /^Details/ })
+    .click();
   const details = page.getByRole("definition").filter({ hasText: "logoUrl: must be an https URL" });
   await expect(details).toBeVisible();
   await screenshot(page, testInfo, "admin-audit-api-refusal");
   const options = await page.getByLabel("Outcome").locator("option").allTextContents();
-  expect(options).toEqual(expect.arrayContaining(["Any outcome", "success", "rejected (admin input refused)", "forbidden (not an admin)", "invalid_grant", "insufficient_scope"]));
+  expect(options).toEqual(
+    expect.arrayContaining([
+      "Any outcome",
+      "success",
+      "rejected (admin input refused)",
+      "forbidden (not an admin)",
+      "invalid_grant",
+      "insufficient_scope",
+    ]),
+  );
 
   // 401: no token, a broken one; 403: a valid token without the scope.
   const missing = await call(undefined, "GET", "/clients");
@@ -126,7 +162,9 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   const broken = await call("eyJhbGciOiJub25lIn0.e30.", "GET", "/clients");
   expect(broken.status).toBe(401);
   expect(broken.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
-  const flowAToken = (await getToken({ authUrl: baseURL, clientId: license, domain: "https://api-license.example.com/cb", privateKey: licenseKey })).access_token;
+  const flowAToken = (
+    await getToken({ authUrl: baseURL, clientId: license, domain: "https://api-license.example.com/cb", privateKey: licenseKey })
+  ).access_token;
   const noScope = await call(flowAToken, "GET", "/clients");
   expect(noScope).toMatchObject({ status: 403, body: { error: "insufficient_scope", status: 403, message: expect.any(String) } });
 
@@ -136,7 +174,10 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
   expect(await call(token, "GET", "/clients")).toMatchObject({ status: 403, body: { error: "access_denied" } });
-  const refusedGrant = await fetch(`${baseURL}/token`, { method: "POST", body: new URLSearchParams({ grant_type: "client_credentials", client_id: automation, client_secret: secret }) });
+  const refusedGrant = await fetch(`${baseURL}/token`, {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "client_credentials", client_id: automation, client_secret: secret }),
+  });
   expect(refusedGrant.status).toBe(400);
   expect((await refusedGrant.json()).error).toBe("unauthorized_client");
   // The refusals are in the audit log, with why.
@@ -144,6 +185,10 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
     await page.goto(`/admin/audit?client=${automation}&action=admin_api.`);
     await expect(page.getByRole("table")).toContainText("access_denied", { timeout: 1000 });
   }).toPass();
-  await page.getByRole("table").getByRole("button", { name: /^Details/ }).first().click();
+  await page
+    .getByRole("table")
+    .getByRole("button", { name: /^Details/ })
+    .first()
+    .click();
   await expect(page.getByRole("definition").filter({ hasText: "no longer allowed the management API" })).toBeVisible();
 });

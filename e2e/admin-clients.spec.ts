@@ -25,12 +25,20 @@ test.afterAll(() => store.close());
 
 /** Runs a shell snippet as a developer would paste it, with their values in the environment. */
 function sh(script: string, env: Record<string, string> = {}): string {
-  const result = spawnSync("bash", ["-e", "-o", "pipefail", "-c", script], { env: { ...process.env, ...env }, encoding: "utf8", timeout: 30_000 });
+  const result = spawnSync("bash", ["-e", "-o", "pipefail", "-c", script], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   expect(result.status, `${script}\n${result.stderr}`).toBe(0);
   return result.stdout;
 }
 
-const snippet = (page: Page, id: string) => page.getByTestId(`snippet-${id}`).textContent().then((text) => text!);
+const snippet = (page: Page, id: string) =>
+  page
+    .getByTestId(`snippet-${id}`)
+    .textContent()
+    .then((text) => text!);
 
 async function openIntegration(page: Page) {
   const panel = page.locator("#integration");
@@ -85,7 +93,10 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
 
   // Post-logout URIs and origins are settings too.
-  await page.getByRole("form", { name: "Add a post-logout redirect URI" }).getByLabel("New post-logout redirect URI").fill("https://edited.example.com/bye");
+  await page
+    .getByRole("form", { name: "Add a post-logout redirect URI" })
+    .getByLabel("New post-logout redirect URI")
+    .fill("https://edited.example.com/bye");
   await page.getByRole("form", { name: "Add a post-logout redirect URI" }).getByRole("button", { name: "Add URI" }).click();
   await page.getByRole("form", { name: "Allow an origin" }).getByLabel("New allowed origin").fill("https://spa.edited.example.com");
   await page.getByRole("form", { name: "Allow an origin" }).getByRole("button", { name: "Allow origin" }).click();
@@ -100,7 +111,10 @@ test("every setting of a client is edited in the browser and audited with its ol
   // The audit log says what changed, before and after, for each change.
   await page.goto(`/admin/audit?client=${encodeURIComponent(clientId)}`);
   const details = async (action: string, nth = 0) => {
-    const row = page.getByRole("row").filter({ has: page.getByText(action, { exact: true }) }).nth(nth);
+    const row = page
+      .getByRole("row")
+      .filter({ has: page.getByText(action, { exact: true }) })
+      .nth(nth);
     await row.getByRole("button", { name: /^Details/ }).click();
     const id = await row.getByRole("button", { name: /^Details/ }).getAttribute("aria-controls");
     return page.locator(`[id="${id}"]`);
@@ -163,14 +177,27 @@ test("the integration panel's Flow A snippets run: curl against the real server,
   const dir = path.resolve("test-results/snippets");
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `flow-a-${license.address.slice(2, 8)}.ts`);
-  await writeFile(file, (await snippet(page, "flow-a-library")).replace('"./lib/flow-a-client/get-token"', JSON.stringify(path.resolve("lib/flow-a-client/get-token.ts"))));
-  const run = spawnSync(process.execPath, ["--import", "tsx", file], { env: { ...process.env, KEYFOB_PRIVATE_KEY: signerKey }, encoding: "utf8", timeout: 60_000 });
+  await writeFile(
+    file,
+    (await snippet(page, "flow-a-library")).replace(
+      '"./lib/flow-a-client/get-token"',
+      JSON.stringify(path.resolve("lib/flow-a-client/get-token.ts")),
+    ),
+  );
+  const run = spawnSync(process.execPath, ["--import", "tsx", file], {
+    env: { ...process.env, KEYFOB_PRIVATE_KEY: signerKey },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   expect(run.status, run.stderr).toBe(0);
   const accessToken = run.stdout.trim();
   expect(decodeJwt(accessToken)).toMatchObject({ aud: license.address, client_id: license.address });
 });
 
-test("Flow B's authorization URL with PKCE works in the browser, and its code exchange with curl (public and confidential)", async ({ page, browser }) => {
+test("Flow B's authorization URL with PKCE works in the browser, and its code exchange with curl (public and confidential)", async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(120_000);
   const callback = `${baseURL}/snippet-app/callback`;
   const publicId = `kf_snip_pub_${Date.now()}`;
@@ -214,7 +241,9 @@ test("Flow B's authorization URL with PKCE works in the browser, and its code ex
   await expect(page.getByTestId("snippet-management-api")).toHaveCount(0);
 });
 
-test("Try a sign-in registers Keyfob's test callback on request, runs the hosted login as the client, and shows the decoded tokens", async ({ page }, testInfo) => {
+test("Try a sign-in registers Keyfob's test callback on request, runs the hosted login as the client, and shows the decoded tokens", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(120_000);
   const clientId = `kf_try_${Date.now()}`;
   await createClient(store, { id: clientId, name: "Tried app" });
@@ -237,7 +266,13 @@ test("Try a sign-in registers Keyfob's test callback on request, runs the hosted
   await expect(page.getByRole("status").filter({ hasText: "Signed in" })).toBeVisible();
   const idToken = JSON.parse((await page.getByTestId("decoded-id-token").textContent())!);
   expect(idToken.header).toMatchObject({ alg: "RS256" });
-  expect(idToken.claims).toMatchObject({ iss: baseURL, aud: clientId, provider_id: "web3", ethereum_address: privateKeyToAccount(adminKey).address, amr: ["wallet"] });
+  expect(idToken.claims).toMatchObject({
+    iss: baseURL,
+    aud: clientId,
+    provider_id: "web3",
+    ethereum_address: privateKeyToAccount(adminKey).address,
+    amr: ["wallet"],
+  });
   const accessToken = JSON.parse((await page.getByTestId("decoded-access-token").textContent())!);
   expect(accessToken.header).toMatchObject({ typ: "at+jwt" });
   expect(accessToken.claims).toMatchObject({ client_id: clientId, scope: "openid email" });

@@ -30,7 +30,10 @@ async function seed() {
   await addSigner(store, license, privateKeyToAccount(generatePrivateKey()).address);
   for (let i = 0; i < 2; i++) await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: ownerKey });
   // A refused Flow A request: a failure on the chart and in the audit log.
-  await fetch(`${baseURL}/auth/web3/submit_challenge`, { method: "POST", body: new URLSearchParams({ client_id: license, state: "unknown", grant_type: "authorization_code", domain, signature: "0x00" }) });
+  await fetch(`${baseURL}/auth/web3/submit_challenge`, {
+    method: "POST",
+    body: new URLSearchParams({ client_id: license, state: "unknown", grant_type: "authorization_code", domain, signature: "0x00" }),
+  });
   const app = `kf_fit_${Date.now()}`;
   await createClient(store, { id: app, name: "Fit app" });
   await rotateClientSecret(store, app);
@@ -40,7 +43,9 @@ async function seed() {
   return { license, app, user: { address: user.accountId } };
 }
 
-test("no dashboard page scrolls sideways at 390 px, with data; the nav shows every tab; every page has a title and passes axe-core", async ({ page }, testInfo) => {
+test("no dashboard page scrolls sideways at 390 px, with data; the nav shows every tab; every page has a title and passes axe-core", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(300_000);
   const { license, user } = await seed();
   await page.setViewportSize({ width: 390, height: 844 });
@@ -91,13 +96,21 @@ test("no dashboard page scrolls sideways at 390 px, with data; the nav shows eve
     // Every header cell lies within the scroll box's content (it scrolls with the body, never out of the box).
     expect(await cell.evaluate((th) => th.closest("[role=region]")!.contains(th))).toBe(true);
   }
-  const scroll = await region.evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth, theadWidth: element.querySelector("thead")!.getBoundingClientRect().width, tbodyWidth: element.querySelector("tbody")!.getBoundingClientRect().width }));
+  const scroll = await region.evaluate((element) => ({
+    scrollWidth: element.scrollWidth,
+    clientWidth: element.clientWidth,
+    theadWidth: element.querySelector("thead")!.getBoundingClientRect().width,
+    tbodyWidth: element.querySelector("tbody")!.getBoundingClientRect().width,
+  }));
   expect(scroll.theadWidth).toBe(scroll.tbodyWidth);
   await screenshot(page, testInfo, "admin-tokens-mobile");
 
   // The audit log at phone width: a row opens to show every field.
   await page.goto(`/admin/audit?client=${license}&action=token.failed`);
-  await page.getByRole("button", { name: /^Details of event/ }).first().click();
+  await page
+    .getByRole("button", { name: /^Details of event/ })
+    .first()
+    .click();
   await expect(page.getByRole("definition").filter({ hasText: "submit_challenge: " }).first()).toBeVisible();
   expect((await sidewaysOverflow(page)).scrollWidth).toBeLessThanOrEqual(390);
   await expectNoAxeViolations(page, "the audit log with a row expanded");
@@ -130,7 +143,11 @@ test("dark mode follows the system, on every page and in dialogs", async ({ page
     await page.goto(path);
     await page.locator("main section").first().waitFor(); // past the page's loading skeleton
     const colours = await page.evaluate(() => {
-      const found = (selector: string) => document.querySelector(selector) ?? (() => { throw new Error(`no ${selector} on ${location.pathname}`); })();
+      const found = (selector: string) =>
+        document.querySelector(selector) ??
+        (() => {
+          throw new Error(`no ${selector} on ${location.pathname}`);
+        })();
       const card = found("main section");
       const heading = found("h1");
       const paint = (element: Element) => {
@@ -140,7 +157,9 @@ test("dark mode follows the system, on every page and in dialogs", async ({ page
         const context = canvas.getContext("2d")!;
         context.fillStyle = getComputedStyle(element).backgroundColor;
         context.fillRect(0, 0, 1, 1);
-        return `rgb(${Array.from(context.getImageData(0, 0, 1, 1).data).slice(0, 3).join(",")})`;
+        return `rgb(${Array.from(context.getImageData(0, 0, 1, 1).data)
+          .slice(0, 3)
+          .join(",")})`;
       };
       const text = (element: Element) => {
         const canvas = document.createElement("canvas");
@@ -148,9 +167,16 @@ test("dark mode follows the system, on every page and in dialogs", async ({ page
         const context = canvas.getContext("2d")!;
         context.fillStyle = getComputedStyle(element).color;
         context.fillRect(0, 0, 1, 1);
-        return `rgb(${Array.from(context.getImageData(0, 0, 1, 1).data).slice(0, 3).join(",")})`;
+        return `rgb(${Array.from(context.getImageData(0, 0, 1, 1).data)
+          .slice(0, 3)
+          .join(",")})`;
       };
-      return { page: paint(found(".admin-theme > div")), card: paint(card), heading: text(heading), scheme: getComputedStyle(found(".admin-theme")).colorScheme };
+      return {
+        page: paint(found(".admin-theme > div")),
+        card: paint(card),
+        heading: text(heading),
+        scheme: getComputedStyle(found(".admin-theme")).colorScheme,
+      };
     });
     expect(luminance(colours.page), path).toBeLessThan(0.1);
     expect(luminance(colours.card), path).toBeLessThan(0.2);
@@ -173,17 +199,28 @@ test("dark mode follows the system, on every page and in dialogs", async ({ page
   // Light mode stays light.
   await page.emulateMedia({ colorScheme: "light" });
   await page.goto(`/admin/clients/${license}`);
-  expect(await page.locator("main section").first().evaluate((s) => getComputedStyle(s).backgroundColor)).toBe("rgb(255, 255, 255)");
+  expect(
+    await page
+      .locator("main section")
+      .first()
+      .evaluate((s) => getComputedStyle(s).backgroundColor),
+  ).toBe("rgb(255, 255, 255)");
 });
 
-test("times are in the viewer's time zone, relative when recent, UTC on hover; the chart is light and links to the audit log", async ({ browser }, testInfo) => {
+test("times are in the viewer's time zone, relative when recent, UTC on hover; the chart is light and links to the audit log", async ({
+  browser,
+}, testInfo) => {
   test.setTimeout(120_000);
   await seed(); // tokens issued today
   const context = await browser.newContext({ baseURL, timezoneId: "Asia/Tokyo", locale: "en-US" });
   const page = await context.newPage();
   const marker = `tz-${Date.now()}`;
-  await db.auditEvent.create({ data: { at: new Date("2026-01-15T10:00:00Z"), action: "e2e.timezone", outcome: "success", detail: marker } });
-  await db.auditEvent.create({ data: { at: new Date(Date.now() - 5 * 60_000), action: "e2e.timezone", outcome: "success", detail: `${marker}-recent` } });
+  await db.auditEvent.create({
+    data: { at: new Date("2026-01-15T10:00:00Z"), action: "e2e.timezone", outcome: "success", detail: marker },
+  });
+  await db.auditEvent.create({
+    data: { at: new Date(Date.now() - 5 * 60_000), action: "e2e.timezone", outcome: "success", detail: `${marker}-recent` },
+  });
   await adminSession(context, db);
   await page.goto("/admin");
 
@@ -195,14 +232,22 @@ test("times are in the viewer's time zone, relative when recent, UTC on hover; t
       .map((entry) => ({ name: entry.name, bytes: (entry as PerformanceResourceTiming).encodedBodySize })),
   );
   const total = scripts.reduce((sum, script) => sum + script.bytes, 0);
-  testInfo.annotations.push({ type: "overview JavaScript", description: `${scripts.length} scripts, ${Math.round(total / 1024)} KiB transferred (compressed)` });
+  testInfo.annotations.push({
+    type: "overview JavaScript",
+    description: `${scripts.length} scripts, ${Math.round(total / 1024)} KiB transferred (compressed)`,
+  });
   const bodies = await Promise.all(scripts.map((script) => fetch(script.name).then((r) => r.text())));
   expect(bodies.some((body) => body.includes("recharts"))).toBe(false);
   const today = new Date().toISOString().slice(0, 10);
-  const bar = page.getByTestId("token-chart").getByRole("link", { name: /: \d+ issued$/ }).last();
+  const bar = page
+    .getByTestId("token-chart")
+    .getByRole("link", { name: /: \d+ issued$/ })
+    .last();
   await expect(bar).toBeVisible();
   await bar.click();
-  await page.waitForURL((url) => url.pathname === "/admin/audit" && url.searchParams.get("action") === "token.issued" && url.searchParams.get("to") === today);
+  await page.waitForURL(
+    (url) => url.pathname === "/admin/audit" && url.searchParams.get("action") === "token.issued" && url.searchParams.get("to") === today,
+  );
   await expect(page.getByLabel("Action")).toHaveValue("token.issued");
 
   await page.goto("/admin/audit?action=e2e.timezone");

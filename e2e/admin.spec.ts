@@ -63,7 +63,9 @@ function textbox(page: Page, label: string) {
   return page.getByRole("textbox", { name: label, exact: true });
 }
 
-test("an admin registers a client with a redirect URI and a signer; Flow A works until the signer is revoked in the browser", async ({ page }, testInfo) => {
+test("an admin registers a client with a redirect URI and a signer; Flow A works until the signer is revoked in the browser", async ({
+  page,
+}, testInfo) => {
   await signIn(page, await adminWallet());
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
   // The chart: one list item per day, each bar a link named with its day and count (to the filtered audit log).
@@ -119,7 +121,11 @@ test("an admin registers a client with a redirect URI and a signer; Flow A works
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
   await expect(page.getByRole("heading", { name: "E2E Fleet Two" })).toBeVisible();
-  expect(await db.client.findUniqueOrThrow({ where: { id: license } })).toMatchObject({ name: "E2E Fleet Two", resourceServer: true, requirePkce: false });
+  expect(await db.client.findUniqueOrThrow({ where: { id: license } })).toMatchObject({
+    name: "E2E Fleet Two",
+    resourceServer: true,
+    requirePkce: false,
+  });
   await settings.getByLabel("Name").fill("E2E Fleet");
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByRole("heading", { name: "E2E Fleet", exact: true })).toBeVisible();
@@ -128,7 +134,9 @@ test("an admin registers a client with a redirect URI and a signer; Flow A works
   const postLogout = page.getByRole("form", { name: "Add a post-logout redirect URI" });
   await postLogout.getByLabel("New post-logout redirect URI").fill("https://fleet.example.com/signed-out");
   await postLogout.getByRole("button", { name: "Add URI" }).click();
-  await expect(page.getByRole("list", { name: "Registered post-logout redirect URIs" }).getByText("https://fleet.example.com/signed-out")).toBeVisible();
+  await expect(
+    page.getByRole("list", { name: "Registered post-logout redirect URIs" }).getByText("https://fleet.example.com/signed-out"),
+  ).toBeVisible();
 
   // A signer: a bad address is named, then the signer's address is added.
   const signerKey = generatePrivateKey();
@@ -175,7 +183,15 @@ test("an admin registers a client with a redirect URI and a signer; Flow A works
   await screenshot(page, testInfo, "admin-clients");
   await page.goto(`/admin/audit?client=${license}`);
   const events = page.getByRole("table");
-  for (const action of ["client.created", "redirect_uri.added", "client.updated", "post_logout_redirect_uri.added", "signer.added", "signer.revoked", "token.issued"]) {
+  for (const action of [
+    "client.created",
+    "redirect_uri.added",
+    "client.updated",
+    "post_logout_redirect_uri.added",
+    "signer.added",
+    "signer.revoked",
+    "token.issued",
+  ]) {
     await expect(events.getByText(action, { exact: true }).first()).toBeVisible();
   }
   await expect(events.getByText("redirect_uri.added", { exact: true }).filter({ visible: true })).toHaveCount(2); // the refused one too (rows, not their collapsed details)
@@ -200,7 +216,9 @@ test("a client disabled in the browser is refused by Flow A and by the code flow
   expect(secret).toMatch(/^[\w-]{43}$/);
   const introspect = (password: string) =>
     request.post("/token/introspect", {
-      headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(password)}`).toString("base64")}` },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(password)}`).toString("base64")}`,
+      },
       form: { token: "not-a-token" },
     });
   expect((await introspect(secret)).status()).toBe(200);
@@ -223,7 +241,9 @@ test("a client disabled in the browser is refused by Flow A and by the code flow
   expect(await refused.json()).toMatchObject({ error: "invalid_client" });
 
   const flowB = await page.context().newPage();
-  await flowB.goto(`/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: "code", scope: "openid" })}`);
+  await flowB.goto(
+    `/auth?${new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: "code", scope: "openid" })}`,
+  );
   await expect(flowB.getByRole("heading", { name: "This sign-in link doesn't work" })).toBeVisible();
   await expect(flowB.getByText("This application is unknown or disabled.")).toBeVisible();
   await flowB.close();
@@ -296,7 +316,10 @@ test("signing keys rotate, tokens are revoked, the audit log filters and exports
   await page.goto(`/admin/tokens?client=${clientId.toLowerCase()}`);
   const rows = page.getByRole("table").getByRole("row");
   await expect(rows).toHaveCount(3); // header + 2
-  const first = (await rows.nth(1).getByRole("button", { name: /^Revoke token / }).getAttribute("aria-label"))!;
+  const first = (await rows
+    .nth(1)
+    .getByRole("button", { name: /^Revoke token / })
+    .getAttribute("aria-label"))!;
   await confirm(page, first, "Revoke token");
   await expect(rows).toHaveCount(2);
   await confirm(page, "Revoke all 1", "Revoke all");

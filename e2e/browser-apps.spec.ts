@@ -153,10 +153,16 @@ test("a page on an unregistered origin is refused by the browser, and Keyfob doe
 
   // What the browser saw: no Access-Control-Allow-Origin for that origin; a preflight is answered
   // (any origin may ask), and the actual request is then judged against the client.
-  const refused = await request.post("/token", { headers: { Origin: elsewhere.origin }, form: { grant_type: "authorization_code", code: "x", client_id: spa.clientId } });
+  const refused = await request.post("/token", {
+    headers: { Origin: elsewhere.origin },
+    form: { grant_type: "authorization_code", code: "x", client_id: spa.clientId },
+  });
   expect(refused.status()).toBe(400);
   expect(refused.headers()["access-control-allow-origin"]).toBeUndefined();
-  const allowed = await request.post("/token", { headers: { Origin: app.origin }, form: { grant_type: "authorization_code", code: "x", client_id: spa.clientId } });
+  const allowed = await request.post("/token", {
+    headers: { Origin: app.origin },
+    form: { grant_type: "authorization_code", code: "x", client_id: spa.clientId },
+  });
   expect(allowed.headers()["access-control-allow-origin"]).toBe(app.origin);
   expect(allowed.headers()["access-control-allow-credentials"]).toBeUndefined();
   const preflight = await request.fetch("/userinfo", {
@@ -164,7 +170,10 @@ test("a page on an unregistered origin is refused by the browser, and Keyfob doe
     headers: { Origin: app.origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" },
   });
   expect(preflight.status()).toBe(204);
-  expect(preflight.headers()).toMatchObject({ "access-control-allow-origin": app.origin, "access-control-allow-headers": "Authorization, Content-Type" });
+  expect(preflight.headers()).toMatchObject({
+    "access-control-allow-origin": app.origin,
+    "access-control-allow-headers": "Authorization, Content-Type",
+  });
   expect(preflight.headers()["access-control-allow-methods"]).toContain("GET");
   const introspection = await request.post("/token/introspect", { headers: { Origin: app.origin }, form: { token: "x" } });
   expect(introspection.headers()["access-control-allow-origin"]).toBeUndefined(); // server-to-server only
@@ -179,20 +188,41 @@ test("the hosted pages cannot be framed, and carry their security headers", asyn
   expect(interaction).toMatch(/^\/auth\/interaction\/[\w-]{43}$/);
 
   // Auth.js's own pages (its sign-out page, the upstream callbacks) too.
-  for (const path of [authorize, interaction, "/auth/error?reason=expired", "/account", "/admin/login", "/admin/signed-out", "/api/auth/signout", "/api/auth/callback/google?code=x&state=y"]) {
+  for (const path of [
+    authorize,
+    interaction,
+    "/auth/error?reason=expired",
+    "/account",
+    "/admin/login",
+    "/admin/signed-out",
+    "/api/auth/signout",
+    "/api/auth/callback/google?code=x&state=y",
+  ]) {
     const response = await request.get(path, { maxRedirects: 0 });
     const headers = response.headers();
     expect(headers["content-security-policy"], path).toMatch(/frame-ancestors 'none'/);
     expect(headers["content-security-policy"], path).toMatch(/script-src 'self' 'nonce-[\w+/=]+' 'strict-dynamic'/);
     expect(headers["x-frame-options"], path).toBe("DENY");
     expect(headers["x-content-type-options"], path).toBe("nosniff");
-    expect(headers["referrer-policy"], path).toBe(path.startsWith("/auth") || path.startsWith("/api/auth/callback") ? "no-referrer" : "same-origin");
+    expect(headers["referrer-policy"], path).toBe(
+      path.startsWith("/auth") || path.startsWith("/api/auth/callback") ? "no-referrer" : "same-origin",
+    );
     expect(headers["strict-transport-security"], path).toBeUndefined(); // the e2e issuer is http
   }
 
   // A page on another site frames the login and, for contrast, the JWKS (which may be framed):
   // Chromium renders the JWKS and replaces the login with its error page.
-  elsewhere.pages.set("/frame", `<!doctype html><title>frame</title><iframe src="${baseURL}/keys"></iframe><iframe src="${baseURL}${interaction}"></iframe>`);
+  elsewhere.pages.set(
+    "/frame",
+    `<!doctype html><title>frame</title><iframe src="${baseURL}/keys"></iframe><iframe src="${baseURL}${interaction}"></iframe>`,
+  );
   await page.goto(`${elsewhere.origin}/frame`);
-  await expect.poll(() => page.frames().map((frame) => frame.url()).sort()).toEqual([`${baseURL}/keys`, "chrome-error://chromewebdata/", `${elsewhere.origin}/frame`].sort());
+  await expect
+    .poll(() =>
+      page
+        .frames()
+        .map((frame) => frame.url())
+        .sort(),
+    )
+    .toEqual([`${baseURL}/keys`, "chrome-error://chromewebdata/", `${elsewhere.origin}/frame`].sort());
 });

@@ -39,7 +39,10 @@ test("the client library gets tokens through a signer, and a revoked signer is r
   await addSigner(store, clientId, signer);
 
   const tokens = await getToken({ authUrl: baseURL, clientId, domain, privateKey: signerKey });
-  const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${baseURL}/keys`)), { issuer: baseURL, audience: clientId });
+  const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${baseURL}/keys`)), {
+    issuer: baseURL,
+    audience: clientId,
+  });
   expect(payload.ethereum_address).toBe(clientId);
 
   await revokeSigner(store, clientId, signer);
@@ -67,15 +70,25 @@ test("accepts the SDKs' request shape: parameters in the query, empty body, no C
 test("answers bad input with the documented JSON error, never a 500", async ({ request }) => {
   const cases = [
     request.post(`/auth/web3/generate_challenge?client_id=nope&domain=x&scope=openid&response_type=code&address=0x${"ab".repeat(20)}`),
-    request.post("/auth/web3/submit_challenge", { form: { grant_type: "authorization_code", client_id: "x", state: "y", domain: "z", signature: `0x${"ff".repeat(70)}` } }),
-    request.post("/auth/web3/submit_challenge", { data: "x".repeat(20_000), headers: { "content-type": "application/x-www-form-urlencoded" } }),
+    request.post("/auth/web3/submit_challenge", {
+      form: { grant_type: "authorization_code", client_id: "x", state: "y", domain: "z", signature: `0x${"ff".repeat(70)}` },
+    }),
+    request.post("/auth/web3/submit_challenge", {
+      data: "x".repeat(20_000),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    }),
   ];
   const expected = [401, 400, 413];
   for (const [i, pending] of cases.entries()) {
     const response = await pending;
     expect(response.status()).toBe(expected[i]);
     const body = await response.json();
-    expect(body).toEqual({ error: expect.any(String), error_description: expect.any(String), status: expected[i], message: body.error_description });
+    expect(body).toEqual({
+      error: expect.any(String),
+      error_description: expect.any(String),
+      status: expected[i],
+      message: body.error_description,
+    });
     expect(JSON.stringify(body)).not.toMatch(/at \w+ \(|node_modules/); // no stack traces
   }
 });

@@ -11,7 +11,15 @@ import { expect, test, type Page } from "@playwright/test";
 import { generatePrivateKey } from "viem/accounts";
 import { baseURL } from "../playwright.config";
 import { expectNoAxeViolations } from "./support/axe";
-import { authorizeUrl, backAtApplication, CHAIN_ID, colours, contrastRatio, hostedLoginSetup, registerClient } from "./support/hosted-login";
+import {
+  authorizeUrl,
+  backAtApplication,
+  CHAIN_ID,
+  colours,
+  contrastRatio,
+  hostedLoginSetup,
+  registerClient,
+} from "./support/hosted-login";
 import { installWallet } from "./support/wallet";
 
 const { store, db, app } = hostedLoginSetup();
@@ -23,9 +31,11 @@ async function expectAccessibleBasics(page: Page) {
   const problems = await page.evaluate(() => {
     const found: string[] = [];
     const name = (el: Element) => (el.getAttribute("aria-label") ?? (el as HTMLElement).innerText ?? el.textContent ?? "").trim();
-    for (const el of document.querySelectorAll("button, a[href]")) if (!name(el) && (el as HTMLElement).offsetParent !== null) found.push(`unnamed ${el.outerHTML.slice(0, 80)}`);
+    for (const el of document.querySelectorAll("button, a[href]"))
+      if (!name(el) && (el as HTMLElement).offsetParent !== null) found.push(`unnamed ${el.outerHTML.slice(0, 80)}`);
     for (const img of document.querySelectorAll("img")) if (!img.hasAttribute("alt")) found.push(`img without alt ${img.src.slice(0, 60)}`);
-    for (const svg of document.querySelectorAll("svg")) if (svg.getAttribute("aria-hidden") !== "true" && !svg.getAttribute("aria-label")) found.push("svg without label or aria-hidden");
+    for (const svg of document.querySelectorAll("svg"))
+      if (svg.getAttribute("aria-hidden") !== "true" && !svg.getAttribute("aria-label")) found.push("svg without label or aria-hidden");
     if (document.querySelectorAll("h1").length !== 1) found.push(`${document.querySelectorAll("h1").length} h1`);
     if (!document.querySelector("main")) found.push("no main landmark");
     if (!document.documentElement.lang) found.push("no lang");
@@ -51,7 +61,11 @@ test.describe("the application's brand", () => {
     // The application first, then the card's heading, then Keyfob's own mark.
     const order = await page.evaluate(() => {
       const y = (el: Element | null) => el!.getBoundingClientRect().top;
-      return [y(document.querySelector("[data-testid=client-logo]")), y(document.querySelector("h1")), y(Array.from(document.querySelectorAll("p")).find((p) => p.textContent?.includes("Secured by Keyfob"))!)];
+      return [
+        y(document.querySelector("[data-testid=client-logo]")),
+        y(document.querySelector("h1")),
+        y(Array.from(document.querySelectorAll("p")).find((p) => p.textContent?.includes("Secured by Keyfob"))!),
+      ];
     });
     expect(order).toEqual([...order].sort((a, b) => a - b));
     await expect(page.getByText("Secured by Keyfob")).toBeVisible();
@@ -278,7 +292,9 @@ test.describe("the refusal page", () => {
     await expect(main).toContainText("The redirect_uri is not registered for this application.");
     await expect(main.locator("code").nth(0)).toHaveText(client.id);
     await expect(main.locator("code").nth(1)).toHaveText(hostile);
-    await expect(main).toContainText("its developers should check that the client ID is registered with Keyfob and enabled, and that the redirect URI is registered for it exactly as sent");
+    await expect(main).toContainText(
+      "its developers should check that the client ID is registered with Keyfob and enabled, and that the redirect URI is registered for it exactly as sent",
+    );
     expect(app.hits.length).toBe(hits);
     await expectNoAxeViolations(page, "the refusal page of an unregistered redirect_uri");
   });
@@ -289,7 +305,9 @@ test.describe("the refusal page", () => {
       const responses: Promise<{ url: string; bytes: number; wallet: boolean }>[] = [];
       const listener = (response: import("@playwright/test").Response) => {
         if (response.request().resourceType() === "script") {
-          responses.push(response.body().then((body) => ({ url: response.url(), bytes: body.length, wallet: body.includes("eth_requestAccounts") })));
+          responses.push(
+            response.body().then((body) => ({ url: response.url(), bytes: body.length, wallet: body.includes("eth_requestAccounts") })),
+          );
         }
       };
       page.on("response", listener);
@@ -301,11 +319,14 @@ test.describe("the refusal page", () => {
       return { html, loaded, bytes: loaded.reduce((sum, s) => sum + s.bytes, 0), wallet: loaded.some((s) => s.wallet) };
     };
     // The wallet code loads when the person heads for the wallet button.
-    const login = await scripts(authorizeUrl(app, { client_id: client.id }), () => page.getByRole("button", { name: "Continue with a wallet" }).hover());
+    const login = await scripts(authorizeUrl(app, { client_id: client.id }), () =>
+      page.getByRole("button", { name: "Continue with a wallet" }).hover(),
+    );
     const refusal = await scripts(authorizeUrl(app, { client_id: client.id, redirect_uri: "https://elsewhere.example/cb" }));
     const error = await scripts("/auth/error?reason=expired");
     // What each page loads beyond the framework (React, Next's runtime) that every Next page shares.
-    const own = (of: typeof login, other: typeof login) => of.loaded.filter((s) => !other.loaded.some((o) => o.url === s.url)).reduce((sum, s) => sum + s.bytes, 0);
+    const own = (of: typeof login, other: typeof login) =>
+      of.loaded.filter((s) => !other.loaded.some((o) => o.url === s.url)).reduce((sum, s) => sum + s.bytes, 0);
     const loginOwn = own(login, error);
     const errorOwn = own(error, login);
     const measured = `login page ${login.bytes} (${login.loaded.length} files, ${loginOwn} its own); refusal page ${refusal.bytes} (${refusal.loaded.length} files); /auth/error ${error.bytes} (${error.loaded.length} files, ${errorOwn} its own)`;

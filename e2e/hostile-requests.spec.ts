@@ -57,7 +57,9 @@ test("the dashboard's lists show a field error for filters PostgreSQL refuses, n
 
 /** An action id of the build, by the function's name (server/server-reference-manifest.json in the current build). */
 function actionId(name: string): string {
-  const manifest = JSON.parse(readFileSync(path.join(currentBuild()!, "server/server-reference-manifest.json"), "utf8")) as { node: Record<string, { exportedName: string }> };
+  const manifest = JSON.parse(readFileSync(path.join(currentBuild()!, "server/server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { exportedName: string }>;
+  };
   const found = Object.entries(manifest.node).find(([, action]) => action.exportedName === name);
   if (!found) throw new Error(`no server action ${name} in the build`);
   return found[0];
@@ -79,7 +81,12 @@ test.describe("server actions are screened before Next.js", () => {
       ["no Content-Type", "/auth/error", { ...action(cancel, { "content-type": "" }), data: Buffer.from("[]") }, 415],
       ["over 1 MB", "/auth/error", { ...action(cancel), data: `["${"a".repeat(1024 * 1024)}"]` }, 413],
       ["a garbage body", "/auth/error", { ...action(cancel), data: "garbage{{" }, 400],
-      ["a garbage multipart body", "/admin/admins", { ...action(grant, { "content-type": "multipart/form-data; boundary=xyz" }), data: "garbage" }, 400],
+      [
+        "a garbage multipart body",
+        "/admin/admins",
+        { ...action(grant, { "content-type": "multipart/form-data; boundary=xyz" }), data: "garbage" },
+        400,
+      ],
       ["an unknown id", "/auth/error", { ...action(`40${"ab".repeat(20)}`), data: "[]" }, 409],
       ["a malformed id", "/auth/error", { ...action("toString"), data: "[]" }, 400],
     ];
@@ -96,7 +103,11 @@ test.describe("server actions are screened before Next.js", () => {
   test("lets the browser's own actions through: a dashboard form, and Cancel on the login page", async ({ page }) => {
     const seen: Promise<string | undefined>[] = [];
     page.on("request", (request) => {
-      seen.push(request.allHeaders().then((headers) => (headers["next-action"] ? `${new URL(request.url()).pathname} ${headers.origin}` : undefined)));
+      seen.push(
+        request
+          .allHeaders()
+          .then((headers) => (headers["next-action"] ? `${new URL(request.url()).pathname} ${headers.origin}` : undefined)),
+      );
     });
     await adminSession(page.context(), db);
     await page.goto("/admin/admins");
@@ -109,7 +120,15 @@ test.describe("server actions are screened before Next.js", () => {
     const redirectUri = `${baseURL}/screened-callback`;
     await createClient(store, { id: clientId, name: "Screened" });
     await addRedirectUri(store, clientId, redirectUri);
-    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, scope: "openid", state: "st", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" });
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: "openid",
+      state: "st",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    });
     await page.goto(`/auth?${query}`);
     await page.getByRole("button", { name: "Cancel and return to Screened" }).click();
     await page.waitForURL((url) => url.href.startsWith(`${redirectUri}?`));

@@ -31,7 +31,10 @@ async function signInAsAdmin(page: Page) {
   await page.waitForURL(`${baseURL}/admin`, { timeout: 30_000 });
 }
 
-test("an admin revokes the current signing key: the confirmation says what breaks, and the key is gone at once", async ({ page, request }) => {
+test("an admin revokes the current signing key: the confirmation says what breaks, and the key is gone at once", async ({
+  page,
+  request,
+}) => {
   // A client with a token signed by the current key.
   const ownerKey = generatePrivateKey();
   const clientId = privateKeyToAccount(ownerKey).address;
@@ -55,7 +58,9 @@ test("an admin revokes the current signing key: the confirmation says what break
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText(kid);
   await expect(dialog).toContainText("Every token this key signed stops working at once");
-  await expect(dialog).toContainText("Resource servers that verify JWTs locally keep accepting those tokens until their JWKS cache expires (up to 5 minutes)");
+  await expect(dialog).toContainText(
+    "Resource servers that verify JWTs locally keep accepting those tokens until their JWKS cache expires (up to 5 minutes)",
+  );
   await expect(dialog).toContainText("Signing moves to a new key immediately, without the usual 1 day publish lead");
   await expect(dialog.getByRole("button", { name: "Cancel" })).toBeFocused(); // Enter by habit does nothing harmful
   await mkdir(ARTIFACTS, { recursive: true });
@@ -92,6 +97,9 @@ test("an admin revokes the current signing key: the confirmation says what break
   expect((await userinfo(after.access_token)).status()).toBe(200);
 
   // Audited with the kid.
-  const event = await db.auditEvent.findFirstOrThrow({ where: { action: "key.revoked", detail: { startsWith: kid } }, orderBy: { id: "desc" } });
+  const event = await db.auditEvent.findFirstOrThrow({
+    where: { action: "key.revoked", detail: { startsWith: kid } },
+    orderBy: { id: "desc" },
+  });
   expect(event.outcome).toBe("success");
 });

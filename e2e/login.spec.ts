@@ -69,7 +69,13 @@ function pkce() {
 const defaultPkce = pkce();
 
 function authorizeUrl(params: Record<string, string | undefined>) {
-  const query = new URLSearchParams({ response_type: "code", scope: "openid email", redirect_uri: app.url, code_challenge: defaultPkce.challenge, code_challenge_method: "S256" });
+  const query = new URLSearchParams({
+    response_type: "code",
+    scope: "openid email",
+    redirect_uri: app.url,
+    code_challenge: defaultPkce.challenge,
+    code_challenge_method: "S256",
+  });
   for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, value);
   return `/auth?${query}`;
 }
@@ -83,7 +89,8 @@ async function backAtApplication(page: Page) {
 async function exchange(client: { id: string; secret?: string }, code: string, verifier = defaultPkce.verifier) {
   const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: app.url });
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
-  if (client.secret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString("base64")}`;
+  if (client.secret)
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString("base64")}`;
   else form.set("client_id", client.id);
   form.set("code_verifier", verifier);
   const response = await fetch(`${baseURL}/token`, { method: "POST", headers, body: form });
@@ -108,7 +115,15 @@ test.describe("wallet", () => {
     const client = await registerClient("Acme Fleet");
     const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
     const { verifier, challenge } = pkce();
-    await page.goto(authorizeUrl({ client_id: client.id, state: "st-wallet", nonce: "n-wallet", code_challenge: challenge, code_challenge_method: "S256" }));
+    await page.goto(
+      authorizeUrl({
+        client_id: client.id,
+        state: "st-wallet",
+        nonce: "n-wallet",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      }),
+    );
 
     await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
     await expect(page.getByText("to continue to Acme Fleet")).toBeVisible();
@@ -228,7 +243,9 @@ test.describe("login sessions and logout", () => {
     expect(app.hits.slice(hits).filter((hit) => hit.pathname === "/callback")).toEqual([]);
     expect((await page.context().cookies()).find((c) => c.name === "keyfob_session")).toBeUndefined();
 
-    const refused = await page.request.get(`/session/end?id_token_hint=garbage&post_logout_redirect_uri=${encodeURIComponent(app.url)}`, { maxRedirects: 0 });
+    const refused = await page.request.get(`/session/end?id_token_hint=garbage&post_logout_redirect_uri=${encodeURIComponent(app.url)}`, {
+      maxRedirects: 0,
+    });
     expect(refused.status()).toBe(400);
   });
 });
@@ -245,7 +262,12 @@ test.describe("Google and Apple", () => {
     expect(response.get("state")).toBe("st-google");
     expect(response.get("iss")).toBe(baseURL);
     const claims = await exchange(client, response.get("code")!);
-    expect(claims).toMatchObject({ provider_id: "google", email: emailOf(login, upstreams.google), email_verified: true, nonce: "n-google" });
+    expect(claims).toMatchObject({
+      provider_id: "google",
+      email: emailOf(login, upstreams.google),
+      email_verified: true,
+      nonce: "n-google",
+    });
 
     // Same browser, prompt=none: straight back with a code for the same account.
     await page.goto(`${baseURL}${authorizeUrl({ client_id: client.id, state: "st-silent", prompt: "none" })}`);
@@ -320,7 +342,10 @@ test.describe("Google and Apple", () => {
 });
 
 test.describe("/account", () => {
-  test("trusts only a live Keyfob session: revoking it or blocking the account signs the page out, and a blocked account cannot sign in", async ({ page, browser }) => {
+  test("trusts only a live Keyfob session: revoking it or blocking the account signs the page out, and a blocked account cannot sign in", async ({
+    page,
+    browser,
+  }) => {
     const subject = `dave-${randomBytes(4).toString("hex")}`;
     /** A Google sign-in at /account in a browser of its own (the stand-in then asks for the login again). */
     const signInAtAccount = async (withWallet = false) => {
@@ -409,10 +434,15 @@ test.describe("errors", () => {
   });
 
   test("Google and Apple callbacks are built from ISSUER_URL, whatever the Host headers say", async ({ request }) => {
-    const response = await request.get("/api/auth/providers", { headers: { "x-forwarded-host": "evil.example.com", "x-forwarded-proto": "https" } });
+    const response = await request.get("/api/auth/providers", {
+      headers: { "x-forwarded-host": "evil.example.com", "x-forwarded-proto": "https" },
+    });
     const providers = await response.json();
     for (const id of ["google", "apple"]) {
-      expect(providers[id]).toMatchObject({ signinUrl: `${baseURL}/api/auth/signin/${id}`, callbackUrl: `${baseURL}/api/auth/callback/${id}` });
+      expect(providers[id]).toMatchObject({
+        signinUrl: `${baseURL}/api/auth/signin/${id}`,
+        callbackUrl: `${baseURL}/api/auth/callback/${id}`,
+      });
     }
   });
 

@@ -69,7 +69,13 @@ async function license() {
 }
 
 function challengeUrl(base: string, l: { clientId: string; domain: string }) {
-  const query = new URLSearchParams({ client_id: l.clientId, domain: l.domain, scope: "openid", response_type: "code", address: l.clientId });
+  const query = new URLSearchParams({
+    client_id: l.clientId,
+    domain: l.domain,
+    scope: "openid",
+    response_type: "code",
+    address: l.clientId,
+  });
   return `${base}/auth/web3/generate_challenge?${query}`;
 }
 
@@ -90,7 +96,9 @@ test("three instances started together on an empty PostgreSQL all come up and se
   }
   // One schema, migrated once, and one signing key between them.
   const [{ count }] = await db.$queryRaw<{ count: bigint }[]>`SELECT count(*) FROM _prisma_migrations WHERE finished_at IS NOT NULL`;
-  const migrations = await import("node:fs").then((fs) => fs.readdirSync("prisma/migrations", { withFileTypes: true }).filter((e) => e.isDirectory()).length);
+  const migrations = await import("node:fs").then(
+    (fs) => fs.readdirSync("prisma/migrations", { withFileTypes: true }).filter((e) => e.isDirectory()).length,
+  );
   expect(Number(count)).toBe(migrations);
   expect(await db.signingKey.count()).toBe(1);
   const readiness = await fetch(`${a.url}/healthz/ready`);
@@ -121,14 +129,25 @@ test("X-Forwarded-For is believed only from trusted proxies", async () => {
   const spoofed = await fetch(challengeUrl(b.api, l), { method: "POST", headers: { "X-Forwarded-For": "198.51.100.8" } });
   expect(spoofed.status).toBe(429);
 
-  for (const [instance, forwarded] of [[a, "198.51.100.9"], [b, "198.51.100.10"]] as const) {
+  for (const [instance, forwarded] of [
+    [a, "198.51.100.9"],
+    [b, "198.51.100.10"],
+  ] as const) {
     await fetch(`${instance.api}/auth/web3/submit_challenge`, {
       method: "POST",
       headers: { "X-Forwarded-For": forwarded, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ client_id: l.clientId, grant_type: "authorization_code", state: "unknown", domain: l.domain, signature: "0x00" }),
+      body: new URLSearchParams({
+        client_id: l.clientId,
+        grant_type: "authorization_code",
+        state: "unknown",
+        domain: l.domain,
+        signature: "0x00",
+      }),
     });
   }
-  await expect.poll(async () => (await db.auditEvent.findMany({ where: { clientId: l.clientId, action: "token.failed" } })).map((e) => e.ip).sort()).toHaveLength(2);
+  await expect
+    .poll(async () => (await db.auditEvent.findMany({ where: { clientId: l.clientId, action: "token.failed" } })).map((e) => e.ip).sort())
+    .toHaveLength(2);
   const ips = (await db.auditEvent.findMany({ where: { clientId: l.clientId, action: "token.failed" } })).map((e) => e.ip);
   expect(ips).toContain("198.51.100.9");
   expect(ips).not.toContain("198.51.100.10");
@@ -180,7 +199,10 @@ test("SIGTERM finishes the requests in flight, writes their audit events, and ex
     fetch(`${c.url}/auth/web3/submit_challenge`, {
       method: "POST",
       body: new URLSearchParams({ client_id: l.clientId, state, grant_type: "authorization_code", domain: l.domain, signature }),
-    }).then((r) => r.status, (error: Error) => `failed: ${error.message}`),
+    }).then(
+      (r) => r.status,
+      (error: Error) => `failed: ${error.message}`,
+    ),
   );
   await new Promise((resolve) => setTimeout(resolve, 50)); // the requests are on the wire
   c.process.kill("SIGTERM");
@@ -190,5 +212,10 @@ test("SIGTERM finishes the requests in flight, writes their audit events, and ex
   // Every token issued before the exit is in the audit log: the buffer was written on the way out.
   expect(await db.auditEvent.count({ where: { clientId: l.clientId, action: "token.issued" } })).toBe(20);
   // And it no longer accepts connections.
-  expect(await fetch(`${c.url}/healthz/live`).then(() => "answered", () => "refused")).toBe("refused");
+  expect(
+    await fetch(`${c.url}/healthz/live`).then(
+      () => "answered",
+      () => "refused",
+    ),
+  ).toBe("refused");
 });

@@ -17,7 +17,9 @@ import { upstreams } from "./support/upstream";
 
 const { store, db, app } = hostedLoginSetup();
 
-test("a new user creates a passkey and gets an account; the passkey signs in again (sub, provider_id, amr say passkey)", async ({ page }) => {
+test("a new user creates a passkey and gets an account; the passkey signs in again (sub, provider_id, amr say passkey)", async ({
+  page,
+}) => {
   const client = await registerClient(store, app, "Acme Fleet");
   const authenticator = await addVirtualAuthenticator(page);
   await page.goto(authorizeUrl(app, { client_id: client.id, state: "st-new", nonce: "n-new" }));
@@ -32,7 +34,9 @@ test("a new user creates a passkey and gets an account; the passkey signs in aga
   // The authenticator holds one discoverable passkey for Keyfob's RP ID (ISSUER_URL's host).
   const [credential] = await authenticator.credentials();
   expect(credential).toMatchObject({ isResidentCredential: true, rpId: new URL(baseURL).hostname });
-  const stored = await db.passkeyCredential.findUniqueOrThrow({ where: { id: credential.credentialId.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_") } });
+  const stored = await db.passkeyCredential.findUniqueOrThrow({
+    where: { id: credential.credentialId.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_") },
+  });
   expect(stored.accountId).toBe(claims.ethereum_address);
   // Its user.id: the UTF-8 bytes of the stored user handle, the bytes SimpleWebAuthn 9 gave passkeys.
   expect(Buffer.from(credential.userHandle!, "base64").toString("utf8")).toBe(stored.userHandle);
@@ -82,7 +86,9 @@ test("a replayed or a tampered assertion is refused, with focus on the message; 
   await setMode("none");
   await problem.getByRole("button", { name: "Try again" }).click();
   expect((await backAtApplication(page, app)).get("state")).toBe("st-replay");
-  const refusals = await db.auditEvent.count({ where: { clientId: client.id, action: "login.failed", detail: { startsWith: "passkey:" } } });
+  const refusals = await db.auditEvent.count({
+    where: { clientId: client.id, action: "login.failed", detail: { startsWith: "passkey:" } },
+  });
   expect(refusals).toBeGreaterThanOrEqual(2);
 });
 

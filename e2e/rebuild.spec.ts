@@ -17,7 +17,8 @@ import { type Instance, ready, startInstance } from "./support/instances";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** Not copied: what the run writes, what is hard-linked instead, the build caches (a cold rebuild) and who uses which build. */
-const LEFT_OUT = /^(\.git|\.data|node_modules|test-results|playwright-report|e2e\/artifacts|\.next\/instances|\.next\/builds\/[^/]+\/cache)$/;
+const LEFT_OUT =
+  /^(\.git|\.data|node_modules|test-results|playwright-report|e2e\/artifacts|\.next\/instances|\.next\/builds\/[^/]+\/cache)$/;
 /** Pages (each loaded lazily by the server on its first request) and protocol endpoints. */
 const PAGES = ["/", "/admin/login", "/admin/signed-out", "/admin/forbidden", "/admin/signin-failed", "/auth/error"];
 const PROTOCOL = ["/.well-known/openid-configuration", "/keys", "/healthz/ready"];
@@ -34,7 +35,9 @@ test.afterAll(() => {
 async function failures(instance: Instance, page: string): Promise<string[]> {
   const failed: string[] = [];
   const get = async (route: string, init?: RequestInit) => {
-    const response = await fetch(`${instance.url}${route}`, { ...init, redirect: "manual", signal: AbortSignal.timeout(30_000) }).catch((error: Error) => error);
+    const response = await fetch(`${instance.url}${route}`, { ...init, redirect: "manual", signal: AbortSignal.timeout(30_000) }).catch(
+      (error: Error) => error,
+    );
     if (response instanceof Error) failed.push(`${route}: ${response.message}`);
     else if (response.status >= 500) failed.push(`${route}: ${response.status}`);
     return response instanceof Error ? undefined : response;
@@ -45,7 +48,10 @@ async function failures(instance: Instance, page: string): Promise<string[]> {
     if (response && response.status !== 200) failed.push(`${script} (of ${page}): ${response.status}`);
   }
   for (const route of PROTOCOL) await get(route);
-  await get("/token", { method: "POST", body: new URLSearchParams({ grant_type: "authorization_code", client_id: "unknown", code: "unknown" }) });
+  await get("/token", {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "authorization_code", client_id: "unknown", code: "unknown" }),
+  });
   return failed;
 }
 

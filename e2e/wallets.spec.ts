@@ -69,7 +69,15 @@ test.describe("browser wallets (EIP-6963)", () => {
       const announce = () =>
         window.dispatchEvent(
           new CustomEvent("eip6963:announceProvider", {
-            detail: Object.freeze({ info: { uuid: "00000000-0000-4000-8000-0000000000aa", name: "Plain Wallet", icon: "data:image/svg+xml,%3Csvg%20xmlns%3D%22http%3A%2F%2Fwww.w3.org%2F2000%2Fsvg%22%2F%3E", rdns: "com.example.plain" }, provider: (window as unknown as { ethereum: unknown }).ethereum }),
+            detail: Object.freeze({
+              info: {
+                uuid: "00000000-0000-4000-8000-0000000000aa",
+                name: "Plain Wallet",
+                icon: "data:image/svg+xml,%3Csvg%20xmlns%3D%22http%3A%2F%2Fwww.w3.org%2F2000%2Fsvg%22%2F%3E",
+                rdns: "com.example.plain",
+              },
+              provider: (window as unknown as { ethereum: unknown }).ethereum,
+            }),
           }),
         );
       window.addEventListener("eip6963:requestProvider", announce);
@@ -137,7 +145,9 @@ test.describe("WalletConnect, up to the relay", () => {
     await expect(page.getByRole("button", { name: "Continue with a wallet" })).not.toHaveAttribute("aria-expanded", /.*/);
   });
 
-  test("offered beside a browser wallet: the dialog shows the pairing URI as a QR code and a link; Cancel returns to the page", async ({ page }) => {
+  test("offered beside a browser wallet: the dialog shows the pairing URI as a QR code and a link; Cancel returns to the page", async ({
+    page,
+  }) => {
     const client = await registerClient(store, app, "Acme Fleet");
     const errors: string[] = [];
     const blocked: string[] = [];

@@ -42,7 +42,8 @@ export class AuditLog {
   /** Queues a protocol event. */
   record(entry: AuditEntry): void {
     if (this.queue.length >= this.capacity) {
-      if (this.overflowed++ === 0) log.error("audit queue full: dropping new events until the database takes the queued ones", { capacity: this.capacity });
+      if (this.overflowed++ === 0)
+        log.error("audit queue full: dropping new events until the database takes the queued ones", { capacity: this.capacity });
       auditEventsDropped.inc({ reason: "overflow" });
       return;
     }
@@ -125,7 +126,8 @@ export class AuditLog {
   }
 
   private retryLater(error: unknown) {
-    if (this.failures++ === 0) log.warn("audit events could not be written; retrying", { queued: this.queue.length, error: String(error).slice(0, 200) });
+    if (this.failures++ === 0)
+      log.warn("audit events could not be written; retrying", { queued: this.queue.length, error: String(error).slice(0, 200) });
     clearTimeout(this.timer);
     this.timer = undefined;
     this.schedule(Math.min(this.flushMs * 2 ** this.failures, MAX_RETRY_MS));

@@ -66,7 +66,9 @@ function comment(text: string): string[] {
 
 export function envExample(): string {
   const lines = comment(
-    plain("Keyfob configuration. Every variable is optional for local development; `npm start` reads the environment and a .env file in the project folder (copy this one, or use your process manager's env file). Made by npm run docs:config from the table in lib/config.ts: change it there."),
+    plain(
+      "Keyfob configuration. Every variable is optional for local development; `npm start` reads the environment and a .env file in the project folder (copy this one, or use your process manager's env file). Made by npm run docs:config from the table in lib/config.ts: change it there.",
+    ),
   );
   lines.push("#", ...comment(plain(configFormats)));
   for (const [group, intro, settings] of byGroup()) {

@@ -18,8 +18,20 @@ describe("loadConfig", () => {
   });
 
   it("reads durations with units and strips the issuer's trailing slash", () => {
-    const config = loadConfig({ ACCESS_TOKEN_TTL: "3600", CHALLENGE_TTL: "5m", KEY_ROTATION_PERIOD: "7d", KEY_PUBLISH_LEAD: "12h", ISSUER_URL: "https://auth.example.com/" });
-    expect(config).toMatchObject({ accessTokenTtl: 3600, challengeTtl: 300, keyRotationPeriod: 604800, keyPublishLead: 43200, issuerUrl: "https://auth.example.com" });
+    const config = loadConfig({
+      ACCESS_TOKEN_TTL: "3600",
+      CHALLENGE_TTL: "5m",
+      KEY_ROTATION_PERIOD: "7d",
+      KEY_PUBLISH_LEAD: "12h",
+      ISSUER_URL: "https://auth.example.com/",
+    });
+    expect(config).toMatchObject({
+      accessTokenTtl: 3600,
+      challengeTtl: 300,
+      keyRotationPeriod: 604800,
+      keyPublishLead: 43200,
+      issuerUrl: "https://auth.example.com",
+    });
   });
 
   it("names every invalid variable at once", () => {

@@ -29,16 +29,14 @@ const positiveInt = z.string().transform((value, ctx) => {
   return n;
 });
 
-const httpUrl = z
-  .string()
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === "http:" || url.protocol === "https:") && !url.search && !url.hash;
-    } catch {
-      return false;
-    }
-  }, "expected an http(s) URL without query or fragment");
+const httpUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
+}, "expected an http(s) URL without query or fragment");
 
 /**
  * A URL Keyfob trusts for identities (its own issuer, the upstream providers, the chain RPC): https,
@@ -65,7 +63,6 @@ const rateLimit = z.string().transform((value, ctx): RateLimit => {
 });
 
 const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, "expected a postgresql:// connection URL");
-
 
 const bool = z.enum(["true", "false"], "expected true or false").transform((value) => value === "true");
 
@@ -148,10 +145,11 @@ export class Setting<T = unknown, Optional extends boolean = boolean> {
     spec: SettingSpec<T>,
   ) {
     ({ group: this.group, default: this.default, shown: this.shown, example: this.example, doc: this.doc } = spec);
-    this.schema =
-      (spec.default === undefined
+    this.schema = (
+      spec.default === undefined
         ? z.preprocess((value) => (value === "" ? undefined : value), spec.type.optional())
-        : spec.type.prefault(spec.default)) as this["schema"];
+        : spec.type.prefault(spec.default)
+    ) as this["schema"];
   }
 }
 
@@ -182,7 +180,13 @@ type Shape<Node> =
         >;
 
 type IsOptional<Node> =
-  Node extends Setting<unknown, infer Optional> ? Optional : Node extends Combined<infer _Parts, infer T> ? undefined extends T ? true : false : false;
+  Node extends Setting<unknown, infer Optional>
+    ? Optional
+    : Node extends Combined<infer _Parts, infer T>
+      ? undefined extends T
+        ? true
+        : false
+      : false;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -224,7 +228,13 @@ const table = {
     doc: "Public URL: the tokens' `iss` and the challenge's `URI`. https (http only on localhost); no trailing slash (one is removed). Its host name is also the passkeys' RP ID: passkeys made under one `ISSUER_URL` do not work under another.",
   }),
   port: setting("PORT", { group: "Server", type: positiveInt, default: "3000", doc: "HTTP port." }),
-  host: setting("HOST", { group: "Server", type: z.string(), shown: "all interfaces", example: "127.0.0.1", doc: "Interface to listen on." }),
+  host: setting("HOST", {
+    group: "Server",
+    type: z.string(),
+    shown: "all interfaces",
+    example: "127.0.0.1",
+    doc: "Interface to listen on.",
+  }),
   trustProxy: setting("TRUSTED_PROXIES", {
     group: "Server",
     type: trustedProxies,
@@ -290,7 +300,12 @@ const table = {
     doc: "Port of the embedded PostgreSQL (localhost only).",
   }),
 
-  chainId: setting("CHAIN_ID", { group: "Sign-in", type: positiveInt, default: "1", doc: "Chain ID written in challenges and used for contract signatures." }),
+  chainId: setting("CHAIN_ID", {
+    group: "Sign-in",
+    type: positiveInt,
+    default: "1",
+    doc: "Chain ID written in challenges and used for contract signatures.",
+  }),
   rpcUrls: setting("RPC_URL", {
     group: "Sign-in",
     type: rpcUrls,
@@ -318,7 +333,11 @@ const table = {
         type: z.string(),
         doc: "Google login on `/auth`, shown only when `GOOGLE_CLIENT_SECRET` is set too. Redirect URI at Google: `<ISSUER_URL>/api/auth/callback/google`.",
       }),
-      clientSecret: setting("GOOGLE_CLIENT_SECRET", { group: "Sign-in", type: z.string(), doc: "The client secret of `GOOGLE_CLIENT_ID`." }),
+      clientSecret: setting("GOOGLE_CLIENT_SECRET", {
+        group: "Sign-in",
+        type: z.string(),
+        doc: "The client secret of `GOOGLE_CLIENT_ID`.",
+      }),
       issuer: setting("GOOGLE_ISSUER", {
         group: "Sign-in",
         type: issuerUrl,
@@ -335,7 +354,11 @@ const table = {
         type: z.string(),
         doc: "Sign in with Apple, shown only when `APPLE_CLIENT_SECRET` is set too. Callback: `<ISSUER_URL>/api/auth/callback/apple`.",
       }),
-      clientSecret: setting("APPLE_CLIENT_SECRET", { group: "Sign-in", type: z.string(), doc: "Apple's client-secret JWT for `APPLE_CLIENT_ID`." }),
+      clientSecret: setting("APPLE_CLIENT_SECRET", {
+        group: "Sign-in",
+        type: z.string(),
+        doc: "Apple's client-secret JWT for `APPLE_CLIENT_ID`.",
+      }),
       issuer: setting("APPLE_ISSUER", {
         group: "Sign-in",
         type: issuerUrl,
@@ -351,7 +374,12 @@ const table = {
     default: "3d",
     doc: "A login session ends this long after its last use. Ended and revoked sessions (with their IP address and user agent) are deleted a day later.",
   }),
-  sessionMaxAge: setting("SESSION_MAX_AGE", { group: "Sign-in", type: duration, default: "30d", doc: "A login session ends this long after the login at the latest." }),
+  sessionMaxAge: setting("SESSION_MAX_AGE", {
+    group: "Sign-in",
+    type: duration,
+    default: "30d",
+    doc: "A login session ends this long after the login at the latest.",
+  }),
 
   secret: setting("KEYFOB_SECRET", {
     group: "Tokens and keys",
@@ -374,7 +402,12 @@ const table = {
     default: "1d",
     doc: "How long a new key is published before it signs (at least 10 min, more than JWKS caching; less than `KEY_ROTATION_PERIOD`).",
   }),
-  accessTokenTtl: setting("ACCESS_TOKEN_TTL", { group: "Tokens and keys", type: duration, default: "14d", doc: "Token lifetime (`expires_in`)." }),
+  accessTokenTtl: setting("ACCESS_TOKEN_TTL", {
+    group: "Tokens and keys",
+    type: duration,
+    default: "14d",
+    doc: "Token lifetime (`expires_in`).",
+  }),
   idTokenTtl: setting("ID_TOKEN_TTL", {
     group: "Tokens and keys",
     type: duration,
@@ -388,7 +421,12 @@ const table = {
     default: "60s",
     doc: "Lifetime of a Flow B authorization code.",
   }),
-  refreshTokenIdleTtl: setting("REFRESH_TOKEN_IDLE_TTL", { group: "Tokens and keys", type: duration, default: "30d", doc: "A refresh token ends this long unused." }),
+  refreshTokenIdleTtl: setting("REFRESH_TOKEN_IDLE_TTL", {
+    group: "Tokens and keys",
+    type: duration,
+    default: "30d",
+    doc: "A refresh token ends this long unused.",
+  }),
   refreshTokenMaxAge: setting("REFRESH_TOKEN_MAX_AGE", {
     group: "Tokens and keys",
     type: duration,
@@ -430,7 +468,12 @@ const table = {
       default: "6000/1m",
       doc: "Requests of a client that authenticates with its secret (`/token`, `/token/revoke`, `/token/introspect`), from any address.",
     }),
-    adminSignIn: setting("RATE_LIMIT_ADMIN_SIGNIN", { group: "Limits", type: rateLimit, default: "30/1m", doc: "Admin sign-in steps per address." }),
+    adminSignIn: setting("RATE_LIMIT_ADMIN_SIGNIN", {
+      group: "Limits",
+      type: rateLimit,
+      default: "30/1m",
+      doc: "Admin sign-in steps per address.",
+    }),
   },
   pendingCaps: {
     challengesPerIp: setting("PENDING_CHALLENGES_PER_IP", {
@@ -457,7 +500,12 @@ const table = {
       default: "200000",
       doc: "Unused Flow A challenges kept in all (about 1 KB each): every 10 minutes the oldest beyond it are deleted.",
     }),
-    loginsPerIp: setting("PENDING_LOGINS_PER_IP", { group: "Limits", type: positiveInt, default: "200", doc: "Unfinished hosted logins one address may hold." }),
+    loginsPerIp: setting("PENDING_LOGINS_PER_IP", {
+      group: "Limits",
+      type: positiveInt,
+      default: "200",
+      doc: "Unfinished hosted logins one address may hold.",
+    }),
   },
 
   metricsPort: setting("METRICS_PORT", {
@@ -471,8 +519,18 @@ const table = {
     type: z.string().min(16, "must be at least 16 characters"),
     doc: "Serves `GET /metrics` on the main port to this bearer token (16+ characters). Neither set: no metrics.",
   }),
-  shutdownTimeout: setting("SHUTDOWN_TIMEOUT", { group: "Operations", type: duration, default: "10s", doc: "How long in-flight requests get after SIGTERM." }),
-  auditRetention: setting("AUDIT_RETENTION", { group: "Operations", type: duration, default: "365d", doc: "How long audit events are kept." }),
+  shutdownTimeout: setting("SHUTDOWN_TIMEOUT", {
+    group: "Operations",
+    type: duration,
+    default: "10s",
+    doc: "How long in-flight requests get after SIGTERM.",
+  }),
+  auditRetention: setting("AUDIT_RETENTION", {
+    group: "Operations",
+    type: duration,
+    default: "365d",
+    doc: "How long audit events are kept.",
+  }),
 } satisfies Table;
 
 /** Every setting, in the table's order. */

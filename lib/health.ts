@@ -14,7 +14,10 @@ export async function readiness(keyfob: Keyfob, shuttingDown: boolean): Promise<
     withTimeout(keyfob.store.ping(), DATABASE_CHECK_MS).then(ok, failed),
     withTimeout(keyfob.keys.signingKey(), DATABASE_CHECK_MS).then(ok, failed),
   ]);
-  return { ready: database === "ok" && signingKeys === "ok" && !shuttingDown, checks: { database, signing_keys: signingKeys, shutting_down: shuttingDown } };
+  return {
+    ready: database === "ok" && signingKeys === "ok" && !shuttingDown,
+    checks: { database, signing_keys: signingKeys, shutting_down: shuttingDown },
+  };
 }
 
 const ok = () => "ok" as const;

@@ -22,7 +22,11 @@ export type SweepSettings = Pick<Config, "auditRetention" | "pendingCaps" | "ses
  * recognised as reuse. Unused challenges beyond the newest PENDING_CHALLENGES_TOTAL go too: the
  * per-caller cap bounds each caller, this bounds how many callers together can leave.
  */
-export function sweepExpired(store: Store, { auditRetention, pendingCaps, sessionIdleTtl }: SweepSettings, now = new Date()): Promise<number> {
+export function sweepExpired(
+  store: Store,
+  { auditRetention, pendingCaps, sessionIdleTtl }: SweepSettings,
+  now = new Date(),
+): Promise<number> {
   const cutoff = new Date(now.getTime() - RETENTION_MS);
   return store.sweep({
     now,

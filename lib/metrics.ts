@@ -17,11 +17,20 @@ function histogram<L extends string>(name: string, help: string, labelNames: rea
   return (register.getSingleMetric(name) as Histogram<L>) ?? new client.Histogram({ name, help, labelNames, buckets });
 }
 
-function gauge<L extends string>(name: string, help: string, labelNames: readonly L[], collect: (this: Gauge<L>) => Promise<void> | void): Gauge<L> {
+function gauge<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  collect: (this: Gauge<L>) => Promise<void> | void,
+): Gauge<L> {
   return (register.getSingleMetric(name) as Gauge<L>) ?? new client.Gauge({ name, help, labelNames, collect });
 }
 
-export const requests = counter("keyfob_requests_total", "Requests to protocol endpoints, by endpoint and outcome (success or the OAuth error code).", ["endpoint", "outcome"]);
+export const requests = counter(
+  "keyfob_requests_total",
+  "Requests to protocol endpoints, by endpoint and outcome (success or the OAuth error code).",
+  ["endpoint", "outcome"],
+);
 
 export const requestDuration = histogram(
   "keyfob_request_duration_seconds",
@@ -30,7 +39,11 @@ export const requestDuration = histogram(
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 );
 
-export const tokensIssued = counter("keyfob_tokens_issued_total", "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials) and connector.", ["flow", "connector"]);
+export const tokensIssued = counter(
+  "keyfob_tokens_issued_total",
+  "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials) and connector.",
+  ["flow", "connector"],
+);
 
 export const auditEventsDropped = counter(
   "keyfob_audit_events_dropped_total",
@@ -44,9 +57,16 @@ export const signatureChecks = counter(
   ["kind", "result"],
 );
 
-export const chainRpcFailures = counter("keyfob_chain_rpc_failures_total", "Chain RPC calls that failed without an answer from the contract (network, timeout, HTTP or JSON-RPC errors).", []);
+export const chainRpcFailures = counter(
+  "keyfob_chain_rpc_failures_total",
+  "Chain RPC calls that failed without an answer from the contract (network, timeout, HTTP or JSON-RPC errors).",
+  [],
+);
 
-export const rateLimited = counter("keyfob_rate_limited_total", "Requests refused by a rate limit or a cap, by endpoint and limit.", ["endpoint", "limit"]);
+export const rateLimited = counter("keyfob_rate_limited_total", "Requests refused by a rate limit or a cap, by endpoint and limit.", [
+  "endpoint",
+  "limit",
+]);
 
 /**
  * What a scrape reads of the runtime's Keyfob (lib/runtime.ts), if one was built in this process.
@@ -55,21 +75,32 @@ export const rateLimited = counter("keyfob_rate_limited_total", "Requests refuse
 type Scraped = { store: Pick<Store, "poolStats">; keys: Pick<KeyStore, "schedule"> };
 const current = () => (globalThis as { keyfob?: Scraped }).keyfob;
 
-gauge("keyfob_db_pool_connections", "Database connections of this instance's pool, by state (total, idle, waiting requests).", ["state"], function () {
-  const pool = current()?.store.poolStats();
-  if (!pool) return;
-  this.set({ state: "total" }, pool.total);
-  this.set({ state: "idle" }, pool.idle);
-  this.set({ state: "waiting" }, pool.waiting);
-});
+gauge(
+  "keyfob_db_pool_connections",
+  "Database connections of this instance's pool, by state (total, idle, waiting requests).",
+  ["state"],
+  function () {
+    const pool = current()?.store.poolStats();
+    if (!pool) return;
+    this.set({ state: "total" }, pool.total);
+    this.set({ state: "idle" }, pool.idle);
+    this.set({ state: "waiting" }, pool.waiting);
+  },
+);
 
-gauge("keyfob_signing_key_age_seconds", "Age of each published signing key since it started (or will start) signing, by status.", ["kid", "status"], async function () {
-  const keys = current()?.keys;
-  if (!keys) return;
-  this.reset();
-  const now = Date.now();
-  for (const key of await keys.schedule()) this.set({ kid: key.kid, status: key.status }, Math.round((now - key.activatesAt.getTime()) / 1000));
-});
+gauge(
+  "keyfob_signing_key_age_seconds",
+  "Age of each published signing key since it started (or will start) signing, by status.",
+  ["kid", "status"],
+  async function () {
+    const keys = current()?.keys;
+    if (!keys) return;
+    this.reset();
+    const now = Date.now();
+    for (const key of await keys.schedule())
+      this.set({ kid: key.kid, status: key.status }, Math.round((now - key.activatesAt.getTime()) / 1000));
+  },
+);
 
 if (!register.getSingleMetric("process_cpu_seconds_total")) client.collectDefaultMetrics();
 

@@ -27,18 +27,28 @@ export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip
  * across those endpoints), so that nobody can spend a client's budget by naming it. Throws 429 over
  * the limit, and 503 when the database cannot count.
  */
-export function limitProtocolRequest({ store, config }: Keyfob, endpoint: string, caller: { ip?: string; authenticatedClient?: string }): Promise<void> {
+export function limitProtocolRequest(
+  { store, config }: Keyfob,
+  endpoint: string,
+  caller: { ip?: string; authenticatedClient?: string },
+): Promise<void> {
   const { perIp, perClient } = config.rateLimits;
   if (caller.authenticatedClient) {
-    return perClient ? enforceRateLimit(store, endpoint, { key: `client:${caller.authenticatedClient}`, limit: perClient, name: "client" }) : Promise.resolve();
+    return perClient
+      ? enforceRateLimit(store, endpoint, { key: `client:${caller.authenticatedClient}`, limit: perClient, name: "client" })
+      : Promise.resolve();
   }
-  return caller.ip && perIp ? enforceRateLimit(store, endpoint, { key: `ip:${addressBucket(caller.ip)}`, limit: perIp, name: "ip" }) : Promise.resolve();
+  return caller.ip && perIp
+    ? enforceRateLimit(store, endpoint, { key: `ip:${addressBucket(caller.ip)}`, limit: perIp, name: "ip" })
+    : Promise.resolve();
 }
 
 /** Counts an admin sign-in step against the caller's address (RATE_LIMIT_ADMIN_SIGNIN, a budget of its own). */
 export function limitAdminSignIn({ store, config }: Keyfob, ip: string | undefined): Promise<void> {
   const limit = config.rateLimits.adminSignIn;
-  return ip && limit ? enforceRateLimit(store, "admin_signin", { key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" }) : Promise.resolve();
+  return ip && limit
+    ? enforceRateLimit(store, "admin_signin", { key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" })
+    : Promise.resolve();
 }
 
 /**
@@ -51,11 +61,15 @@ export const shardsFor = (limit: NonNullable<RateLimit>) => Math.min(MAX_SHARDS,
 
 /** Counts one hit and refuses (429, Retry-After) when it is over the limit. */
 export async function enforceRateLimit(store: Store, endpoint: string, check: LimitCheck, now = Date.now()): Promise<void> {
-  const hit = await store.limits.hit(check.key, check.limit.max, check.limit.windowSeconds, shardsFor(check.limit), now / 1000).catch((error: unknown) => {
-    // Fail closed: a request that cannot be counted is refused, whatever stopped the count.
-    log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
-    throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, { retryAfter: 5 });
-  });
+  const hit = await store.limits
+    .hit(check.key, check.limit.max, check.limit.windowSeconds, shardsFor(check.limit), now / 1000)
+    .catch((error: unknown) => {
+      // Fail closed: a request that cannot be counted is refused, whatever stopped the count.
+      log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
+      throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, {
+        retryAfter: 5,
+      });
+    });
   if (hit.allowed) return;
   rateLimited.inc({ endpoint, limit: check.name });
   const retryAfter = Math.max(1, secondsUntilAllowed(check.limit, hit.hits, hit.previousHits, now));
@@ -80,5 +94,7 @@ export function secondsUntilAllowed(limit: NonNullable<RateLimit>, hits: number,
 }
 
 export function tooManyRequests(retryAfterSeconds: number, description: string): OAuthError {
-  return new OAuthError("temporarily_unavailable", `${description}; retry after ${retryAfterSeconds} seconds`, 429, { retryAfter: retryAfterSeconds });
+  return new OAuthError("temporarily_unavailable", `${description}; retry after ${retryAfterSeconds} seconds`, 429, {
+    retryAfter: retryAfterSeconds,
+  });
 }

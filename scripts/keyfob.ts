@@ -66,7 +66,8 @@ async function act(k: Keyfob, name: AdminActionName, input: Record<string, unkno
 async function account(k: Keyfob, reference: string | undefined): Promise<string> {
   const found = await admin.resolveAccountReference(k, operator, need(reference, "account"));
   if (!found) throw new RegistryError("account", `no account matches ${reference}`);
-  if ("ambiguous" in found) throw new RegistryError("account", `several accounts have this email: ${found.ambiguous.join(", ")}; name one by id`);
+  if ("ambiguous" in found)
+    throw new RegistryError("account", `several accounts have this email: ${found.ambiguous.join(", ")}; name one by id`);
   return found.id;
 }
 
@@ -83,7 +84,11 @@ const commands: Record<string, Command> = {
       for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
       for (const o of c.allowedOrigins) console.log(`    origin        ${o.origin}`);
       for (const s of c.signers) {
-        const status = s.revokedAt ? `revoked ${s.revokedAt.toISOString()}` : s.expiresAt ? `expires ${s.expiresAt.toISOString()}` : "active";
+        const status = s.revokedAt
+          ? `revoked ${s.revokedAt.toISOString()}`
+          : s.expiresAt
+            ? `expires ${s.expiresAt.toISOString()}`
+            : "active";
         console.log(`    signer        ${s.address}  ${status}`);
       }
     }
@@ -93,9 +98,12 @@ const commands: Record<string, Command> = {
     const { clientId } = await act(k, "client.create", { id: o.id, name: o.name, logoUrl: o.logo });
     console.log(`client ${clientId} created`);
   },
-  "clients enable": (k, [id]) => act(k, "client.enable", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} enabled`)),
-  "clients disable": (k, [id]) => act(k, "client.disable", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} disabled`)),
-  "clients delete": (k, [id]) => act(k, "client.delete", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} deleted`)),
+  "clients enable": (k, [id]) =>
+    act(k, "client.enable", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} enabled`)),
+  "clients disable": (k, [id]) =>
+    act(k, "client.disable", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} disabled`)),
+  "clients delete": (k, [id]) =>
+    act(k, "client.delete", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} deleted`)),
   "clients secret": async (k, [id]) => {
     const { secret } = await act(k, "client.rotate_secret", { clientId: need(id, "client_id") });
     console.log(`client secret for ${id} (shown once, stored hashed):\n${secret}`);
@@ -114,24 +122,43 @@ const commands: Record<string, Command> = {
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
   "post-logout-uris add": (k, [id, uri]) =>
-    act(k, "post_logout_redirect_uri.add", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() => console.log(`post-logout redirect URI ${uri} added`)),
+    act(k, "post_logout_redirect_uri.add", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() =>
+      console.log(`post-logout redirect URI ${uri} added`),
+    ),
   "post-logout-uris remove": (k, [id, uri]) =>
-    act(k, "post_logout_redirect_uri.remove", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() => console.log(`post-logout redirect URI ${uri} removed`)),
+    act(k, "post_logout_redirect_uri.remove", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() =>
+      console.log(`post-logout redirect URI ${uri} removed`),
+    ),
   "origins add": (k, [id, origin]) =>
-    act(k, "allowed_origin.add", { clientId: need(id, "client_id"), origin: need(origin, "origin") }).then(() => console.log(`origin ${origin} allowed`)),
+    act(k, "allowed_origin.add", { clientId: need(id, "client_id"), origin: need(origin, "origin") }).then(() =>
+      console.log(`origin ${origin} allowed`),
+    ),
   "origins remove": (k, [id, origin]) =>
-    act(k, "allowed_origin.remove", { clientId: need(id, "client_id"), origin: need(origin, "origin") }).then(() => console.log(`origin ${origin} removed`)),
-  "redirect-uris add": (k, [id, uri]) => act(k, "redirect_uri.add", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() => console.log(`redirect URI ${uri} added`)),
+    act(k, "allowed_origin.remove", { clientId: need(id, "client_id"), origin: need(origin, "origin") }).then(() =>
+      console.log(`origin ${origin} removed`),
+    ),
+  "redirect-uris add": (k, [id, uri]) =>
+    act(k, "redirect_uri.add", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() =>
+      console.log(`redirect URI ${uri} added`),
+    ),
   "redirect-uris remove": (k, [id, uri]) =>
-    act(k, "redirect_uri.remove", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() => console.log(`redirect URI ${uri} removed`)),
+    act(k, "redirect_uri.remove", { clientId: need(id, "client_id"), uri: need(uri, "uri") }).then(() =>
+      console.log(`redirect URI ${uri} removed`),
+    ),
   "signers add": async (k, [id, address], o) => {
     const expires = o.expires ? new Date(o.expires) : undefined;
     if (expires && Number.isNaN(expires.getTime())) throw new RegistryError("expires", "--expires must be an ISO 8601 date");
-    const { signer } = (await act(k, "signer.add", { clientId: need(id, "client_id"), address: need(address, "address"), expiresAt: expires?.toISOString() })) as { signer: { address: string } };
+    const { signer } = (await act(k, "signer.add", {
+      clientId: need(id, "client_id"),
+      address: need(address, "address"),
+      expiresAt: expires?.toISOString(),
+    })) as { signer: { address: string } };
     console.log(`signer ${signer.address} enabled for ${normalizeClientId(id!)}`);
   },
   "signers revoke": (k, [id, address]) =>
-    act(k, "signer.revoke", { clientId: need(id, "client_id"), address: need(address, "address") }).then(() => console.log(`signer ${address} revoked`)),
+    act(k, "signer.revoke", { clientId: need(id, "client_id"), address: need(address, "address") }).then(() =>
+      console.log(`signer ${address} revoked`),
+    ),
   "keys list": async (k) => {
     const keys = [...(await admin.keySchedule(k, operator))].sort((a, b) => b.activatesAt.getTime() - a.activatesAt.getTime());
     for (const key of keys) console.log(`${key.kid}  ${key.status.padEnd(8)}  signs from ${key.activatesAt.toISOString()}`);
@@ -143,22 +170,34 @@ const commands: Record<string, Command> = {
   "accounts show": async (k, [reference]) => {
     const found = (await admin.getAccount(k, operator, await account(k, reference)))!;
     const at = (date: Date | null) => (date ? date.toISOString() : "-");
-    console.log(`account ${found.id}  ${found.blockedAt ? `BLOCKED since ${at(found.blockedAt)}` : "active"}  created ${at(found.createdAt)}`);
-    if (found.adminRole || found.configuredAdmin) console.log(`    admin         ${found.configuredAdmin ? "configured (ADMIN_ADDRESSES)" : `granted by ${found.adminRole!.grantedBy} on ${at(found.adminRole!.grantedAt)}`}`);
+    console.log(
+      `account ${found.id}  ${found.blockedAt ? `BLOCKED since ${at(found.blockedAt)}` : "active"}  created ${at(found.createdAt)}`,
+    );
+    if (found.adminRole || found.configuredAdmin)
+      console.log(
+        `    admin         ${found.configuredAdmin ? "configured (ADMIN_ADDRESSES)" : `granted by ${found.adminRole!.grantedBy} on ${at(found.adminRole!.grantedAt)}`}`,
+      );
     for (const i of found.identities) {
-      const who = i.provider === "web3" ? `${i.subject}${i.subject === found.id ? " (the account's own address)" : " (linked wallet)"}` : `${i.email ?? "-"}${i.email ? (i.emailVerified ? " (verified)" : " (unverified)") : ""}  subject ${i.subject}`;
+      const who =
+        i.provider === "web3"
+          ? `${i.subject}${i.subject === found.id ? " (the account's own address)" : " (linked wallet)"}`
+          : `${i.email ?? "-"}${i.email ? (i.emailVerified ? " (verified)" : " (unverified)") : ""}  subject ${i.subject}`;
       console.log(`    identity      ${i.provider.padEnd(8)} ${who}  last login ${at(i.lastLoginAt)}`);
     }
     console.log(`    tokens        ${found.holdings.accessTokens} active access tokens, ${found.holdings.refreshGrants} refresh grants`);
     if (found.sessions.length === 0) console.log("    sessions      none live");
     for (const session of found.sessions) {
-      console.log(`    session       ${session.id}  via ${session.connector}  last used ${at(session.lastSeenAt)}  ends ${at(session.expiresAt)}${session.ip ? `  from ${session.ip}` : ""}`);
+      console.log(
+        `    session       ${session.id}  via ${session.connector}  last used ${at(session.lastSeenAt)}  ends ${at(session.expiresAt)}${session.ip ? `  from ${session.ip}` : ""}`,
+      );
     }
   },
   "accounts block": async (k, [reference]) => {
     const id = await account(k, reference);
     const { revokedTokens, revokedSessions } = await act(k, "account.block", { accountId: id });
-    console.log(`account ${id} blocked: ${revokedTokens} access tokens and ${revokedSessions} sessions revoked, with its refresh tokens and codes`);
+    console.log(
+      `account ${id} blocked: ${revokedTokens} access tokens and ${revokedSessions} sessions revoked, with its refresh tokens and codes`,
+    );
   },
   "accounts unblock": async (k, [reference]) => {
     const id = await account(k, reference);
@@ -190,7 +229,8 @@ function need(value: string | undefined, name: string): string {
 
 /** Arguments reach PostgreSQL: refuse control characters (NUL is refused by the database) with a clear line. */
 function refuseControlCharacters(values: (string | undefined)[]) {
-  if (values.some((value) => value !== undefined && hasControlCharacter(value))) throw new RegistryError("arguments", "must not contain control characters");
+  if (values.some((value) => value !== undefined && hasControlCharacter(value)))
+    throw new RegistryError("arguments", "must not contain control characters");
 }
 
 async function main() {

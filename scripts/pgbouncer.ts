@@ -15,7 +15,9 @@ export function findPgbouncer(): string | undefined {
   const given = process.env.PGBOUNCER_PATH;
   if (given) {
     const file = path.resolve(given);
-    found = isExecutable(file) ? say(`pgbouncer: ${file} (PGBOUNCER_PATH)`, file) : say(`pgbouncer: PGBOUNCER_PATH is ${given}, which is not an executable file`);
+    found = isExecutable(file)
+      ? say(`pgbouncer: ${file} (PGBOUNCER_PATH)`, file)
+      : say(`pgbouncer: PGBOUNCER_PATH is ${given}, which is not an executable file`);
     return found;
   }
   const system = working(onPath("pgbouncer"));
@@ -29,7 +31,9 @@ export function findPgbouncer(): string | undefined {
     found = say(`pgbouncer: installed with ${manager} (${installed})`, installed);
     return found;
   }
-  found = say(`pgbouncer: none found and none could be installed (${failure ?? "installed, but it does not start"}); install PgBouncer or set PGBOUNCER_PATH`);
+  found = say(
+    `pgbouncer: none found and none could be installed (${failure ?? "installed, but it does not start"}); install PgBouncer or set PGBOUNCER_PATH`,
+  );
   return found;
 }
 

@@ -59,6 +59,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(error instanceof ConfigError ? error.message : `Keyfob failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    error instanceof ConfigError ? error.message : `Keyfob failed to start: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 });

@@ -38,7 +38,13 @@ const VITEST_REPORT = ".data/vitest-report.json";
 let failedTests: string[] = [];
 
 async function vitestFailures(): Promise<string[]> {
-  type Report = { testResults?: { name: string; message?: string; assertionResults?: { status: string; fullName: string; failureMessages?: string[] }[] }[] };
+  type Report = {
+    testResults?: {
+      name: string;
+      message?: string;
+      assertionResults?: { status: string; fullName: string; failureMessages?: string[] }[];
+    }[];
+  };
   const report = JSON.parse(await readFile(VITEST_REPORT, "utf8").catch(() => "{}")) as Report;
   const firstLine = (text = "") => text.split("\n")[0].slice(0, 300);
   return (report.testResults ?? []).flatMap((file) => {
@@ -82,7 +88,9 @@ async function main() {
 
   const failed = results.filter(({ code }) => code !== 0);
   const summary = [
-    ...results.map(({ name, code, seconds }) => `${name} (Node ${process.versions.node}, ${seconds} s): ${code === 0 ? "ok" : `FAILED (exit ${code})`}`),
+    ...results.map(
+      ({ name, code, seconds }) => `${name} (Node ${process.versions.node}, ${seconds} s): ${code === 0 ? "ok" : `FAILED (exit ${code})`}`,
+    ),
     ...failedTests.map((failure) => `  vitest failed: ${failure}`),
   ].join("\n");
   console.log(`\n${summary}`);

@@ -20,7 +20,9 @@ const { values } = parseArgs({
 });
 const privateKey = values["private-key"] ?? process.env.KEYFOB_PRIVATE_KEY;
 if (!values["client-id"] || !values.domain || !privateKey) {
-  console.error("usage: npm run token -- --client-id <id> --domain <redirect URI> --private-key <0x...> [--auth-url URL] [--address 0x...] [--scope 'openid email'] [--chain-id 1]");
+  console.error(
+    "usage: npm run token -- --client-id <id> --domain <redirect URI> --private-key <0x...> [--auth-url URL] [--address 0x...] [--scope 'openid email'] [--chain-id 1]",
+  );
   process.exit(2);
 }
 getToken({

@@ -20,7 +20,8 @@ import path from "node:path";
 const projectRoot = path.resolve(import.meta.dirname, "..");
 /** What Next.js compiles: these folders (tests aside), and the configuration files at the root. */
 const SOURCE_DIRS = ["app", "components", "i18n", "lib", "messages", "public"];
-const ROOT_FILES = /^(next\.config\.mjs|postcss\.config\.mjs|tsconfig\.json|package\.json|package-lock\.json|proxy\.ts|instrumentation\.ts)$/;
+const ROOT_FILES =
+  /^(next\.config\.mjs|postcss\.config\.mjs|tsconfig\.json|package\.json|package-lock\.json|proxy\.ts|instrumentation\.ts)$/;
 const BUILDS = path.join(".next", "builds");
 const FINGERPRINT = "keyfob-sources.sha256";
 /** Read by next.config.mjs: the folder `next build` writes and an instance serves, relative to the project. */
@@ -39,7 +40,11 @@ export function sourceFingerprint(root = projectRoot): string {
       if (entry.isFile() && !entry.name.endsWith(".test.ts")) files.push(path.relative(root, path.join(entry.parentPath, entry.name)));
     }
   }
-  for (const file of files.sort()) hash.update(`${file}\0`).update(readFileSync(path.join(root, file))).update("\0");
+  for (const file of files.sort())
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(path.join(root, file)))
+      .update("\0");
   return hash.digest("hex");
 }
 
@@ -112,7 +117,8 @@ function removeUnusedBuilds(root: string, previous: string): void {
     if (alive(Number(name))) keep.add(readText(file));
     else rmSync(file, { force: true });
   }
-  for (const id of readdirSync(path.join(root, BUILDS))) if (!keep.has(id)) rmSync(path.join(root, BUILDS, id), { recursive: true, force: true });
+  for (const id of readdirSync(path.join(root, BUILDS)))
+    if (!keep.has(id)) rmSync(path.join(root, BUILDS, id), { recursive: true, force: true });
 }
 
 /**
@@ -126,9 +132,11 @@ export async function build(env: NodeJS.ProcessEnv, root = projectRoot): Promise
   useBuild(root, build);
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
   const code = await new Promise<number>((resolve) =>
-    spawn(process.execPath, [nextBin, "build"], { cwd: root, stdio: "inherit", env: { ...env, NEXT_TELEMETRY_DISABLED: "1", [DIST_DIR_VARIABLE]: build } }).on("exit", (c) =>
-      resolve(c ?? 1),
-    ),
+    spawn(process.execPath, [nextBin, "build"], {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...env, NEXT_TELEMETRY_DISABLED: "1", [DIST_DIR_VARIABLE]: build },
+    }).on("exit", (c) => resolve(c ?? 1)),
   );
   if (code === 0) switchBuild(root, build, fingerprint);
   else rmSync(path.join(root, build), { recursive: true, force: true });

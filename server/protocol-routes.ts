@@ -83,7 +83,9 @@ export async function dispatch(handler: Handler, origin: string, request: Incomi
   if (method !== "GET" && method !== "HEAD") {
     ({ body, unread } = await readBody(request));
   }
-  const answer = await handler(new Request(`${origin}${request.url ?? "/"}`, { method, headers, body: body as Uint8Array<ArrayBuffer> | undefined }));
+  const answer = await handler(
+    new Request(`${origin}${request.url ?? "/"}`, { method, headers, body: body as Uint8Array<ArrayBuffer> | undefined }),
+  );
 
   const out = new Map<string, string | string[]>([["vary", NEXT_VARY]]);
   for (const [name, value] of answer.headers) {

@@ -38,7 +38,9 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
   const { default: next } = await import("next");
   const app = next({ dev: options.dev, dir: projectRoot, hostname: "localhost", port: config.port, httpServer: server });
   // Pages wait for Next.js to be prepared (about a second); the protocol endpoints do not.
-  const prepared = app.prepare().then(() => ({ next: app.getRequestHandler(), actions: loadServerActionScreen(projectRoot, origin, options.dev) }));
+  const prepared = app
+    .prepare()
+    .then(() => ({ next: app.getRequestHandler(), actions: loadServerActionScreen(projectRoot, origin, options.dev) }));
   prepared.catch(() => undefined); // reported by `await prepared` below
   const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => {
     const { next, actions } = await prepared;
@@ -60,7 +62,9 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
     const ip = clientAddress(request, config.trustProxy);
     if (ip) request.headers[CLIENT_IP_HEADER] = ip;
     const handler = protocol && protocolHandler(protocol, request);
-    (handler ? dispatch(handler, origin, request, response) : handle(request, response)).catch((error: unknown) => requestFailed(error, request, response));
+    (handler ? dispatch(handler, origin, request, response) : handle(request, response)).catch((error: unknown) =>
+      requestFailed(error, request, response),
+    );
   });
   await listen(server, config.port, config.host);
   try {

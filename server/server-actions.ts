@@ -36,14 +36,17 @@ export function loadServerActionScreen(projectRoot: string, origin: string, dev:
   let limit: string | number | undefined;
   try {
     type Files = { config: { experimental?: { serverActions?: { bodySizeLimit?: string | number } } } };
-    limit = (JSON.parse(readFileSync(path.join(dist, "required-server-files.json"), "utf8")) as Files).config.experimental?.serverActions?.bodySizeLimit;
+    limit = (JSON.parse(readFileSync(path.join(dist, "required-server-files.json"), "utf8")) as Files).config.experimental?.serverActions
+      ?.bodySizeLimit;
   } catch (error) {
     if (!dev) throw error; // `next dev` writes no such file: Next's default applies
   }
   const bytes = createRequire(import.meta.url)("next/dist/compiled/bytes") as { parse(value: string | number): number | null };
   const bodyLimit = limit === undefined ? DEFAULT_BODY_LIMIT : (bytes.parse(limit) ?? DEFAULT_BODY_LIMIT);
   if (dev) return { origin, bodyLimit };
-  const manifest = JSON.parse(readFileSync(path.join(dist, "server", "server-reference-manifest.json"), "utf8")) as Partial<Record<"node" | "edge", Record<string, unknown>>>;
+  const manifest = JSON.parse(readFileSync(path.join(dist, "server", "server-reference-manifest.json"), "utf8")) as Partial<
+    Record<"node" | "edge", Record<string, unknown>>
+  >;
   return { origin, bodyLimit, actionIds: new Set([...Object.keys(manifest.node ?? {}), ...Object.keys(manifest.edge ?? {})]) };
 }
 
@@ -55,10 +58,16 @@ export function isServerAction(request: IncomingMessage): boolean {
  * Screens a server action: answers a refusal itself and resolves undefined, or resolves the request
  * to hand to Next (a copy carrying the body read here).
  */
-export async function screenServerAction(screen: ServerActionScreen, request: IncomingMessage, response: ServerResponse): Promise<IncomingMessage | undefined> {
+export async function screenServerAction(
+  screen: ServerActionScreen,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<IncomingMessage | undefined> {
   const refuse = (status: number, reason: string, message: string, headers: Record<string, string> = {}) => {
     log.info("server action refused", { status, reason, path: request.url?.split("?")[0] });
-    response.writeHead(status, { "Content-Type": "text/plain", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers }).end(message);
+    response
+      .writeHead(status, { "Content-Type": "text/plain", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers })
+      .end(message);
     return undefined;
   };
   // Same rule as /admin/logout: a browser names the page's origin; `null` (a sandboxed frame, a
@@ -75,7 +84,9 @@ export async function screenServerAction(screen: ServerActionScreen, request: In
   if (screen.actionIds && !screen.actionIds.has(id)) {
     // Next's own answer to an id it does not know (its client router reloads the page on it).
     const known = id.length === ACTION_ID_LENGTH;
-    return refuse(known ? 409 : 400, "unknown_action", known ? "Server Action unavailable." : "Invalid Server Action request.", { "x-nextjs-action-not-found": "1" });
+    return refuse(known ? 409 : 400, "unknown_action", known ? "Server Action unavailable." : "Invalid Server Action request.", {
+      "x-nextjs-action-not-found": "1",
+    });
   }
 
   const tooLarge = () => refuse(413, "body_size", `The body exceeds ${screen.bodyLimit} bytes.`, { Connection: "close" });

@@ -27,7 +27,9 @@ it("blocks logins, sessions, codes and tokens of the account and its wallets, un
   // A code issued just before the block.
   const pending = await startAuthorization(keyfob(), authorizeQuery(app));
   if (pending.kind !== "login") throw new Error("expected the login page");
-  const pendingCode = new URL((await completeAuthorization(keyfob(), pending.interactionId, { identity })).location).searchParams.get("code")!;
+  const pendingCode = new URL((await completeAuthorization(keyfob(), pending.interactionId, { identity })).location).searchParams.get(
+    "code",
+  )!;
 
   expect(await blockAccount(other, accountId)).toEqual({ revokedTokens: 2, revokedSessions: 2 }); // the Google login's and the wallet's; two logins
   // On the other instance: tokens, sessions and the code are dead at once.

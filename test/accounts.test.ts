@@ -29,7 +29,6 @@ beforeAll(() => {
 });
 afterAll(() => adminSide.close());
 
-
 describe("finding accounts", () => {
   it("by its own address, a linked wallet's address (any case), an email (any case), or part of an id", async () => {
     const user = await activeUser();
@@ -48,7 +47,9 @@ describe("finding accounts", () => {
     expect(shown.sessions.map((s) => s.id)).toEqual([opaqueDigest(user.session.token)]);
     // Its tokens include the linked wallet's Flow A token.
     expect(shown.holdings).toEqual({ accessTokens: 2, refreshGrants: 0 });
-    expect((await listActiveTokens(adminSide, admin, { accountId: user.accountId })).items.map((t) => t.userId).sort()).toEqual([user.accountId, user.wallet.address].sort());
+    expect((await listActiveTokens(adminSide, admin, { accountId: user.accountId })).items.map((t) => t.userId).sort()).toEqual(
+      [user.accountId, user.wallet.address].sort(),
+    );
   });
 });
 
@@ -65,12 +66,22 @@ describe("blocking from the admins' instance", () => {
     expect(await findSession(keyfob(), user.session.token)).toBeUndefined();
     const again = await startAuthorization(keyfob(), authorizeQuery(user.app));
     if (again.kind !== "login") throw new Error("expected the login page");
-    await expect(completeAuthorization(keyfob(), again.interactionId, { identity: user.identity })).rejects.toMatchObject({ code: "access_denied" });
+    await expect(completeAuthorization(keyfob(), again.interactionId, { identity: user.identity })).rejects.toMatchObject({
+      code: "access_denied",
+    });
     const refused = await requestChallenge(user.license, { address: user.wallet.address });
-    await expectError(await submit(user.license, refused.state, await user.wallet.signMessage({ message: refused.challenge })), 400, "invalid_grant");
+    await expectError(
+      await submit(user.license, refused.state, await user.wallet.signMessage({ message: refused.challenge })),
+      400,
+      "invalid_grant",
+    );
 
     const event = await tables(adminSide).auditEvent.findFirstOrThrow({ where: { action: "account.blocked", accountId: user.accountId } });
-    expect(event).toMatchObject({ actor: "accounts-test", outcome: "success", detail: "blocked: false -> true; 2 access tokens and 1 sessions revoked, refresh tokens and codes with them" });
+    expect(event).toMatchObject({
+      actor: "accounts-test",
+      outcome: "success",
+      detail: "blocked: false -> true; 2 access tokens and 1 sessions revoked, refresh tokens and codes with them",
+    });
 
     expect(await runAdminAction(adminSide, admin, "account.unblock", { accountId: user.accountId })).toMatchObject({ ok: true });
     const back = await startAuthorization(keyfob(), authorizeQuery(user.app));
@@ -80,8 +91,15 @@ describe("blocking from the admins' instance", () => {
 
   it("refuses an unknown account with a field error, and audits why", async () => {
     const nobody = privateKeyToAccount(generatePrivateKey()).address;
-    expect(await runAdminAction(adminSide, admin, "account.block", { accountId: nobody })).toMatchObject({ ok: false, status: 400, fieldErrors: { accountId: `no account with id ${nobody}` } });
-    expect(await runAdminAction(adminSide, admin, "account.block", { accountId: "" })).toMatchObject({ ok: false, fieldErrors: { accountId: "required" } });
+    expect(await runAdminAction(adminSide, admin, "account.block", { accountId: nobody })).toMatchObject({
+      ok: false,
+      status: 400,
+      fieldErrors: { accountId: `no account with id ${nobody}` },
+    });
+    expect(await runAdminAction(adminSide, admin, "account.block", { accountId: "" })).toMatchObject({
+      ok: false,
+      fieldErrors: { accountId: "required" },
+    });
     const events = await tables(adminSide).auditEvent.findMany({ where: { action: "account.blocked", accountId: nobody } });
     expect(events.map((e) => [e.outcome, e.detail])).toEqual([["rejected", `accountId: no account with id ${nobody}`]]);
   });
@@ -95,10 +113,15 @@ describe("sessions and deletion", () => {
     const other = (await completeAuthorization(keyfob(), second.interactionId, { identity: user.identity })).newSession!;
     expect((await getAccount(adminSide, admin, user.accountId))!.sessions).toHaveLength(2);
 
-    expect(await runAdminAction(adminSide, admin, "session.revoke", { accountId: user.accountId, sessionId: opaqueDigest(user.session.token) })).toEqual({ ok: true, value: { revoked: 1 } });
+    expect(
+      await runAdminAction(adminSide, admin, "session.revoke", { accountId: user.accountId, sessionId: opaqueDigest(user.session.token) }),
+    ).toEqual({ ok: true, value: { revoked: 1 } });
     expect(await findSession(keyfob(), user.session.token)).toBeUndefined();
     expect(await findSession(keyfob(), other.token)).toBeDefined();
-    expect(await runAdminAction(adminSide, admin, "session.revoke", { accountId: user.accountId })).toEqual({ ok: true, value: { revoked: 1 } });
+    expect(await runAdminAction(adminSide, admin, "session.revoke", { accountId: user.accountId })).toEqual({
+      ok: true,
+      value: { revoked: 1 },
+    });
     expect(await findSession(keyfob(), other.token)).toBeUndefined();
     // Tokens are left alone by a session revocation.
     expect((await userinfo(user.tokens.access_token)).status).toBe(200);
@@ -107,7 +130,10 @@ describe("sessions and deletion", () => {
   it("deletes an account with its identities and sessions, revoking its tokens; the wallet's next login makes a new account", async () => {
     const user = await activeUser();
     await tables(adminSide).adminRole.create({ data: { accountId: user.accountId, grantedBy: "test" } });
-    expect(await runAdminAction(adminSide, admin, "account.delete", { accountId: user.accountId })).toEqual({ ok: true, value: { revokedTokens: 2, endedSessions: 1 } });
+    expect(await runAdminAction(adminSide, admin, "account.delete", { accountId: user.accountId })).toEqual({
+      ok: true,
+      value: { revokedTokens: 2, endedSessions: 1 },
+    });
     expect(await tables(adminSide).account.findUnique({ where: { id: user.accountId } })).toBeNull();
     expect(await tables(adminSide).identity.count({ where: { accountId: user.accountId } })).toBe(0);
     expect(await tables(adminSide).adminRole.findUnique({ where: { accountId: user.accountId } })).toBeNull();
@@ -117,7 +143,10 @@ describe("sessions and deletion", () => {
     await expectError(await token(user.app, { code: "x".repeat(43) }), 400, "invalid_grant");
     const event = await tables(adminSide).auditEvent.findFirstOrThrow({ where: { action: "account.deleted", accountId: user.accountId } });
     expect(event.detail).toContain(`"web3:${user.wallet.address}"`);
-    expect(await runAdminAction(adminSide, admin, "account.delete", { accountId: user.accountId })).toMatchObject({ ok: false, fieldErrors: { accountId: expect.stringMatching(/no account/) } });
+    expect(await runAdminAction(adminSide, admin, "account.delete", { accountId: user.accountId })).toMatchObject({
+      ok: false,
+      fieldErrors: { accountId: expect.stringMatching(/no account/) },
+    });
     // Not a block: the Google identity's next login gets a new account.
     expect(await resolveAccount(keyfob(), user.identity)).not.toBe(user.accountId);
   });

@@ -19,7 +19,10 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   const accountId = await resolveAccount(k, identity);
   const wallet = privateKeyToAccount(generatePrivateKey()).address;
   await linkWallet(k, accountId, wallet);
-  const [one, two] = await Promise.all([startSession(k, { accountId, identity, ip: "203.0.113.9" }), startSession(k, { accountId, identity })]);
+  const [one, two] = await Promise.all([
+    startSession(k, { accountId, identity, ip: "203.0.113.9" }),
+    startSession(k, { accountId, identity }),
+  ]);
 
   const shown = await cli("accounts", "show", identity.email!.toUpperCase());
   expect(shown).toMatchObject({ code: 0, stderr: "" });
@@ -29,17 +32,29 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   expect(shown.stdout).toContain(`session       ${opaqueDigest(one.token)}  via google`);
   expect(shown.stdout).toContain("from 203.0.113.9");
 
-  expect(await cli("sessions", "revoke", wallet.toLowerCase(), opaqueDigest(one.token))).toMatchObject({ code: 0, stdout: `session ${opaqueDigest(one.token)} of ${accountId} revoked\n` });
+  expect(await cli("sessions", "revoke", wallet.toLowerCase(), opaqueDigest(one.token))).toMatchObject({
+    code: 0,
+    stdout: `session ${opaqueDigest(one.token)} of ${accountId} revoked\n`,
+  });
   expect(await findSession(k, one.token)).toBeUndefined();
   expect(await findSession(k, two.token)).toBeDefined();
-  expect(await cli("sessions", "revoke", accountId, opaqueDigest(one.token))).toMatchObject({ code: 1, stderr: "error: sessionId: no live session of this account has this id\n" });
+  expect(await cli("sessions", "revoke", accountId, opaqueDigest(one.token))).toMatchObject({
+    code: 1,
+    stderr: "error: sessionId: no live session of this account has this id\n",
+  });
 
   const blocked = await cli("accounts", "block", accountId);
-  expect(blocked).toMatchObject({ code: 0, stdout: `account ${accountId} blocked: 0 access tokens and 1 sessions revoked, with its refresh tokens and codes\n` });
+  expect(blocked).toMatchObject({
+    code: 0,
+    stdout: `account ${accountId} blocked: 0 access tokens and 1 sessions revoked, with its refresh tokens and codes\n`,
+  });
   expect(await findSession(k, two.token)).toBeUndefined();
   expect((await cli("accounts", "show", accountId)).stdout).toMatch(/BLOCKED since/);
   expect(await cli("accounts", "unblock", accountId)).toMatchObject({ code: 0, stdout: `account ${accountId} unblocked\n` });
-  expect(await cli("accounts", "show", "nobody@example.com")).toMatchObject({ code: 1, stderr: "error: account: no account matches nobody@example.com\n" });
+  expect(await cli("accounts", "show", "nobody@example.com")).toMatchObject({
+    code: 1,
+    stderr: "error: account: no account matches nobody@example.com\n",
+  });
 
   const events = await tables(k).auditEvent.findMany({ where: { accountId }, orderBy: { id: "asc" } });
   expect(events.map((e) => [e.action, e.outcome])).toEqual([
@@ -55,9 +70,19 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
 
 it("sets the management API and its scopes, for confidential clients only", { timeout: 60_000 }, async () => {
   const id = /client (\S+) created/.exec((await cli("clients", "add", "--name", "Automation")).stdout)![1];
-  expect(await cli("clients", "set", id, "--management-api", "yes")).toMatchObject({ code: 1, stderr: "error: managementApi: only a confidential client (with a secret) may use the management API\n" });
+  expect(await cli("clients", "set", id, "--management-api", "yes")).toMatchObject({
+    code: 1,
+    stderr: "error: managementApi: only a confidential client (with a secret) may use the management API\n",
+  });
   expect((await cli("clients", "secret", id)).code).toBe(0);
-  expect((await cli("clients", "set", id, "--management-api", "yes")).stdout).toMatch(/"managementApi":true,"managementScopes":\["keyfob:admin"\]/);
-  expect((await cli("clients", "set", id, "--management-scopes", "keyfob:read,keyfob:keys")).stdout).toMatch(/"managementScopes":\["keyfob:read","keyfob:keys"\]/);
-  expect(await cli("clients", "set", id, "--management-scopes", "keyfob:root")).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: managementScopes: must be among keyfob:admin, keyfob:read/) });
+  expect((await cli("clients", "set", id, "--management-api", "yes")).stdout).toMatch(
+    /"managementApi":true,"managementScopes":\["keyfob:admin"\]/,
+  );
+  expect((await cli("clients", "set", id, "--management-scopes", "keyfob:read,keyfob:keys")).stdout).toMatch(
+    /"managementScopes":\["keyfob:read","keyfob:keys"\]/,
+  );
+  expect(await cli("clients", "set", id, "--management-scopes", "keyfob:root")).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(/^error: managementScopes: must be among keyfob:admin, keyfob:read/),
+  });
 });

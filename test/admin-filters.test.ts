@@ -39,7 +39,10 @@ beforeAll(async () => {
   const response = await tokenRoute(
     new Request(`${ISSUER}/token`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${client.id}:${secret}`).toString("base64")}` },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from(`${client.id}:${secret}`).toString("base64")}`,
+      },
       body: new URLSearchParams({ grant_type: "client_credentials" }),
     }),
   );
@@ -51,7 +54,9 @@ const handlers = { GET, DELETE } as Record<string, (request: Request) => Promise
 
 /** A request with the query string exactly as given (already percent-encoded, or deliberately not). */
 async function call(method: string, pathAndQuery: string) {
-  const response = await handlers[method](new Request(`${ISSUER}/api/admin/v1${pathAndQuery}`, { method, headers: { authorization: `Bearer ${token}` } }));
+  const response = await handlers[method](
+    new Request(`${ISSUER}/api/admin/v1${pathAndQuery}`, { method, headers: { authorization: `Bearer ${token}` } }),
+  );
   const text = await response.text();
   const json = response.headers.get("content-type")?.startsWith("application/json") && text ? JSON.parse(text) : undefined;
   return { status: response.status, json, text };
@@ -68,7 +73,13 @@ function expectDocumentedError(answer: Awaited<ReturnType<typeof call>>, context
 }
 
 /** A route's path with its parameters filled with things that exist. */
-const concrete = (path: string) => path.replace("{clientId}", enc(clientId)).replace("{accountId}", accountId).replace("{address}", accountId).replace("{kid}", "kid").replace("{sessionId}", "s");
+const concrete = (path: string) =>
+  path
+    .replace("{clientId}", enc(clientId))
+    .replace("{accountId}", accountId)
+    .replace("{address}", accountId)
+    .replace("{kid}", "kid")
+    .replace("{sessionId}", "s");
 
 describe("the brief's cases", () => {
   it.each([
@@ -137,7 +148,15 @@ describe("every query parameter of every route", () => {
   const routes = ROUTES.filter((route) => route.query);
   it("covers every route that takes a query", () => {
     expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(["GET /clients", "GET /accounts", "GET /tokens", "GET /refresh-grants", "GET /audit", "GET /audit.csv", "DELETE /clients/{clientId}/redirect-uris"]),
+      expect.arrayContaining([
+        "GET /clients",
+        "GET /accounts",
+        "GET /tokens",
+        "GET /refresh-grants",
+        "GET /audit",
+        "GET /audit.csv",
+        "DELETE /clients/{clientId}/redirect-uris",
+      ]),
     );
   });
 
@@ -155,13 +174,24 @@ describe("every query parameter of every route", () => {
           if (lenient.has(name)) {
             expect(answer.status, context).toBe(200);
           } else if (refused.has(label) || (days.has(name) && refusedDays.has(label))) {
-            expect(answer.json, context).toMatchObject({ error: "invalid_request", status: 400, field_errors: { [name]: expect.any(String) } });
+            expect(answer.json, context).toMatchObject({
+              error: "invalid_request",
+              status: 400,
+              field_errors: { [name]: expect.any(String) },
+            });
           } else if (answer.status !== 200) {
-            expect(answer.json, context).toMatchObject({ error: "invalid_request", status: 400, field_errors: { [name]: expect.any(String) } });
+            expect(answer.json, context).toMatchObject({
+              error: "invalid_request",
+              status: 400,
+              field_errors: { [name]: expect.any(String) },
+            });
           }
         }
       }
-      if (route.method === "GET") expect(seen, `${route.path} answered both`).toEqual(new Set(Object.keys(route.query!).every((n) => lenient.has(n)) ? [200] : [200, 400]));
+      if (route.method === "GET")
+        expect(seen, `${route.path} answered both`).toEqual(
+          new Set(Object.keys(route.query!).every((n) => lenient.has(n)) ? [200] : [200, 400]),
+        );
     });
   }
 });
@@ -186,8 +216,16 @@ describe("the shared parsing (lib/admin/filters.ts) the dashboard reads too", ()
   it("refuses control characters and overlong text, and names the field", () => {
     for (const c of CONTROLS) {
       expect(parseSearch(from({ q: `a${c}b` }), "q").errors).toEqual({ search: "Must not contain control characters." });
-      expect(parseHolderQuery(from({ client: `x${c}x`, account: `0x${c}1` })).errors).toEqual({ client: "Must not contain control characters.", account: "Must not contain control characters." });
-      expect(Object.keys(parseAuditQuery(from({ action: `a${c}b`, outcome: `a${c}b`, client: `a${c}b`, account: `a${c}b`, from: `a${c}b`, to: `a${c}b` })).errors).sort()).toEqual(["account", "action", "client", "from", "outcome", "to"]);
+      expect(parseHolderQuery(from({ client: `x${c}x`, account: `0x${c}1` })).errors).toEqual({
+        client: "Must not contain control characters.",
+        account: "Must not contain control characters.",
+      });
+      expect(
+        Object.keys(
+          parseAuditQuery(from({ action: `a${c}b`, outcome: `a${c}b`, client: `a${c}b`, account: `a${c}b`, from: `a${c}b`, to: `a${c}b` }))
+            .errors,
+        ).sort(),
+      ).toEqual(["account", "action", "client", "from", "outcome", "to"]);
     }
     expect(parseSearch(from({ search: "x".repeat(201) })).errors.search).toBe("Must be at most 200 characters.");
     // Whitespace around the text is trimmed, as a form's is.
@@ -200,7 +238,8 @@ describe("the shared parsing (lib/admin/filters.ts) the dashboard reads too", ()
     expect(parseDay("0001-01-01")).toEqual({ day: new Date("0001-01-01T00:00:00Z") });
     expect(parseDay("0099-03-01")).toEqual({ day: new Date("0099-03-01T00:00:00Z") });
     expect(parseDay("9999-12-31")).toEqual({ day: new Date("9999-12-31T00:00:00Z") });
-    for (const bad of ["10000-01-01", "+010000-01-01", "2026-02-30", "2026-13-01", "2026-1-01", "", "1e400"]) expect(parseDay(bad)).toEqual({ error: "Must be a date (YYYY-MM-DD)." });
+    for (const bad of ["10000-01-01", "+010000-01-01", "2026-02-30", "2026-13-01", "2026-1-01", "", "1e400"])
+      expect(parseDay(bad)).toEqual({ error: "Must be a date (YYYY-MM-DD)." });
     // The last day has no next day to end at: the filter then has no end.
     expect(parseAuditQuery(from({ to: "9999-12-31" })).filter.to).toBeUndefined();
     expect(parseAuditQuery(from({ to: "2026-02-01" })).filter.to).toEqual(new Date("2026-02-02T00:00:00Z"));

@@ -35,7 +35,11 @@ afterAll(async () => {
   await b.close();
 });
 
-const wallet = (address: string = privateKeyToAccount(generatePrivateKey()).address): LoginIdentity => ({ provider: "web3", subject: address, emailVerified: false });
+const wallet = (address: string = privateKeyToAccount(generatePrivateKey()).address): LoginIdentity => ({
+  provider: "web3",
+  subject: address,
+  emailVerified: false,
+});
 
 /** Signs in on `k` through the admin client's code flow; the dashboard session's token and the login session's. */
 async function signIn(k: Keyfob, identity: LoginIdentity) {
@@ -56,7 +60,10 @@ async function grantedAdmin() {
 }
 
 const signedOut = async (k: Keyfob, token: string) => {
-  const refusal = await requireAdmin(k, token).then(() => undefined, (error: unknown) => error);
+  const refusal = await requireAdmin(k, token).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   return refusal instanceof AdminAccessError && refusal.reason === "signed-out";
 };
 
@@ -154,7 +161,10 @@ describe("what a dashboard session is", () => {
     asked.delete("max_age");
     const crafted = await startAuthorization(a, new URLSearchParams({ ...Object.fromEntries(asked), prompt: "none" }), { session });
     if (crafted.kind !== "redirect") throw new Error("expected a redirect with a code");
-    await expect(finishAdminLogin(a, cookie, new URL(crafted.location).searchParams)).rejects.toMatchObject({ code: "invalid_grant", message: "the dashboard needs a new login" });
+    await expect(finishAdminLogin(a, cookie, new URL(crafted.location).searchParams)).rejects.toMatchObject({
+      code: "invalid_grant",
+      message: "the dashboard needs a new login",
+    });
   });
 
   it("held in a __Host- cookie (Secure, Path=/) when the issuer is https", () => {

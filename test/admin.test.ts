@@ -21,7 +21,10 @@ const bootstrapWallet = privateKeyToAccount(generatePrivateKey()).address;
 let k: Keyfob;
 
 beforeAll(() => {
-  k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrapWallet.toLowerCase(), ADMIN_EMAILS: "Boss@Example.com" }), sharedKeyfob().store);
+  k = createKeyfob(
+    loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrapWallet.toLowerCase(), ADMIN_EMAILS: "Boss@Example.com" }),
+    sharedKeyfob().store,
+  );
 });
 
 /** Signs in through the admin client's code flow (hosted login → code → PKCE exchange) and returns the session token. */
@@ -36,7 +39,12 @@ async function signIn(identity: LoginIdentity): Promise<string> {
 }
 
 const wallet = (address: string): LoginIdentity => ({ provider: "web3", subject: address, emailVerified: false });
-const googleUser = (email: string, emailVerified = true): LoginIdentity => ({ provider: "google", subject: `g-${email}-${emailVerified}`, email, emailVerified });
+const googleUser = (email: string, emailVerified = true): LoginIdentity => ({
+  provider: "google",
+  subject: `g-${email}-${emailVerified}`,
+  email,
+  emailVerified,
+});
 
 /** Valid input for each action, against `clientId` (which exists). */
 function sampleInput(name: AdminActionName, clientId: string): Record<string, unknown> {
@@ -96,7 +104,10 @@ describe("authorization of every dashboard change", () => {
       const { clientId } = await seededClient();
       const before = await snapshot(clientId);
       expect(await performAdminAction(k, undefined, name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 401 });
-      expect(await performAdminAction(k, "forged.session.token", name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 401 });
+      expect(await performAdminAction(k, "forged.session.token", name, sampleInput(name, clientId))).toMatchObject({
+        ok: false,
+        status: 401,
+      });
       expect(await performAdminAction(k, nonAdmin, name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 403 });
       expect(await snapshot(clientId)).toEqual(before);
     });
@@ -128,9 +139,18 @@ describe("authorization of every dashboard change", () => {
       status: 400,
       fieldErrors: { uri: expect.stringMatching(/http is allowed only on localhost/) },
     });
-    expect(await performAdminAction(k, admin, "client.create", { name: "" })).toMatchObject({ ok: false, fieldErrors: { name: "required" } });
-    expect(await performAdminAction(k, admin, "signer.add", { clientId, address: "0x123" })).toMatchObject({ ok: false, fieldErrors: { address: expect.any(String) } });
-    expect(await performAdminAction(k, admin, "client.create", { id: clientId, name: "Again" })).toMatchObject({ ok: false, fieldErrors: { id: expect.stringMatching(/already exists/) } });
+    expect(await performAdminAction(k, admin, "client.create", { name: "" })).toMatchObject({
+      ok: false,
+      fieldErrors: { name: "required" },
+    });
+    expect(await performAdminAction(k, admin, "signer.add", { clientId, address: "0x123" })).toMatchObject({
+      ok: false,
+      fieldErrors: { address: expect.any(String) },
+    });
+    expect(await performAdminAction(k, admin, "client.create", { id: clientId, name: "Again" })).toMatchObject({
+      ok: false,
+      fieldErrors: { id: expect.stringMatching(/already exists/) },
+    });
     const secret = await performAdminAction(k, admin, "client.rotate_secret", { clientId });
     expect(secret.ok && secret.value.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
@@ -158,7 +178,9 @@ describe("authorization of every dashboard change", () => {
 
   it("admits verified allowlisted emails, not unverified ones, and roles granted in the dashboard until revoked", async () => {
     expect(await performAdminAction(k, await signIn(googleUser("boss@example.com")), "key.rotate", {})).toMatchObject({ ok: true });
-    expect(await performAdminAction(k, await signIn(googleUser("boss@example.com", false)), "key.rotate", {})).toMatchObject({ status: 403 });
+    expect(await performAdminAction(k, await signIn(googleUser("boss@example.com", false)), "key.rotate", {})).toMatchObject({
+      status: 403,
+    });
 
     const helper = privateKeyToAccount(generatePrivateKey()).address;
     const helperSession = await signIn(wallet(helper));

@@ -23,21 +23,46 @@ it("records every issuance with the endpoint, the caller's address, the client a
   const db = tables(keyfob());
   const ip = "192.0.2.7";
   const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-    (path === "/token" ? tokenRoute : submitChallengeRoute)(new Request(`${ISSUER}${path}`, { method: "POST", headers: { ...FORM, [CLIENT_IP_HEADER]: ip, ...headers }, body: new URLSearchParams(form) }));
+    (path === "/token" ? tokenRoute : submitChallengeRoute)(
+      new Request(`${ISSUER}${path}`, {
+        method: "POST",
+        headers: { ...FORM, [CLIENT_IP_HEADER]: ip, ...headers },
+        body: new URLSearchParams(form),
+      }),
+    );
   const issued = async (clientId: string) =>
-    (await db.auditEvent.findMany({ where: { clientId, action: "token.issued" }, orderBy: { id: "asc" } })).map((e) => [e.outcome, e.detail, e.ip, e.accountId]);
+    (await db.auditEvent.findMany({ where: { clientId, action: "token.issued" }, orderBy: { id: "asc" } })).map((e) => [
+      e.outcome,
+      e.detail,
+      e.ip,
+      e.accountId,
+    ]);
 
   const license = await registerLicense();
   const { state, challenge } = await requestChallenge(license);
   const signature = await license.owner.signMessage({ message: challenge });
-  expect((await post("/auth/web3/submit_challenge", { client_id: license.clientId, state, grant_type: "authorization_code", domain: license.domain, signature })).status).toBe(200);
+  expect(
+    (
+      await post("/auth/web3/submit_challenge", {
+        client_id: license.clientId,
+        state,
+        grant_type: "authorization_code",
+        domain: license.domain,
+        signature,
+      })
+    ).status,
+  ).toBe(200);
   expect(await issued(license.clientId)).toEqual([["success", "submit_challenge", ip, license.clientId]]);
 
   const app = await registerApp({ confidential: true });
   await updateClient(keyfob().store, app.clientId, { refreshTokensAllowed: true, managementApi: true, managementScopes: ["keyfob:read"] });
   const basic = { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.secret}`).toString("base64")}` };
   const redirect = await authorize(app, undefined, { scope: "openid email offline_access" });
-  const code = await post("/token", { grant_type: "authorization_code", code: redirect.searchParams.get("code")!, redirect_uri: app.redirectUri }, basic);
+  const code = await post(
+    "/token",
+    { grant_type: "authorization_code", code: redirect.searchParams.get("code")!, redirect_uri: app.redirectUri },
+    basic,
+  );
   expect(code.status).toBe(200);
   const account = (await db.issuedToken.findFirstOrThrow({ where: { clientId: app.clientId } })).userId;
   expect((await post("/token", { grant_type: "refresh_token", refresh_token: (await code.json()).refresh_token }, basic)).status).toBe(200);
@@ -119,22 +144,30 @@ it("keeps why a token request or a wallet login failed, as the client or user wa
   await submit(license, state, `0x${"11".repeat(65)}`);
   await keyfob().audit.flush();
   const [failed] = await db.auditEvent.findMany({ where: { clientId: license.clientId, action: "token.failed" } });
-  expect(failed).toMatchObject({ outcome: "invalid_grant", detail: expect.stringMatching(/^submit_challenge: the signature does not match/) });
+  expect(failed).toMatchObject({
+    outcome: "invalid_grant",
+    detail: expect.stringMatching(/^submit_challenge: the signature does not match/),
+  });
 });
 
 /** Makes the database refuse (raise) every audit event whose client_id starts with a marker, until `allow()`. */
 async function refuseEvents(marker: string) {
   const db = tables(keyfob());
   const name = `refuse_${marker}`;
-  await db.$executeRawUnsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'unavailable'; END $$`);
-  await db.$executeRawUnsafe(`CREATE TRIGGER ${name} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (starts_with(NEW.client_id, '${marker}')) EXECUTE FUNCTION ${name}()`);
+  await db.$executeRawUnsafe(
+    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'unavailable'; END $$`,
+  );
+  await db.$executeRawUnsafe(
+    `CREATE TRIGGER ${name} BEFORE INSERT ON audit_events FOR EACH ROW WHEN (starts_with(NEW.client_id, '${marker}')) EXECUTE FUNCTION ${name}()`,
+  );
   return async () => {
     await db.$executeRawUnsafe(`DROP TRIGGER ${name} ON audit_events`);
     await db.$executeRawUnsafe(`DROP FUNCTION ${name}`);
   };
 }
 
-const dropped = async (reason: string) => (await auditEventsDropped.get()).values.find((value) => value.labels.reason === reason)?.value ?? 0;
+const dropped = async (reason: string) =>
+  (await auditEventsDropped.get()).values.find((value) => value.labels.reason === reason)?.value ?? 0;
 
 it("keeps queued events while the database cannot take them, and writes them, in order, once it can", async () => {
   const db = tables(keyfob());
@@ -151,7 +184,9 @@ it("keeps queued events while the database cannot take them, and writes them, in
     await allow();
   }
   // The retry timer writes them, without a flush.
-  await expect.poll(async () => (await stored()).map((e) => e.clientId), { timeout: 10_000 }).toEqual([`${marker}-1`, `${marker}-2`, `${marker}-3`]);
+  await expect
+    .poll(async () => (await stored()).map((e) => e.clientId), { timeout: 10_000 })
+    .toEqual([`${marker}-1`, `${marker}-2`, `${marker}-3`]);
 });
 
 it("drops, counts and logs what exceeds its capacity, and keeps what it holds", async () => {
@@ -168,11 +203,9 @@ it("drops, counts and logs what exceeds its capacity, and keeps what it holds", 
     await allow();
   }
   await log.flush();
-  expect((await db.auditEvent.findMany({ where: { clientId: { startsWith: marker } }, orderBy: { id: "asc" } })).map((e) => e.clientId)).toEqual([
-    `${marker}-1`,
-    `${marker}-2`,
-    `${marker}-3`,
-  ]);
+  expect(
+    (await db.auditEvent.findMany({ where: { clientId: { startsWith: marker } }, orderBy: { id: "asc" } })).map((e) => e.clientId),
+  ).toEqual([`${marker}-1`, `${marker}-2`, `${marker}-3`]);
 });
 
 it("writes what it holds when closed, and counts what the database still cannot take after a while", async () => {
@@ -217,7 +250,13 @@ it("commits an admin change with its audit record, or neither", async () => {
   expect((await db.client.findUniqueOrThrow({ where: { id: client.id } })).name).toBe("Before");
   expect((await db.account.findUniqueOrThrow({ where: { id: account } })).blockedAt).toBeNull();
   // Each failure is audited apart, as an error.
-  expect(await db.auditEvent.findMany({ where: { actor: "test-admin", OR: [{ clientId: client.id }, { accountId: account }] }, select: { action: true, outcome: true }, orderBy: { id: "asc" } })).toEqual([
+  expect(
+    await db.auditEvent.findMany({
+      where: { actor: "test-admin", OR: [{ clientId: client.id }, { accountId: account }] },
+      select: { action: true, outcome: true },
+      orderBy: { id: "asc" },
+    }),
+  ).toEqual([
     { action: "client.updated", outcome: "error" },
     { action: "account.blocked", outcome: "error" },
   ]);
@@ -226,5 +265,9 @@ it("commits an admin change with its audit record, or neither", async () => {
   await blockAccount(keyfob(), admin, account);
   expect((await db.client.findUniqueOrThrow({ where: { id: client.id } })).name).toBe("After");
   expect((await db.account.findUniqueOrThrow({ where: { id: account } })).blockedAt).not.toBeNull();
-  expect(await db.auditEvent.count({ where: { actor: "test-admin", outcome: "success", OR: [{ clientId: client.id }, { accountId: account }] } })).toBe(2);
+  expect(
+    await db.auditEvent.count({
+      where: { actor: "test-admin", outcome: "success", OR: [{ clientId: client.id }, { accountId: account }] },
+    }),
+  ).toBe(2);
 });

@@ -33,7 +33,9 @@ it("changes a client's settings, post-logout URIs and allowed origins, and refus
   const id = /client (\S+) created/.exec(created.stdout)![1];
   expect((await cli("clients", "secret", id)).code).toBe(0);
   expect(await cli("clients", "set", id, "--require-pkce", "yes", "--resource-server", "yes")).toMatchObject({ code: 0 });
-  expect((await cli("clients", "set", id, "--refresh-tokens", "maybe")).stderr).toBe("error: refresh-tokens: --refresh-tokens takes yes or no\n");
+  expect((await cli("clients", "set", id, "--refresh-tokens", "maybe")).stderr).toBe(
+    "error: refresh-tokens: --refresh-tokens takes yes or no\n",
+  );
   expect(await cli("post-logout-uris", "add", id, "https://spa.example.com/bye")).toMatchObject({ code: 0 });
   expect(await cli("origins", "add", id, "https://spa.example.com")).toMatchObject({ code: 0 });
   expect((await cli("origins", "add", id, "https://spa.example.com/path")).stderr).toMatch(/must be an origin only/);
@@ -42,5 +44,8 @@ it("changes a client's settings, post-logout URIs and allowed origins, and refus
   expect(await tables(keyfob()).postLogoutRedirectUri.count({ where: { clientId: id } })).toBe(1);
   expect(client.allowedOrigins.map((o) => o.origin)).toEqual(["https://spa.example.com"]);
   // argv cannot carry NUL itself (the OS refuses it); any other control character is refused by the CLI.
-  expect(await cli("clients", "add", "--name", "bad\u0007name")).toMatchObject({ code: 1, stderr: "error: arguments: must not contain control characters\n" });
+  expect(await cli("clients", "add", "--name", "bad\u0007name")).toMatchObject({
+    code: 1,
+    stderr: "error: arguments: must not contain control characters\n",
+  });
 });

@@ -35,7 +35,9 @@ async function abortMidBody(port: number, path: string) {
   const socket = net.connect(port, "localhost");
   await new Promise((resolve) => socket.once("connect", resolve));
   socket.on("error", () => {});
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=client_cr`);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=client_cr`,
+  );
   await new Promise((resolve) => setTimeout(resolve, 100));
   socket.destroy();
 }
@@ -49,7 +51,12 @@ describe("a client that closes the connection mid-request", () => {
     const logged = spyOnLog();
     let status = 0;
     const server = await serverWith(async (request, response) => {
-      const web = new Request(`${ISSUER}${request.url}`, { method: request.method, headers: request.headers as Record<string, string>, body: request as unknown as BodyInit, duplex: "half" } as RequestInit);
+      const web = new Request(`${ISSUER}${request.url}`, {
+        method: request.method,
+        headers: request.headers as Record<string, string>,
+        body: request as unknown as BodyInit,
+        duplex: "half",
+      } as RequestInit);
       const answer = await tokenPost(web);
       status = answer.status;
       response.writeHead(answer.status).end(await answer.text());
@@ -61,14 +68,19 @@ describe("a client that closes the connection mid-request", () => {
       await server.close();
     }
     expect(logged.error).not.toHaveBeenCalled();
-    expect(logged.info).toHaveBeenCalledWith("request refused", expect.objectContaining({ endpoint: "token", status: 400, error: "invalid_request" }));
+    expect(logged.info).toHaveBeenCalledWith(
+      "request refused",
+      expect.objectContaining({ endpoint: "token", status: 400, error: "invalid_request" }),
+    );
     expect(status).toBe(400);
   });
 
   it("is logged at info by Keyfob's server when it reads the body for a protocol endpoint", async () => {
     const logged = spyOnLog();
     const handler = vi.fn(async () => new Response("{}"));
-    const server = await serverWith((request, response) => dispatch(handler, ISSUER, request, response).catch((error: unknown) => requestFailed(error, request, response)));
+    const server = await serverWith((request, response) =>
+      dispatch(handler, ISSUER, request, response).catch((error: unknown) => requestFailed(error, request, response)),
+    );
     try {
       await abortMidBody(server.port, "/token");
       await server.handled;

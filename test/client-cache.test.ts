@@ -51,7 +51,8 @@ beforeAll(async () => {
   const query = connectionPool(b).query.bind(connectionPool(b)) as (...args: unknown[]) => unknown;
   vi.spyOn(connectionPool(b), "query").mockImplementation(((...args: unknown[]) => {
     const statement = args[0] as { name?: string; values?: unknown[] } | undefined;
-    if (statement?.name === "keyfob_client") loadsOnB.set(String(statement.values?.[0]), (loadsOnB.get(String(statement.values?.[0])) ?? 0) + 1);
+    if (statement?.name === "keyfob_client")
+      loadsOnB.set(String(statement.values?.[0]), (loadsOnB.get(String(statement.values?.[0])) ?? 0) + 1);
     return query(...args);
   }) as never);
   b.notifications.subscribe(CLIENT_CHANNEL, {
@@ -83,7 +84,8 @@ async function code(app: App): Promise<string> {
   return new URL((await completeAuthorization(a, start.interactionId, { identity: google() })).location).searchParams.get("code")!;
 }
 
-const basic = (app: App, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+const basic = (app: App, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`;
 
 /** POST /token on instance `k`: the code exchange, authenticated with Basic credentials. */
 async function exchange(k: Keyfob, app: App, authorizationCode: string, secret = app.secret!) {
@@ -94,12 +96,21 @@ async function exchange(k: Keyfob, app: App, authorizationCode: string, secret =
   });
   const response = await endpoint("token", exchangeCode, () => k)(request);
   const body = await response.json();
-  return { status: response.status, error: body.error as string | undefined, description: body.error_description as string | undefined, accessToken: body.access_token as string | undefined };
+  return {
+    status: response.status,
+    error: body.error as string | undefined,
+    description: body.error_description as string | undefined,
+    accessToken: body.access_token as string | undefined,
+  };
 }
 
 /** POST /token with grant_type=client_credentials on instance `k`, as /token dispatches it. */
 async function adminToken(k: Keyfob, app: App) {
-  const request = new Request(`${ISSUER}/token`, { method: "POST", headers: { ...FORM, authorization: basic(app, app.secret!) }, body: "grant_type=client_credentials" });
+  const request = new Request(`${ISSUER}/token`, {
+    method: "POST",
+    headers: { ...FORM, authorization: basic(app, app.secret!) },
+    body: "grant_type=client_credentials",
+  });
   const response = await endpoint("token", token, () => k)(request);
   const body = await response.json();
   return { status: response.status, error: body.error as string | undefined, description: body.error_description as string | undefined };
@@ -107,7 +118,11 @@ async function adminToken(k: Keyfob, app: App) {
 
 /** Whether instance `k` authenticates `app` with `secret`, the way /token does (its client cache). */
 async function authenticates(k: Keyfob, app: App, secret = app.secret!): Promise<boolean> {
-  const request = new Request(`${ISSUER}/token`, { method: "POST", headers: { ...FORM, authorization: basic(app, secret) }, body: "grant_type=authorization_code" });
+  const request = new Request(`${ISSUER}/token`, {
+    method: "POST",
+    headers: { ...FORM, authorization: basic(app, secret) },
+    body: "grant_type=authorization_code",
+  });
   return authenticateCachedClient(k.clients, request, await readParams(request)).then(
     () => true,
     (error: { code?: string }) => {
@@ -183,7 +198,11 @@ describe("the client cache across two instances", () => {
     const pending = await code(app);
 
     await setClientEnabled(a.store, app.clientId, false);
-    expect(await exchange(b, app, pending)).toMatchObject({ status: 401, error: "invalid_client", description: "unknown or disabled client" });
+    expect(await exchange(b, app, pending)).toMatchObject({
+      status: 401,
+      error: "invalid_client",
+      description: "unknown or disabled client",
+    });
     expect(await codeState(pending)).toEqual({ tokens: 0, used: false });
     await within(2_000, async () => !(await authenticates(b, app)));
     expect(probe.notified).toContain(app.clientId);
@@ -205,7 +224,11 @@ describe("the client cache across two instances", () => {
     expect(await codeState(pending)).toEqual({ tokens: 0, used: false });
     await within(2_000, () => authenticates(b, app, secret));
     expect(await authenticates(b, app)).toBe(false);
-    expect(await exchange(b, app, pending, app.secret)).toMatchObject({ status: 401, error: "invalid_client", description: "client authentication failed" });
+    expect(await exchange(b, app, pending, app.secret)).toMatchObject({
+      status: 401,
+      error: "invalid_client",
+      description: "client authentication failed",
+    });
     expect(await exchange(b, app, pending, secret)).toMatchObject({ status: 200, accessToken: expect.any(String) });
   });
 
@@ -217,13 +240,21 @@ describe("the client cache across two instances", () => {
     // Disabled behind B's back: its cache still says enabled, the consuming statement does not.
     await unheard("UPDATE clients SET enabled = false WHERE id = $1", [app.clientId]);
     expect(await authenticates(b, app)).toBe(true);
-    expect(await exchange(b, app, pending)).toMatchObject({ status: 401, error: "invalid_client", description: "unknown or disabled client" });
+    expect(await exchange(b, app, pending)).toMatchObject({
+      status: 401,
+      error: "invalid_client",
+      description: "unknown or disabled client",
+    });
     expect(await codeState(pending)).toEqual({ tokens: 0, used: false });
 
     // A secret replaced behind B's back: the old secret passes the cache, not the statement.
     await unheard("UPDATE clients SET enabled = true, secret_hash = $2 WHERE id = $1", [app.clientId, clientSecretHash("a-new-secret")]);
     expect(await authenticates(b, app)).toBe(true);
-    expect(await exchange(b, app, pending)).toMatchObject({ status: 401, error: "invalid_client", description: "client authentication failed" });
+    expect(await exchange(b, app, pending)).toMatchObject({
+      status: 401,
+      error: "invalid_client",
+      description: "client authentication failed",
+    });
     expect(await codeState(pending)).toEqual({ tokens: 0, used: false });
     expect(await authenticates(b, app, "a-new-secret")).toBe(false); // the stale entry
 
@@ -242,7 +273,11 @@ describe("the client cache across two instances", () => {
     await unheard("UPDATE clients SET management_api = false WHERE id = $1", [app.clientId]);
     expect((await b.clients.get(app.clientId))?.managementScopes).toEqual(["keyfob:admin"]); // the stale entry
     const refused = await adminToken(b, app);
-    expect(refused).toMatchObject({ status: 400, error: "unauthorized_client", description: expect.stringMatching(/not allowed the management API/) });
+    expect(refused).toMatchObject({
+      status: 400,
+      error: "unauthorized_client",
+      description: expect.stringMatching(/not allowed the management API/),
+    });
     const { rows } = await sql.query("SELECT count(*)::int AS n FROM issued_tokens WHERE client_id = $1", [app.clientId]);
     expect(rows[0].n).toBe(1); // only the token issued before
   });
@@ -289,7 +324,11 @@ describe("the client cache across two instances", () => {
     expect(await queriesFor(app, 3)).toBe(3);
     await sql.query("UPDATE clients SET enabled = false WHERE id = $1", [app.clientId]);
     expect(await authenticates(b, app)).toBe(false);
-    expect(await exchange(b, app, pending)).toMatchObject({ status: 401, error: "invalid_client", description: "unknown or disabled client" });
+    expect(await exchange(b, app, pending)).toMatchObject({
+      status: 401,
+      error: "invalid_client",
+      description: "unknown or disabled client",
+    });
     await sql.query("UPDATE clients SET enabled = true WHERE id = $1", [app.clientId]);
     expect(await authenticates(b, app)).toBe(true);
     // All of that while B was still deaf (it reconnects after a second).
@@ -299,9 +338,10 @@ describe("the client cache across two instances", () => {
     await within(10_000, async () => probe.listening > listening);
     await cachedOnB(app);
     expect(await queriesFor(app, 3)).toBe(0);
-    const { rows: after } = await sql.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> ALL($1::int[])", [
-      rows.map((row) => row.pid),
-    ]);
+    const { rows: after } = await sql.query(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> ALL($1::int[])",
+      [rows.map((row) => row.pid)],
+    );
     expect(after.length).toBeGreaterThanOrEqual(1);
     await sql.query("UPDATE clients SET enabled = false WHERE id = $1", [app.clientId]);
     await within(2_000, async () => !(await authenticates(b, app)));

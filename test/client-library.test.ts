@@ -26,10 +26,14 @@ beforeAll(async () => {
     request.on("data", (chunk) => (body += chunk));
     request.on("end", () => {
       if (request.url!.endsWith("/generate_challenge")) {
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ state: "s".repeat(43), challenge: challengeFor(authUrl) }));
+        response
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ state: "s".repeat(43), challenge: challengeFor(authUrl) }));
       } else {
         submitted.push(body);
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: "a", token_type: "bearer", expires_in: 1, id_token: "i" }));
+        response
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ access_token: "a", token_type: "bearer", expires_in: 1, id_token: "i" }));
       }
     });
   });
@@ -39,7 +43,15 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 const flowA = (issuer: string, overrides: Partial<Parameters<typeof createChallengeMessage>[0]> = {}) =>
-  createChallengeMessage({ issuerUrl: issuer, domain, address: license.address, chainId: 1, nonce: "a".repeat(30), issuedAt: new Date(), ...overrides });
+  createChallengeMessage({
+    issuerUrl: issuer,
+    domain,
+    address: license.address,
+    chainId: 1,
+    nonce: "a".repeat(30),
+    issuedAt: new Date(),
+    ...overrides,
+  });
 
 const options = () => ({ authUrl, clientId: license.address, domain, privateKey: generatePrivateKey() });
 
@@ -55,7 +67,16 @@ describe("getToken", () => {
     [
       "Keyfob's hosted-login message (a relayed login)",
       (issuer) =>
-        createSiweMessage({ domain: new URL(issuer).host, address: license.address, uri: issuer, version: "1", chainId: 1, nonce: "b".repeat(30), issuedAt: new Date(), resources: [SIWE_PURPOSE.login] }),
+        createSiweMessage({
+          domain: new URL(issuer).host,
+          address: license.address,
+          uri: issuer,
+          version: "1",
+          chainId: 1,
+          nonce: "b".repeat(30),
+          issuedAt: new Date(),
+          resources: [SIWE_PURPOSE.login],
+        }),
     ],
     ["another site's challenge", () => flowA("https://auth.elsewhere.example")],
     ["a challenge for another address", (issuer) => flowA(issuer, { address: privateKeyToAccount(generatePrivateKey()).address })],
@@ -80,7 +101,9 @@ describe("getToken", () => {
 
   it("checks the chain it is told, and accepts the challenge's own time within five minutes", () => {
     const issuer = "https://auth.example.com";
-    expect(() => checkChallenge(flowA(issuer, { chainId: 137 }), { authUrl: issuer, domain, address: license.address, chainId: 137 })).not.toThrow();
+    expect(() =>
+      checkChallenge(flowA(issuer, { chainId: 137 }), { authUrl: issuer, domain, address: license.address, chainId: 137 }),
+    ).not.toThrow();
     const now = new Date(Date.now() + 4 * 60_000);
     expect(() => checkChallenge(flowA(issuer), { authUrl: issuer, domain, address: license.address, chainId: 1, now })).not.toThrow();
   });

@@ -10,7 +10,19 @@
  * validation is run on the environment compose gives the instances.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -89,7 +101,8 @@ function parseEnv(args: string): Record<string, string> {
 /** Exec form (a JSON array) only: shell form would wrap the server in a shell that eats SIGTERM. */
 function execForm(args: string): string[] {
   const parsed: unknown = JSON.parse(args);
-  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((a) => typeof a === "string")) throw new Error(`not an exec form: ${args}`);
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((a) => typeof a === "string"))
+    throw new Error(`not an exec form: ${args}`);
   return parsed;
 }
 
@@ -159,7 +172,8 @@ function parseYaml(text: string): unknown {
   const block = (indent: number): unknown => {
     if (lines[i].text.startsWith("- ")) {
       const list: unknown[] = [];
-      while (i < lines.length && lines[i].indent === indent && lines[i].text.startsWith("- ")) list.push(scalar(lines[i++].text.slice(2).trim()));
+      while (i < lines.length && lines[i].indent === indent && lines[i].text.startsWith("- "))
+        list.push(scalar(lines[i++].text.slice(2).trim()));
       return list;
     }
     const map: Record<string, unknown> = {};
@@ -228,7 +242,12 @@ type Env = Record<string, string | undefined>;
 
 function start(command: string, args: string[], options: { cwd: string; env: Env; uid?: number; gid?: number }) {
   if (cleaningUp) throw new Error("the test has ended");
-  const child = spawn(command, args, { ...options, env: options.env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    ...options,
+    env: options.env as NodeJS.ProcessEnv,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   running.add(child);
   let output = "";
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
@@ -252,7 +271,12 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL") {
   }
 }
 
-async function run(label: string, command: string, args: string[], options: Parameters<typeof start>[2] & { timeoutMs: number }): Promise<Finished> {
+async function run(
+  label: string,
+  command: string,
+  args: string[],
+  options: Parameters<typeof start>[2] & { timeoutMs: number },
+): Promise<Finished> {
   const began = Date.now();
   const { child, finished } = start(command, args, options);
   const timer = setTimeout(() => killGroup(child), options.timeoutMs);
@@ -282,11 +306,20 @@ function processTree(pid: number): number[] {
 /** Real, effective, saved and filesystem user and group ids of a process. */
 function credentials(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const ids = (field: string) => /^\w+:\s+(.*)$/m.exec(status.split("\n").find((line) => line.startsWith(`${field}:`))!)![1].split(/\s+/).map(Number);
+  const ids = (field: string) =>
+    /^\w+:\s+(.*)$/m
+      .exec(status.split("\n").find((line) => line.startsWith(`${field}:`))!)![1]
+      .split(/\s+/)
+      .map(Number);
   return { uid: ids("Uid"), gid: ids("Gid"), command: readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim() };
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, attempt: () => Promise<T | undefined>, abort?: () => string | undefined): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  attempt: () => Promise<T | undefined>,
+  abort?: () => string | undefined,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const result = await attempt().catch(() => undefined);
@@ -333,7 +366,10 @@ const envOf = (stage: Stage) => Object.assign({}, ...only(stage, "ENV").map((i) 
 
 it("has a build stage that runs scripts/container/build.sh and a slim, non-root runtime stage", () => {
   expect(stages.map((s) => s.image)).toEqual([IMAGE, IMAGE]);
-  expect((JSON.parse(read("package.json")) as { engines: { node: string } }).engines.node.split(" || "), "package.json supports the image's Node").toContain(`^${IMAGE_NODE}.0.0`);
+  expect(
+    (JSON.parse(read("package.json")) as { engines: { node: string } }).engines.node.split(" || "),
+    "package.json supports the image's Node",
+  ).toContain(`^${IMAGE_NODE}.0.0`);
   expect(buildStage.name).toBeTruthy();
   const runs = only(buildStage, "RUN").map((i) => i.args);
   expect(runs).toEqual([`sh ${BUILD_SCRIPT} deps`, `sh ${BUILD_SCRIPT} app`]);
@@ -342,7 +378,12 @@ it("has a build stage that runs scripts/container/build.sh and a slim, non-root 
   expect(envOf(buildStage)).toMatchObject({ NEXT_TELEMETRY_DISABLED: "1" });
 
   // NPM_CONFIG_SCRIPT_SHELL: with dash, npm's SIGTERM kills the shell between npm and the server (see the Dockerfile).
-  expect(envOf(runtimeStage)).toMatchObject({ NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: "3000", NPM_CONFIG_SCRIPT_SHELL: "/bin/bash" });
+  expect(envOf(runtimeStage)).toMatchObject({
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: "3000",
+    NPM_CONFIG_SCRIPT_SHELL: "/bin/bash",
+  });
   const [user] = only(runtimeStage, "USER").map((i) => i.args);
   expect(user, "USER by number (Kubernetes' runAsNonRoot checks numbers), never root").toMatch(/^[1-9]\d*:[1-9]\d*$/);
   expect(only(runtimeStage, "RUN"), "the runtime stage runs nothing this test would not").toEqual([]);
@@ -359,9 +400,11 @@ it("leaves everything git ignores (dependencies, builds, the local database, .en
   expect(ignored(".git/config")).toBe(true);
   const local = git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory").split("\0").filter(Boolean);
   expect(local.filter((entry) => !ignored(entry))).toEqual([]);
-  for (const file of [".env", "node_modules/next/package.json", ".data/secret", "lib/db/generated/client.ts", "tsconfig.tsbuildinfo"]) expect(ignored(file), file).toBe(true);
+  for (const file of [".env", "node_modules/next/package.json", ".data/secret", "lib/db/generated/client.ts", "tsconfig.tsbuildinfo"])
+    expect(ignored(file), file).toBe(true);
   const context = buildContext();
-  for (const needed of ["package.json", "package-lock.json", "next.config.mjs", "scripts/start.ts", "server/serve.ts", BUILD_SCRIPT]) expect(context).toContain(needed);
+  for (const needed of ["package.json", "package-lock.json", "next.config.mjs", "scripts/start.ts", "server/serve.ts", BUILD_SCRIPT])
+    expect(context).toContain(needed);
 });
 
 it("composes PostgreSQL, two Keyfob instances sharing one configuration and nginx in front", () => {
@@ -390,7 +433,9 @@ it("composes PostgreSQL, two Keyfob instances sharing one configuration and ngin
 
   // The instances' environment passes Keyfob's own configuration checks, and believes one proxy hop.
   expect(() => interpolate(environment.KEYFOB_SECRET, {})).toThrow(/KEYFOB_SECRET/);
-  const config = loadConfig(Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(v, { KEYFOB_SECRET: "s".repeat(43) })])));
+  const config = loadConfig(
+    Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, interpolate(v, { KEYFOB_SECRET: "s".repeat(43) })])),
+  );
   expect(config.issuerUrl).toBe("http://localhost:8080");
   expect(config.trustProxy("172.18.0.5", 0)).toBe(true);
   expect(config.trustProxy("203.0.113.9", 1)).toBe(false);
@@ -402,158 +447,175 @@ it("composes PostgreSQL, two Keyfob instances sharing one configuration and ngin
   const nginx = read(mount[0]);
   const upstream = /upstream\s+(\S+)\s*\{([^}]*)\}/.exec(nginx)!;
   const port = envOf(runtimeStage).PORT;
-  expect([...upstream[2].matchAll(/^\s*server\s+([^\s;]+)/gm)].map((m) => m[1]).sort()).toEqual(instances.map(([name]) => `${name}:${port}`).sort());
+  expect([...upstream[2].matchAll(/^\s*server\s+([^\s;]+)/gm)].map((m) => m[1]).sort()).toEqual(
+    instances.map(([name]) => `${name}:${port}`).sort(),
+  );
   expect(nginx).toMatch(new RegExp(`proxy_pass\\s+http://${upstream[1]};`));
   expect(nginx).toMatch(/proxy_set_header\s+X-Forwarded-For\s+\$proxy_add_x_forwarded_for;/);
 });
 
 // npm ci and next build inside the image take about 5 minutes on a quiet 2-core machine; twice that when it is busy.
-it(
-  "builds as the Dockerfile does, then serves as a non-root user: healthy, and SIGTERM ends it with code 0",
-  { timeout: 900_000 },
-  async () => {
-    const asRoot = process.getuid?.() === 0;
-    const [uid, gid] = only(runtimeStage, "USER")[0].args.split(":").map(Number);
-    const started = Date.now();
-    console.log(`[container] the build steps run on Node ${process.version}; ${IMAGE} has Node ${IMAGE_NODE}`);
+it("builds as the Dockerfile does, then serves as a non-root user: healthy, and SIGTERM ends it with code 0", {
+  timeout: 900_000,
+}, async () => {
+  const asRoot = process.getuid?.() === 0;
+  const [uid, gid] = only(runtimeStage, "USER")[0].args.split(":").map(Number);
+  const started = Date.now();
+  console.log(`[container] the build steps run on Node ${process.version}; ${IMAGE} has Node ${IMAGE_NODE}`);
 
-    // A folder the unprivileged user can enter (mkdtemp makes it 0700), with the image's layout:
-    // WORKDIR under it, and a home of the user's own.
-    removeAbandonedWorkspaces();
-    workspace = mkdtempSync(path.join(os.tmpdir(), `keyfob-container-${process.pid}-`));
-    chmodSync(workspace, 0o755);
-    const at = (dir: string) => path.join(workspace!, dir);
-    const buildDir = at(workdir(buildStage)!);
-    mkdirSync(buildDir, { recursive: true });
-    // The image's node, where the image has it: the Node running this test (CI runs the suite on
-    // Node 24 too, .ci/run), reachable by the unprivileged user wherever the checkout is.
-    mkdirSync(at("usr/local/bin"), { recursive: true });
-    try {
-      linkSync(process.execPath, at("usr/local/bin/node"));
-    } catch {
-      copyFileSync(process.execPath, at("usr/local/bin/node")); // another file system
-    }
+  // A folder the unprivileged user can enter (mkdtemp makes it 0700), with the image's layout:
+  // WORKDIR under it, and a home of the user's own.
+  removeAbandonedWorkspaces();
+  workspace = mkdtempSync(path.join(os.tmpdir(), `keyfob-container-${process.pid}-`));
+  chmodSync(workspace, 0o755);
+  const at = (dir: string) => path.join(workspace!, dir);
+  const buildDir = at(workdir(buildStage)!);
+  mkdirSync(buildDir, { recursive: true });
+  // The image's node, where the image has it: the Node running this test (CI runs the suite on
+  // Node 24 too, .ci/run), reachable by the unprivileged user wherever the checkout is.
+  mkdirSync(at("usr/local/bin"), { recursive: true });
+  try {
+    linkSync(process.execPath, at("usr/local/bin/node"));
+  } catch {
+    copyFileSync(process.execPath, at("usr/local/bin/node")); // another file system
+  }
 
-    // The build stage, step by step (as root, like `docker build`).
-    const context = buildContext();
-    const buildEnv: Env = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => PASSED_THROUGH.test(name))),
-      PATH: containerPath(workspace),
-      HOME: os.homedir(),
-    };
-    for (const step of buildStage.instructions) {
-      if (step.keyword === "WORKDIR") continue;
-      else if (step.keyword === "ENV") Object.assign(buildEnv, parseEnv(step.args));
-      else if (step.keyword === "COPY") {
-        expect(step.flags.from, "COPY from the build context").toBeUndefined();
-        const [dest, ...sources] = step.args.split(/\s+/).reverse();
-        const target = path.resolve(buildDir, dest);
-        for (const source of sources.reverse()) {
-          const prefix = path.posix.normalize(source).replace(/\/$/, "");
-          const files = prefix === "." ? context : context.filter((file) => file === prefix || file.startsWith(`${prefix}/`));
-          expect(files.length, `COPY ${source}: in the build context`).toBeGreaterThan(0);
-          for (const file of files) {
-            // A folder's contents go into dest; a file goes into dest/ (or becomes dest).
-            const relative = prefix === "." ? file : file === prefix ? path.basename(file) : path.relative(prefix, file);
-            const into = file === prefix && !dest.endsWith("/") && sources.length === 1 ? target : path.join(target, relative);
-            mkdirSync(path.dirname(into), { recursive: true });
-            copyFileSync(path.join(root, file), into);
-          }
+  // The build stage, step by step (as root, like `docker build`).
+  const context = buildContext();
+  const buildEnv: Env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => PASSED_THROUGH.test(name))),
+    PATH: containerPath(workspace),
+    HOME: os.homedir(),
+  };
+  for (const step of buildStage.instructions) {
+    if (step.keyword === "WORKDIR") continue;
+    else if (step.keyword === "ENV") Object.assign(buildEnv, parseEnv(step.args));
+    else if (step.keyword === "COPY") {
+      expect(step.flags.from, "COPY from the build context").toBeUndefined();
+      const [dest, ...sources] = step.args.split(/\s+/).reverse();
+      const target = path.resolve(buildDir, dest);
+      for (const source of sources.reverse()) {
+        const prefix = path.posix.normalize(source).replace(/\/$/, "");
+        const files = prefix === "." ? context : context.filter((file) => file === prefix || file.startsWith(`${prefix}/`));
+        expect(files.length, `COPY ${source}: in the build context`).toBeGreaterThan(0);
+        for (const file of files) {
+          // A folder's contents go into dest; a file goes into dest/ (or becomes dest).
+          const relative = prefix === "." ? file : file === prefix ? path.basename(file) : path.relative(prefix, file);
+          const into = file === prefix && !dest.endsWith("/") && sources.length === 1 ? target : path.join(target, relative);
+          mkdirSync(path.dirname(into), { recursive: true });
+          copyFileSync(path.join(root, file), into);
         }
-      } else if (step.keyword === "RUN") {
-        await run(`RUN ${step.args}`, "/bin/sh", ["-c", step.args], { cwd: buildDir, env: buildEnv, timeoutMs: 600_000 });
-      } else throw new Error(`the test does not emulate ${step.keyword} in the build stage: ${step.line}`);
-    }
+      }
+    } else if (step.keyword === "RUN") {
+      await run(`RUN ${step.args}`, "/bin/sh", ["-c", step.args], { cwd: buildDir, env: buildEnv, timeoutMs: 600_000 });
+    } else throw new Error(`the test does not emulate ${step.keyword} in the build stage: ${step.line}`);
+  }
 
-    // What the runtime stage copies (the whole build folder, checked above): pruned, built.
-    expect(currentBuild(buildDir), "a build to serve").toBeDefined();
-    expect(existsSync(path.join(buildDir, "node_modules/tsx/package.json")), "tsx (npm run serve) is a production dependency").toBe(true);
-    expect(existsSync(path.join(buildDir, "node_modules/vitest")), "dev dependencies are pruned").toBe(false);
-    expect(existsSync(path.join(buildDir, ".env")) || existsSync(path.join(buildDir, ".data"))).toBe(false);
+  // What the runtime stage copies (the whole build folder, checked above): pruned, built.
+  expect(currentBuild(buildDir), "a build to serve").toBeDefined();
+  expect(existsSync(path.join(buildDir, "node_modules/tsx/package.json")), "tsx (npm run serve) is a production dependency").toBe(true);
+  expect(existsSync(path.join(buildDir, "node_modules/vitest")), "dev dependencies are pruned").toBe(false);
+  expect(existsSync(path.join(buildDir, ".env")) || existsSync(path.join(buildDir, ".data"))).toBe(false);
 
-    // The runtime stage: its ENV, USER, CMD; files owned by root, as COPY --from leaves them.
-    // A home and a /tmp of the user's own (tsx caches compiled files there), as in a container.
-    const home = at("home");
-    const tmp = at("tmp");
-    for (const dir of [home, tmp]) {
-      mkdirSync(dir, { mode: 0o700 });
-      if (asRoot) chownSync(dir, uid, gid);
-    }
-    const port = await freePort();
-    const url = await emptyDatabase(DATABASE);
-    databaseCreated = true;
-    const runtimeEnv: Env = {
-      PATH: containerPath(workspace),
-      HOME: home,
-      TMPDIR: tmp,
-      ...envOf(runtimeStage),
-      PORT: String(port),
-      DATABASE_URL: url,
-      KEYFOB_SECRET: process.env.KEYFOB_SECRET,
-      ISSUER_URL: `http://localhost:${port}`,
-    };
-    const user = asRoot ? { uid, gid } : {};
-    const [command, ...args] = execForm(only(runtimeStage, "CMD")[0].args);
-    const server = start(command, args, { cwd: buildDir, env: runtimeEnv, ...user });
-    let exited: Finished | undefined;
-    void server.finished.then((result) => (exited = result));
-    const notExited = () => exited && `the server exited (${exited.code ?? exited.signal}):\n${exited.output}`;
-    const get = (route: string) => fetch(`http://127.0.0.1:${port}${route}`, { signal: AbortSignal.timeout(5_000) });
+  // The runtime stage: its ENV, USER, CMD; files owned by root, as COPY --from leaves them.
+  // A home and a /tmp of the user's own (tsx caches compiled files there), as in a container.
+  const home = at("home");
+  const tmp = at("tmp");
+  for (const dir of [home, tmp]) {
+    mkdirSync(dir, { mode: 0o700 });
+    if (asRoot) chownSync(dir, uid, gid);
+  }
+  const port = await freePort();
+  const url = await emptyDatabase(DATABASE);
+  databaseCreated = true;
+  const runtimeEnv: Env = {
+    PATH: containerPath(workspace),
+    HOME: home,
+    TMPDIR: tmp,
+    ...envOf(runtimeStage),
+    PORT: String(port),
+    DATABASE_URL: url,
+    KEYFOB_SECRET: process.env.KEYFOB_SECRET,
+    ISSUER_URL: `http://localhost:${port}`,
+  };
+  const user = asRoot ? { uid, gid } : {};
+  const [command, ...args] = execForm(only(runtimeStage, "CMD")[0].args);
+  const server = start(command, args, { cwd: buildDir, env: runtimeEnv, ...user });
+  let exited: Finished | undefined;
+  void server.finished.then((result) => (exited = result));
+  const notExited = () => exited && `the server exited (${exited.code ?? exited.signal}):\n${exited.output}`;
+  const get = (route: string) => fetch(`http://127.0.0.1:${port}${route}`, { signal: AbortSignal.timeout(5_000) });
 
-    const live = await waitFor("GET /healthz/live", 120_000, async () => ((await get("/healthz/live")).status === 200 ? true : undefined), notExited);
-    expect(live).toBe(true);
-    console.log(`[container] serving after ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
-    const ready = await waitFor("GET /healthz/ready", 30_000, async () => {
+  const live = await waitFor(
+    "GET /healthz/live",
+    120_000,
+    async () => ((await get("/healthz/live")).status === 200 ? true : undefined),
+    notExited,
+  );
+  expect(live).toBe(true);
+  console.log(`[container] serving after ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
+  const ready = await waitFor(
+    "GET /healthz/ready",
+    30_000,
+    async () => {
       const response = await get("/healthz/ready");
       return response.status === 200 ? await response.json() : undefined;
-    }, notExited);
-    expect(ready).toEqual({ status: "ok", checks: { database: "ok", signing_keys: "ok", shutting_down: false } });
+    },
+    notExited,
+  );
+  expect(ready).toEqual({ status: "ok", checks: { database: "ok", signing_keys: "ok", shutting_down: false } });
 
-    // Migrations were applied by `npm run serve` to the empty database.
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    const { rows } = await client.query<{ migration_name: string }>("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name").finally(() => client.end());
-    expect(rows.map((r) => r.migration_name)).toEqual(localMigrations());
+  // Migrations were applied by `npm run serve` to the empty database.
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client
+    .query<{ migration_name: string }>(
+      "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name",
+    )
+    .finally(() => client.end());
+  expect(rows.map((r) => r.migration_name)).toEqual(localMigrations());
 
-    // No process of the server (npm, the shell, tsx and the server itself) runs as root.
-    const tree = processTree(server.child.pid!).flatMap((pid) => {
-      try {
-        return [credentials(pid)];
-      } catch {
-        return []; // ended meanwhile
-      }
-    });
-    expect(tree.some((p) => p.command.includes("scripts/start.ts")), tree.map((p) => p.command).join("\n")).toBe(true);
-    const expected = asRoot ? uid : process.getuid!();
-    for (const p of tree) {
-      expect(p.uid, p.command).toEqual([expected, expected, expected, expected]);
-      if (asRoot) expect(p.gid, p.command).toEqual([gid, gid, gid, gid]);
+  // No process of the server (npm, the shell, tsx and the server itself) runs as root.
+  const tree = processTree(server.child.pid!).flatMap((pid) => {
+    try {
+      return [credentials(pid)];
+    } catch {
+      return []; // ended meanwhile
     }
-    expect(expected).not.toBe(0);
+  });
+  expect(
+    tree.some((p) => p.command.includes("scripts/start.ts")),
+    tree.map((p) => p.command).join("\n"),
+  ).toBe(true);
+  const expected = asRoot ? uid : process.getuid!();
+  for (const p of tree) {
+    expect(p.uid, p.command).toEqual([expected, expected, expected, expected]);
+    if (asRoot) expect(p.gid, p.command).toEqual([gid, gid, gid, gid]);
+  }
+  expect(expected).not.toBe(0);
 
-    // The image's HEALTHCHECK command, as the container's user, in the container's environment.
-    const health = execForm(only(runtimeStage, "HEALTHCHECK")[0].args.replace(/^CMD\s+/, ""));
-    const probe = () => start(health[0], health.slice(1), { cwd: buildDir, env: runtimeEnv, ...user }).finished;
-    expect((await probe()).code).toBe(0);
+  // The image's HEALTHCHECK command, as the container's user, in the container's environment.
+  const health = execForm(only(runtimeStage, "HEALTHCHECK")[0].args.replace(/^CMD\s+/, ""));
+  const probe = () => start(health[0], health.slice(1), { cwd: buildDir, env: runtimeEnv, ...user }).finished;
+  expect((await probe()).code).toBe(0);
 
-    // docker stop: SIGTERM to the container's first process (npm), which must pass it on.
-    const stopping = Date.now();
-    process.kill(server.child.pid!, "SIGTERM");
-    const timer = setTimeout(() => killGroup(server.child), 30_000);
-    const result = await server.finished.finally(() => clearTimeout(timer));
-    const seconds = (Date.now() - stopping) / 1000;
-    console.log(`[container] stopped by SIGTERM in ${seconds.toFixed(1)} s (exit ${result.code ?? result.signal})`);
-    expect({ code: result.code, signal: result.signal }, result.output).toEqual({ code: 0, signal: null });
-    expect(seconds).toBeLessThan(10);
-    // Nothing of it is left behind (the server is not an orphan of a shell that died).
-    await waitFor("the server's processes to end", 5_000, async () => {
-      try {
-        process.kill(-server.child.pid!, 0);
-        return undefined;
-      } catch {
-        return true;
-      }
-    });
-    expect((await probe()).code, "the health check fails once the server is gone").not.toBe(0);
-  },
-);
+  // docker stop: SIGTERM to the container's first process (npm), which must pass it on.
+  const stopping = Date.now();
+  process.kill(server.child.pid!, "SIGTERM");
+  const timer = setTimeout(() => killGroup(server.child), 30_000);
+  const result = await server.finished.finally(() => clearTimeout(timer));
+  const seconds = (Date.now() - stopping) / 1000;
+  console.log(`[container] stopped by SIGTERM in ${seconds.toFixed(1)} s (exit ${result.code ?? result.signal})`);
+  expect({ code: result.code, signal: result.signal }, result.output).toEqual({ code: 0, signal: null });
+  expect(seconds).toBeLessThan(10);
+  // Nothing of it is left behind (the server is not an orphan of a shell that died).
+  await waitFor("the server's processes to end", 5_000, async () => {
+    try {
+      process.kill(-server.child.pid!, 0);
+      return undefined;
+    } catch {
+      return true;
+    }
+  });
+  expect((await probe()).code, "the health check fails once the server is gone").not.toBe(0);
+});

@@ -126,7 +126,11 @@ function submit(clientId: string, state: string, signature: Hex, handler: Handle
 
 /** submit_challenge exactly as the route serves it, but on another Keyfob (another RPC_URL). */
 function submitOn(other: Keyfob): Handler {
-  return endpoint("submit_challenge", (k, _, params, caller) => submitChallenge(k, params, caller), () => other);
+  return endpoint(
+    "submit_challenge",
+    (k, _, params, caller) => submitChallenge(k, params, caller),
+    () => other,
+  );
 }
 
 /** A Keyfob on the same database as the routes, with its chain verifier on `rpcUrl`. */
@@ -267,7 +271,10 @@ describe("Flow A with an account not deployed yet (ERC-6492)", () => {
 describe("Flow A with malformed contract signatures", () => {
   const cases: [string, (challenge: string) => Hex | Promise<Hex>][] = [
     ["200 random bytes", () => garbage(200)],
-    ["66 bytes: a valid owner signature with a byte appended", async (challenge) => concatHex([await licenseOwner.signMessage({ message: challenge }), "0x00"])],
+    [
+      "66 bytes: a valid owner signature with a byte appended",
+      async (challenge) => concatHex([await licenseOwner.signMessage({ message: challenge }), "0x00"]),
+    ],
     ["random bytes ending in the ERC-6492 magic suffix", () => concatHex([garbage(150), `0x${"6492".repeat(16)}`])],
     ["65 zero bytes", () => `0x${"00".repeat(65)}` as Hex],
   ];
@@ -327,7 +334,11 @@ describe("Flow A when the chain cannot be reached", () => {
     const offline = submitOn(keyfobWithRpc(closedRpcUrl));
     const wallet = privateKeyToAccount(generatePrivateKey());
     const { state, challenge } = await challengeFor(appClientId, wallet.address);
-    await expectTokens(await submit(appClientId, state, await wallet.signMessage({ message: challenge }), offline), appClientId, wallet.address);
+    await expectTokens(
+      await submit(appClientId, state, await wallet.signMessage({ message: challenge }), offline),
+      appClientId,
+      wallet.address,
+    );
   });
 
   it("answers 503 when the RPC endpoint answers with an HTTP error (a gateway whose upstream is down)", async () => {
@@ -346,7 +357,11 @@ describe("Flow A when the chain cannot be reached", () => {
     ["HTTP 200 with a JSON-RPC internal error", 200, -32603],
   ] as const) {
     it(`answers 503, not invalid_grant, when the RPC provider answers ${name}`, async () => {
-      const rpcUrl = await failingRpc(status, (id) => ({ jsonrpc: "2.0", id, error: { code, message: code === -32603 ? "internal error" : "request limit exceeded" } }));
+      const rpcUrl = await failingRpc(status, (id) => ({
+        jsonrpc: "2.0",
+        id,
+        error: { code, message: code === -32603 ? "internal error" : "request limit exceeded" },
+      }));
       const offline = submitOn(keyfobWithRpc(rpcUrl));
       const { state, challenge } = await challengeFor(license, license);
       const signature = await licenseOwner.signMessage({ message: challenge });
@@ -368,7 +383,8 @@ describe("a compromised RPC provider", () => {
       request.on("end", () => {
         const { id, method } = JSON.parse(text) as { id: unknown; method: string };
         methods.push(method);
-        const result = method === "eth_chainId" ? `0x${chain.chainId.toString(16)}` : method === "eth_getCode" ? "0x" : `0x${"00".repeat(31)}01`;
+        const result =
+          method === "eth_chainId" ? `0x${chain.chainId.toString(16)}` : method === "eth_getCode" ? "0x" : `0x${"00".repeat(31)}01`;
         response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
       });
     });
@@ -379,7 +395,11 @@ describe("a compromised RPC provider", () => {
     const rpc = await lyingRpc();
     const wallet = privateKeyToAccount(generatePrivateKey());
     const { state, challenge } = await challengeFor(appClientId, wallet.address);
-    await expectTokens(await submit(appClientId, state, await wallet.signMessage({ message: challenge }), submitOn(keyfobWithRpc(rpc.url))), appClientId, wallet.address);
+    await expectTokens(
+      await submit(appClientId, state, await wallet.signMessage({ message: challenge }), submitOn(keyfobWithRpc(rpc.url))),
+      appClientId,
+      wallet.address,
+    );
     expect(rpc.methods).toEqual([]);
   });
 
@@ -387,7 +407,11 @@ describe("a compromised RPC provider", () => {
     const rpc = await lyingRpc();
     const victim = privateKeyToAccount(generatePrivateKey());
     const { state } = await challengeFor(appClientId, victim.address);
-    expectError(await submit(appClientId, state, concatHex([garbage(150), `0x${"6492".repeat(16)}`]), submitOn(keyfobWithRpc(rpc.url))), 400, "invalid_grant");
+    expectError(
+      await submit(appClientId, state, concatHex([garbage(150), `0x${"6492".repeat(16)}`]), submitOn(keyfobWithRpc(rpc.url))),
+      400,
+      "invalid_grant",
+    );
     expect(rpc.methods).toEqual([]);
   });
 
@@ -397,24 +421,42 @@ describe("a compromised RPC provider", () => {
     const { state, challenge } = await challengeFor(appClientId, victim.address);
     // A well-formed wrapper (the stranger's own counterfactual account) claiming the victim's address.
     const forged = accounts.wrapErc6492(stranger.address, randomSalt(), await stranger.signMessage({ message: challenge }));
-    const quorum = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${rpc.url},${chain.rpcUrl}`, CHAIN_ID: String(chain.chainId) }), app.store);
+    const quorum = createKeyfob(
+      loadConfig({ ...process.env, RPC_URL: `${rpc.url},${chain.rpcUrl}`, CHAIN_ID: String(chain.chainId) }),
+      app.store,
+    );
     expectError(await submit(appClientId, state, forged, submitOn(quorum)), 400, "invalid_grant");
     expect(rpc.methods).toContain("eth_call");
     // The genuine owner of a contract account still gets in when both honest providers agree.
-    const both = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl}, ${chain.rpcUrl}/`, CHAIN_ID: String(chain.chainId) }), app.store);
+    const both = createKeyfob(
+      loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl}, ${chain.rpcUrl}/`, CHAIN_ID: String(chain.chainId) }),
+      app.store,
+    );
     const owned = await challengeFor(license, license);
-    await expectTokens(await submit(license, owned.state, await licenseOwner.signMessage({ message: owned.challenge }), submitOn(both)), license, license);
+    await expectTokens(
+      await submit(license, owned.state, await licenseOwner.signMessage({ message: owned.challenge }), submitOn(both)),
+      license,
+      license,
+    );
   });
 
   it("needs RPC_QUORUM answers: one provider down is 503 with the default quorum, and enough with RPC_QUORUM=1", async () => {
     const down = `http://localhost:${await freePort()}`;
-    const strict = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, CHAIN_ID: String(chain.chainId) }), app.store);
-    const tolerant = createKeyfob(loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, RPC_QUORUM: "1", CHAIN_ID: String(chain.chainId) }), app.store);
+    const strict = createKeyfob(
+      loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, CHAIN_ID: String(chain.chainId) }),
+      app.store,
+    );
+    const tolerant = createKeyfob(
+      loadConfig({ ...process.env, RPC_URL: `${chain.rpcUrl},${down}`, RPC_QUORUM: "1", CHAIN_ID: String(chain.chainId) }),
+      app.store,
+    );
     const { state, challenge } = await challengeFor(license, license);
     const signature = await licenseOwner.signMessage({ message: challenge });
     expectError(await submit(license, state, signature, submitOn(strict)), 503, "temporarily_unavailable");
     await expectTokens(await submit(license, state, signature, submitOn(tolerant)), license, license);
-    expect(() => loadConfig({ ...process.env, RPC_URL: chain.rpcUrl, RPC_QUORUM: "2" })).toThrow(/RPC_QUORUM: 2 is more than the 1 providers/);
+    expect(() => loadConfig({ ...process.env, RPC_URL: chain.rpcUrl, RPC_QUORUM: "2" })).toThrow(
+      /RPC_QUORUM: 2 is more than the 1 providers/,
+    );
   });
 
   it("cannot log a plain wallet's address in: the chain is asked only for accounts with code", async () => {
@@ -463,7 +505,8 @@ describe("hosted login with a smart account", () => {
     const { message, signature } = await signedMessage(userOwner, userAccount, start.walletNonce);
     return loginWithWallet(k, start.interactionId, message, signature);
   }
-  const hostedLogin = async (k: Keyfob, clientId: string, redirectUri: string) => (await hostedLoginCompletion(k, clientId, redirectUri)).location;
+  const hostedLogin = async (k: Keyfob, clientId: string, redirectUri: string) =>
+    (await hostedLoginCompletion(k, clientId, redirectUri)).location;
 
   it("records the contract in the session and the tokens: amr is wallet and contract", async () => {
     const { location, newSession } = await hostedLoginCompletion(app, appClientId, DOMAIN);
@@ -473,14 +516,21 @@ describe("hosted login with a smart account", () => {
       ["redirect_uri", DOMAIN],
       ["code_verifier", VERIFIER],
     ]);
-    const { response: tokens } = await redeemCode(app, { id: appClientId, confidential: false }, { get: (name) => form.get(name) }, { endpoint: "token" });
+    const { response: tokens } = await redeemCode(
+      app,
+      { id: appClientId, confidential: false },
+      { get: (name) => form.get(name) },
+      { endpoint: "token" },
+    );
     expect(decodeJwt(tokens.id_token).amr).toEqual(["wallet", "contract"]);
     // A plain wallet's login stays ["wallet"].
     const wallet = privateKeyToAccount(generatePrivateKey());
     const start = await startAuthorization(app, authorizationQuery(appClientId, DOMAIN));
     if (start.kind !== "login") throw new Error("no login page");
     const { message, signature } = await signedMessage(wallet, wallet.address, start.walletNonce);
-    expect((await findSession(app, (await loginWithWallet(app, start.interactionId, message, signature)).newSession!.token))?.amr).toEqual(["wallet"]);
+    expect((await findSession(app, (await loginWithWallet(app, start.interactionId, message, signature)).newSession!.token))?.amr).toEqual([
+      "wallet",
+    ]);
   });
 
   it("cannot reach the dashboard through a contract-verified session (prompt=none, Continue as) or its code", async () => {
@@ -488,11 +538,15 @@ describe("hosted login with a smart account", () => {
     const session = (await findSession(app, newSession!.token))!;
     await ensureAdminClient(app);
     // prompt=none without max_age, as a crafted request would send it: a new login is required.
-    const silent = await startAuthorization(app, authorizationQuery(ADMIN_CLIENT_ID, adminRedirectUri(app), { prompt: "none" }), { session });
+    const silent = await startAuthorization(app, authorizationQuery(ADMIN_CLIENT_ID, adminRedirectUri(app), { prompt: "none" }), {
+      session,
+    });
     expect(silent.kind === "redirect" && new URL(silent.location).searchParams.get("error")).toBe("login_required");
     const page = await startAuthorization(app, authorizationQuery(ADMIN_CLIENT_ID, adminRedirectUri(app)));
     if (page.kind !== "login") throw new Error("no login page");
-    await expect(completeAuthorization(app, page.interactionId, { session })).rejects.toMatchObject({ message: expect.stringMatching(/needs a new login/) });
+    await expect(completeAuthorization(app, page.interactionId, { session })).rejects.toMatchObject({
+      message: expect.stringMatching(/needs a new login/),
+    });
     // The switch on: the session may complete it, and the dashboard takes its code.
     const allowing = createKeyfob(loadConfig({ ...process.env, ADMIN_CONTRACT_SIGNATURES: "true" }), app.store);
     const { location, cookie } = await beginAdminLogin(allowing);
@@ -508,7 +562,9 @@ describe("hosted login with a smart account", () => {
     again.delete("max_age");
     const code = await startAuthorization(allowing, new URLSearchParams({ ...Object.fromEntries(again), prompt: "none" }), { session });
     if (code.kind !== "redirect") throw new Error("expected a redirect");
-    await expect(finishAdminLogin(app, refusing.cookie, new URL(code.location).searchParams)).rejects.toMatchObject({ message: expect.stringMatching(/smart-account/) });
+    await expect(finishAdminLogin(app, refusing.cookie, new URL(code.location).searchParams)).rejects.toMatchObject({
+      message: expect.stringMatching(/smart-account/),
+    });
   });
 
   it("never links a wallet to an account on a contract's word", async () => {
@@ -517,7 +573,10 @@ describe("hosted login with a smart account", () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const account = await accounts.deployAccount(owner.address);
     const { message, signature } = await signedMessage(owner, account, accountLinkNonce(app, holder), SIWE_PURPOSE.linkWallet);
-    await expect(verifyAccountLink(app, holder, message, signature)).rejects.toMatchObject({ code: "invalid_grant", message: expect.stringMatching(/cannot link a wallet/) });
+    await expect(verifyAccountLink(app, holder, message, signature)).rejects.toMatchObject({
+      code: "invalid_grant",
+      message: expect.stringMatching(/cannot link a wallet/),
+    });
     expect(await tables(app).identity.count({ where: { subject: account } })).toBe(0);
   });
 

@@ -15,17 +15,33 @@ it("derives a distinct, stable key per purpose", () => {
   expect(new Set(keys).size).toBe(purposes.length);
   expect(Buffer.from(deriveKey(secret, "admin-try-result")).toString("hex")).toBe(keys[1]);
   // The encryption key is the one signing keys were always stored with.
-  expect(Buffer.from(deriveKey(secret, "signing-key-encryption"))).toEqual(Buffer.from(hkdfSync("sha256", secret, "keyfob", "signing-key-encryption", 32)));
+  expect(Buffer.from(deriveKey(secret, "signing-key-encryption"))).toEqual(
+    Buffer.from(hkdfSync("sha256", secret, "keyfob", "signing-key-encryption", 32)),
+  );
 });
 
 it("refuses a test sign-in result signed with the encryption key, and a link nonce MAC'd with it", async () => {
   const k = keyfob();
   const account = "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9";
-  const result = { clientId: "kf_x", at: "2026-11-24T00:00:00.000Z", ok: false, error: "access_denied", description: "cancelled" } as TryResult;
-  const seal = (key: Uint8Array) => new SignJWT({ result }).setProtectedHeader({ alg: "HS256" }).setAudience("keyfob_admin_try_result").setIssuedAt().setExpirationTime("10m").sign(key);
+  const result = {
+    clientId: "kf_x",
+    at: "2026-11-24T00:00:00.000Z",
+    ok: false,
+    error: "access_denied",
+    description: "cancelled",
+  } as TryResult;
+  const seal = (key: Uint8Array) =>
+    new SignJWT({ result })
+      .setProtectedHeader({ alg: "HS256" })
+      .setAudience("keyfob_admin_try_result")
+      .setIssuedAt()
+      .setExpirationTime("10m")
+      .sign(key);
   expect(await openTryResult(k, await seal(k.macKeys.tryResult))).toEqual(result);
   expect(await openTryResult(k, await seal(k.encryptionKey))).toBeUndefined();
-  expect(await openTryResult(k, await seal(new Uint8Array(hkdfSync("sha256", k.encryptionKey, "keyfob", "admin-try-result", 32))))).toBeUndefined();
+  expect(
+    await openTryResult(k, await seal(new Uint8Array(hkdfSync("sha256", k.encryptionKey, "keyfob", "admin-try-result", 32)))),
+  ).toBeUndefined();
 
   const genuine = accountLinkNonce(k, account);
   expect(checkAccountLinkNonce(k, account, genuine)).toBe(true);

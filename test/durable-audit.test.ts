@@ -83,7 +83,12 @@ async function startInstance(secret: string): Promise<Instance> {
       KEYFOB_LOG: "warn",
     },
   });
-  const instance: Instance = { url: `http://localhost:${port}`, child, stderr: "", exited: new Promise((resolve) => child.once("exit", resolve)) };
+  const instance: Instance = {
+    url: `http://localhost:${port}`,
+    child,
+    stderr: "",
+    exited: new Promise((resolve) => child.once("exit", resolve)),
+  };
   child.stderr!.on("data", (chunk) => (instance.stderr = (instance.stderr + chunk).slice(-20_000)));
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve());
@@ -94,7 +99,11 @@ async function startInstance(secret: string): Promise<Instance> {
 
 /** Codes as the hosted login leaves them, each for an account of its own, with offline_access: [code, verifier, account]. */
 async function mintCodes(pool: pg.Pool, n: number): Promise<[string, string, string][]> {
-  const codes: [string, string, string][] = Array.from({ length: n }, () => [randomOpaque(), randomBytes(32).toString("base64url"), `0x${randomBytes(20).toString("hex")}`]);
+  const codes: [string, string, string][] = Array.from({ length: n }, () => [
+    randomOpaque(),
+    randomBytes(32).toString("base64url"),
+    `0x${randomBytes(20).toString("hex")}`,
+  ]);
   await pool.query(
     `INSERT INTO authorization_codes (code_hash, client_id, redirect_uri, account_id, connector, scope, code_challenge, email, email_verified, auth_time, amr, expires_at)
      SELECT h, $4, $5, a, 'google', 'openid email offline_access', c, 'user@example.com', true, now() AT TIME ZONE 'UTC', 'google', (now() + interval '10 minutes') AT TIME ZONE 'UTC'
@@ -110,7 +119,9 @@ async function mintCodes(pool: pg.Pool, n: number): Promise<[string, string, str
   return codes;
 }
 
-it("loses no token.issued record and redeems nothing twice through a PostgreSQL restart and a killed instance", { timeout: 180_000 }, async () => {
+it("loses no token.issued record and redeems nothing twice through a PostgreSQL restart and a killed instance", {
+  timeout: 180_000,
+}, async () => {
   const pool = new pg.Pool({ connectionString: cluster.url(), max: 2 });
   pool.on("error", () => undefined); // its idle connections, ended by the restart
   const codes = await mintCodes(pool, 6_000);
@@ -122,13 +133,22 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   let turn = 0;
 
   /** POSTs a form to one instance, or to the other when the first cannot be reached; undefined when no answer came. */
-  async function post(pathname: string, form: Record<string, string>): Promise<{ status: number; body: Record<string, string> } | undefined> {
+  async function post(
+    pathname: string,
+    form: Record<string, string>,
+  ): Promise<{ status: number; body: Record<string, string> } | undefined> {
     const first = turn++ % 2;
     for (const index of [first, 1 - first]) {
       try {
         const response = await fetch(`${instances[index].url}${pathname}`, { method: "POST", body: new URLSearchParams(form) });
         const body = (await response.json()) as Record<string, string>;
-        outcomes.push({ at: now(), instance: index, path: pathname, status: response.status, retryAfter: response.headers.get("retry-after") });
+        outcomes.push({
+          at: now(),
+          instance: index,
+          path: pathname,
+          status: response.status,
+          retryAfter: response.headers.get("retry-after"),
+        });
         return { status: response.status, body };
       } catch (error) {
         const code = String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name);
@@ -145,13 +165,25 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   async function flowA() {
     while (!stopped) {
       const wallet = privateKeyToAccount(generatePrivateKey());
-      const challenge = await post("/auth/web3/generate_challenge", { client_id: licenseId, domain: DOMAIN, scope: "openid email", response_type: "code", address: wallet.address });
+      const challenge = await post("/auth/web3/generate_challenge", {
+        client_id: licenseId,
+        domain: DOMAIN,
+        scope: "openid email",
+        response_type: "code",
+        address: wallet.address,
+      });
       if (challenge?.status !== 200) {
         await pause(100);
         continue;
       }
       const signature = await wallet.signMessage({ message: challenge.body.challenge });
-      const tokens = await post("/auth/web3/submit_challenge", { client_id: licenseId, state: challenge.body.state, grant_type: "authorization_code", domain: DOMAIN, signature });
+      const tokens = await post("/auth/web3/submit_challenge", {
+        client_id: licenseId,
+        state: challenge.body.state,
+        grant_type: "authorization_code",
+        domain: DOMAIN,
+        signature,
+      });
       if (tokens?.status === 200) keep(tokens.body, licenseId, wallet.address, `state ${challenge.body.state}`);
       else await pause(100);
     }
@@ -160,7 +192,13 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   async function codeExchanges() {
     while (!stopped) {
       const [code, verifier, account] = codes.pop()!;
-      const tokens = await post("/token", { grant_type: "authorization_code", client_id: appId, code, code_verifier: verifier, redirect_uri: DOMAIN });
+      const tokens = await post("/token", {
+        grant_type: "authorization_code",
+        client_id: appId,
+        code,
+        code_verifier: verifier,
+        redirect_uri: DOMAIN,
+      });
       if (tokens?.status !== 200) {
         await pause(100);
         continue;
@@ -201,16 +239,26 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   expect(outcomes.filter((o) => o.error && !(o.instance === 1 && o.at >= killedAt))).toEqual([]);
 
   // Success again within 10 s of each fault (once PostgreSQL is back), on every instance still running.
-  const recovered = (instance: number, after: number) => outcomes.find((o) => o.instance === instance && o.status === 200 && o.at > after)?.at;
-  for (const instance of [0, 1]) expect(recovered(instance, restartReturned), `instance ${instance} after the restart`).toBeLessThan(restartedAt + RECOVERY_MS);
+  const recovered = (instance: number, after: number) =>
+    outcomes.find((o) => o.instance === instance && o.status === 200 && o.at > after)?.at;
+  for (const instance of [0, 1])
+    expect(recovered(instance, restartReturned), `instance ${instance} after the restart`).toBeLessThan(restartedAt + RECOVERY_MS);
   expect(recovered(0, killedAt), "instance 0 after the kill").toBeLessThan(killedAt + RECOVERY_MS);
   // The restart was felt (its refusals are checked below), and the kill too.
-  expect(outcomes.some((o) => o.status === 503 && o.at > restartedAt && o.at < killedAt), "503s during the restart").toBe(true);
-  expect(outcomes.some((o) => o.instance === 1 && o.error === "ECONNREFUSED"), "the killed instance refused connections").toBe(true);
+  expect(
+    outcomes.some((o) => o.status === 503 && o.at > restartedAt && o.at < killedAt),
+    "503s during the restart",
+  ).toBe(true);
+  expect(
+    outcomes.some((o) => o.instance === 1 && o.error === "ECONNREFUSED"),
+    "the killed instance refused connections",
+  ).toBe(true);
 
   const clientIds = [licenseId, appId];
   const rows = async <T>(text: string, values: unknown[] = [clientIds]) => (await pool.query(text, values)).rows as T[];
-  const issued = await rows<{ jti: string; user_id: string; client_id: string }>("SELECT jti, user_id, client_id FROM issued_tokens WHERE client_id = ANY ($1)");
+  const issued = await rows<{ jti: string; user_id: string; client_id: string }>(
+    "SELECT jti, user_id, client_id FROM issued_tokens WHERE client_id = ANY ($1)",
+  );
   const audited = await rows<{ account_id: string; client_id: string; ip: string; outcome: string; detail: string }>(
     "SELECT account_id, client_id, ip, outcome, detail FROM audit_events WHERE action = 'token.issued' AND client_id = ANY ($1)",
   );
@@ -225,7 +273,10 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   const issuedPerParty = perParty(issued.map((token) => ({ client_id: token.client_id, account: token.user_id })));
   const auditedPerParty = perParty(audited.map((event) => ({ client_id: event.client_id, account: event.account_id })));
   const unaudited = [...issuedPerParty].filter(([party, n]) => (auditedPerParty.get(party) ?? 0) !== n);
-  expect(unaudited, `${unaudited.length} of ${issuedPerParty.size} parties' tokens differ from their token.issued rows (${issued.length} tokens, ${audited.length} rows)`).toEqual([]);
+  expect(
+    unaudited,
+    `${unaudited.length} of ${issuedPerParty.size} parties' tokens differ from their token.issued rows (${issued.length} tokens, ${audited.length} rows)`,
+  ).toEqual([]);
   expect(audited.length).toBe(issued.length);
   for (const event of audited) {
     expect(event).toMatchObject({ outcome: "success", ip: "127.0.0.1" });
@@ -236,15 +287,24 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   // family holds as many access tokens as refresh tokens (each rotation stores one of each).
   const flowAAccounts = count(issued.filter((token) => token.client_id === licenseId).map((token) => token.user_id));
   expect([...flowAAccounts].filter(([, n]) => n > 1)).toEqual([]);
-  expect(await rows("SELECT code_hash FROM issued_tokens WHERE client_id = ANY ($1) AND code_hash IS NOT NULL GROUP BY code_hash HAVING count(*) > 1")).toEqual([]);
+  expect(
+    await rows(
+      "SELECT code_hash FROM issued_tokens WHERE client_id = ANY ($1) AND code_hash IS NOT NULL GROUP BY code_hash HAVING count(*) > 1",
+    ),
+  ).toEqual([]);
   expect(
     await rows(`SELECT family_id FROM refresh_tokens r WHERE client_id = ANY ($1) GROUP BY family_id
                 HAVING count(*) <> (SELECT count(*) FROM issued_tokens i WHERE i.refresh_family = r.family_id)`),
   ).toEqual([]);
 
   // The survivor's refusals during the restart reached the audit log once PostgreSQL was back.
-  const refusedBySurvivor = outcomes.filter((o) => o.instance === 0 && o.status === 503 && o.path !== "/auth/web3/generate_challenge").length;
-  const [{ n: failedRows }] = await rows<{ n: number }>("SELECT count(*)::int AS n FROM audit_events WHERE action = 'token.failed' AND outcome = 'temporarily_unavailable'", []);
+  const refusedBySurvivor = outcomes.filter(
+    (o) => o.instance === 0 && o.status === 503 && o.path !== "/auth/web3/generate_challenge",
+  ).length;
+  const [{ n: failedRows }] = await rows<{ n: number }>(
+    "SELECT count(*)::int AS n FROM audit_events WHERE action = 'token.failed' AND outcome = 'temporarily_unavailable'",
+    [],
+  );
   expect(failedRows, `${refusedBySurvivor} refusals by the surviving instance`).toBeGreaterThanOrEqual(refusedBySurvivor);
   await pool.end();
 });

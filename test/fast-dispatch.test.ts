@@ -58,7 +58,9 @@ function importGraph(file: string, files = new Set<string>(), packages = new Map
       continue;
     }
     const base = specifier.startsWith("@/") ? path.join(ROOT, specifier.slice(2)) : path.resolve(path.dirname(file), specifier);
-    const resolved = [`${base}.ts`, `${base}.tsx`, path.join(base, "index.ts"), base].find((candidate) => existsSync(candidate) && /\.(tsx?|json|m?js)$/.test(candidate));
+    const resolved = [`${base}.ts`, `${base}.tsx`, path.join(base, "index.ts"), base].find(
+      (candidate) => existsSync(candidate) && /\.(tsx?|json|m?js)$/.test(candidate),
+    );
     if (!resolved) throw new Error(`${path.relative(ROOT, file)}: cannot resolve ${specifier}`);
     importGraph(resolved, files, packages);
   }
@@ -104,7 +106,10 @@ describe("PROTOCOL_ROUTES", () => {
       const next = [...packages].filter(([specifier]) => isNext(specifier));
       expect(next, `${urlPath} reaches Next.js`).toEqual([]);
       // Nor a module of app/ other than the route file itself (cookies, pages, server actions).
-      expect([...files].filter((file) => file.startsWith(path.join(ROOT, "app")) && file !== routeFile(urlPath)), urlPath).toEqual([]);
+      expect(
+        [...files].filter((file) => file.startsWith(path.join(ROOT, "app")) && file !== routeFile(urlPath)),
+        urlPath,
+      ).toEqual([]);
     }
     // The walk does see what is there: /token's whole graph, and Next.js where it is used (/auth's cookies).
     expect(importGraph(routeFile("/token")).files).toContain(path.join(ROOT, "lib/store/tokens.ts"));
@@ -151,7 +156,14 @@ describe("protocolHandler", () => {
 // dispatch behind a real server
 
 type Answer = { status: number; headers: http.IncomingHttpHeaders; rawHeaders: [string, string][]; body: Buffer; socket: Socket };
-type Send = { method?: string; path: string; headers?: Record<string, string | number>; body?: string | Buffer; chunks?: Buffer[]; noBody?: boolean };
+type Send = {
+  method?: string;
+  path: string;
+  headers?: Record<string, string | number>;
+  body?: string | Buffer;
+  chunks?: Buffer[];
+  noBody?: boolean;
+};
 
 let server: http.Server;
 let origin: string;
@@ -171,8 +183,15 @@ function send({ method = "GET", path: urlPath, headers = {}, body, chunks, noBod
       response.on("data", (chunk: Buffer) => parts.push(chunk));
       response.on("end", () => {
         const raw: [string, string][] = [];
-        for (let i = 0; i < response.rawHeaders.length; i += 2) raw.push([response.rawHeaders[i].toLowerCase(), response.rawHeaders[i + 1]]);
-        resolve({ status: response.statusCode!, headers: response.headers, rawHeaders: raw, body: Buffer.concat(parts), socket: response.socket });
+        for (let i = 0; i < response.rawHeaders.length; i += 2)
+          raw.push([response.rawHeaders[i].toLowerCase(), response.rawHeaders[i + 1]]);
+        resolve({
+          status: response.statusCode!,
+          headers: response.headers,
+          rawHeaders: raw,
+          body: Buffer.concat(parts),
+          socket: response.socket,
+        });
         if (noBody) request.destroy();
       });
       response.on("error", reject);
@@ -201,7 +220,11 @@ async function expected(response: Response) {
   for (const cookie of response.headers.getSetCookie()) headerLines.push(["set-cookie", cookie]);
   return { status: response.status, headers: headerLines.sort(), body: Buffer.from(await response.arrayBuffer()) };
 }
-const served = (answer: Answer) => ({ status: answer.status, headers: answer.rawHeaders.filter(([name]) => !TRANSPORT.has(name)).sort(), body: answer.body });
+const served = (answer: Answer) => ({
+  status: answer.status,
+  headers: answer.rawHeaders.filter(([name]) => !TRANSPORT.has(name)).sort(),
+  body: answer.body,
+});
 
 beforeAll(async () => {
   // Handlers of this test beside the real table: what the dispatch hands a handler, and headers it must keep apart.
@@ -253,7 +276,11 @@ describe("dispatch", () => {
 
   it("answers a bad POST /token as the route handler does (status, headers, body)", async () => {
     const requests = [
-      { what: "unknown client", body: "grant_type=authorization_code&client_id=kf_nobody&code=abc&redirect_uri=https%3A%2F%2Fa.example%2Fcb", type: FORM["content-type"] },
+      {
+        what: "unknown client",
+        body: "grant_type=authorization_code&client_id=kf_nobody&code=abc&redirect_uri=https%3A%2F%2Fa.example%2Fcb",
+        type: FORM["content-type"],
+      },
       { what: "unsupported grant", body: "grant_type=password&client_id=kf_nobody", type: FORM["content-type"] },
       { what: "not a form", body: '{"grant_type":"authorization_code"}', type: "application/json" },
       { what: "code in the query", body: "grant_type=authorization_code", type: FORM["content-type"], query: "?code=abc" },
@@ -277,7 +304,12 @@ describe("dispatch", () => {
 
   it("hands the handler the request: the issuer's origin with the path and query, method, headers and body", async () => {
     const body = `x=${"é".repeat(100)}&y=2`;
-    const answer = await send({ method: "POST", path: "/echo?q=1&q=2", headers: { "content-type": FORM["content-type"], "x-test": "one" }, body });
+    const answer = await send({
+      method: "POST",
+      path: "/echo?q=1&q=2",
+      headers: { "content-type": FORM["content-type"], "x-test": "one" },
+      body,
+    });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body.toString())).toEqual({ url: `${ISSUER}/echo?q=1&q=2`, method: "POST", body });
     expect(received!.headers.get("x-test")).toBe("one");
@@ -287,13 +319,22 @@ describe("dispatch", () => {
   it("keeps every Set-Cookie (and Vary) of an answer on a line of its own", async () => {
     const answer = await send({ path: "/cookies" });
     expect(answer.status).toBe(201);
-    expect(lines(answer, "set-cookie")).toEqual(["a=1; Path=/; HttpOnly", "b=2, with a comma; Expires=Wed, 21 Oct 2099 07:28:00 GMT", "c=3"]);
+    expect(lines(answer, "set-cookie")).toEqual([
+      "a=1; Path=/; HttpOnly",
+      "b=2, with a comma; Expires=Wed, 21 Oct 2099 07:28:00 GMT",
+      "c=3",
+    ]);
     expect(lines(answer, "vary")).toEqual([NEXT_VARY, "Origin"]);
     expect(answer.body.toString()).toBe("three cookies");
   });
 
   it("leaves any other request to the fall-through (Next.js)", async () => {
-    for (const [method, urlPath] of [["GET", "/token"], ["POST", "/token/"], ["HEAD", "/keys"], ["GET", "/admin"]]) {
+    for (const [method, urlPath] of [
+      ["GET", "/token"],
+      ["POST", "/token/"],
+      ["HEAD", "/keys"],
+      ["GET", "/admin"],
+    ]) {
       const answer = await send({ method, path: urlPath });
       expect(answer.status, `${method} ${urlPath}`).toBe(404);
     }
@@ -301,14 +342,21 @@ describe("dispatch", () => {
 
   describe("a body over MAX_BODY_BYTES", () => {
     const tooLarge = async () => {
-      const direct = await tokenPost(new Request(`${ISSUER}/token`, { method: "POST", headers: FORM, body: `a=${"x".repeat(MAX_BODY_BYTES)}` }));
+      const direct = await tokenPost(
+        new Request(`${ISSUER}/token`, { method: "POST", headers: FORM, body: `a=${"x".repeat(MAX_BODY_BYTES)}` }),
+      );
       expect(direct.status).toBe(413);
       return expected(direct);
     };
 
     it("is refused with 413 and Connection: close when its Content-Length says so, without waiting for it", async () => {
       // The headers alone: the body never comes, and the answer does not wait for it.
-      const answer = await send({ method: "POST", path: "/token", headers: { ...FORM, "content-length": MAX_BODY_BYTES + 1 }, noBody: true });
+      const answer = await send({
+        method: "POST",
+        path: "/token",
+        headers: { ...FORM, "content-length": MAX_BODY_BYTES + 1 },
+        noBody: true,
+      });
       expect(answer.status).toBe(413);
       expect(answer.headers.connection).toBe("close");
       expect(served(answer)).toEqual(await tooLarge());

@@ -65,7 +65,14 @@ describe("generate_challenge", () => {
     expect(lines).toHaveLength(10);
     expect(lines[0]).toBe("localhost:3000 wants you to sign in with your Ethereum account:");
     expect(lines[1]).toBe(getAddress(lower));
-    expect(lines.slice(2, 8)).toEqual(["", `app-${lower.slice(2, 10)}.example.com is asking you sign in.`, "", `URI: ${ISSUER}`, "Version: 1", "Chain ID: 1"]);
+    expect(lines.slice(2, 8)).toEqual([
+      "",
+      `app-${lower.slice(2, 10)}.example.com is asking you sign in.`,
+      "",
+      `URI: ${ISSUER}`,
+      "Version: 1",
+      "Chain ID: 1",
+    ]);
     expect(lines[8]).toMatch(/^Nonce: [0-9a-zA-Z]{30}$/);
     expect(lines[9]).toMatch(/^Issued At: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const issuedAt = parseSiweMessage(body.challenge).issuedAt!.getTime() / 1000;
@@ -116,7 +123,11 @@ describe("generate_challenge", () => {
 
   it("matches the domain exactly, not by prefix or trailing slash", async () => {
     const license = await registerLicense({ domain: "https://exact.example.com/callback" });
-    for (const domain of ["https://exact.example.com/callback/", "https://exact.example.com/callbackx", "https://EXACT.example.com/callback"]) {
+    for (const domain of [
+      "https://exact.example.com/callback/",
+      "https://exact.example.com/callbackx",
+      "https://EXACT.example.com/callback",
+    ]) {
       await expectError(await call("generate_challenge", challengeParams(license, { domain })), 400, "invalid_request");
     }
   });
@@ -132,8 +143,16 @@ describe("generate_challenge", () => {
     const params = new URLSearchParams({ ...challengeParams(license), padding: "x".repeat(16 * 1024) });
     const { POST } = await import("@/app/auth/web3/generate_challenge/route");
     const form = { "content-type": "application/x-www-form-urlencoded" };
-    await expectError(await POST(new Request(`${ISSUER}/auth/web3/generate_challenge`, { method: "POST", headers: form, body: params.toString() })), 413, "invalid_request");
-    const json = new Request(`${ISSUER}/auth/web3/generate_challenge`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(challengeParams(license)) });
+    await expectError(
+      await POST(new Request(`${ISSUER}/auth/web3/generate_challenge`, { method: "POST", headers: form, body: params.toString() })),
+      413,
+      "invalid_request",
+    );
+    const json = new Request(`${ISSUER}/auth/web3/generate_challenge`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(challengeParams(license)),
+    });
     await expectError(await POST(json), 415, "invalid_request");
   });
 });
@@ -180,11 +199,21 @@ describe("submit_challenge", () => {
     const license = await registerLicense();
     const { state, challenge } = await requestChallenge(license);
     const signature = await license.owner.signMessage({ message: challenge });
-    const response = await endpoint("submit_challenge", (k, _, params, caller) => submitChallenge(k, params, caller), () => shortId)(
+    const response = await endpoint(
+      "submit_challenge",
+      (k, _, params, caller) => submitChallenge(k, params, caller),
+      () => shortId,
+    )(
       new Request(`${ISSUER}/auth/web3/submit_challenge`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ client_id: license.clientId, state, grant_type: "authorization_code", domain: license.domain, signature }),
+        body: new URLSearchParams({
+          client_id: license.clientId,
+          state,
+          grant_type: "authorization_code",
+          domain: license.domain,
+          signature,
+        }),
       }),
     );
     const body = await response.json();
@@ -208,12 +237,20 @@ describe("submit_challenge", () => {
 
   it("bounds what a request can make Keyfob store or sign: nonce and state up to 512 bytes", async () => {
     const license = await registerLicense();
-    const long = await expectError(await call("generate_challenge", challengeParams(license, { nonce: "n".repeat(16 * 1024 - 400) })), 400, "invalid_request");
+    const long = await expectError(
+      await call("generate_challenge", challengeParams(license, { nonce: "n".repeat(16 * 1024 - 400) })),
+      400,
+      "invalid_request",
+    );
     expect(long.error_description).toBe("parameter nonce must not exceed 512 bytes");
     expect((await call("generate_challenge", challengeParams(license, { nonce: "n".repeat(512) }))).status).toBe(200);
     await expectError(await call("generate_challenge", challengeParams(license, { nonce: "é".repeat(257) })), 400, "invalid_request"); // bytes, not characters
     const { challenge } = await requestChallenge(license);
-    await expectError(await submit(license, "s".repeat(513), await license.owner.signMessage({ message: challenge })), 400, "invalid_request");
+    await expectError(
+      await submit(license, "s".repeat(513), await license.owner.signMessage({ message: challenge })),
+      400,
+      "invalid_request",
+    );
   });
 
   it("carries the nonce given with the challenge request", async () => {
@@ -288,7 +325,11 @@ describe("submit_challenge", () => {
     const license = await registerLicense();
     const { state, challenge } = await requestChallenge(license);
     await tables(keyfob()).challenge.update({ where: { stateHash: opaqueDigest(state) }, data: { expiresAt: new Date(Date.now() - 1) } });
-    const body = await expectError(await submit(license, state, await license.owner.signMessage({ message: challenge })), 400, "invalid_grant");
+    const body = await expectError(
+      await submit(license, state, await license.owner.signMessage({ message: challenge })),
+      400,
+      "invalid_grant",
+    );
     expect(body.error_description).toMatch(/expired/);
   });
 

@@ -51,7 +51,11 @@ describe("GET /auth (authorization request)", () => {
   it("refuses a state or nonce over 512 bytes with invalid_request, stores nothing, and does not echo the state", async () => {
     const app = await registerApp();
     const before = await tables(keyfob()).interaction.count({ where: { clientId: app.clientId } });
-    const oversized: Record<string, string>[] = [{ state: "s".repeat(513) }, { nonce: "n".repeat(513), state: "ok" }, { login_hint: "h".repeat(513), state: "ok" }];
+    const oversized: Record<string, string>[] = [
+      { state: "s".repeat(513) },
+      { nonce: "n".repeat(513), state: "ok" },
+      { login_hint: "h".repeat(513), state: "ok" },
+    ];
     for (const extra of oversized) {
       const start = await startAuthorization(keyfob(), authorizeQuery(app, extra));
       if (start.kind !== "redirect") throw new Error(`expected a redirect, got ${start.kind}`);
@@ -65,8 +69,16 @@ describe("GET /auth (authorization request)", () => {
   it.each([
     ["no client_id", (app: App) => authorizeQuery(app, { client_id: "" }), "no_client_id"],
     ["an unknown client", (app: App) => authorizeQuery(app, { client_id: "kf_unknown" }), "unknown_client"],
-    ["an unregistered redirect_uri", (app: App) => authorizeQuery(app, { redirect_uri: "https://evil.example.com/cb" }), "unregistered_redirect_uri"],
-    ["a redirect_uri differing by a slash", (app: App) => authorizeQuery(app, { redirect_uri: `${app.redirectUri}/` }), "unregistered_redirect_uri"],
+    [
+      "an unregistered redirect_uri",
+      (app: App) => authorizeQuery(app, { redirect_uri: "https://evil.example.com/cb" }),
+      "unregistered_redirect_uri",
+    ],
+    [
+      "a redirect_uri differing by a slash",
+      (app: App) => authorizeQuery(app, { redirect_uri: `${app.redirectUri}/` }),
+      "unregistered_redirect_uri",
+    ],
   ])("shows an error page, never a redirect, for %s", async (_, query, code) => {
     const app = await registerApp();
     const start = await startAuthorization(keyfob(), query(app));
@@ -119,7 +131,9 @@ describe("GET /auth (authorization request)", () => {
     expect(location.searchParams.get("state")).toBe("");
     expect(location.searchParams.get("iss")).toBe(ISSUER);
     expect(location.searchParams.get("tenant")).toBe("7");
-    await expect(completeAuthorization(keyfob(), start.interactionId, { identity: google() })).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(completeAuthorization(keyfob(), start.interactionId, { identity: google() })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
   });
 });
 
@@ -137,7 +151,13 @@ describe("POST /token (code exchange)", () => {
     const { userId, connector } = decodeSubject(payload.sub!);
     expect(connector).toBe("google");
     expect(userId).toMatch(/^0x[0-9a-fA-F]{40}$/);
-    expect(payload).toMatchObject({ provider_id: "google", ethereum_address: userId, email: identity.email, email_verified: true, nonce: "n-1" });
+    expect(payload).toMatchObject({
+      provider_id: "google",
+      ethereum_address: userId,
+      email: identity.email,
+      email_verified: true,
+      nonce: "n-1",
+    });
     const account = await tables(keyfob()).account.findUniqueOrThrow({ where: { id: userId } });
     expect(Object.keys(account).sort()).toEqual(["blockedAt", "createdAt", "id"]); // an address only: no key is generated or kept for it
     // The same identity logs into the same account.
@@ -149,7 +169,8 @@ describe("POST /token (code exchange)", () => {
   it("checks PKCE (S256): right verifier, missing, wrong, and a verifier without challenge", async () => {
     const app = await registerApp();
     const { verifier, challenge } = pkce();
-    const withPkce = () => authorize(app, google(), { code_challenge: challenge, code_challenge_method: "S256" }).then((u) => u.searchParams.get("code")!);
+    const withPkce = () =>
+      authorize(app, google(), { code_challenge: challenge, code_challenge_method: "S256" }).then((u) => u.searchParams.get("code")!);
     await expectError(await token(app, { code: await withPkce(), code_verifier: "" }), 400, "invalid_grant");
     await expectError(await token(app, { code: await withPkce(), code_verifier: pkce().verifier }), 400, "invalid_grant");
     expect((await token(app, { code: await withPkce(), code_verifier: verifier })).status).toBe(200);
@@ -162,11 +183,28 @@ describe("POST /token (code exchange)", () => {
     const app = await registerApp({ confidential: true });
     const code = (await authorize(app)).searchParams.get("code")!;
     const inUrl = (route: (r: Request) => Promise<Response>, path: string, query: Record<string, string>, body: Record<string, string>) =>
-      route(new Request(`${ISSUER}${path}?${new URLSearchParams(query)}`, { method: "POST", headers: FORM, body: new URLSearchParams(body) }));
+      route(
+        new Request(`${ISSUER}${path}?${new URLSearchParams(query)}`, { method: "POST", headers: FORM, body: new URLSearchParams(body) }),
+      );
     for (const [route, path, query, body] of [
-      [tokenRoute, "/token", { code }, { grant_type: "authorization_code", redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.secret! }],
-      [tokenRoute, "/token", { client_secret: app.secret! }, { grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_id: app.clientId }],
-      [tokenRoute, "/token", { code_verifier: app.pkce.verifier }, { grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.secret! }],
+      [
+        tokenRoute,
+        "/token",
+        { code },
+        { grant_type: "authorization_code", redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.secret! },
+      ],
+      [
+        tokenRoute,
+        "/token",
+        { client_secret: app.secret! },
+        { grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_id: app.clientId },
+      ],
+      [
+        tokenRoute,
+        "/token",
+        { code_verifier: app.pkce.verifier },
+        { grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.secret! },
+      ],
       [revokeRoute, "/token/revoke", { token: "x" }, { client_id: app.clientId, client_secret: app.secret! }],
       [introspectRoute, "/token/introspect", { token: "x" }, { client_id: app.clientId, client_secret: app.secret! }],
     ] as const) {
@@ -190,8 +228,13 @@ describe("POST /token (code exchange)", () => {
     await updateClient(keyfob().store, confidential.clientId, { requirePkce: true });
     const now = await startAuthorization(keyfob(), authorizeQuery(confidential));
     expect(now.kind === "redirect" && new URL(now.location).searchParams.get("error")).toBe("invalid_request");
-    const withPkce = await authorize(confidential, google(), { code_challenge: confidential.pkce.challenge, code_challenge_method: "S256" });
-    expect((await token(confidential, { code: withPkce.searchParams.get("code")!, code_verifier: confidential.pkce.verifier })).status).toBe(200);
+    const withPkce = await authorize(confidential, google(), {
+      code_challenge: confidential.pkce.challenge,
+      code_challenge_method: "S256",
+    });
+    expect(
+      (await token(confidential, { code: withPkce.searchParams.get("code")!, code_verifier: confidential.pkce.verifier })).status,
+    ).toBe(200);
   });
 
   it("never redeems a public client's code that was issued without PKCE", async () => {
@@ -219,7 +262,10 @@ describe("POST /token (code exchange)", () => {
     const other = await registerApp({ redirectUri: app.redirectUri });
     const code = (await authorize(app)).searchParams.get("code")!;
     await expectError(await token(other, { code }), 400, "invalid_grant");
-    await tables(keyfob()).authorizationCode.update({ where: { codeHash: opaqueDigest(code) }, data: { expiresAt: new Date(Date.now() - 1) } });
+    await tables(keyfob()).authorizationCode.update({
+      where: { codeHash: opaqueDigest(code) },
+      data: { expiresAt: new Date(Date.now() - 1) },
+    });
     await expectError(await token(app, { code }), 400, "invalid_grant");
   });
 
@@ -248,13 +294,32 @@ describe("POST /token (code exchange)", () => {
   it("refuses malformed client authentication and request bodies", async () => {
     const app = await registerApp({ confidential: true });
     const code = (await authorize(app)).searchParams.get("code")!;
-    const post = (headers: Record<string, string>, body: string) => tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers, body }));
-    const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_secret: app.secret! }).toString();
+    const post = (headers: Record<string, string>, body: string) =>
+      tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers, body }));
+    const form = new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: app.redirectUri,
+      client_secret: app.secret!,
+    }).toString();
     const basic = `Basic ${Buffer.from(`${app.clientId}:${app.secret}`).toString("base64")}`;
     await expectError(await post({ ...FORM, authorization: basic }, form), 400, "invalid_request"); // two methods at once
-    await expectError(await post({ ...FORM, authorization: `Basic ${Buffer.from("no-colon").toString("base64")}` }, form), 401, "invalid_client");
-    await expectError(await post({ "content-type": "application/json" }, JSON.stringify({ grant_type: "authorization_code", code })), 415, "invalid_request");
-    const wrongId = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: app.redirectUri, client_id: "kf_other" }).toString();
+    await expectError(
+      await post({ ...FORM, authorization: `Basic ${Buffer.from("no-colon").toString("base64")}` }, form),
+      401,
+      "invalid_client",
+    );
+    await expectError(
+      await post({ "content-type": "application/json" }, JSON.stringify({ grant_type: "authorization_code", code })),
+      415,
+      "invalid_request",
+    );
+    const wrongId = new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: app.redirectUri,
+      client_id: "kf_other",
+    }).toString();
     await expectError(await post({ ...FORM, authorization: basic }, wrongId), 400, "invalid_request");
     expect((await token(app, { code })).status).toBe(200); // none of the refusals consumed the code
   });
@@ -279,7 +344,11 @@ describe("POST /token (code exchange)", () => {
 });
 
 describe("wallet login on the hosted page", () => {
-  async function walletLogin(app: App, wallet = privateKeyToAccount(generatePrivateKey()), tamper: Partial<Parameters<typeof createSiweMessage>[0]> = {}) {
+  async function walletLogin(
+    app: App,
+    wallet = privateKeyToAccount(generatePrivateKey()),
+    tamper: Partial<Parameters<typeof createSiweMessage>[0]> = {},
+  ) {
     const start = await startAuthorization(keyfob(), authorizeQuery(app));
     if (start.kind !== "login") throw new Error("expected login");
     const message = createSiweMessage({
@@ -295,7 +364,12 @@ describe("wallet login on the hosted page", () => {
       ...tamper,
     });
     const signature = await wallet.signMessage({ message });
-    return { start, message, signature, login: async () => (await loginWithWallet(keyfob(), start.interactionId, message, signature)).location };
+    return {
+      start,
+      message,
+      signature,
+      login: async () => (await loginWithWallet(keyfob(), start.interactionId, message, signature)).location,
+    };
   }
 
   it("logs a wallet into the account of its own address", async () => {
@@ -329,7 +403,9 @@ describe("wallet login on the hosted page", () => {
     const wallet = privateKeyToAccount(generatePrivateKey());
     const { start, message } = await walletLogin(app, wallet);
     const whenever = message.replace(/Issued At: .*/, "Issued At: whenever");
-    await expect(loginWithWallet(keyfob(), start.interactionId, whenever, await wallet.signMessage({ message: whenever }))).rejects.toMatchObject({
+    await expect(
+      loginWithWallet(keyfob(), start.interactionId, whenever, await wallet.signMessage({ message: whenever })),
+    ).rejects.toMatchObject({
       code: "invalid_grant",
       message: "the sign-in message has no valid Issued At time",
     });
@@ -339,21 +415,36 @@ describe("wallet login on the hosted page", () => {
     const app = await registerApp();
     const wallet = privateKeyToAccount(generatePrivateKey());
     const { start } = await walletLogin(app, wallet);
-    const challenge = createChallengeMessage({ issuerUrl: ISSUER, domain: app.redirectUri, address: wallet.address, chainId: 1, nonce: start.walletNonce, issuedAt: new Date() });
-    await expect(loginWithWallet(keyfob(), start.interactionId, challenge, await wallet.signMessage({ message: challenge }))).rejects.toMatchObject({ code: "invalid_grant" });
+    const challenge = createChallengeMessage({
+      issuerUrl: ISSUER,
+      domain: app.redirectUri,
+      address: wallet.address,
+      chainId: 1,
+      nonce: start.walletNonce,
+      issuedAt: new Date(),
+    });
+    await expect(
+      loginWithWallet(keyfob(), start.interactionId, challenge, await wallet.signMessage({ message: challenge })),
+    ).rejects.toMatchObject({ code: "invalid_grant" });
   });
 
   it("ends the interaction on Cancel: no login after it, and no Cancel after a login", async () => {
     const app = await registerApp();
     const cancelled = await walletLogin(app);
-    const back = new URL(await interactionRedirect(keyfob(), cancelled.start.interactionId, "access_denied", "the user cancelled the login"));
+    const back = new URL(
+      await interactionRedirect(keyfob(), cancelled.start.interactionId, "access_denied", "the user cancelled the login"),
+    );
     expect(back.searchParams.get("error")).toBe("access_denied");
     await expect(cancelled.login()).rejects.toMatchObject({ code: "invalid_request" });
-    await expect(interactionRedirect(keyfob(), cancelled.start.interactionId, "access_denied", "again")).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(interactionRedirect(keyfob(), cancelled.start.interactionId, "access_denied", "again")).rejects.toMatchObject({
+      code: "invalid_request",
+    });
 
     const loggedIn = await walletLogin(app);
     await loggedIn.login();
-    await expect(interactionRedirect(keyfob(), loggedIn.start.interactionId, "access_denied", "too late")).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(interactionRedirect(keyfob(), loggedIn.start.interactionId, "access_denied", "too late")).rejects.toMatchObject({
+      code: "invalid_request",
+    });
   });
 
   it("refuses a signature by another key, and a replay after login", async () => {
@@ -378,7 +469,9 @@ describe("wallet login on the hosted page", () => {
     const { payload: walletClaims } = await jwtVerify((await (await token(app, { code: walletCode })).json()).id_token, jwks);
     expect(decodeSubject(walletClaims.sub!)).toEqual({ userId: accountId, connector: "web3" });
     // A wallet that is already an account, or linked elsewhere, cannot be linked again.
-    await expect(linkWallet(keyfob(), "0x0000000000000000000000000000000000000001", wallet.address)).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(linkWallet(keyfob(), "0x0000000000000000000000000000000000000001", wallet.address)).rejects.toMatchObject({
+      code: "invalid_request",
+    });
   });
 });
 
@@ -388,7 +481,13 @@ describe("userinfo, revocation, introspection", () => {
     return (await token(app, { code })).json() as Promise<{ access_token: string; id_token: string }>;
   }
   const revoke = (app: App, tokenValue: string) =>
-    revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: FORM, body: new URLSearchParams({ client_id: app.clientId, token: tokenValue }) }));
+    revokeRoute(
+      new Request(`${ISSUER}/token/revoke`, {
+        method: "POST",
+        headers: FORM,
+        body: new URLSearchParams({ client_id: app.clientId, token: tokenValue }),
+      }),
+    );
   const introspect = (app: App, tokenValue: string) =>
     introspectRoute(
       new Request(`${ISSUER}/token/introspect`, {
@@ -407,14 +506,24 @@ describe("userinfo, revocation, introspection", () => {
     const claims = await get.json();
     expect(claims).toMatchObject({ provider_id: "google", email: identity.email, email_verified: true });
     expect(decodeSubject(claims.sub).connector).toBe("google");
-    const post = await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { authorization: `Bearer ${access_token}` } }));
+    const post = await userinfoPost(
+      new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { authorization: `Bearer ${access_token}` } }),
+    );
     expect(await post.json()).toEqual(claims);
     // RFC 6750 2.2: the token in a form body; never in the URL, never two ways at once.
-    const inBody = await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: FORM, body: new URLSearchParams({ access_token }) }));
+    const inBody = await userinfoPost(
+      new Request(`${ISSUER}/userinfo`, { method: "POST", headers: FORM, body: new URLSearchParams({ access_token }) }),
+    );
     expect(await inBody.json()).toEqual(claims);
     await expectError(await userinfoGet(new Request(`${ISSUER}/userinfo?access_token=${access_token}`)), 400, "invalid_request");
     await expectError(
-      await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { ...FORM, authorization: `Bearer ${access_token}` }, body: new URLSearchParams({ access_token }) })),
+      await userinfoPost(
+        new Request(`${ISSUER}/userinfo`, {
+          method: "POST",
+          headers: { ...FORM, authorization: `Bearer ${access_token}` },
+          body: new URLSearchParams({ access_token }),
+        }),
+      ),
       400,
       "invalid_request",
     );
@@ -451,8 +560,16 @@ describe("userinfo, revocation, introspection", () => {
     const app = await registerApp();
     const resourceServer = await registerApp({ confidential: true });
     const { access_token } = await tokens(app);
-    await expectError(await revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: FORM, body: `client_id=${app.clientId}` })), 400, "invalid_request");
-    await expectError(await revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: FORM, body: `token=${access_token}` })), 401, "invalid_client");
+    await expectError(
+      await revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: FORM, body: `client_id=${app.clientId}` })),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: FORM, body: `token=${access_token}` })),
+      401,
+      "invalid_client",
+    );
     await expectError(await introspect({ ...resourceServer, secret: "wrong" }, access_token), 401, "invalid_client");
     const noToken = new Request(`${ISSUER}/token/introspect`, {
       method: "POST",
@@ -479,7 +596,15 @@ describe("userinfo, revocation, introspection", () => {
     await updateClient(keyfob().store, resourceServer.clientId, { resourceServer: true });
     const { access_token } = await tokens(app);
     const active = await (await introspect(resourceServer, access_token)).json();
-    expect(active).toMatchObject({ active: true, token_type: "Bearer", client_id: app.clientId, aud: app.clientId, iss: ISSUER, provider_id: "google", scope: "openid email" });
+    expect(active).toMatchObject({
+      active: true,
+      token_type: "Bearer",
+      client_id: app.clientId,
+      aud: app.clientId,
+      iss: ISSUER,
+      provider_id: "google",
+      scope: "openid email",
+    });
     expect(await (await introspect(resourceServer, "garbage")).json()).toEqual({ active: false });
     await revoke(app, access_token);
     expect(await (await introspect(resourceServer, access_token)).json()).toEqual({ active: false });
@@ -488,7 +613,11 @@ describe("userinfo, revocation, introspection", () => {
     const license = await registerLicense();
     const { state, challenge } = await requestChallenge(license);
     const flowA = await (await submit(license, state, await license.owner.signMessage({ message: challenge }))).json();
-    expect(await (await introspect(resourceServer, flowA.access_token)).json()).toMatchObject({ active: true, client_id: license.clientId, provider_id: "web3" });
+    expect(await (await introspect(resourceServer, flowA.access_token)).json()).toMatchObject({
+      active: true,
+      client_id: license.clientId,
+      provider_id: "web3",
+    });
   });
 });
 
@@ -499,16 +628,31 @@ describe("linking a wallet to a signed-in account", () => {
     const accountId = await resolveAccount(keyfob(), google());
     const wallet = privateKeyToAccount(generatePrivateKey());
     const message = (nonce: string, purpose: string = SIWE_PURPOSE.linkWallet) =>
-      createSiweMessage({ domain: "localhost:3000", address: wallet.address, uri: ISSUER, version: "1", chainId: 1, nonce, issuedAt: new Date(), resources: [purpose] });
+      createSiweMessage({
+        domain: "localhost:3000",
+        address: wallet.address,
+        uri: ISSUER,
+        version: "1",
+        chainId: 1,
+        nonce,
+        issuedAt: new Date(),
+        resources: [purpose],
+      });
     // A nonce issued for another account does not link.
     const foreign = message(accountLinkNonce(keyfob(), "0x0000000000000000000000000000000000000002"));
-    await expect(verifyAccountLink(keyfob(), accountId, foreign, await wallet.signMessage({ message: foreign }))).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(verifyAccountLink(keyfob(), accountId, foreign, await wallet.signMessage({ message: foreign }))).rejects.toMatchObject({
+      code: "invalid_grant",
+    });
     // A login message (another purpose) with the right nonce does not link either.
     const login = message(accountLinkNonce(keyfob(), accountId), SIWE_PURPOSE.login);
-    await expect(verifyAccountLink(keyfob(), accountId, login, await wallet.signMessage({ message: login }))).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(verifyAccountLink(keyfob(), accountId, login, await wallet.signMessage({ message: login }))).rejects.toMatchObject({
+      code: "invalid_grant",
+    });
     const own = message(accountLinkNonce(keyfob(), accountId));
     await expect(verifyAccountLink(keyfob(), accountId, own, await wallet.signMessage({ message: own }))).resolves.toBe(wallet.address);
-    const identity = await tables(keyfob()).identity.findUniqueOrThrow({ where: { provider_subject: { provider: "web3", subject: wallet.address } } });
+    const identity = await tables(keyfob()).identity.findUniqueOrThrow({
+      where: { provider_subject: { provider: "web3", subject: wallet.address } },
+    });
     expect(identity.accountId).toBe(accountId);
   });
 });

@@ -21,6 +21,9 @@ it("is ready with the database reachable and a signing key loaded", async () => 
 });
 
 it("is not ready when the database cannot be reached, or while shutting down", async () => {
-  expect(await readiness(down, false)).toEqual({ ready: false, checks: { database: "failed", signing_keys: "failed", shutting_down: false } });
+  expect(await readiness(down, false)).toEqual({
+    ready: false,
+    checks: { database: "failed", signing_keys: "failed", shutting_down: false },
+  });
   expect(await readiness(keyfob(), true)).toEqual({ ready: false, checks: { database: "ok", signing_keys: "ok", shutting_down: true } });
 });

@@ -76,7 +76,13 @@ const descriptionsSeen = new Set<string>();
 
 type Pairs = [string, string][];
 type Method = "GET" | "POST";
-type Send = { method?: Method; query?: Pairs | string; body?: Pairs | string | Uint8Array; contentType?: string | null; headers?: Record<string, string> };
+type Send = {
+  method?: Method;
+  query?: Pairs | string;
+  body?: Pairs | string | Uint8Array;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+};
 type Handler = (request: Request) => Promise<Response>;
 
 const ROUTES = {
@@ -163,7 +169,11 @@ async function authorizeAnswer(response: Response, context: string): Promise<Aut
   const url = new URL(location);
   const target = registered.find((uri) => {
     const r = new URL(uri);
-    return r.origin === url.origin && r.pathname === url.pathname && [...r.searchParams].every(([n, v]) => url.searchParams.getAll(n).includes(v));
+    return (
+      r.origin === url.origin &&
+      r.pathname === url.pathname &&
+      [...r.searchParams].every(([n, v]) => url.searchParams.getAll(n).includes(v))
+    );
   });
   expect(target, `${context}: redirected to an unregistered URI ${location}`).toBeDefined();
   expect(url.searchParams.get("iss"), context).toBe(ISSUER);
@@ -235,7 +245,8 @@ async function freshTokens(app: App): Promise<{ access_token: string; id_token: 
   return response.json();
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
 const rawBasic = (credentials: string) => `Basic ${Buffer.from(credentials).toString("base64")}`;
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 /** An unsigned JWT with whatever claims an attacker likes. */
@@ -320,7 +331,9 @@ type Finding = { file: string; line: number; text: string };
  * choice between literals nor a helper's own parameter is a problem (it could not be checked here).
  */
 function walkDescriptions(sources: { file: string; text: string }[]) {
-  const files = sources.map(({ file, text }) => ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS));
+  const files = sources.map(({ file, text }) =>
+    ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS),
+  );
   /**
    * Helper name → the parameter that becomes its description: the whole of it (invalidRequest), or
    * a value interpolated into it (a parameter's name, a number: made safe at run time).
@@ -332,7 +345,8 @@ function walkDescriptions(sources: { file: string; text: string }[]) {
   };
   const nameOf = (fn: ts.SignatureDeclaration): string | undefined => {
     if (ts.isFunctionDeclaration(fn)) return fn.name?.text;
-    if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return fn.parent.name.text;
+    if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name))
+      return fn.parent.name.text;
     return undefined;
   };
   const parameterIndex = (fn: ts.SignatureDeclaration | undefined, id: ts.Identifier) =>
@@ -340,17 +354,26 @@ function walkDescriptions(sources: { file: string; text: string }[]) {
   const unwrap = (e: ts.Expression): ts.Expression => {
     while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e)) e = e.expression;
     // errorDescription(x) is x made safe: look through it.
-    if (ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === "errorDescription" && e.arguments[0]) return unwrap(e.arguments[0]);
+    if (ts.isCallExpression(e) && ts.isIdentifier(e.expression) && e.expression.text === "errorDescription" && e.arguments[0])
+      return unwrap(e.arguments[0]);
     return e;
   };
   /** Calls `visit` with each description expression in a file. */
-  const eachSink = (file: ts.SourceFile, visit: (description: ts.Expression | undefined, at: ts.Node, kind: "builder" | "interpolated" | "property") => void) => {
+  const eachSink = (
+    file: ts.SourceFile,
+    visit: (description: ts.Expression | undefined, at: ts.Node, kind: "builder" | "interpolated" | "property") => void,
+  ) => {
     const walk = (node: ts.Node) => {
-      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "OAuthError") visit(node.arguments?.[1], node, "builder");
+      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "OAuthError")
+        visit(node.arguments?.[1], node, "builder");
       else if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && builders.has(node.expression.text)) {
         const { index, whole } = builders.get(node.expression.text)!;
         visit(node.arguments[index], node, whole ? "builder" : "interpolated");
-      } else if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && node.name.text === "error_description") {
+      } else if (
+        ts.isPropertyAssignment(node) &&
+        (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) &&
+        node.name.text === "error_description"
+      ) {
         visit(node.initializer, node, "property");
       }
       ts.forEachChild(node, walk);
@@ -397,7 +420,8 @@ function walkDescriptions(sources: { file: string; text: string }[]) {
     const literal = (text: string, node: ts.Node) => {
       literals.push({ file: file.fileName, line: file.getLineAndCharacterOfPosition(node.getStart()).line + 1, text });
       // A literal part may be empty (`${a}${b}`); the whole description never is.
-      if (text !== "" && !DESCRIPTION.test(text)) problems.push(`${where(node)}: ${JSON.stringify(text)} is outside RFC 6749's error_description characters`);
+      if (text !== "" && !DESCRIPTION.test(text))
+        problems.push(`${where(node)}: ${JSON.stringify(text)} is outside RFC 6749's error_description characters`);
     };
     eachSink(file, (description, at, kind) => {
       if (!description) return void problems.push(`${where(at)}: an error without a description`);
@@ -461,7 +485,8 @@ describe("static walk: every error description written in the code", () => {
     // Every helper of lib/oauth/errors.ts that builds an OAuthError is one the walk follows.
     for (const [name, value] of Object.entries(errors)) {
       if (typeof value !== "function" || name === "OAuthError" || name === "errorDescription") continue;
-      if ((value as (d: string) => unknown)("x") instanceof OAuthError) expect(builders.has(name), `helper ${name} of lib/oauth/errors.ts`).toBe(true);
+      if ((value as (d: string) => unknown)("x") instanceof OAuthError)
+        expect(builders.has(name), `helper ${name} of lib/oauth/errors.ts`).toBe(true);
     }
     const texts = literals.map((l) => l.text);
     expect(literals.length).toBeGreaterThan(70);
@@ -529,17 +554,57 @@ function commonCases(route: JsonRoute, valid: Pairs, headers: Record<string, str
   const method: Method = "POST";
   const oversized: Pairs = [...valid, ["padding", "x".repeat(16 * 1024)]];
   return [
-    [`${route}: a JSON body`, () => send(route, { method, headers, contentType: "application/json", body: JSON.stringify(Object.fromEntries(valid)) }), 415, "invalid_request"],
+    [
+      `${route}: a JSON body`,
+      () => send(route, { method, headers, contentType: "application/json", body: JSON.stringify(Object.fromEntries(valid)) }),
+      415,
+      "invalid_request",
+    ],
     [`${route}: a text/plain body`, () => send(route, { method, headers, contentType: "text/plain", body: valid }), 415, "invalid_request"],
-    [`${route}: a multipart body`, () => send(route, { method, headers, contentType: "multipart/form-data; boundary=x", body: "--x\r\n\r\n--x--" }), 415, "invalid_request"],
+    [
+      `${route}: a multipart body`,
+      () => send(route, { method, headers, contentType: "multipart/form-data; boundary=x", body: "--x\r\n\r\n--x--" }),
+      415,
+      "invalid_request",
+    ],
     [`${route}: a body over 16 KiB`, () => send(route, { method, headers, body: oversized }), 413, "invalid_request"],
-    [`${route}: a Content-Length over 16 KiB`, () => send(route, { method, headers: { ...headers, "content-length": "99999" }, body: valid }), 413, "invalid_request"],
-    [`${route}: a parameter in query and body with two values`, () => send(route, { method, headers, query: [[valid[0][0], "other"]], body: valid }), 400, "invalid_request"],
-    [`${route}: a parameter twice in the body`, () => send(route, { method, headers, body: [...valid, [valid[0][0], `${valid[0][1]}x`]] }), 400, "invalid_request"],
-    [`${route}: a duplicated name with quotes and a backslash`, () => send(route, { method, headers, body: [...valid, [QUOTES, "1"], [QUOTES, "2"]] }), 400, "invalid_request"],
-    [`${route}: a duplicated non-ASCII name`, () => send(route, { method, headers, body: [...valid, [UNICODE, "1"], [UNICODE, "2"]] }), 400, "invalid_request"],
+    [
+      `${route}: a Content-Length over 16 KiB`,
+      () => send(route, { method, headers: { ...headers, "content-length": "99999" }, body: valid }),
+      413,
+      "invalid_request",
+    ],
+    [
+      `${route}: a parameter in query and body with two values`,
+      () => send(route, { method, headers, query: [[valid[0][0], "other"]], body: valid }),
+      400,
+      "invalid_request",
+    ],
+    [
+      `${route}: a parameter twice in the body`,
+      () => send(route, { method, headers, body: [...valid, [valid[0][0], `${valid[0][1]}x`]] }),
+      400,
+      "invalid_request",
+    ],
+    [
+      `${route}: a duplicated name with quotes and a backslash`,
+      () => send(route, { method, headers, body: [...valid, [QUOTES, "1"], [QUOTES, "2"]] }),
+      400,
+      "invalid_request",
+    ],
+    [
+      `${route}: a duplicated non-ASCII name`,
+      () => send(route, { method, headers, body: [...valid, [UNICODE, "1"], [UNICODE, "2"]] }),
+      400,
+      "invalid_request",
+    ],
     [`${route}: a NUL in a parameter name`, () => send(route, { method, headers, body: [...valid, ["x\0", "1"]] }), 400, "invalid_request"],
-    [`${route}: a NUL in an unknown parameter`, () => send(route, { method, headers, query: [["extra", "\0"]], body: valid }), 400, "invalid_request"],
+    [
+      `${route}: a NUL in an unknown parameter`,
+      () => send(route, { method, headers, query: [["extra", "\0"]], body: valid }),
+      400,
+      "invalid_request",
+    ],
   ];
 }
 
@@ -554,25 +619,60 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
     const withValue = (name: string, value: string): Pairs => valid.map(([n, v]) => [n, n === name ? value : v]);
     const post = (body: Pairs) => send("generate_challenge", { body });
     const cases: Case[] = [
-      ...["client_id", "domain", "scope", "response_type", "address"].map((name): Case => [`missing ${name}`, () => post(without(name)), 400, "invalid_request"]),
-      ...["client_id", "domain", "scope", "response_type", "address"].map((name): Case => [`empty ${name}`, () => post(withValue(name, "")), 400, "invalid_request"]),
+      ...["client_id", "domain", "scope", "response_type", "address"].map(
+        (name): Case => [`missing ${name}`, () => post(without(name)), 400, "invalid_request"],
+      ),
+      ...["client_id", "domain", "scope", "response_type", "address"].map(
+        (name): Case => [`empty ${name}`, () => post(withValue(name, "")), 400, "invalid_request"],
+      ),
       ["missing everything, GET", () => send("generate_challenge", { method: "GET" }), 400, "invalid_request"],
-      ["a bad query, GET", () => send("generate_challenge", { method: "GET", query: withValue("scope", "openid admin") }), 400, "invalid_scope"],
+      [
+        "a bad query, GET",
+        () => send("generate_challenge", { method: "GET", query: withValue("scope", "openid admin") }),
+        400,
+        "invalid_scope",
+      ],
       ["response_type=token", () => post(withValue("response_type", "token")), 400, "unsupported_response_type"],
       ["response_type with quotes", () => post(withValue("response_type", QUOTES)), 400, "unsupported_response_type"],
       ["scope without openid", () => post(withValue("scope", "email")), 400, "invalid_scope"],
       ["an unknown scope with quotes and a backslash", () => post(withValue("scope", `openid ${QUOTES}`)), 400, "invalid_scope"],
       ["a non-ASCII scope", () => post(withValue("scope", `openid ${UNICODE}`)), 400, "invalid_scope"],
-      ["an address that is not hex", () => post(withValue("address", "0xzz9fd6e51aad88f6f4ce6ab8827279cfffb92266")), 400, "invalid_request"],
+      [
+        "an address that is not hex",
+        () => post(withValue("address", "0xzz9fd6e51aad88f6f4ce6ab8827279cfffb92266")),
+        400,
+        "invalid_request",
+      ],
       ["an address with quotes", () => post(withValue("address", QUOTES)), 400, "invalid_request"],
       ["an unknown client", () => post(withValue("client_id", "0x0000000000000000000000000000000000000001")), 401, "invalid_client"],
       ["a client_id with quotes and a backslash", () => post(withValue("client_id", QUOTES)), 401, "invalid_client"],
       ["a non-ASCII client_id", () => post(withValue("client_id", UNICODE)), 401, "invalid_client"],
-      ["a client_id of 10 000 characters", () => send("generate_challenge", { method: "GET", query: withValue("client_id", "k".repeat(10_000)) }), 400, "invalid_request"],
+      [
+        "a client_id of 10 000 characters",
+        () => send("generate_challenge", { method: "GET", query: withValue("client_id", "k".repeat(10_000)) }),
+        400,
+        "invalid_request",
+      ],
       ["an unregistered domain", () => post(withValue("domain", "https://evil.example.com/callback")), 400, "invalid_request"],
       ["a domain that is no URL", () => post(withValue("domain", QUOTES)), 400, "invalid_request"],
-      ["bytes that are not UTF-8", () => send("generate_challenge", { body: Buffer.concat([Buffer.from(`${new URLSearchParams(without("client_id"))}&client_id=`), Buffer.from([0xff, 0xfe, 0xc3, 0x28])]) }), 401, "invalid_client"],
-      ["percent-escapes that are not UTF-8", () => send("generate_challenge", { body: `${new URLSearchParams(without("client_id"))}&client_id=%ff%fe%c3%28%` }), 401, "invalid_client"],
+      [
+        "bytes that are not UTF-8",
+        () =>
+          send("generate_challenge", {
+            body: Buffer.concat([
+              Buffer.from(`${new URLSearchParams(without("client_id"))}&client_id=`),
+              Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+            ]),
+          }),
+        401,
+        "invalid_client",
+      ],
+      [
+        "percent-escapes that are not UTF-8",
+        () => send("generate_challenge", { body: `${new URLSearchParams(without("client_id"))}&client_id=%ff%fe%c3%28%` }),
+        401,
+        "invalid_client",
+      ],
       ...commonCases("generate_challenge", valid),
     ];
     await runCases(cases);
@@ -586,7 +686,9 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
     const withValue = (name: string, value: string): Pairs => valid.map(([n, v]) => [n, n === name ? value : v]);
     const post = (body: Pairs) => send("submit_challenge", { body });
     const cases: Case[] = [
-      ...["client_id", "state", "grant_type", "domain", "signature"].map((name): Case => [`missing ${name}`, () => post(valid.filter(([n]) => n !== name)), 400, "invalid_request"]),
+      ...["client_id", "state", "grant_type", "domain", "signature"].map(
+        (name): Case => [`missing ${name}`, () => post(valid.filter(([n]) => n !== name)), 400, "invalid_request"],
+      ),
       ["grant_type=password", () => post(withValue("grant_type", "password")), 400, "unsupported_grant_type"],
       ["grant_type with quotes", () => post(withValue("grant_type", QUOTES)), 400, "unsupported_grant_type"],
       ["an unknown state", () => post(withValue("state", randomBytes(32).toString("base64url"))), 400, "invalid_grant"],
@@ -604,7 +706,12 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
       ["a signature with v = 5", () => post(withValue("signature", `${signature.slice(0, -2)}05`)), 400, "invalid_grant"],
       ["a 66-byte signature", () => post(withValue("signature", `${signature}00`)), 400, "invalid_grant"],
       ["a signature of 8 KiB", () => post(withValue("signature", `0x${"ab".repeat(4096)}`)), 400, "invalid_grant"],
-      ["a signature by another key", async () => post(withValue("signature", await privateKeyToAccount(generatePrivateKey()).signMessage({ message: "x" }))), 400, "invalid_grant"],
+      [
+        "a signature by another key",
+        async () => post(withValue("signature", await privateKeyToAccount(generatePrivateKey()).signMessage({ message: "x" }))),
+        400,
+        "invalid_grant",
+      ],
       ...commonCases("submit_challenge", valid),
     ];
     await runCases(cases);
@@ -623,30 +730,75 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
     const asConfidential = basic(confidentialApp.clientId, confidentialApp.secret!);
     const cases: Case[] = [
       ["missing grant_type", () => post(without("grant_type")), 400, "invalid_request"],
-      ["grant_type=client_credentials from a public client", () => post(withValue("grant_type", "client_credentials")), 400, "unauthorized_client"],
+      [
+        "grant_type=client_credentials from a public client",
+        () => post(withValue("grant_type", "client_credentials")),
+        400,
+        "unauthorized_client",
+      ],
       ["grant_type with quotes", () => post(withValue("grant_type", QUOTES)), 400, "unsupported_grant_type"],
       ["no client authentication", () => post(without("client_id")), 401, "invalid_client"],
       ["an unknown client", () => post(withValue("client_id", "kf_unknown")), 401, "invalid_client"],
       ["a client_id with quotes", () => post(withValue("client_id", QUOTES)), 401, "invalid_client"],
       ["a non-ASCII client_id", () => post(withValue("client_id", UNICODE)), 401, "invalid_client"],
       ["a public client sending a secret", () => post([...valid, ["client_secret", "s"]]), 401, "invalid_client"],
-      ["a confidential client without its secret", () => post([...confidential, ["client_id", confidentialApp.clientId]]), 401, "invalid_client"],
-      ["a wrong secret (post)", () => post([...confidential, ["client_id", confidentialApp.clientId], ["client_secret", "wrong"]]), 401, "invalid_client"],
-      ["a wrong secret (basic)", () => post(confidential, { authorization: basic(confidentialApp.clientId, "wrong") }), 401, "invalid_client"],
-      ["a secret with quotes (basic)", () => post(confidential, { authorization: basic(confidentialApp.clientId, QUOTES) }), 401, "invalid_client"],
+      [
+        "a confidential client without its secret",
+        () => post([...confidential, ["client_id", confidentialApp.clientId]]),
+        401,
+        "invalid_client",
+      ],
+      [
+        "a wrong secret (post)",
+        () => post([...confidential, ["client_id", confidentialApp.clientId], ["client_secret", "wrong"]]),
+        401,
+        "invalid_client",
+      ],
+      [
+        "a wrong secret (basic)",
+        () => post(confidential, { authorization: basic(confidentialApp.clientId, "wrong") }),
+        401,
+        "invalid_client",
+      ],
+      [
+        "a secret with quotes (basic)",
+        () => post(confidential, { authorization: basic(confidentialApp.clientId, QUOTES) }),
+        401,
+        "invalid_client",
+      ],
       ["Basic without a colon", () => post(confidential, { authorization: rawBasic("no-colon") }), 401, "invalid_client"],
       ["Basic with a bad percent-escape", () => post(confidential, { authorization: rawBasic("%zz:%") }), 401, "invalid_client"],
       ["Basic that is not base64", () => post(confidential, { authorization: "Basic !!!***" }), 401, "invalid_client"],
       ["Basic with nothing", () => post(confidential, { authorization: "Basic " }), 401, "invalid_client"],
-      ["Basic with non-UTF-8 bytes", () => post(confidential, { authorization: `Basic ${Buffer.from([0xff, 0x3a, 0xfe]).toString("base64")}` }), 401, "invalid_client"],
-      ["Basic and client_secret at once", () => post([...confidential, ["client_secret", confidentialApp.secret!]], { authorization: asConfidential }), 400, "invalid_request"],
-      ["Basic and another client_id", () => post([...confidential, ["client_id", "kf_other"]], { authorization: asConfidential }), 400, "invalid_request"],
+      [
+        "Basic with non-UTF-8 bytes",
+        () => post(confidential, { authorization: `Basic ${Buffer.from([0xff, 0x3a, 0xfe]).toString("base64")}` }),
+        401,
+        "invalid_client",
+      ],
+      [
+        "Basic and client_secret at once",
+        () => post([...confidential, ["client_secret", confidentialApp.secret!]], { authorization: asConfidential }),
+        400,
+        "invalid_request",
+      ],
+      [
+        "Basic and another client_id",
+        () => post([...confidential, ["client_id", "kf_other"]], { authorization: asConfidential }),
+        400,
+        "invalid_request",
+      ],
       ["missing code", () => post(without("code")), 400, "invalid_request"],
       ["missing redirect_uri", () => post(without("redirect_uri")), 400, "invalid_request"],
       ["an unknown code", () => post(withValue("code", randomBytes(32).toString("base64url"))), 400, "invalid_grant"],
       ["a code with quotes and a backslash", () => post(withValue("code", QUOTES)), 400, "invalid_grant"],
       ["a non-ASCII code", () => post(withValue("code", UNICODE)), 400, "invalid_grant"],
-      ["another client's code", () => post([...confidential.map(([n, v]): [string, string] => [n, n === "code" ? code : v])], { authorization: asConfidential }), 400, "invalid_grant"],
+      [
+        "another client's code",
+        () => post([...confidential.map(([n, v]): [string, string] => [n, n === "code" ? code : v])], { authorization: asConfidential }),
+        400,
+        "invalid_grant",
+      ],
       ["another redirect_uri", () => post(withValue("redirect_uri", `${publicApp.redirectUri}&x=1`)), 400, "invalid_grant"],
       ["a redirect_uri with quotes", () => post(withValue("redirect_uri", QUOTES)), 400, "invalid_grant"],
       ["missing code_verifier", () => post(without("code_verifier")), 400, "invalid_grant"],
@@ -669,27 +821,121 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
     const introspect = (body: Pairs, headers: Record<string, string> = resourceServer) => send("introspect", { body, headers });
     const cases: Case[] = [
       ["revoke: no client", () => revoke([["token", access_token]]), 401, "invalid_client"],
-      ["revoke: an unknown client", () => revoke([["client_id", "kf_unknown"], ["token", access_token]]), 401, "invalid_client"],
-      ["revoke: a client_id with quotes", () => revoke([["client_id", QUOTES], ["token", access_token]]), 401, "invalid_client"],
+      [
+        "revoke: an unknown client",
+        () =>
+          revoke([
+            ["client_id", "kf_unknown"],
+            ["token", access_token],
+          ]),
+        401,
+        "invalid_client",
+      ],
+      [
+        "revoke: a client_id with quotes",
+        () =>
+          revoke([
+            ["client_id", QUOTES],
+            ["token", access_token],
+          ]),
+        401,
+        "invalid_client",
+      ],
       ["revoke: no token", () => revoke([["client_id", publicApp.clientId]]), 400, "invalid_request"],
-      ["revoke: an empty token", () => revoke([["client_id", publicApp.clientId], ["token", ""]]), 400, "invalid_request"],
-      ["revoke: a wrong secret", () => revoke([["token", access_token]], { authorization: basic(confidentialApp.clientId, "wrong") }), 401, "invalid_client"],
+      [
+        "revoke: an empty token",
+        () =>
+          revoke([
+            ["client_id", publicApp.clientId],
+            ["token", ""],
+          ]),
+        400,
+        "invalid_request",
+      ],
+      [
+        "revoke: a wrong secret",
+        () => revoke([["token", access_token]], { authorization: basic(confidentialApp.clientId, "wrong") }),
+        401,
+        "invalid_client",
+      ],
       ["revoke: Basic without a colon", () => revoke([["token", access_token]], { authorization: rawBasic("x") }), 401, "invalid_client"],
-      ["revoke: two tokens", () => revoke([["client_id", publicApp.clientId], ["token", access_token], ["token", id_token]]), 400, "invalid_request"],
-      ...commonCases("revoke", [["client_id", publicApp.clientId], ["token", access_token]]),
+      [
+        "revoke: two tokens",
+        () =>
+          revoke([
+            ["client_id", publicApp.clientId],
+            ["token", access_token],
+            ["token", id_token],
+          ]),
+        400,
+        "invalid_request",
+      ],
+      ...commonCases("revoke", [
+        ["client_id", publicApp.clientId],
+        ["token", access_token],
+      ]),
       ["introspect: no client", () => introspect([["token", access_token]], {}), 401, "invalid_client"],
-      ["introspect: a public client", () => introspect([["client_id", publicApp.clientId], ["token", access_token]], {}), 401, "invalid_client"],
-      ["introspect: a wrong secret", () => introspect([["token", access_token]], { authorization: basic(confidentialApp.clientId, "wrong") }), 401, "invalid_client"],
-      ["introspect: a secret with quotes", () => introspect([["token", access_token]], { authorization: basic(confidentialApp.clientId, QUOTES) }), 401, "invalid_client"],
-      ["introspect: an unknown client with quotes", () => introspect([["token", access_token]], { authorization: basic(QUOTES, QUOTES) }), 401, "invalid_client"],
+      [
+        "introspect: a public client",
+        () =>
+          introspect(
+            [
+              ["client_id", publicApp.clientId],
+              ["token", access_token],
+            ],
+            {},
+          ),
+        401,
+        "invalid_client",
+      ],
+      [
+        "introspect: a wrong secret",
+        () => introspect([["token", access_token]], { authorization: basic(confidentialApp.clientId, "wrong") }),
+        401,
+        "invalid_client",
+      ],
+      [
+        "introspect: a secret with quotes",
+        () => introspect([["token", access_token]], { authorization: basic(confidentialApp.clientId, QUOTES) }),
+        401,
+        "invalid_client",
+      ],
+      [
+        "introspect: an unknown client with quotes",
+        () => introspect([["token", access_token]], { authorization: basic(QUOTES, QUOTES) }),
+        401,
+        "invalid_client",
+      ],
       ["introspect: no token", () => introspect([]), 400, "invalid_request"],
-      ["introspect: Basic and client_secret", () => introspect([["token", access_token], ["client_secret", "x"]]), 400, "invalid_request"],
+      [
+        "introspect: Basic and client_secret",
+        () =>
+          introspect([
+            ["token", access_token],
+            ["client_secret", "x"],
+          ]),
+        400,
+        "invalid_request",
+      ],
       ...commonCases("introspect", [["token", access_token]], resourceServer),
     ];
     await runCases(cases);
     // Tokens that are not ours, or not tokens, are not errors: RFC 7009 and RFC 7662 answer 200.
-    for (const token of ["garbage", QUOTES, UNICODE, forgedJwt({ jti: QUOTES }), forgedJwt({ jti: 42 }), forgedJwt({ jti: "\0" }), forgedJwt({ jti: "\x01\x7f" }), forgedJwt({ jti: "\ud800" }), "a.b.c"]) {
-      const revoked = await revoke([["client_id", publicApp.clientId], ["token", token]]);
+    for (const token of [
+      "garbage",
+      QUOTES,
+      UNICODE,
+      forgedJwt({ jti: QUOTES }),
+      forgedJwt({ jti: 42 }),
+      forgedJwt({ jti: "\0" }),
+      forgedJwt({ jti: "\x01\x7f" }),
+      forgedJwt({ jti: "\ud800" }),
+      "a.b.c",
+    ]) {
+      const revoked = await revoke([
+        ["client_id", publicApp.clientId],
+        ["token", token],
+      ]);
       expect([revoked.status, await revoked.json()], `revoke ${JSON.stringify(token)}`).toEqual([200, {}]);
       const inspected = await introspect([["token", token]]);
       expect([inspected.status, await inspected.json()], `introspect ${JSON.stringify(token)}`).toEqual([200, { active: false }]);
@@ -700,7 +946,8 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
 
   it("/userinfo (GET and POST)", async () => {
     const { access_token, id_token } = await freshTokens(publicApp);
-    const get = (authorization?: string) => send("userinfo", { method: "GET", headers: authorization === undefined ? {} : { authorization } });
+    const get = (authorization?: string) =>
+      send("userinfo", { method: "GET", headers: authorization === undefined ? {} : { authorization } });
     const cases: Case[] = [
       ["no Authorization header", () => get(), 401, "invalid_token"],
       ["Bearer and nothing", () => get("Bearer"), 401, "invalid_token"],
@@ -711,13 +958,45 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
       ["a token with a percent-escaped NUL", () => get(`Bearer ${access_token}%00`), 401, "invalid_token"],
       ["two tokens", () => get(`Bearer ${access_token} ${access_token}`), 401, "invalid_token"],
       ["an ID token", () => get(`Bearer ${id_token}`), 401, "invalid_token"],
-      ["a forged token", () => get(`Bearer ${forgedJwt({ iss: ISSUER, sub: "x", jti: "y", aud: publicApp.clientId })}`), 401, "invalid_token"],
-      ["a forged token with a NUL in its claims", () => get(`Bearer ${forgedJwt({ iss: ISSUER, sub: "\0", jti: "\0" })}`), 401, "invalid_token"],
+      [
+        "a forged token",
+        () => get(`Bearer ${forgedJwt({ iss: ISSUER, sub: "x", jti: "y", aud: publicApp.clientId })}`),
+        401,
+        "invalid_token",
+      ],
+      [
+        "a forged token with a NUL in its claims",
+        () => get(`Bearer ${forgedJwt({ iss: ISSUER, sub: "\0", jti: "\0" })}`),
+        401,
+        "invalid_token",
+      ],
       ["a tampered token", () => get(`Bearer ${access_token.slice(0, -4)}AAAA`), 401, "invalid_token"],
       ["a token with a non-ASCII byte", () => get(`Bearer ${access_token}\xe9`), 401, "invalid_token"],
-      ["a POST with a JSON body", () => send("userinfo", { headers: { authorization: `Bearer ${access_token}` }, contentType: "application/json", body: "{}" }), 415, "invalid_request"],
-      ["a POST with a duplicated parameter", () => send("userinfo", { headers: { authorization: `Bearer ${access_token}` }, body: [["a", "1"], ["a", "2"]] }), 400, "invalid_request"],
-      ["a POST over 16 KiB", () => send("userinfo", { headers: { authorization: `Bearer ${access_token}` }, body: [["a", "x".repeat(16 * 1024)]] }), 413, "invalid_request"],
+      [
+        "a POST with a JSON body",
+        () => send("userinfo", { headers: { authorization: `Bearer ${access_token}` }, contentType: "application/json", body: "{}" }),
+        415,
+        "invalid_request",
+      ],
+      [
+        "a POST with a duplicated parameter",
+        () =>
+          send("userinfo", {
+            headers: { authorization: `Bearer ${access_token}` },
+            body: [
+              ["a", "1"],
+              ["a", "2"],
+            ],
+          }),
+        400,
+        "invalid_request",
+      ],
+      [
+        "a POST over 16 KiB",
+        () => send("userinfo", { headers: { authorization: `Bearer ${access_token}` }, body: [["a", "x".repeat(16 * 1024)]] }),
+        413,
+        "invalid_request",
+      ],
     ];
     await runCases(cases);
     expect((await get("Bearer garbage")).headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
@@ -785,7 +1064,10 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
       }
       // The page shows what it received, escaped.
       const hostile = withValue("client_id", `<script>${QUOTES}`);
-      const page = await authorizeAnswer(await send("authorize", method === "GET" ? { method, query: hostile } : { method, body: hostile }), "escaping");
+      const page = await authorizeAnswer(
+        await send("authorize", method === "GET" ? { method, query: hostile } : { method, body: hostile }),
+        "escaping",
+      );
       if (page.kind !== "page") throw new Error("expected the error page");
       expect(page.html).not.toContain("<script>");
       expect(page.html).toContain("&#60;script&#62;x&#34;y\\z");
@@ -801,7 +1083,10 @@ describe("dynamic walk: every error answer has the documented shape and an RFC 6
       expect(answer.kind === "page" && answer.status, label).toBe(status);
     }
     for (const method of ["GET", "POST"] as const) {
-      const answer = await authorizeAnswer(await send("authorize", method === "GET" ? { method, query: valid } : { method, body: valid }), `${method} /auth: valid`);
+      const answer = await authorizeAnswer(
+        await send("authorize", method === "GET" ? { method, query: valid } : { method, body: valid }),
+        `${method} /auth: valid`,
+      );
       expect(answer.kind, method).toBe("login");
     }
   });
@@ -815,14 +1100,23 @@ function* poisoned(pairs: Pairs): Generator<{ label: string; pairs: Pairs; name:
   for (const [i, [name, value]] of pairs.entries()) {
     for (const c of CONTROLS) {
       const replace = (pair: [string, string]) => pairs.map((p, j): [string, string] => (j === i ? pair : p));
-      yield { label: `${escaped(c)} in the value of ${name}`, pairs: replace([name, `${value.slice(0, 1)}${c}${value.slice(1)}`]), name, index: i };
+      yield {
+        label: `${escaped(c)} in the value of ${name}`,
+        pairs: replace([name, `${value.slice(0, 1)}${c}${value.slice(1)}`]),
+        name,
+        index: i,
+      };
       yield { label: `${escaped(c)} in the name ${name}`, pairs: replace([`${name}${c}`, value]), name, index: i };
     }
   }
 }
 
 /** Sends every poisoned variant of `pairs` in the query (empty body) and in a form body: each is a 400 invalid_request. */
-async function refusesEveryControlCharacter(route: JsonRoute, pairs: Pairs, options: { headers?: Record<string, string>; get?: boolean } = {}) {
+async function refusesEveryControlCharacter(
+  route: JsonRoute,
+  pairs: Pairs,
+  options: { headers?: Record<string, string>; get?: boolean } = {},
+) {
   let sent = 0;
   for (const { label, pairs: bad, index } of poisoned(pairs)) {
     const ways: [string, Send][] = [
@@ -872,11 +1166,19 @@ describe("control characters in every parameter are refused before the database"
         [`${escaped(c)} raw in the Basic secret`, rawBasic(`${clientId}:${secret}${c}`)],
         [`${escaped(c)} alone as the Basic id`, rawBasic(`${escaped(c)}:x`)],
       ];
-      for (const [label, authorization] of headers) await expectError(await send("token", { body, headers: { authorization } }), 400, "invalid_request", `/token: ${label}`);
+      for (const [label, authorization] of headers)
+        await expectError(await send("token", { body, headers: { authorization } }), 400, "invalid_request", `/token: ${label}`);
     }
     for (const c of HEADER_CONTROLS) {
-      const authorization = basic(clientId, secret).replace(" ", ` ${c}`).replace(/(.{12})/, `$1${c}`);
-      await expectError(await send("token", { body, headers: { authorization } }), 400, "invalid_request", `/token: ${escaped(c)} in the Basic header`);
+      const authorization = basic(clientId, secret)
+        .replace(" ", ` ${c}`)
+        .replace(/(.{12})/, `$1${c}`);
+      await expectError(
+        await send("token", { body, headers: { authorization } }),
+        400,
+        "invalid_request",
+        `/token: ${escaped(c)} in the Basic header`,
+      );
     }
     expect(await rowCounts()).toEqual(before);
     expect((await send("token", { body: tokenPairs(publicApp, code) })).status).toBe(200);
@@ -887,13 +1189,31 @@ describe("control characters in every parameter are refused before the database"
     const { access_token } = await freshTokens(publicApp);
     const resourceServer = { authorization: basic(confidentialApp.clientId, confidentialApp.secret!) };
     const before = await rowCounts();
-    await refusesEveryControlCharacter("revoke", [["client_id", publicApp.clientId], ["token", access_token]]);
+    await refusesEveryControlCharacter("revoke", [
+      ["client_id", publicApp.clientId],
+      ["token", access_token],
+    ]);
     await refusesEveryControlCharacter("revoke", [["token", access_token]], { headers: resourceServer });
-    await refusesEveryControlCharacter("introspect", [["token", access_token], ["token_type_hint", "access_token"]], { headers: resourceServer });
+    await refusesEveryControlCharacter(
+      "introspect",
+      [
+        ["token", access_token],
+        ["token_type_hint", "access_token"],
+      ],
+      { headers: resourceServer },
+    );
     for (const c of CONTROLS) {
       for (const route of ["revoke", "introspect"] as const) {
-        for (const authorization of [basic(`${confidentialApp.clientId}${c}`, confidentialApp.secret!), rawBasic(`${confidentialApp.clientId}:${c}${confidentialApp.secret}`)]) {
-          await expectError(await send(route, { body: [["token", access_token]], headers: { authorization } }), 400, "invalid_request", `${route}: ${escaped(c)} in Basic credentials`);
+        for (const authorization of [
+          basic(`${confidentialApp.clientId}${c}`, confidentialApp.secret!),
+          rawBasic(`${confidentialApp.clientId}:${c}${confidentialApp.secret}`),
+        ]) {
+          await expectError(
+            await send(route, { body: [["token", access_token]], headers: { authorization } }),
+            400,
+            "invalid_request",
+            `${route}: ${escaped(c)} in Basic credentials`,
+          );
         }
       }
     }
@@ -910,11 +1230,19 @@ describe("control characters in every parameter are refused before the database"
         ["between scheme and token", `Bearer${c}${access_token}`],
       ]) {
         for (const method of ["GET", "POST"] as const) {
-          await expectError(await send("userinfo", { method, headers: { authorization } }), 400, "invalid_request", `${method} /userinfo: ${escaped(c)} ${label}`);
+          await expectError(
+            await send("userinfo", { method, headers: { authorization } }),
+            400,
+            "invalid_request",
+            `${method} /userinfo: ${escaped(c)} ${label}`,
+          );
         }
       }
     }
-    await refusesEveryControlCharacter("userinfo", [["access_token", access_token]], { headers: { authorization: `Bearer ${access_token}` }, get: true });
+    await refusesEveryControlCharacter("userinfo", [["access_token", access_token]], {
+      headers: { authorization: `Bearer ${access_token}` },
+      get: true,
+    });
     expect((await send("userinfo", { method: "GET", headers: { authorization: `Bearer ${access_token}` } })).status).toBe(200);
   });
 
@@ -925,7 +1253,10 @@ describe("control characters in every parameter are refused before the database"
     for (const method of ["GET", "POST"] as const) {
       for (const { label, pairs: bad, name } of poisoned(pairs)) {
         const context = `${method} /auth: ${label}`;
-        const answer = await authorizeAnswer(await send("authorize", method === "GET" ? { method, query: bad } : { method, body: bad }), context);
+        const answer = await authorizeAnswer(
+          await send("authorize", method === "GET" ? { method, query: bad } : { method, body: bad }),
+          context,
+        );
         if (answer.kind === "page") {
           // Only client_id and redirect_uri decide whether the client can be trusted with a redirect.
           expect(answer.status, context).toBe(400);
@@ -970,25 +1301,42 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
     const { id, walletNonce } = await pendingLogin();
     const wallet = privateKeyToAccount(generatePrivateKey());
     const siwe = (statement: string) =>
-      createSiweMessage({ domain: "localhost:3000", address: wallet.address, statement: "STATEMENT", uri: ISSUER, version: "1", chainId: 1, nonce: walletNonce, issuedAt: new Date(), resources: [SIWE_PURPOSE.login] }).replace(
-        "STATEMENT",
-        statement,
-      );
+      createSiweMessage({
+        domain: "localhost:3000",
+        address: wallet.address,
+        statement: "STATEMENT",
+        uri: ISSUER,
+        version: "1",
+        chainId: 1,
+        nonce: walletNonce,
+        issuedAt: new Date(),
+        resources: [SIWE_PURPOSE.login],
+      }).replace("STATEMENT", statement);
     const message = siwe("Sign in to Hostile input");
     const signature = await wallet.signMessage({ message });
     const before = await rowCounts();
     for (const c of CONTROLS) {
       const e = escaped(c);
       for (const badId of [`${id}${c}`, `${c}${id.slice(1)}`, c.repeat(43), `${id.slice(0, 20)}${c}${id.slice(21)}`]) {
-        expect((await refused(() => loginWithWallet(k, badId, message, signature), `loginWithWallet: ${e} in the id`)).code).toBe("invalid_request");
-        expect((await refused(() => completeAuthorization(k, badId, { identity: google() }), `completeAuthorization: ${e} in the id`)).code).toBe("invalid_request");
-        expect((await refused(() => interactionRedirect(k, badId, "access_denied", "the user cancelled the login"), `interactionRedirect: ${e}`)).code).toBe("invalid_request");
+        expect((await refused(() => loginWithWallet(k, badId, message, signature), `loginWithWallet: ${e} in the id`)).code).toBe(
+          "invalid_request",
+        );
+        expect(
+          (await refused(() => completeAuthorization(k, badId, { identity: google() }), `completeAuthorization: ${e} in the id`)).code,
+        ).toBe("invalid_request");
+        expect(
+          (await refused(() => interactionRedirect(k, badId, "access_denied", "the user cancelled the login"), `interactionRedirect: ${e}`))
+            .code,
+        ).toBe("invalid_request");
       }
       if (c !== "\n") {
         // Signed as it is: the signature is good, the message is not one.
         const poisonedMessage = siwe(`Sign in${c} to Hostile input`);
         const poisonedSignature = await wallet.signMessage({ message: poisonedMessage });
-        expect((await refused(() => loginWithWallet(k, id, poisonedMessage, poisonedSignature), `loginWithWallet: ${e} in a signed message`)).code).toBe("invalid_request");
+        expect(
+          (await refused(() => loginWithWallet(k, id, poisonedMessage, poisonedSignature), `loginWithWallet: ${e} in a signed message`))
+            .code,
+        ).toBe("invalid_request");
       }
       await refused(() => loginWithWallet(k, id, `${message}${c}`, signature), `loginWithWallet: ${e} after the message`);
       await refused(() => loginWithWallet(k, id, message, `${signature}${c}`), `loginWithWallet: ${e} in the signature`);
@@ -1033,7 +1381,19 @@ describe("fuzz (seeded): no request of any shape answers 5xx", () => {
     const code = await freshCode(publicApp);
     const resourceServer = basic(confidentialApp.clientId, confidentialApp.secret!);
 
-    const ALPHABET = [..."abcXYZ019-._~+/=&?#%;:,@!$'()*[]{}<>|^` ", '"', "\\", "é", "日", "😀", "\u202e", "\ufeff", "\ud800", "\u00a0", "\u2028"];
+    const ALPHABET = [
+      ..."abcXYZ019-._~+/=&?#%;:,@!$'()*[]{}<>|^` ",
+      '"',
+      "\\",
+      "é",
+      "日",
+      "😀",
+      "\u202e",
+      "\ufeff",
+      "\ud800",
+      "\u00a0",
+      "\u2028",
+    ];
     /** Random text; now and then a control character. */
     const text = (max: number) => Array.from({ length: int(max + 1) }, () => (random() < 0.04 ? pick(CONTROLS) : pick(ALPHABET))).join("");
     // A forged token's aud with a control character or a lone surrogate is the known gap at the end of this file.
@@ -1043,10 +1403,15 @@ describe("fuzz (seeded): no request of any shape answers 5xx", () => {
     const hex = (n: number) => Array.from({ length: n }, () => "0123456789abcdefABCDEF"[int(22)]).join("");
     const bytes = (max: number) => Buffer.from(Array.from({ length: int(max + 1) }, () => int(256)));
     const latin1 = (max: number) =>
-      Array.from({ length: int(max + 1) }, () => String.fromCharCode(random() < 0.1 ? pick([0x01, 0x09, 0x1f, 0x7f, 0xe9, 0xff]) : 0x21 + int(94)))
+      Array.from({ length: int(max + 1) }, () =>
+        String.fromCharCode(random() < 0.1 ? pick([0x01, 0x09, 0x1f, 0x7f, 0xe9, 0xff]) : 0x21 + int(94)),
+      )
         .join("")
         .trim();
-    const percent = () => Array.from({ length: 1 + int(6) }, () => pick(["%", "%z", `%${int(256).toString(16).padStart(2, "0")}`, "%c3%28", "%ff%fe", "%e2%82", "+", "%25"])).join("");
+    const percent = () =>
+      Array.from({ length: 1 + int(6) }, () =>
+        pick(["%", "%z", `%${int(256).toString(16).padStart(2, "0")}`, "%c3%28", "%ff%fe", "%e2%82", "+", "%25"]),
+      ).join("");
     const validValues = [
       license.clientId,
       license.clientId.toLowerCase(),
@@ -1083,15 +1448,48 @@ describe("fuzz (seeded): no request of any shape answers 5xx", () => {
         () => `0x${hex(int(140))}`,
         () => JSON.stringify({ [text(4)]: text(4) }),
       ])();
-    const NAMES = ["client_id", "client_secret", "domain", "scope", "response_type", "address", "nonce", "state", "grant_type", "signature", "code", "redirect_uri", "code_verifier", "code_challenge", "code_challenge_method", "prompt", "login_hint", "token", "token_type_hint", "access_token"];
-    const name = (): string => pick([() => pick(NAMES), () => pick(NAMES), () => text(10), () => percent(), () => `${pick(NAMES)}${pick(["[]", "%00", " ", "%20", ".", "\u0130"])}`])();
+    const NAMES = [
+      "client_id",
+      "client_secret",
+      "domain",
+      "scope",
+      "response_type",
+      "address",
+      "nonce",
+      "state",
+      "grant_type",
+      "signature",
+      "code",
+      "redirect_uri",
+      "code_verifier",
+      "code_challenge",
+      "code_challenge_method",
+      "prompt",
+      "login_hint",
+      "token",
+      "token_type_hint",
+      "access_token",
+    ];
+    const name = (): string =>
+      pick([
+        () => pick(NAMES),
+        () => pick(NAMES),
+        () => text(10),
+        () => percent(),
+        () => `${pick(NAMES)}${pick(["[]", "%00", " ", "%20", ".", "\u0130"])}`,
+      ])();
 
     /** Each handler's valid request, the starting point of most mutants; and the credentials it usually carries. */
     const bases: Record<Route, { pairs: () => Pairs; authorization?: string }> = {
       generate_challenge: { pairs: challengePairs },
       submit_challenge: { pairs: () => submitPairs(state, signature) },
       token: { pairs: () => tokenPairs(publicApp, code) },
-      revoke: { pairs: () => [["client_id", publicApp.clientId], ["token", access_token]] },
+      revoke: {
+        pairs: () => [
+          ["client_id", publicApp.clientId],
+          ["token", access_token],
+        ],
+      },
       introspect: { pairs: () => [["token", access_token]], authorization: resourceServer },
       userinfo: { pairs: () => [], authorization: `Bearer ${access_token}` },
       authorize: { pairs: () => authorizePairs(publicApp) },
@@ -1118,13 +1516,29 @@ describe("fuzz (seeded): no request of any shape answers 5xx", () => {
         () => usual,
         () => undefined,
         () => `Bearer ${pick([access_token, forgedJwt({ aud: printable(6), jti: text(6) }), latin1(40)])}`,
-        () => basic(pick([publicApp.clientId, confidentialApp.clientId, text(8).toWellFormed()]), pick([confidentialApp.secret!, text(8).toWellFormed()])),
+        () =>
+          basic(
+            pick([publicApp.clientId, confidentialApp.clientId, text(8).toWellFormed()]),
+            pick([confidentialApp.secret!, text(8).toWellFormed()]),
+          ),
         () => `Basic ${bytes(40).toString("base64")}`,
         () => rawBasic(`${latin1(10)}:${latin1(10)}`),
         () => latin1(30),
       ])();
     const contentType = () =>
-      random() < 0.7 ? FORM : pick([`${FORM}; charset=utf-8`, "APPLICATION/X-WWW-FORM-URLENCODED", null, "application/json", "text/plain", "multipart/form-data; boundary=x", ";;;", `${FORM};;q="`, "\u00e9"]);
+      random() < 0.7
+        ? FORM
+        : pick([
+            `${FORM}; charset=utf-8`,
+            "APPLICATION/X-WWW-FORM-URLENCODED",
+            null,
+            "application/json",
+            "text/plain",
+            "multipart/form-data; boundary=x",
+            ";;;",
+            `${FORM};;q="`,
+            "\u00e9",
+          ]);
 
     const handlers: [Route, Method][] = [
       ["generate_challenge", "GET"],
@@ -1141,13 +1555,20 @@ describe("fuzz (seeded): no request of any shape answers 5xx", () => {
     const outcomes = new Map<string, number>();
     for (const [route, method] of handlers) {
       for (let i = 0; i < PER_HANDLER; i++) {
-        const pairs = random() < 0.7 ? mutate(bases[route].pairs()) : Array.from({ length: int(9) }, (): [string, string] => [name(), value()]);
+        const pairs =
+          random() < 0.7 ? mutate(bases[route].pairs()) : Array.from({ length: int(9) }, (): [string, string] => [name(), value()]);
         // GET: all in the query. POST: mostly the body, sometimes some in the query, sometimes raw bytes.
         const inQuery = (_pair: [string, string]) => method === "GET" || (route !== "authorize" && random() < 0.2);
         const headers: Record<string, string> = {};
         const auth = authorization(bases[route].authorization);
         if (auth) headers.authorization = auth;
-        if (random() < 0.15) headers.origin = pick(["https://hostile.example.com", "null", ISSUER, `https://${printable(5).replace(/[^a-z]/g, "") || "x"}.example`]);
+        if (random() < 0.15)
+          headers.origin = pick([
+            "https://hostile.example.com",
+            "null",
+            ISSUER,
+            `https://${printable(5).replace(/[^a-z]/g, "") || "x"}.example`,
+          ]);
         const query = pairs.filter(inQuery);
         const body = pairs.filter((p) => !query.includes(p));
         const init: Send = {
@@ -1170,7 +1591,8 @@ describe("fuzz (seeded): no request of any shape answers 5xx", () => {
         let outcome = String(response.status);
         if (route === "authorize") {
           const answer = await authorizeAnswer(response, context);
-          outcome = answer.kind === "redirect" ? `redirect ${answer.error ?? "code"}` : answer.kind === "page" ? `page ${answer.status}` : "login";
+          outcome =
+            answer.kind === "redirect" ? `redirect ${answer.error ?? "code"}` : answer.kind === "page" ? `page ${answer.status}` : "login";
         } else if (response.status >= 400) {
           outcome = `${response.status} ${(await documentedError(response, context)).error}`;
         } else {
@@ -1228,7 +1650,10 @@ describe("client ids named by unverified parts of a request", () => {
   });
 
   it("/userinfo answers 4xx to such a token sent with an Origin", async () => {
-    const response = await send("userinfo", { method: "GET", headers: { authorization: `Bearer ${nul}`, origin: "https://hostile.example.com" } });
+    const response = await send("userinfo", {
+      method: "GET",
+      headers: { authorization: `Bearer ${nul}`, origin: "https://hostile.example.com" },
+    });
     expect(response.status).toBeLessThan(500);
   });
 

@@ -23,7 +23,9 @@ it("deletes single-use rows a day after they expire and audit events past their 
   await challenge("old", ago(25));
   await challenge("recent", ago(23));
   await db.issuedToken.create({ data: { jti: "old", clientId: "c", userId: "u", connector: "web3", scope: "openid", expiresAt: ago(48) } });
-  await db.issuedToken.create({ data: { jti: "live", clientId: "c", userId: "u", connector: "web3", scope: "openid", expiresAt: ago(-1) } });
+  await db.issuedToken.create({
+    data: { jti: "live", clientId: "c", userId: "u", connector: "web3", scope: "openid", expiresAt: ago(-1) },
+  });
 
   await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 31) } });
   await db.auditEvent.create({ data: { action: "token.issued", outcome: "success", at: ago(24 * 29) } });
@@ -39,7 +41,9 @@ it("keeps the newest PENDING_CHALLENGES_TOTAL unused challenges, and every used 
   const now = new Date("2030-06-01T00:00:00Z");
   const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
   const challenge = (stateHash: string, expiresAt: Date, usedAt?: Date) =>
-    db.challenge.create({ data: { stateHash, clientId: "c", domain: "d", address: "a", scope: "openid", message: "m", expiresAt, usedAt } });
+    db.challenge.create({
+      data: { stateHash, clientId: "c", domain: "d", address: "a", scope: "openid", message: "m", expiresAt, usedAt },
+    });
   for (let i = 1; i <= 6; i++) await challenge(`unused-${i}`, at(i - 3)); // two of them expired
   await challenge("used-old", at(-5), at(-15));
   await challenge("used-new", at(9), at(-1));
@@ -58,7 +62,17 @@ it("deletes login sessions a day after they ended: expired, revoked or idle too 
   await db.account.create({ data: { id: "acct" } });
   const session = (idHash: string, times: { lastSeenAt: Date; expiresAt: Date; revokedAt?: Date }) =>
     db.loginSession.create({
-      data: { idHash, accountId: "acct", connector: "web3", subject: "0xabc", amr: "wallet", authTime: ago(24 * 10), ip: "203.0.113.9", userAgent: "test", ...times },
+      data: {
+        idHash,
+        accountId: "acct",
+        connector: "web3",
+        subject: "0xabc",
+        amr: "wallet",
+        authTime: ago(24 * 10),
+        ip: "203.0.113.9",
+        userAgent: "test",
+        ...times,
+      },
     });
   await session("expired-long-ago", { lastSeenAt: ago(26), expiresAt: ago(25) });
   await session("expired-recently", { lastSeenAt: ago(24), expiresAt: ago(23) });

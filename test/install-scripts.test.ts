@@ -9,7 +9,8 @@ import { promisify } from "node:util";
 import { expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "..");
-const npm = async (...args: string[]) => JSON.parse((await promisify(execFile)("npm", [...args, "--json"], { cwd: root, encoding: "utf8" })).stdout);
+const npm = async (...args: string[]) =>
+  JSON.parse((await promisify(execFile)("npm", [...args, "--json"], { cwd: root, encoding: "utf8" })).stdout);
 
 // Each npm command reads the whole dependency tree: about 5 s, several times that on a busy machine.
 it("has decided about every dependency's install script, and about no package that has none", { timeout: 120_000 }, async () => {

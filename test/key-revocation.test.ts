@@ -92,22 +92,50 @@ afterAll(async () => {
 
 // The protocol endpoints of one instance, as route handlers bound to it.
 const route = {
-  challenge: (k: Keyfob) => endpoint("generate_challenge", (keyfob, _request, params) => generateChallenge(keyfob, params), () => k),
-  submit: (k: Keyfob) => endpoint("submit_challenge", (keyfob, _request, params, caller) => submitChallenge(keyfob, params, caller), () => k),
+  challenge: (k: Keyfob) =>
+    endpoint(
+      "generate_challenge",
+      (keyfob, _request, params) => generateChallenge(keyfob, params),
+      () => k,
+    ),
+  submit: (k: Keyfob) =>
+    endpoint(
+      "submit_challenge",
+      (keyfob, _request, params, caller) => submitChallenge(keyfob, params, caller),
+      () => k,
+    ),
   userinfo: (k: Keyfob) => endpoint("userinfo", userinfo, () => k),
   introspect: (k: Keyfob) => endpoint("introspect", introspectToken, () => k),
 };
 const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  new Request(`${ISSUER}${path}`, { method: "POST", body: new URLSearchParams(fields).toString(), headers: { "content-type": "application/x-www-form-urlencoded", ...headers } });
+  new Request(`${ISSUER}${path}`, {
+    method: "POST",
+    body: new URLSearchParams(fields).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+  });
 
 /** Flow A on instance `k` (the license signing for itself): the access token. */
 async function issue(k: Keyfob): Promise<string> {
-  const params = { client_id: license.clientId, domain: license.domain, scope: "openid email", response_type: "code", address: license.clientId };
+  const params = {
+    client_id: license.clientId,
+    domain: license.domain,
+    scope: "openid email",
+    response_type: "code",
+    address: license.clientId,
+  };
   const challenge = await route.challenge(k)(form("/auth/web3/generate_challenge", params));
   expect(challenge.status).toBe(200);
   const { state, challenge: message } = await challenge.json();
   const signature = await license.owner.signMessage({ message });
-  const submitted = await route.submit(k)(form("/auth/web3/submit_challenge", { client_id: license.clientId, state, grant_type: "authorization_code", domain: license.domain, signature }));
+  const submitted = await route.submit(k)(
+    form("/auth/web3/submit_challenge", {
+      client_id: license.clientId,
+      state,
+      grant_type: "authorization_code",
+      domain: license.domain,
+      signature,
+    }),
+  );
   expect(submitted.status).toBe(200);
   return (await submitted.json()).access_token;
 }
@@ -228,9 +256,16 @@ describe("emergency key revocation across instances", () => {
       status: 400,
       fieldErrors: { kid: `no signing key has the kid ${"0".repeat(40)}` },
     });
-    expect(await performAdminAction(a, admin, "key.revoke", { kid: " " })).toMatchObject({ ok: false, status: 400, fieldErrors: { kid: "required" } });
+    expect(await performAdminAction(a, admin, "key.revoke", { kid: " " })).toMatchObject({
+      ok: false,
+      status: 400,
+      fieldErrors: { kid: "required" },
+    });
     const again = await performAdminAction(b, admin, "key.revoke", { kid: compromised });
-    expect(again).toMatchObject({ ok: true, value: { kid: compromised, revoked: false, message: expect.stringMatching(/already revoked on .* by .*; nothing changed/) } });
+    expect(again).toMatchObject({
+      ok: true,
+      value: { kid: compromised, revoked: false, message: expect.stringMatching(/already revoked on .* by .*; nothing changed/) },
+    });
     expect(await tables(a).signingKey.findMany({ orderBy: { kid: "asc" } })).toEqual(keysBefore);
     expect(await signingKid(b)).toBe(replacement);
 
@@ -250,16 +285,28 @@ describe("emergency key revocation across instances", () => {
     const forbiddenBefore = await forbidden();
     const eventsBefore = await audited();
     expect(await performAdminAction(a, undefined, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 401 });
-    expect(await performAdminAction(a, "forged.session.token", "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 401 });
+    expect(await performAdminAction(a, "forged.session.token", "key.revoke", { kid: replacement })).toMatchObject({
+      ok: false,
+      status: 401,
+    });
     expect(await performAdminAction(b, nonAdmin, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 403 });
-    expect(await tables(a).signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({ revokedAt: null, revokedBy: null });
+    expect(await tables(a).signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({
+      revokedAt: null,
+      revokedBy: null,
+    });
     expect(await audited()).toBe(eventsBefore);
     expect(await forbidden()).toBe(forbiddenBefore + 1);
     expect(await published(b)).toContain(replacement);
     expect(await signingKid(b)).toBe(replacement);
 
-    expect(await performAdminAction(b, admin, "key.revoke", { kid: replacement })).toMatchObject({ ok: true, value: { revoked: true, was: "current" } });
-    expect(await tables(a).signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({ revokedAt: expect.any(Date), revokedBy: adminWallet });
+    expect(await performAdminAction(b, admin, "key.revoke", { kid: replacement })).toMatchObject({
+      ok: true,
+      value: { revoked: true, was: "current" },
+    });
+    expect(await tables(a).signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({
+      revokedAt: expect.any(Date),
+      revokedBy: adminWallet,
+    });
     expect(await signingKid(b)).not.toBe(replacement);
     await within(5_000, async () => !(await published(a)).includes(replacement));
   });
@@ -289,14 +336,19 @@ describe("emergency key revocation and the rotation schedule (controlled clock)"
   /** A token signed now by the store's signing key, recorded as issued. */
   async function token(): Promise<string> {
     const user = "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9";
-    const { response, jti, expiresAt } = await issueTokens(k.keys, config.issuerUrl, { accessToken: policy.tokenTtl, idToken: policy.tokenTtl }, {
-      clientId: "c",
-      userId: user,
-      connector: "web3",
-      scope: ["openid"],
-      ethereumAddress: user,
-      emailVerified: false,
-    });
+    const { response, jti, expiresAt } = await issueTokens(
+      k.keys,
+      config.issuerUrl,
+      { accessToken: policy.tokenTtl, idToken: policy.tokenTtl },
+      {
+        clientId: "c",
+        userId: user,
+        connector: "web3",
+        scope: ["openid"],
+        ethereumAddress: user,
+        emailVerified: false,
+      },
+    );
     await tables(k).issuedToken.create({ data: { jti, clientId: "c", userId: user, connector: "web3", scope: "openid", expiresAt } });
     return response.access_token;
   }

@@ -75,14 +75,19 @@ describe("KeyStore", () => {
 
     // A token signed by the first key just before the switch...
     advance(1.99);
-    const { response } = await issueTokens(a, "https://issuer.example", { accessToken: policy.tokenTtl, idToken: policy.tokenTtl }, {
-      clientId: "c",
-      userId: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9",
-      connector: "web3",
-      scope: ["openid"],
-      ethereumAddress: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9",
-      emailVerified: false,
-    });
+    const { response } = await issueTokens(
+      a,
+      "https://issuer.example",
+      { accessToken: policy.tokenTtl, idToken: policy.tokenTtl },
+      {
+        clientId: "c",
+        userId: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9",
+        connector: "web3",
+        scope: ["openid"],
+        ethereumAddress: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9",
+        emailVerified: false,
+      },
+    );
     expect(decodeProtectedHeader(response.access_token).kid).toBe(first);
 
     advance(0.01); // 24h: the second key signs

@@ -37,7 +37,9 @@ describe("choosing the language", () => {
 
 type Tree = { [key: string]: string | Tree };
 const leaves = (tree: Tree, prefix = ""): [string, string][] =>
-  Object.entries(tree).flatMap(([key, value]) => (typeof value === "string" ? [[`${prefix}${key}`, value] as [string, string]] : leaves(value, `${prefix}${key}.`)));
+  Object.entries(tree).flatMap(([key, value]) =>
+    typeof value === "string" ? [[`${prefix}${key}`, value] as [string, string]] : leaves(value, `${prefix}${key}.`),
+  );
 /** The {placeholders} and <tags> of an ICU message. */
 const slots = (message: string) => [...message.matchAll(/\{(\w+)|<(\w+)>/g)].map((m) => m[1] ?? `<${m[2]}>`).sort();
 
@@ -47,13 +49,42 @@ describe("message catalogs", () => {
     it(`${locale}: the same messages as English, with the same placeholders and tags, all formatting`, () => {
       const catalog = new Map(leaves(MESSAGES[locale] as unknown as Tree));
       expect([...catalog.keys()].sort()).toEqual([...english.keys()].sort());
-      const t = createTranslator({ locale, messages: MESSAGES[locale] as never, onError: (error) => { throw error; } });
-      const values = { client: "Acme", host: "app.example", provider: "Google", chain: "Ethereum", seconds: 30, status: 400, detail: "x", options: "Google", date: "1 Jan", created: "1 Jan", used: "2 Jan", account: "0x1", label: "a@b", email: "a@b", max: 16384 };
+      const t = createTranslator({
+        locale,
+        messages: MESSAGES[locale] as never,
+        onError: (error) => {
+          throw error;
+        },
+      });
+      const values = {
+        client: "Acme",
+        host: "app.example",
+        provider: "Google",
+        chain: "Ethereum",
+        seconds: 30,
+        status: 400,
+        detail: "x",
+        options: "Google",
+        date: "1 Jan",
+        created: "1 Jan",
+        used: "2 Jan",
+        account: "0x1",
+        label: "a@b",
+        email: "a@b",
+        max: 16384,
+      };
       for (const [key, message] of catalog) {
         expect(slots(message), key).toEqual(slots(english.get(key)!));
         expect(message.trim(), key).not.toBe("");
-        const tags = Object.fromEntries(slots(message).filter((s) => s.startsWith("<")).map((s) => [s.slice(1, -1), (chunks: unknown) => chunks]));
-        expect(() => (Object.keys(tags).length ? t.rich(key as never, { ...values, ...tags } as never) : t(key as never, values as never)), key).not.toThrow();
+        const tags = Object.fromEntries(
+          slots(message)
+            .filter((s) => s.startsWith("<"))
+            .map((s) => [s.slice(1, -1), (chunks: unknown) => chunks]),
+        );
+        expect(
+          () => (Object.keys(tags).length ? t.rich(key as never, { ...values, ...tags } as never) : t(key as never, values as never)),
+          key,
+        ).not.toThrow();
       }
     });
   }

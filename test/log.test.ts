@@ -11,8 +11,13 @@ import { expect, it } from "vitest";
 const child = path.join(import.meta.dirname, "support/logging-child.ts");
 
 async function closePipesThenStop(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  const logger = spawn(process.execPath, ["--import", "tsx", child, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, KEYFOB_LOG: "" } });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => logger.on("exit", (code, signal) => resolve({ code, signal })));
+  const logger = spawn(process.execPath, ["--import", "tsx", child, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, KEYFOB_LOG: "" },
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    logger.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   await new Promise((resolve) => logger.stdout.once("data", resolve));
   logger.stdout.destroy();
   logger.stderr.destroy();

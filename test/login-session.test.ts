@@ -64,9 +64,11 @@ describe("a login session", () => {
     expect(await liveSessions(keyfob(), onOther!.accountId)).toHaveLength(1);
     expect(await revokeSessions(keyfob(), onOther!.accountId, onOther!.id)).toBe(1);
     expect(await findSession(other, cookie)).toBeUndefined();
-    expect(params(await startAuthorization(other, authorizeQuery(app, { prompt: "none" }), { session: await findSession(other, cookie) })).get("error")).toBe(
-      "login_required",
-    );
+    expect(
+      params(await startAuthorization(other, authorizeQuery(app, { prompt: "none" }), { session: await findSession(other, cookie) })).get(
+        "error",
+      ),
+    ).toBe("login_required");
   });
 
   it("ends after the idle time without use, at its absolute end, and on logout", async () => {
@@ -74,11 +76,17 @@ describe("a login session", () => {
     const idle = await login(app);
     const row = { idHash: (await findSession(keyfob(), idle.token))!.id };
     const now = Date.now();
-    await tables(keyfob()).loginSession.update({ where: row, data: { lastSeenAt: new Date(now - keyfob().config.sessionIdleTtl * 1000 - 1000) } });
+    await tables(keyfob()).loginSession.update({
+      where: row,
+      data: { lastSeenAt: new Date(now - keyfob().config.sessionIdleTtl * 1000 - 1000) },
+    });
     expect(await findSession(keyfob(), idle.token)).toBeUndefined();
 
     const old = await login(app);
-    await tables(keyfob()).loginSession.update({ where: { idHash: (await findSession(keyfob(), old.token))!.id }, data: { expiresAt: new Date(now - 1) } });
+    await tables(keyfob()).loginSession.update({
+      where: { idHash: (await findSession(keyfob(), old.token))!.id },
+      data: { expiresAt: new Date(now - 1) },
+    });
     expect(await findSession(keyfob(), old.token)).toBeUndefined();
 
     const ended = await login(app);
@@ -94,7 +102,9 @@ describe("requests that need a new login", () => {
     const session = await findSession(keyfob(), (await login(app)).token);
     const start = await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "login" }), { session });
     if (start.kind !== "login") throw new Error("expected the login page");
-    await expect(completeAuthorization(keyfob(), start.interactionId, { session: session! })).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(completeAuthorization(keyfob(), start.interactionId, { session: session! })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
     // A fresh login completes it.
     expect((await completeAuthorization(keyfob(), start.interactionId, { identity: session!.identity })).location).toContain("code=");
   });
@@ -105,11 +115,17 @@ describe("requests that need a new login", () => {
     const session = await findSession(keyfob(), cookie);
     await tables(keyfob()).loginSession.update({ where: { idHash: session!.id }, data: { authTime: new Date(Date.now() - 20_000) } });
     const aged = await findSession(keyfob(), cookie);
-    expect(params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", max_age: "10" }), { session: aged })).get("error")).toBe("login_required");
-    const allowed = params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", max_age: "10000" }), { session: aged }));
+    expect(
+      params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", max_age: "10" }), { session: aged })).get("error"),
+    ).toBe("login_required");
+    const allowed = params(
+      await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", max_age: "10000" }), { session: aged }),
+    );
     const claims = await idToken(app, allowed.get("code")!);
     expect(claims.auth_time).toBe(Math.floor(aged!.authTime.getTime() / 1000));
-    expect(params(await startAuthorization(keyfob(), authorizeQuery(app, { max_age: "soon" }), { session: aged })).get("error")).toBe("invalid_request");
+    expect(params(await startAuthorization(keyfob(), authorizeQuery(app, { max_age: "soon" }), { session: aged })).get("error")).toBe(
+      "invalid_request",
+    );
   });
 
   it("id_token_hint: the session must be of the hinted account; expired hints count; forged ones are refused", async () => {
@@ -118,24 +134,34 @@ describe("requests that need a new login", () => {
     const { code, token: cookie } = await login(app, alice);
     const hint = (await (await token(app, { code })).json()).id_token as string;
     const session = await findSession(keyfob(), cookie);
-    expect(params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", id_token_hint: hint }), { session })).get("code")).toBeTruthy();
+    expect(
+      params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", id_token_hint: hint }), { session })).get("code"),
+    ).toBeTruthy();
 
     const bob = google();
     const { session: bobSession } = await startSession(keyfob(), { accountId: await resolveAccount(keyfob(), bob), identity: bob });
-    expect(params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", id_token_hint: hint }), { session: bobSession })).get("error")).toBe(
-      "login_required",
-    );
+    expect(
+      params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", id_token_hint: hint }), { session: bobSession })).get(
+        "error",
+      ),
+    ).toBe("login_required");
 
     const { kid, privateKey } = await keyfob().keys.signingKey();
     const claims = decodeJwt(hint);
     const expired = await new SignJWT({ ...claims, iat: 1_000, exp: 2_000 }).setProtectedHeader({ alg: "RS256", kid }).sign(privateKey);
-    expect(params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", id_token_hint: expired }), { session })).get("code")).toBeTruthy();
+    expect(
+      params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", id_token_hint: expired }), { session })).get("code"),
+    ).toBeTruthy();
 
     const forged = `${hint.slice(0, -6)}AAAAAA`;
-    expect(params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", id_token_hint: forged }), { session })).get("error")).toBe("invalid_request");
+    expect(
+      params(await startAuthorization(keyfob(), authorizeQuery(app, { prompt: "none", id_token_hint: forged }), { session })).get("error"),
+    ).toBe("invalid_request");
     const otherApp = await registerApp();
-    expect(params(await startAuthorization(keyfob(), authorizeQuery(otherApp, { prompt: "none", id_token_hint: hint }), { session })).get("error")).toBe(
-      "invalid_request",
-    );
+    expect(
+      params(await startAuthorization(keyfob(), authorizeQuery(otherApp, { prompt: "none", id_token_hint: hint }), { session })).get(
+        "error",
+      ),
+    ).toBe("invalid_request");
   });
 });

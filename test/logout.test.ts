@@ -35,20 +35,38 @@ describe("end_session_endpoint", () => {
   it("logs out at once with a valid id_token_hint, back to the registered URI with the state", async () => {
     const { app, bye } = await appWithLogoutUri();
     const { hint, session } = await loggedIn(app);
-    const decision = await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: bye, state: "s-1" }), session, false);
+    const decision = await decideEndSession(
+      keyfob(),
+      params({ id_token_hint: hint, post_logout_redirect_uri: bye, state: "s-1" }),
+      session,
+      false,
+    );
     expect(decision).toEqual({ kind: "logout", location: `${bye}&state=s-1` });
     // No state: none added. No redirect URI: Keyfob's own page. No session left: still fine.
-    expect(await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: bye }), session, false)).toEqual({ kind: "logout", location: bye });
-    expect(await decideEndSession(keyfob(), params({ id_token_hint: hint }), session, false)).toEqual({ kind: "logout", location: undefined });
-    expect(await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: bye }), undefined, false)).toMatchObject({ kind: "logout" });
+    expect(await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: bye }), session, false)).toEqual({
+      kind: "logout",
+      location: bye,
+    });
+    expect(await decideEndSession(keyfob(), params({ id_token_hint: hint }), session, false)).toEqual({
+      kind: "logout",
+      location: undefined,
+    });
+    expect(
+      await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: bye }), undefined, false),
+    ).toMatchObject({ kind: "logout" });
   });
 
   it("accepts an expired id_token_hint", async () => {
     const { app, bye } = await appWithLogoutUri();
     const { hint, session } = await loggedIn(app);
     const { kid, privateKey } = await keyfob().keys.signingKey();
-    const expired = await new SignJWT({ ...decodeJwt(hint), iat: 1_000, exp: 2_000 }).setProtectedHeader({ alg: "RS256", kid }).sign(privateKey);
-    expect(await decideEndSession(keyfob(), params({ id_token_hint: expired, post_logout_redirect_uri: bye }), session, false)).toEqual({ kind: "logout", location: bye });
+    const expired = await new SignJWT({ ...decodeJwt(hint), iat: 1_000, exp: 2_000 })
+      .setProtectedHeader({ alg: "RS256", kid })
+      .sign(privateKey);
+    expect(await decideEndSession(keyfob(), params({ id_token_hint: expired, post_logout_redirect_uri: bye }), session, false)).toEqual({
+      kind: "logout",
+      location: bye,
+    });
   });
 
   it("refuses, without redirecting, a modified or foreign hint, another client_id, and an unregistered URI", async () => {
@@ -57,12 +75,18 @@ describe("end_session_endpoint", () => {
     const [header, payload] = hint.split(".");
     const unsigned = `${Buffer.from(JSON.stringify({ alg: "none" })).toString("base64url")}.${payload}.`;
     for (const bad of [unsigned, `${header}.${payload}.AAAA`, "garbage"]) {
-      expect(await decideEndSession(keyfob(), params({ id_token_hint: bad, post_logout_redirect_uri: bye }), session, false)).toMatchObject({ kind: "error" });
+      expect(await decideEndSession(keyfob(), params({ id_token_hint: bad, post_logout_redirect_uri: bye }), session, false)).toMatchObject(
+        { kind: "error" },
+      );
     }
     const other = await registerApp();
-    expect(await decideEndSession(keyfob(), params({ id_token_hint: hint, client_id: other.clientId }), session, false)).toMatchObject({ kind: "error" });
+    expect(await decideEndSession(keyfob(), params({ id_token_hint: hint, client_id: other.clientId }), session, false)).toMatchObject({
+      kind: "error",
+    });
     for (const uri of [`${bye}&foo=bar`, "https://evil.example.com/"]) {
-      expect(await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: uri }), session, false)).toMatchObject({ kind: "error" });
+      expect(
+        await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: uri }), session, false),
+      ).toMatchObject({ kind: "error" });
     }
   });
 
@@ -76,6 +100,8 @@ describe("end_session_endpoint", () => {
     expect(await decideEndSession(keyfob(), params({ state: "only" }), session, true)).toEqual({ kind: "logout", location: undefined });
 
     const { hint: othersHint } = await loggedIn(app);
-    expect(await decideEndSession(keyfob(), params({ id_token_hint: othersHint, post_logout_redirect_uri: bye }), session, false)).toMatchObject({ kind: "confirm" });
+    expect(
+      await decideEndSession(keyfob(), params({ id_token_hint: othersHint, post_logout_redirect_uri: bye }), session, false),
+    ).toMatchObject({ kind: "confirm" });
   });
 });

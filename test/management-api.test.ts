@@ -34,10 +34,17 @@ async function adminClient(allowed = true): Promise<Caller> {
   return { clientId: client.id, secret };
 }
 
-const basic = ({ clientId, secret }: Caller) => `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+const basic = ({ clientId, secret }: Caller) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`;
 
 function grant(caller: Caller, params: Record<string, string> = { grant_type: "client_credentials", scope: ADMIN_SCOPE }) {
-  return tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers: { ...FORM, authorization: basic(caller) }, body: new URLSearchParams(params) }));
+  return tokenRoute(
+    new Request(`${ISSUER}/token`, {
+      method: "POST",
+      headers: { ...FORM, authorization: basic(caller) },
+      body: new URLSearchParams(params),
+    }),
+  );
 }
 
 async function adminToken(caller: Caller): Promise<string> {
@@ -53,9 +60,15 @@ async function api(token: string | undefined, method: keyof typeof handlers, pat
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await handlers[method](new Request(`${ISSUER}/api/admin/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const response = await handlers[method](
+    new Request(`${ISSUER}/api/admin/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
+  );
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text && response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text && response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text,
+  };
 }
 
 const enc = encodeURIComponent;
@@ -74,28 +87,54 @@ describe("client_credentials (RFC 6749 4.4)", () => {
     expect(claims).toMatchObject({ iss: ISSUER, aud: caller.clientId, client_id: caller.clientId, scope: ADMIN_SCOPE });
     expect(claims.exp! - claims.iat!).toBe(600);
     expect(decodeSubject(claims.sub!)).toEqual({ userId: caller.clientId, connector: "client_credentials" });
-    expect(await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: claims.jti! } })).toMatchObject({ clientId: caller.clientId, scope: ADMIN_SCOPE, revokedAt: null });
+    expect(await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: claims.jti! } })).toMatchObject({
+      clientId: caller.clientId,
+      scope: ADMIN_SCOPE,
+      revokedAt: null,
+    });
 
     // Introspection knows it (the client asks about its own token); scope omitted means the admin scope.
-    const introspect = await introspectRoute(new Request(`${ISSUER}/token/introspect`, { method: "POST", headers: { ...FORM, authorization: basic(caller) }, body: new URLSearchParams({ token: body.access_token }) }));
+    const introspect = await introspectRoute(
+      new Request(`${ISSUER}/token/introspect`, {
+        method: "POST",
+        headers: { ...FORM, authorization: basic(caller) },
+        body: new URLSearchParams({ token: body.access_token }),
+      }),
+    );
     expect(await introspect.json()).toMatchObject({ active: true, client_id: caller.clientId, scope: ADMIN_SCOPE });
     expect((await grant(caller, { grant_type: "client_credentials" })).status).toBe(200);
     // client_secret_post works too.
-    const post = await tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers: FORM, body: new URLSearchParams({ grant_type: "client_credentials", client_id: caller.clientId, client_secret: caller.secret }) }));
+    const post = await tokenRoute(
+      new Request(`${ISSUER}/token`, {
+        method: "POST",
+        headers: FORM,
+        body: new URLSearchParams({ grant_type: "client_credentials", client_id: caller.clientId, client_secret: caller.secret }),
+      }),
+    );
     expect(post.status).toBe(200);
   });
 
   it("refuses public clients, clients not allowed, wrong secrets and other scopes", async () => {
     const db = tables(keyfob());
     const publicClient = await createClient(keyfob().store, { name: "SPA" });
-    const asPublic = await tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers: FORM, body: new URLSearchParams({ grant_type: "client_credentials", client_id: publicClient.id }) }));
+    const asPublic = await tokenRoute(
+      new Request(`${ISSUER}/token`, {
+        method: "POST",
+        headers: FORM,
+        body: new URLSearchParams({ grant_type: "client_credentials", client_id: publicClient.id }),
+      }),
+    );
     await expectError(asPublic, 400, "unauthorized_client");
     await expect(updateClient(keyfob().store, publicClient.id, { managementApi: true })).rejects.toMatchObject({ field: "managementApi" });
 
     const notAllowed = await adminClient(false);
     const refused = await grant(notAllowed);
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ error: "unauthorized_client", error_description: expect.stringMatching(/not allowed the management API/), status: 400 });
+    expect(await refused.json()).toMatchObject({
+      error: "unauthorized_client",
+      error_description: expect.stringMatching(/not allowed the management API/),
+      status: 400,
+    });
     await expectError(await grant({ ...(await adminClient()), secret: "wrong" }), 401, "invalid_client");
     const caller = await adminClient();
     await expectError(await grant(caller, { grant_type: "client_credentials", scope: "openid" }), 400, "invalid_scope");
@@ -130,13 +169,17 @@ describe("narrower scopes than keyfob:admin", () => {
       expect(refused, `${method} ${path}`).toMatchObject({ status: 403, body: { error: "insufficient_scope" } });
       expect(refused.headers.get("www-authenticate")).toMatch(/scope="keyfob:(clients|keys|admin|accounts)", error="insufficient_scope"/);
     }
-    expect(await tables(keyfob()).client.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ name: "Target", secretHash: null });
+    expect(await tables(keyfob()).client.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({
+      name: "Target",
+      secretHash: null,
+    });
     expect(await tables(keyfob()).adminRole.count({ where: { grantedBy: `api:${reader.clientId}` } })).toBe(0);
 
     // A clients token changes clients, and cannot grant admins or rotate keys.
     const operator = await adminClient();
     await updateClient(keyfob().store, operator.clientId, { managementScopes: ["keyfob:clients", "keyfob:read"] });
-    const clients = (await (await grant(operator, { grant_type: "client_credentials", scope: "keyfob:clients" })).json()).access_token as string;
+    const clients = (await (await grant(operator, { grant_type: "client_credentials", scope: "keyfob:clients" })).json())
+      .access_token as string;
     expect((await api(clients, "PATCH", `/clients/${enc(target.id)}`, { name: "Renamed" })).status).toBe(200);
     expect((await api(clients, "GET", "/clients")).status).toBe(403); // the token did not ask for keyfob:read
     expect((await api(clients, "POST", "/keys/rotate")).status).toBe(403);
@@ -145,7 +188,10 @@ describe("narrower scopes than keyfob:admin", () => {
     const wide = (await (await grant(operator, { grant_type: "client_credentials" })).json()).access_token as string;
     expect((await api(wide, "GET", "/clients")).status).toBe(200);
     expect((await api(wide, "PATCH", `/clients/${enc(operator.clientId)}`, { managementScopes: ["keyfob:read"] })).status).toBe(200);
-    expect(await api(wide, "PATCH", `/clients/${enc(target.id)}`, { name: "Again" })).toMatchObject({ status: 403, body: { error: "access_denied" } });
+    expect(await api(wide, "PATCH", `/clients/${enc(target.id)}`, { name: "Again" })).toMatchObject({
+      status: 403,
+      body: { error: "access_denied" },
+    });
     expect((await api(wide, "GET", "/clients")).status).toBe(200);
     expect((await api(wide, "PATCH", `/clients/${enc(target.id)}`, { managementScopes: ["nope"] })).status).toBe(403);
   });
@@ -156,9 +202,15 @@ describe("narrower scopes than keyfob:admin", () => {
     const target = await adminClient();
     for (const managementScopes of [["keyfob:everything"], [], "keyfob:read keyfob:nope", 7]) {
       const refused = await api(token, "PATCH", `/clients/${enc(target.clientId)}`, { managementScopes });
-      expect(refused, JSON.stringify(managementScopes)).toMatchObject({ status: 400, body: { error: "invalid_request", field_errors: { managementScopes: expect.any(String) } } });
+      expect(refused, JSON.stringify(managementScopes)).toMatchObject({
+        status: 400,
+        body: { error: "invalid_request", field_errors: { managementScopes: expect.any(String) } },
+      });
     }
-    expect((await api(token, "PATCH", `/clients/${enc(target.clientId)}`, { managementScopes: ["keyfob:keys", "keyfob:keys"] })).body.managementScopes).toEqual(["keyfob:keys"]);
+    expect(
+      (await api(token, "PATCH", `/clients/${enc(target.clientId)}`, { managementScopes: ["keyfob:keys", "keyfob:keys"] })).body
+        .managementScopes,
+    ).toEqual(["keyfob:keys"]);
   });
 });
 
@@ -175,13 +227,31 @@ describe("the management API", () => {
     expect(status).toBe(200);
     expect(body.openapi).toBe("3.1.0");
     expect(body.servers[0].url).toBe(`${ISSUER}/api/admin/v1`);
-    expect(body.components.securitySchemes.adminToken.flows.clientCredentials).toEqual({ tokenUrl: `${ISSUER}/token`, scopes: MANAGEMENT_SCOPES });
+    expect(body.components.securitySchemes.adminToken.flows.clientCredentials).toEqual({
+      tokenUrl: `${ISSUER}/token`,
+      scopes: MANAGEMENT_SCOPES,
+    });
     expect(body.paths["/audit"].get.security).toEqual([{ adminToken: ["keyfob:read"] }]);
     expect(body.paths["/admins"].post.security).toEqual([{ adminToken: ["keyfob:admin"] }]);
-    for (const path of ["/clients", "/clients/{clientId}", "/clients/{clientId}/signers/{address}", "/keys/{kid}/revoke", "/accounts/{accountId}/block", "/accounts/{accountId}/sessions/{sessionId}", "/tokens/revoke", "/refresh-grants", "/audit", "/admins"]) {
+    for (const path of [
+      "/clients",
+      "/clients/{clientId}",
+      "/clients/{clientId}/signers/{address}",
+      "/keys/{kid}/revoke",
+      "/accounts/{accountId}/block",
+      "/accounts/{accountId}/sessions/{sessionId}",
+      "/tokens/revoke",
+      "/refresh-grants",
+      "/audit",
+      "/admins",
+    ]) {
       expect(body.paths, path).toHaveProperty([path]);
     }
-    expect(body.paths["/clients/{clientId}"].patch.requestBody.content["application/json"].schema.properties).toMatchObject({ requirePkce: { type: "boolean" }, managementApi: { type: "boolean" }, name: { type: "string", maxLength: 200 } });
+    expect(body.paths["/clients/{clientId}"].patch.requestBody.content["application/json"].schema.properties).toMatchObject({
+      requirePkce: { type: "boolean" },
+      managementApi: { type: "boolean" },
+      name: { type: "string", maxLength: 200 },
+    });
     expect(body.paths["/clients"].post.requestBody.content["application/json"].schema.required).toEqual(["name"]);
     expect(body.paths["/clients/{clientId}"].delete.responses).toHaveProperty(["204"]);
   });
@@ -190,10 +260,21 @@ describe("the management API", () => {
     const created = await api(token, "POST", "/clients", { name: "From the API", logoUrl: "https://api.example.com/logo.png" });
     expect(created.status).toBe(201);
     const id: string = created.body.id;
-    expect(created.body).toMatchObject({ name: "From the API", enabled: true, confidential: false, managementApi: false, redirectUris: [] });
+    expect(created.body).toMatchObject({
+      name: "From the API",
+      enabled: true,
+      confidential: false,
+      managementApi: false,
+      redirectUris: [],
+    });
     expect((await api(token, "GET", `/clients?search=${enc("From the API")}`)).body.items.map((c: { id: string }) => c.id)).toContain(id);
 
-    const patched = await api(token, "PATCH", `/clients/${enc(id)}`, { requirePkce: true, refreshTokensAllowed: true, logoUrl: null, enabled: false });
+    const patched = await api(token, "PATCH", `/clients/${enc(id)}`, {
+      requirePkce: true,
+      refreshTokensAllowed: true,
+      logoUrl: null,
+      enabled: false,
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ requirePkce: true, refreshTokensAllowed: true, logoUrl: null, enabled: false });
     // The dashboard's validation: field errors, 400, nothing changed, and the refusal audited with its reason.
@@ -204,7 +285,10 @@ describe("the management API", () => {
     const notHttps = await api(token, "PATCH", `/clients/${enc(id)}`, { logoUrl: "http://insecure.example.com/logo.png" });
     expect(notHttps.body).toMatchObject({ field_errors: { logoUrl: "must be an https URL" } });
     // The public client cannot be given the management API.
-    expect((await api(token, "PATCH", `/clients/${enc(id)}`, { managementApi: true })).body).toMatchObject({ status: 400, field_errors: { managementApi: expect.stringMatching(/confidential/) } });
+    expect((await api(token, "PATCH", `/clients/${enc(id)}`, { managementApi: true })).body).toMatchObject({
+      status: 400,
+      field_errors: { managementApi: expect.stringMatching(/confidential/) },
+    });
     expect((await api(token, "PATCH", `/clients/${enc(id)}`, { enabled: true })).body.enabled).toBe(true);
 
     for (const [path, field, value] of [
@@ -216,15 +300,26 @@ describe("the management API", () => {
       expect(added, path).toMatchObject({ status: 201, body: { items: [value] } });
       expect((await api(token, "GET", `/clients/${enc(id)}/${path}`)).body.items).toEqual([value]);
       expect((await api(token, "DELETE", `/clients/${enc(id)}/${path}?${field}=${enc(value)}`)).status).toBe(204);
-      expect((await api(token, "DELETE", `/clients/${enc(id)}/${path}?${field}=${enc(value)}`)).body).toMatchObject({ status: 400, field_errors: { [field]: expect.any(String) } });
+      expect((await api(token, "DELETE", `/clients/${enc(id)}/${path}?${field}=${enc(value)}`)).body).toMatchObject({
+        status: 400,
+        field_errors: { [field]: expect.any(String) },
+      });
     }
-    expect((await api(token, "POST", `/clients/${enc(id)}/redirect-uris`, { uri: "http://api.example.com/cb" })).body.field_errors.uri).toMatch(/https/);
+    expect(
+      (await api(token, "POST", `/clients/${enc(id)}/redirect-uris`, { uri: "http://api.example.com/cb" })).body.field_errors.uri,
+    ).toMatch(/https/);
 
     const signer = privateKeyToAccount(generatePrivateKey()).address;
-    const added = await api(token, "POST", `/clients/${enc(id)}/signers`, { address: signer.toLowerCase(), expiresAt: "2099-01-01T00:00:00Z" });
+    const added = await api(token, "POST", `/clients/${enc(id)}/signers`, {
+      address: signer.toLowerCase(),
+      expiresAt: "2099-01-01T00:00:00Z",
+    });
     expect(added).toMatchObject({ status: 201, body: { signer: { address: signer, expiresAt: "2099-01-01T00:00:00.000Z" } } });
     expect((await api(token, "DELETE", `/clients/${enc(id)}/signers/${signer}`)).status).toBe(204);
-    expect((await api(token, "GET", `/clients/${enc(id)}/signers`)).body.items[0]).toMatchObject({ address: signer, revokedAt: expect.any(String) });
+    expect((await api(token, "GET", `/clients/${enc(id)}/signers`)).body.items[0]).toMatchObject({
+      address: signer,
+      revokedAt: expect.any(String),
+    });
 
     const secret = await api(token, "POST", `/clients/${enc(id)}/secret`);
     expect(secret).toMatchObject({ status: 201, body: { clientId: id, secret: expect.stringMatching(/^[\w-]{43}$/) } });
@@ -235,7 +330,9 @@ describe("the management API", () => {
     expect(new Set(events.map((e) => e.actor))).toEqual(new Set([`api:${caller.clientId}`]));
     expect(events.find((e) => e.action === "client.updated" && e.outcome === "success")!.detail).toContain("requirePkce: false -> true");
     expect(events.find((e) => e.action === "client.updated" && e.outcome === "rejected")!.detail).toBe("invalid input: name: required");
-    expect(events.find((e) => e.action === "allowed_origin.added")!.detail).toBe('https://spa.example.com; allowedOrigins: [] -> ["https://spa.example.com"]');
+    expect(events.find((e) => e.action === "allowed_origin.added")!.detail).toBe(
+      'https://spa.example.com; allowedOrigins: [] -> ["https://spa.example.com"]',
+    );
     expect(events.find((e) => e.action === "client.secret_rotated")!.detail).toBe("confidential: false -> true");
 
     expect((await api(token, "DELETE", `/clients/${enc(id)}`)).status).toBe(204);
@@ -249,7 +346,10 @@ describe("the management API", () => {
     const keys = await api(token, "GET", "/keys");
     expect(keys.body.items.some((key: { status: string }) => key.status === "current")).toBe(true);
     expect((await api(token, "POST", "/keys/rotate")).status).toBe(200);
-    expect(await api(token, "POST", `/keys/${"0".repeat(40)}/revoke`)).toMatchObject({ status: 400, body: { field_errors: { kid: expect.stringMatching(/no signing key/) } } });
+    expect(await api(token, "POST", `/keys/${"0".repeat(40)}/revoke`)).toMatchObject({
+      status: 400,
+      body: { field_errors: { kid: expect.stringMatching(/no signing key/) } },
+    });
   });
 
   it("finds accounts by email and wallet, lists and revokes sessions, blocks, unblocks and deletes them; lists and revokes tokens", async () => {
@@ -258,13 +358,24 @@ describe("the management API", () => {
     const accountId = await resolveAccount(k, identity);
     const sessions = await Promise.all([startSession(k, { accountId, identity }), startSession(k, { accountId, identity })]);
 
-    expect((await api(token, "GET", `/accounts?search=${enc(identity.email!.toUpperCase())}`)).body.items.map((a: { id: string }) => a.id)).toEqual([accountId]);
+    expect(
+      (await api(token, "GET", `/accounts?search=${enc(identity.email!.toUpperCase())}`)).body.items.map((a: { id: string }) => a.id),
+    ).toEqual([accountId]);
     const shown = await api(token, "GET", `/accounts/${enc(identity.email!)}`);
-    expect(shown.body).toMatchObject({ id: accountId, blockedAt: null, identities: [{ provider: "google", email: identity.email }], holdings: { accessTokens: 0, refreshGrants: 0 } });
+    expect(shown.body).toMatchObject({
+      id: accountId,
+      blockedAt: null,
+      identities: [{ provider: "google", email: identity.email }],
+      holdings: { accessTokens: 0, refreshGrants: 0 },
+    });
     expect(shown.body.sessions).toHaveLength(2);
-    expect((await api(token, "GET", `/accounts/${accountId}/sessions`)).body.items.map((s: { id: string }) => s.id).sort()).toEqual(sessions.map((s) => s.session.id).sort());
+    expect((await api(token, "GET", `/accounts/${accountId}/sessions`)).body.items.map((s: { id: string }) => s.id).sort()).toEqual(
+      sessions.map((s) => s.session.id).sort(),
+    );
     expect((await api(token, "DELETE", `/accounts/${accountId}/sessions/${sessions[0].session.id}`)).status).toBe(204);
-    expect((await api(token, "DELETE", `/accounts/${accountId}/sessions/${sessions[0].session.id}`)).body.field_errors.sessionId).toMatch(/no live session/);
+    expect((await api(token, "DELETE", `/accounts/${accountId}/sessions/${sessions[0].session.id}`)).body.field_errors.sessionId).toMatch(
+      /no live session/,
+    );
     expect((await api(token, "GET", `/accounts/${accountId}/sessions`)).body.items).toHaveLength(1);
     expect((await api(token, "DELETE", `/accounts/${accountId}/sessions`)).body).toEqual({ revoked: 1 });
 
@@ -288,8 +399,19 @@ describe("the management API", () => {
     expect((await api(token, "GET", `/accounts/${accountId}`)).status).toBe(404);
     expect((await api(token, "POST", `/accounts/${accountId}/block`)).status).toBe(404);
     const events = await tables(k).auditEvent.findMany({ where: { accountId, actor: `api:${caller.clientId}` }, orderBy: { id: "asc" } });
-    expect(events.map((e) => e.action)).toEqual(["session.revoked", "session.revoked", "session.revoked", "refresh_token.revoked", "account.blocked", "account.unblocked", "account.deleted"]);
-    expect(events[1]).toMatchObject({ outcome: "rejected", detail: `${sessions[0].session.id}; sessionId: no live session of this account has this id` });
+    expect(events.map((e) => e.action)).toEqual([
+      "session.revoked",
+      "session.revoked",
+      "session.revoked",
+      "refresh_token.revoked",
+      "account.blocked",
+      "account.unblocked",
+      "account.deleted",
+    ]);
+    expect(events[1]).toMatchObject({
+      outcome: "rejected",
+      detail: `${sessions[0].session.id}; sessionId: no live session of this account has this id`,
+    });
   });
 
   it("grants and revokes admin roles, and reads the audit log and its CSV", async () => {
@@ -305,7 +427,10 @@ describe("the management API", () => {
       ["admin.granted", `api:${caller.clientId}`],
     ]);
     expect(audit.body.items[1].detail).toBe("adminRole: false -> true");
-    expect((await api(token, "GET", "/audit?from=2026-13-01")).body).toMatchObject({ status: 400, field_errors: { from: expect.any(String) } });
+    expect((await api(token, "GET", "/audit?from=2026-13-01")).body).toMatchObject({
+      status: 400,
+      field_errors: { from: expect.any(String) },
+    });
     const csv = await api(token, "GET", `/audit.csv?account=${newcomer}`);
     expect(csv.status).toBe(200);
     expect(csv.body.split("\r\n")[0]).toBe("at,actor,action,clientId,accountId,ip,outcome,detail");
@@ -314,13 +439,28 @@ describe("the management API", () => {
 
   it("validates exactly as the dashboard does", async () => {
     const viaApi = await api(token, "POST", "/clients", { name: "", logoUrl: "x".repeat(2001) });
-    const viaDashboard = await runAdminAction(keyfob(), { accountId: "x", label: "x" }, "client.create", { name: "", logoUrl: "x".repeat(2001) });
+    const viaDashboard = await runAdminAction(keyfob(), { accountId: "x", label: "x" }, "client.create", {
+      name: "",
+      logoUrl: "x".repeat(2001),
+    });
     expect(viaDashboard.ok).toBe(false);
     expect(viaApi.body.field_errors).toEqual(!viaDashboard.ok && viaDashboard.fieldErrors);
     expect((await api(token, "POST", "/clients", { name: 7 })).body.field_errors.name).toEqual(expect.any(String));
-    const notJson = await POST(new Request(`${ISSUER}/api/admin/v1/clients`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" }, body: "name=x" }));
+    const notJson = await POST(
+      new Request(`${ISSUER}/api/admin/v1/clients`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "text/plain" },
+        body: "name=x",
+      }),
+    );
     expect(notJson.status).toBe(415);
-    const broken = await POST(new Request(`${ISSUER}/api/admin/v1/clients`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{" }));
+    const broken = await POST(
+      new Request(`${ISSUER}/api/admin/v1/clients`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: "{",
+      }),
+    );
     expect(await broken.json()).toMatchObject({ error: "invalid_request", status: 400 });
   });
 });
@@ -330,10 +470,17 @@ describe("who may call the management API", () => {
     const none = await api(undefined, "GET", "/clients");
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toBe(`Bearer realm="keyfob", scope="keyfob:read"`);
-    expect(none.body).toMatchObject({ error: "invalid_token", status: 401, message: expect.any(String), error_description: expect.any(String) });
+    expect(none.body).toMatchObject({
+      error: "invalid_token",
+      status: 401,
+      message: expect.any(String),
+      error_description: expect.any(String),
+    });
     const garbage = await api("not-a-token", "GET", "/clients");
     expect(garbage.status).toBe(401);
-    expect(garbage.headers.get("www-authenticate")).toMatch(/^Bearer realm="keyfob", scope="keyfob:read", error="invalid_token", error_description="/);
+    expect(garbage.headers.get("www-authenticate")).toMatch(
+      /^Bearer realm="keyfob", scope="keyfob:read", error="invalid_token", error_description="/,
+    );
     expect((await api("", "GET", "/clients")).status).toBe(401);
 
     // A Flow A token of a license: valid, but no admin scope.
@@ -355,13 +502,24 @@ describe("who may call the management API", () => {
     await updateClient(keyfob().store, caller.clientId, { enabled: true });
     expect((await api(token, "GET", "/keys")).status).toBe(200);
     await keyfob().audit.flush();
-    expect(await tables(keyfob()).auditEvent.findFirst({ where: { action: "admin_api.refused", clientId: caller.clientId }, orderBy: { id: "desc" } })).toMatchObject({
+    expect(
+      await tables(keyfob()).auditEvent.findFirst({
+        where: { action: "admin_api.refused", clientId: caller.clientId },
+        orderBy: { id: "desc" },
+      }),
+    ).toMatchObject({
       outcome: "access_denied",
       detail: "GET /api/admin/v1/keys: the token's client is no longer allowed the management API",
     });
 
     // Revoked (RFC 7009): 401 from the next request.
-    const revoked = await revokeRoute(new Request(`${ISSUER}/token/revoke`, { method: "POST", headers: { ...FORM, authorization: basic(caller) }, body: new URLSearchParams({ token }) }));
+    const revoked = await revokeRoute(
+      new Request(`${ISSUER}/token/revoke`, {
+        method: "POST",
+        headers: { ...FORM, authorization: basic(caller) },
+        body: new URLSearchParams({ token }),
+      }),
+    );
     expect(revoked.status).toBe(200);
     const after = await api(token, "GET", "/keys");
     expect(after).toMatchObject({ status: 401, body: { error: "invalid_token" } });

@@ -11,7 +11,9 @@ async function appliedMigrations(url: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ migration_name: string; finished_at: Date }>("SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY started_at");
+    const { rows } = await client.query<{ migration_name: string; finished_at: Date }>(
+      "SELECT migration_name, finished_at FROM _prisma_migrations ORDER BY started_at",
+    );
     return rows;
   } finally {
     await client.end();
@@ -50,7 +52,9 @@ it("rolls a failed migration back whole, so the next start applies it again (no 
     // Something in the way of the last migration's CREATE TABLE.
     await client.query('CREATE TABLE "keyfob_changes" (in_the_way int)');
     await expect(migrateDatabase(url)).rejects.toThrow(/keyfob_changes/);
-    const { rows } = await client.query("SELECT to_regclass('clients') IS NULL AS no_clients, to_regclass('_prisma_migrations') IS NULL AS no_record");
+    const { rows } = await client.query(
+      "SELECT to_regclass('clients') IS NULL AS no_clients, to_regclass('_prisma_migrations') IS NULL AS no_record",
+    );
     expect(rows[0]).toEqual({ no_clients: true, no_record: true });
     await client.query('DROP TABLE "keyfob_changes"');
   } finally {

@@ -53,7 +53,15 @@ beforeAll(async () => {
 });
 
 function request(extra: Record<string, string> = {}) {
-  return new URLSearchParams({ client_id: client.client_id, redirect_uri: redirectUri, response_type: "code", scope: "openid email", state: "st", nonce: "nc", ...extra });
+  return new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    response_type: "code",
+    scope: "openid email",
+    state: "st",
+    nonce: "nc",
+    ...extra,
+  });
 }
 
 function redirected(start: AuthorizationStart): URL {
@@ -104,9 +112,15 @@ describe("Basic OP", () => {
   it("oidcc-userinfo-get, -post-header, -post-body", async () => {
     const { access_token } = await exchange((await login()).callback);
     expect((await oauth.userInfoRequest(as, client, access_token, options)).status).toBe(200);
-    const header = await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { authorization: `Bearer ${access_token}` } }));
+    const header = await userinfoPost(
+      new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { authorization: `Bearer ${access_token}` } }),
+    );
     const body = await userinfoPost(
-      new Request(`${ISSUER}/userinfo`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ access_token }) }),
+      new Request(`${ISSUER}/userinfo`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ access_token }),
+      }),
     );
     expect([header.status, body.status]).toEqual([200, 200]);
   });
@@ -138,7 +152,9 @@ describe("Basic OP", () => {
     const first = oauth.getValidatedIdTokenClaims(firstResult)!;
     const silent = redirected(await startAuthorization(keyfob(), request({ prompt: "none" }), { session }));
     expect(oauth.getValidatedIdTokenClaims(await exchange(silent))!.sub).toBe(first.sub);
-    const withHint = redirected(await startAuthorization(keyfob(), request({ prompt: "none", id_token_hint: firstResult.id_token! }), { session }));
+    const withHint = redirected(
+      await startAuthorization(keyfob(), request({ prompt: "none", id_token_hint: firstResult.id_token! }), { session }),
+    );
     expect(oauth.getValidatedIdTokenClaims(await exchange(withHint))!.sub).toBe(first.sub);
   });
 
@@ -150,9 +166,13 @@ describe("Basic OP", () => {
     for (const extra of fresher) {
       const start = await startAuthorization(keyfob(), request(extra), { session: aged });
       if (start.kind !== "login") throw new Error("expected the login page");
-      await expect(completeAuthorization(keyfob(), start.interactionId, { session: aged })).rejects.toMatchObject({ code: "invalid_request" });
+      await expect(completeAuthorization(keyfob(), start.interactionId, { session: aged })).rejects.toMatchObject({
+        code: "invalid_request",
+      });
       const fresh = await completeAuthorization(keyfob(), start.interactionId, { identity: aged.identity });
-      expect(oauth.getValidatedIdTokenClaims(await exchange(new URL(fresh.location)))!.auth_time).toBeGreaterThanOrEqual(first.auth_time as number);
+      expect(oauth.getValidatedIdTokenClaims(await exchange(new URL(fresh.location)))!.auth_time).toBeGreaterThanOrEqual(
+        first.auth_time as number,
+      );
     }
     const kept = redirected(await startAuthorization(keyfob(), request({ prompt: "none", max_age: "10000" }), { session: aged }));
     expect(oauth.getValidatedIdTokenClaims(await exchange(kept))!.auth_time).toBe(Math.floor(aged.authTime.getTime() / 1000));
@@ -165,7 +185,9 @@ describe("Basic OP", () => {
     const again = await oauth.authorizationCodeGrantRequest(as, client, auth(), params, redirectUri, oauth.nopkce, options);
     expect(again.status).toBe(400);
     expect((await again.json()).error).toBe("invalid_grant");
-    expect((await userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${access_token}` } }))).status).toBe(401);
+    expect((await userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${access_token}` } }))).status).toBe(
+      401,
+    );
   });
 
   it("oidcc-ensure-registered-redirect-uri: an error page, never a redirect", async () => {
@@ -182,8 +204,16 @@ describe("Basic OP", () => {
   });
 
   it("oidcc-unsigned-request-object-supported-correctly-or-rejected-as-unsupported, -request-uri-unsigned: refused as unsupported, with the state", async () => {
-    for (const [name, error] of [["request", "request_not_supported"], ["request_uri", "request_uri_not_supported"]]) {
-      const back = redirected(await startAuthorization(keyfob(), request({ [name]: name === "request" ? "eyJhbGciOiJub25lIn0.e30." : "https://rp.example.com/r" })));
+    for (const [name, error] of [
+      ["request", "request_not_supported"],
+      ["request_uri", "request_uri_not_supported"],
+    ]) {
+      const back = redirected(
+        await startAuthorization(
+          keyfob(),
+          request({ [name]: name === "request" ? "eyJhbGciOiJub25lIn0.e30." : "https://rp.example.com/r" }),
+        ),
+      );
       expect([back.searchParams.get("error"), back.searchParams.get("state")]).toEqual([error, "st"]);
     }
   });
@@ -191,7 +221,11 @@ describe("Basic OP", () => {
   it("oidcc-refresh-token: offline_access gives a refresh token that rotates", async () => {
     const result = await exchange((await login({ scope: "openid offline_access", prompt: "consent" })).callback);
     expect(result.refresh_token).toBeTruthy();
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, auth(), result.refresh_token!, options));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, auth(), result.refresh_token!, options),
+    );
     expect(refreshed.refresh_token).not.toBe(result.refresh_token);
     expect(decodeJwt(refreshed.id_token!).sub).toBe(decodeJwt(result.id_token!).sub);
   });
@@ -199,7 +233,15 @@ describe("Basic OP", () => {
   it("oidcc-ensure-request-with-valid-pkce-succeeds", async () => {
     const verifier = oauth.generateRandomCodeVerifier();
     const { callback } = await login({ code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" });
-    const response = await oauth.authorizationCodeGrantRequest(as, client, auth(), oauth.validateAuthResponse(as, client, callback, "st"), redirectUri, verifier, options);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      auth(),
+      oauth.validateAuthResponse(as, client, callback, "st"),
+      redirectUri,
+      verifier,
+      options,
+    );
     expect(response.status).toBe(200);
   });
 });

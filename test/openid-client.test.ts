@@ -70,13 +70,25 @@ describe("oauth4webapi against Keyfob", () => {
     const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, options);
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: nonce, requireIdToken: true });
     const claims = oauth.getValidatedIdTokenClaims(tokens)!;
-    expect(claims).toMatchObject({ iss: ISSUER, aud: app.id, nonce, provider_id: "apple", email: "driver@example.com", email_verified: true });
+    expect(claims).toMatchObject({
+      iss: ISSUER,
+      aud: app.id,
+      nonce,
+      provider_id: "apple",
+      email: "driver@example.com",
+      email_verified: true,
+    });
 
     // The library checks claims; the signature is checked here against jwks_uri.
     const jwks = createLocalJWKSet(await (await routeFetch(as.jwks_uri!, {})).json());
     await expect(jwtVerify(tokens.id_token!, jwks, { issuer: ISSUER, audience: app.id })).resolves.toBeDefined();
 
-    const info = await oauth.processUserInfoResponse(as, client, claims.sub, await oauth.userInfoRequest(as, client, tokens.access_token, options));
+    const info = await oauth.processUserInfoResponse(
+      as,
+      client,
+      claims.sub,
+      await oauth.userInfoRequest(as, client, tokens.access_token, options),
+    );
     expect(info).toMatchObject({ sub: claims.sub, email: "driver@example.com", provider_id: "apple" });
 
     const revoked = await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, options);
@@ -117,20 +129,36 @@ describe("oauth4webapi against Keyfob", () => {
     expect(tokens.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const claims = oauth.getValidatedIdTokenClaims(tokens)!;
 
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, options));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, options),
+    );
     expect(refreshed.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     const renewed = oauth.getValidatedIdTokenClaims(refreshed)!;
     expect(renewed).toMatchObject({ iss: ISSUER, aud: app.id, sub: claims.sub, auth_time: claims.auth_time, email: "fleet@example.com" });
     expect(renewed.nonce).toBeUndefined();
-    const info = await oauth.processUserInfoResponse(as, client, claims.sub, await oauth.userInfoRequest(as, client, refreshed.access_token, options));
+    const info = await oauth.processUserInfoResponse(
+      as,
+      client,
+      claims.sub,
+      await oauth.userInfoRequest(as, client, refreshed.access_token, options),
+    );
     expect(info).toMatchObject({ sub: claims.sub, email: "fleet@example.com" });
 
     // RFC 7009: revoking the refresh token revokes its grant, the access tokens issued with it included.
-    const revoked = await oauth.revocationRequest(as, client, oauth.None(), refreshed.refresh_token!, { ...options, additionalParameters: { token_type_hint: "refresh_token" } });
+    const revoked = await oauth.revocationRequest(as, client, oauth.None(), refreshed.refresh_token!, {
+      ...options,
+      additionalParameters: { token_type_hint: "refresh_token" },
+    });
     await oauth.processRevocationResponse(revoked);
     expect((await oauth.userInfoRequest(as, client, refreshed.access_token, options)).status).toBe(401);
-    const refused = oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, options));
+    const refused = oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, options),
+    );
     await expect(refused).rejects.toMatchObject({ error: "invalid_grant" });
   });
 });

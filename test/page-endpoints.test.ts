@@ -39,7 +39,8 @@ async function counted(endpoint: string, outcome: string): Promise<number> {
 describe("/session/end through the endpoint wrapper", () => {
   it("is rate-limited per address: 429 with Retry-After past the budget, and counted in the metrics", async () => {
     const ip = freshIp();
-    const logout = () => endSessionGet(new Request(`${ISSUER}/session/end`, { headers: { [CLIENT_IP_HEADER]: ip, "accept-language": "en" } }));
+    const logout = () =>
+      endSessionGet(new Request(`${ISSUER}/session/end`, { headers: { [CLIENT_IP_HEADER]: ip, "accept-language": "en" } }));
     const [succeeded, refused] = [await counted("end_session", "success"), await counted("end_session", "temporarily_unavailable")];
     for (let i = 0; i < 5; i++) expect((await logout()).status).toBe(200); // the confirmation page
     const over = await logout();
@@ -66,8 +67,13 @@ describe("/session/end through the endpoint wrapper", () => {
 describe("/auth failures in the metrics", () => {
   it("counts an untrusted request and an error redirect to the application as refusals, not successes", async () => {
     const app = await registerApp();
-    const at = (query: URLSearchParams) => authorizeGet(new Request(`${ISSUER}/auth?${query}`, { headers: { [CLIENT_IP_HEADER]: freshIp() } }));
-    const before = { untrusted: await counted("authorize", "untrusted_request"), scope: await counted("authorize", "invalid_scope"), success: await counted("authorize", "success") };
+    const at = (query: URLSearchParams) =>
+      authorizeGet(new Request(`${ISSUER}/auth?${query}`, { headers: { [CLIENT_IP_HEADER]: freshIp() } }));
+    const before = {
+      untrusted: await counted("authorize", "untrusted_request"),
+      scope: await counted("authorize", "invalid_scope"),
+      success: await counted("authorize", "success"),
+    };
 
     const unknown = await at(authorizeQuery(app, { client_id: "kf_unknown" }));
     expect(unknown.status).toBe(400);

@@ -12,7 +12,16 @@ import { resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { openidConfiguration } from "@/lib/discovery";
 import { loginWithPasskey, signUpWithPasskey } from "@/lib/passkeys/login";
-import { addPasskey, addPasskeyOptions, listPasskeys, loginOptions, PasskeyError, registrationOptions, relyingParty, verifyPasskeyLogin } from "@/lib/passkeys/passkeys";
+import {
+  addPasskey,
+  addPasskeyOptions,
+  listPasskeys,
+  loginOptions,
+  PasskeyError,
+  registrationOptions,
+  relyingParty,
+  verifyPasskeyLogin,
+} from "@/lib/passkeys/passkeys";
 import { keyfob } from "@/lib/runtime";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { SoftAuthenticator } from "./support/authenticator";
@@ -143,14 +152,20 @@ describe("passkeys: refused answers", () => {
     await expect(verifyPasskeyLogin(keyfob(), first, forFirst)).resolves.toMatchObject({ provider: "passkey" });
 
     const options = await loginOptions(keyfob(), second);
-    await tables(keyfob()).passkeyChallenge.updateMany({ where: { usedAt: null, interactionId: second }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await tables(keyfob()).passkeyChallenge.updateMany({
+      where: { usedAt: null, interactionId: second },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await refusal(verifyPasskeyLogin(keyfob(), second, authenticator.get(options)))).reason).toBe("expired");
   });
 
   it("a tampered signature, another key, another origin, no user verification or a counter that went back are refused", async () => {
     const app = await registerApp();
     const { authenticator } = await signUp(app);
-    const attempt = async (bend: Parameters<SoftAuthenticator["get"]>[1], tamper?: (answer: ReturnType<SoftAuthenticator["get"]>) => void) => {
+    const attempt = async (
+      bend: Parameters<SoftAuthenticator["get"]>[1],
+      tamper?: (answer: ReturnType<SoftAuthenticator["get"]>) => void,
+    ) => {
       const interactionId = await newLogin(app);
       const answer = authenticator.get(await loginOptions(keyfob(), interactionId), bend);
       tamper?.(answer);
@@ -175,7 +190,9 @@ describe("passkeys: refused answers", () => {
     expect((await attempt({}, (answer) => (answer.response.userHandle = "someone-else"))).reason).toBe("not_verified");
     // The real passkey still works afterwards.
     const interactionId = await newLogin(app);
-    await expect(verifyPasskeyLogin(keyfob(), interactionId, authenticator.get(await loginOptions(keyfob(), interactionId)))).resolves.toMatchObject({ provider: "passkey" });
+    await expect(
+      verifyPasskeyLogin(keyfob(), interactionId, authenticator.get(await loginOptions(keyfob(), interactionId))),
+    ).resolves.toMatchObject({ provider: "passkey" });
   });
 
   it("a passkey Keyfob does not know, a malformed answer, or a registration replayed are refused", async () => {
@@ -183,8 +200,15 @@ describe("passkeys: refused answers", () => {
     const stranger = new SoftAuthenticator(ISSUER);
     const interactionId = await newLogin(app);
     stranger.create(await registrationOptions(keyfob(), interactionId, NAMES)); // created, never sent
-    expect((await refusal(verifyPasskeyLogin(keyfob(), interactionId, stranger.get(await loginOptions(keyfob(), interactionId))))).reason).toBe("unknown_passkey");
-    for (const junk of [null, "x", { id: "a", type: "public-key" }, { ...stranger.get(await loginOptions(keyfob(), interactionId)), type: "password" }]) {
+    expect(
+      (await refusal(verifyPasskeyLogin(keyfob(), interactionId, stranger.get(await loginOptions(keyfob(), interactionId))))).reason,
+    ).toBe("unknown_passkey");
+    for (const junk of [
+      null,
+      "x",
+      { id: "a", type: "public-key" },
+      { ...stranger.get(await loginOptions(keyfob(), interactionId)), type: "password" },
+    ]) {
       expect((await refusal(verifyPasskeyLogin(keyfob(), interactionId, junk))).reason).toBe("malformed");
     }
 
@@ -207,7 +231,10 @@ describe("passkeys: refused answers", () => {
     const interactionId = await newLogin(app);
     await refusal(loginWithPasskey(keyfob(), interactionId, { nonsense: true }));
     await keyfob().audit.flush();
-    const event = await tables(keyfob()).auditEvent.findFirst({ where: { clientId: app.clientId, action: "login.failed" }, orderBy: { at: "desc" } });
+    const event = await tables(keyfob()).auditEvent.findFirst({
+      where: { clientId: app.clientId, action: "login.failed" },
+      orderBy: { at: "desc" },
+    });
     expect(event?.detail).toMatch(/^passkey: /);
   });
 });
@@ -228,7 +255,9 @@ describe("passkeys: adding one to an account", () => {
     for (const authenticator of [phone, laptop]) {
       const interactionId = await newLogin(app);
       const completion = await loginWithPasskey(keyfob(), interactionId, authenticator.get(await loginOptions(keyfob(), interactionId)));
-      const claims = decodeJwt((await (await token(app, { code: new URL(completion.location).searchParams.get("code")! })).json()).id_token as string);
+      const claims = decodeJwt(
+        (await (await token(app, { code: new URL(completion.location).searchParams.get("code")! })).json()).id_token as string,
+      );
       expect(claims.ethereum_address).toBe(accountId);
       expect(decodeSubject(claims.sub!)).toEqual({ userId: accountId, connector: "passkey" });
     }

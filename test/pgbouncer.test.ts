@@ -40,7 +40,9 @@ describe("behind PgBouncer in transaction mode", () => {
     await Promise.all([migrateDatabase(pooled), migrateDatabase(pooled)]);
     const client = new pg.Client({ connectionString: direct });
     await client.connect();
-    const { rows } = await client.query<{ migration_name: string }>("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY started_at");
+    const { rows } = await client.query<{ migration_name: string }>(
+      "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY started_at",
+    );
     await client.end();
     expect(rows.map((row) => row.migration_name)).toEqual(localMigrations());
 
@@ -50,7 +52,9 @@ describe("behind PgBouncer in transaction mode", () => {
     b = createKeyfob(config);
   });
 
-  it("serves Flow A on both instances with no named prepared statements: 40 handshakes, each step on either", { timeout: 120_000 }, async () => {
+  it("serves Flow A on both instances with no named prepared statements: 40 handshakes, each step on either", {
+    timeout: 120_000,
+  }, async () => {
     const license = await registerLicense({ domain: "https://pooled.example.com/callback", on: a });
     const instances = [routesOn(a), routesOn(b)];
     const handshake = async (i: number) => {

@@ -15,16 +15,29 @@ const pairingUri = () =>
   `wc:${randomBytes(32).toString("hex")}@2?relay-protocol=irn&symKey=${randomBytes(32).toString("hex")}&expiryTimestamp=${Math.floor(Date.now() / 1000) + 300}`;
 
 describe("QR encoder", () => {
-  const texts = ["wc:", "Keyfob", "https://keyfob.example/auth?x=ü", pairingUri(), `${pairingUri()}&methods=wc_sessionPropose`, "x".repeat(600)];
+  const texts = [
+    "wc:",
+    "Keyfob",
+    "https://keyfob.example/auth?x=ü",
+    pairingUri(),
+    `${pairingUri()}&methods=wc_sessionPropose`,
+    "x".repeat(600),
+  ];
   for (const ecl of ["L", "M", "Q", "H"] as Ecl[]) {
     it(`matches the reference module for module (level ${ecl}, every mask)`, () => {
       for (const text of texts) {
         for (let mask = 0; mask < 8; mask++) {
           const mine = encodeQr(text, ecl, { mask });
-          const reference = QRCode.create([{ data: new TextEncoder().encode(text), mode: "byte" }], { errorCorrectionLevel: ecl, maskPattern: mask, version: mine.version });
+          const reference = QRCode.create([{ data: new TextEncoder().encode(text), mode: "byte" }], {
+            errorCorrectionLevel: ecl,
+            maskPattern: mask,
+            version: mine.version,
+          });
           expect(reference.version).toBe(mine.version);
           expect(mine.size).toBe(reference.modules.size);
-          const theirs = Array.from({ length: mine.size }, (_, y) => Array.from({ length: mine.size }, (_, x) => Boolean(reference.modules.get(y, x))));
+          const theirs = Array.from({ length: mine.size }, (_, y) =>
+            Array.from({ length: mine.size }, (_, x) => Boolean(reference.modules.get(y, x))),
+          );
           expect(mine.modules).toEqual(theirs);
         }
       }

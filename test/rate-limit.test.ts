@@ -40,7 +40,12 @@ beforeAll(() => {
 afterAll(() => Promise.all(instances.map((k) => k.close())));
 
 /** generate_challenge exactly as the route serves it, on one instance. */
-const generateOn = (k: Keyfob) => endpoint("generate_challenge", (on, request, params) => generateChallenge(on, params, { ip: clientIp(request) }), () => k);
+const generateOn = (k: Keyfob) =>
+  endpoint(
+    "generate_challenge",
+    (on, request, params) => generateChallenge(on, params, { ip: clientIp(request) }),
+    () => k,
+  );
 
 let nextAddress = 1;
 /** A caller address of its own per test (TEST-NET-3), so tests do not share budgets. */
@@ -52,7 +57,11 @@ const tokenOn = (k: Keyfob) => endpoint("token", token, () => k);
 /** A code exchange with a code that does not exist (400 invalid_grant once counted), authenticated with `app.secret` when given. */
 function tokenRequest(ip: string, app: { clientId: string; secret?: string }) {
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", [CLIENT_IP_HEADER]: ip };
-  const form = new URLSearchParams({ grant_type: "authorization_code", code: "no-such-code", redirect_uri: "https://fleet.example.com/cb" });
+  const form = new URLSearchParams({
+    grant_type: "authorization_code",
+    code: "no-such-code",
+    redirect_uri: "https://fleet.example.com/cb",
+  });
   if (app.secret) headers.authorization = `Basic ${Buffer.from(`${app.clientId}:${app.secret}`).toString("base64")}`;
   else form.set("client_id", app.clientId);
   return new Request(`${ISSUER}/token`, { method: "POST", headers, body: form });
@@ -128,12 +137,18 @@ describe("rate limits shared by instances", () => {
     const now = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
     const outcomes = await Promise.all(
       Array.from({ length: 1100 }, (_, i) =>
-        enforceRateLimit((i % 2 ? b : a).store, "test", { key, limit, name: "client" }, now).then(() => "allowed", (error: OAuthError) => error.status),
+        enforceRateLimit((i % 2 ? b : a).store, "test", { key, limit, name: "client" }, now).then(
+          () => "allowed",
+          (error: OAuthError) => error.status,
+        ),
       ),
     );
     expect(outcomes.filter((o) => o === "allowed")).toHaveLength(1000);
     expect(outcomes.filter((o) => o === 429)).toHaveLength(100);
-    const { rows } = await connectionPool(a).query<{ key: string; hits: number }>("SELECT key, hits FROM rate_limits WHERE key LIKE $1 ORDER BY key", [`${key}#%`]);
+    const { rows } = await connectionPool(a).query<{ key: string; hits: number }>(
+      "SELECT key, hits FROM rate_limits WHERE key LIKE $1 ORDER BY key",
+      [`${key}#%`],
+    );
     // Each shard gave its share; the refusals were counted on top.
     expect(rows.map((r) => r.key)).toEqual([0, 1, 2, 3].map((i) => `${key}#${i}`));
     expect(rows.reduce((sum, r) => sum + r.hits, 0)).toBe(1100);
@@ -146,7 +161,8 @@ describe("rate limits shared by instances", () => {
 
   it("counts IPv6 callers per /64", async () => {
     const license = await registerLicense();
-    for (let i = 0; i < 5; i++) expect((await generateOn(a)(request(`2001:db8:77:1::${i + 1}`, challengeParams(license)))).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await generateOn(a)(request(`2001:db8:77:1::${i + 1}`, challengeParams(license)))).status).toBe(200);
     expect((await generateOn(b)(request("2001:db8:77:1:ffff::9", challengeParams(license)))).status).toBe(429);
     expect((await generateOn(b)(request("2001:db8:77:2::1", challengeParams(license)))).status).toBe(200);
   });
@@ -166,7 +182,11 @@ describe("failing closed", () => {
     const down = createKeyfob({ ...loadConfig(), ...limits(), databaseUrl: unreachable, recoveryThreads: 0 }, createStore(unreachable, 1));
     instances.push(down);
     let ran = false;
-    const handler = endpoint("generate_challenge", async () => (ran = true), () => down);
+    const handler = endpoint(
+      "generate_challenge",
+      async () => (ran = true),
+      () => down,
+    );
     const response = await handler(request(freshIp(), { client_id: "anything" }));
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
@@ -179,10 +199,14 @@ describe("failing closed", () => {
     const broken = instance(limits(), url); // no schema: the counters' table does not exist
     instances.push(broken);
     let ran = false;
-    const response = await endpoint("token", async () => {
-      ran = true;
-      throw new Error("the action ran");
-    }, () => broken)(request(freshIp(), { client_id: "anything" }));
+    const response = await endpoint(
+      "token",
+      async () => {
+        ran = true;
+        throw new Error("the action ran");
+      },
+      () => broken,
+    )(request(freshIp(), { client_id: "anything" }));
     expect(response.status).toBe(503);
     expect(ran).toBe(false);
   });
@@ -195,7 +219,8 @@ describe("caps on what one caller can leave waiting", () => {
     instances.push(k);
     return k;
   }
-  const pending = (where: { address?: string; clientId?: string }) => tables(a).challenge.count({ where: { ...where, usedAt: null, expiresAt: { gt: new Date() } } });
+  const pending = (where: { address?: string; clientId?: string }) =>
+    tables(a).challenge.count({ where: { ...where, usedAt: null, expiresAt: { gt: new Date() } } });
   const generated = async (response: Response): Promise<{ state: string; challenge: string }> => {
     expect(response.status).toBe(200);
     return response.json();
@@ -208,7 +233,8 @@ describe("caps on what one caller can leave waiting", () => {
     const k = capped({ challengesPerAddress: 3 });
     const [victim, stranger] = [await registerLicense(), await registerLicense()];
     const flooder = freshIp();
-    for (let i = 0; i < 10; i++) await generated(await generateOn(k)(request(flooder, challengeParams(stranger, { address: victim.clientId }))));
+    for (let i = 0; i < 10; i++)
+      await generated(await generateOn(k)(request(flooder, challengeParams(stranger, { address: victim.clientId }))));
     expect(await pending({ address: victim.clientId })).toBe(3);
     const own = await generated(await generateOn(k)(request(freshIp(), challengeParams(victim))));
     expect((await signed(victim, own)).status).toBe(200);
@@ -223,7 +249,9 @@ describe("caps on what one caller can leave waiting", () => {
     const refused = await flood();
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("60");
-    expect((await refused.json()).error_description).toBe("too many unused challenges from this address; use or let them expire; retry after 60 seconds");
+    expect((await refused.json()).error_description).toBe(
+      "too many unused challenges from this address; use or let them expire; retry after 60 seconds",
+    );
     expect((await generateOn(k)(request(flooder, challengeParams(victim)))).status).toBe(429);
     const own = await generated(await generateOn(k)(request(freshIp(), challengeParams(victim))));
     expect((await signed(victim, own)).status).toBe(200);
@@ -232,7 +260,8 @@ describe("caps on what one caller can leave waiting", () => {
   it("lets a client's backend log in after strangers flooded the client from many addresses", async () => {
     const k = capped({ challengesPerClient: 3 });
     const backend = await registerLicense();
-    for (let i = 0; i < 8; i++) await generated(await generateOn(k)(request(freshIp(), challengeParams(backend, { address: otherAddress() }))));
+    for (let i = 0; i < 8; i++)
+      await generated(await generateOn(k)(request(freshIp(), challengeParams(backend, { address: otherAddress() }))));
     expect(await pending({ clientId: backend.clientId })).toBe(3);
     const own = await generated(await generateOn(k)(request(freshIp(), challengeParams(backend))));
     expect((await signed(backend, own)).status).toBe(200);
@@ -257,7 +286,8 @@ describe("caps on what one caller can leave waiting", () => {
     const k = capped({ challengesPerClient: 2 });
     const license = await registerLicense();
     const issued = [];
-    for (let i = 0; i < 3; i++) issued.push(await generated(await generateOn(k)(request(freshIp(), challengeParams(license, { address: otherAddress() })))));
+    for (let i = 0; i < 3; i++)
+      issued.push(await generated(await generateOn(k)(request(freshIp(), challengeParams(license, { address: otherAddress() })))));
     expect(await pending({ clientId: license.clientId })).toBe(2);
     const [oldest] = issued;
     expect((await expectError(await signed(license, oldest), 400, "invalid_grant")).error_description).toBe("unknown state");

@@ -32,7 +32,11 @@ describe("reason codes", () => {
   it("describes each code in RFC 6749's error_description characters, its parameters filled in", () => {
     for (const code of CODES) expect(REASONS[code], code).toMatch(DESCRIPTION);
     const error = new OAuthError("invalid_request", { code: "body_too_large", params: { max: 16384 } }, 413);
-    expect([error.message, error.why, error.status]).toEqual(["the request body must not exceed 16384 bytes", { code: "body_too_large", params: { max: 16384 } }, 413]);
+    expect([error.message, error.why, error.status]).toEqual([
+      "the request body must not exceed 16384 bytes",
+      { code: "body_too_large", params: { max: 16384 } },
+      413,
+    ]);
     expect(describeReason({ code: "unknown_client" })).toBe("This application is unknown or disabled.");
   });
 

@@ -56,11 +56,23 @@ async function registerApp(options: { confidential?: boolean; refreshTokens?: bo
   return { clientId: client.id, redirectUri, secret, verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }
 
-const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({ provider: "google", subject, email: `${subject}@example.com`, emailVerified: true });
+const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({
+  provider: "google",
+  subject,
+  email: `${subject}@example.com`,
+  emailVerified: true,
+});
 
 /** The authorization request and a fresh login of `identity`: the code. */
 async function code(app: App, scope = OFFLINE, identity = google()): Promise<string> {
-  const query = new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, response_type: "code", scope, state: "s", nonce: "n-1" });
+  const query = new URLSearchParams({
+    client_id: app.clientId,
+    redirect_uri: app.redirectUri,
+    response_type: "code",
+    scope,
+    state: "s",
+    nonce: "n-1",
+  });
   if (!app.secret) {
     query.set("code_challenge", app.challenge);
     query.set("code_challenge_method", "S256");
@@ -76,14 +88,20 @@ async function code(app: App, scope = OFFLINE, identity = google()): Promise<str
 function post(app: App, params: Record<string, string>, auth: "basic" | "post" | "none" = app.secret ? "basic" : "none") {
   const headers: Record<string, string> = { ...FORM };
   const form = new URLSearchParams(params);
-  if (auth === "basic") headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
+  if (auth === "basic")
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
   else form.set("client_id", app.clientId);
   if (auth === "post") form.set("client_secret", app.secret!);
   return tokenRoute(new Request(`${ISSUER}/token`, { method: "POST", headers, body: form }));
 }
 
 const exchangeResponse = (app: App, value: string) =>
-  post(app, { grant_type: "authorization_code", code: value, redirect_uri: app.redirectUri, ...(app.secret ? {} : { code_verifier: app.verifier }) });
+  post(app, {
+    grant_type: "authorization_code",
+    code: value,
+    redirect_uri: app.redirectUri,
+    ...(app.secret ? {} : { code_verifier: app.verifier }),
+  });
 
 async function exchange(app: App, value: string): Promise<Tokens> {
   const response = await exchangeResponse(app, value);
@@ -101,7 +119,8 @@ async function refresh(app: App, refreshToken: string, extra: Record<string, str
   return response.json();
 }
 
-const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
+const userinfo = (accessToken: string) =>
+  userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
 const row = (refreshToken: string) => tables(keyfob()).refreshToken.findUniqueOrThrow({ where: { tokenHash: opaqueDigest(refreshToken) } });
 const jti = (accessToken: string) => decodeJwt(accessToken).jti as string;
 
@@ -170,7 +189,8 @@ describe("issuance with the code exchange", () => {
     const second = await refresh(app, first.refresh_token!);
     expect((await userinfo(second.access_token)).status).toBe(200);
     await expectError(await exchangeResponse(app, value), 400, "invalid_grant");
-    for (const accessToken of [first.access_token, second.access_token]) await expectError(await userinfo(accessToken), 401, "invalid_token");
+    for (const accessToken of [first.access_token, second.access_token])
+      await expectError(await userinfo(accessToken), 401, "invalid_token");
     await expectError(await refreshResponse(app, second.refresh_token!), 400, "invalid_grant");
     expect((await row(second.refresh_token!)).revokedAt).not.toBeNull();
   });
@@ -189,7 +209,14 @@ describe("grant_type=refresh_token", () => {
     expect(second.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(second.refresh_token).not.toBe(first.refresh_token);
     const { payload: renewed } = await jwtVerify(second.id_token, jwks, { issuer: ISSUER, audience: app.clientId });
-    expect(renewed).toMatchObject({ sub: original.sub, email: identity.email, email_verified: true, provider_id: "google", auth_time: original.auth_time, amr: original.amr });
+    expect(renewed).toMatchObject({
+      sub: original.sub,
+      email: identity.email,
+      email_verified: true,
+      provider_id: "google",
+      auth_time: original.auth_time,
+      amr: original.amr,
+    });
     expect(original.auth_time).toEqual(expect.any(Number));
     expect(renewed.nonce).toBeUndefined();
     expect(renewed.jti).not.toBe(original.jti);
@@ -199,8 +226,16 @@ describe("grant_type=refresh_token", () => {
 
     const [used, successor] = await Promise.all([row(first.refresh_token!), row(second.refresh_token!)]);
     expect(used.usedAt).not.toBeNull();
-    expect(successor).toMatchObject({ familyId: used.familyId, usedAt: null, scope: OFFLINE, familyExpiresAt: used.familyExpiresAt, authTime: used.authTime });
-    expect((await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: jti(second.access_token) } })).refreshFamily).toBe(used.familyId);
+    expect(successor).toMatchObject({
+      familyId: used.familyId,
+      usedAt: null,
+      scope: OFFLINE,
+      familyExpiresAt: used.familyExpiresAt,
+      authTime: used.authTime,
+    });
+    expect((await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: jti(second.access_token) } })).refreshFamily).toBe(
+      used.familyId,
+    );
     // The first access token stays valid: rotation is not revocation.
     expect((await userinfo(first.access_token)).status).toBe(200);
     // And the chain goes on.
@@ -296,12 +331,18 @@ describe("grant_type=refresh_token", () => {
     const app = await registerApp();
     const db = tables(keyfob());
     const idle = await exchange(app, await code(app));
-    await db.refreshToken.update({ where: { tokenHash: opaqueDigest(idle.refresh_token!) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await db.refreshToken.update({
+      where: { tokenHash: opaqueDigest(idle.refresh_token!) },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await expectError(await refreshResponse(app, idle.refresh_token!), 400, "invalid_grant")).error_description).toMatch(/expired/);
     expect((await userinfo(idle.access_token)).status).toBe(200); // expiry is not reuse: nothing is revoked
 
     const absolute = await exchange(app, await code(app));
-    await db.refreshToken.update({ where: { tokenHash: opaqueDigest(absolute.refresh_token!) }, data: { familyExpiresAt: new Date(Date.now() - 1000) } });
+    await db.refreshToken.update({
+      where: { tokenHash: opaqueDigest(absolute.refresh_token!) },
+      data: { familyExpiresAt: new Date(Date.now() - 1000) },
+    });
     await expectError(await refreshResponse(app, absolute.refresh_token!), 400, "invalid_grant");
 
     const capped = await exchange(app, await code(app));
@@ -339,7 +380,8 @@ describe("revocation and introspection of refresh tokens", () => {
       const response = await revoke(app, second.refresh_token!, hint);
       expect([response.status, await response.json()]).toEqual([200, {}]);
       await expectError(await refreshResponse(app, second.refresh_token!), 400, "invalid_grant");
-      for (const accessToken of [first.access_token, second.access_token]) await expectError(await userinfo(accessToken), 401, "invalid_token");
+      for (const accessToken of [first.access_token, second.access_token])
+        await expectError(await userinfo(accessToken), 401, "invalid_token");
     }
   });
 
@@ -417,7 +459,9 @@ describe("dashboard", () => {
     const { location, cookie } = await beginAdminLogin(k);
     const start = await startAuthorization(k, new URL(location).searchParams);
     if (start.kind !== "login") throw new Error("expected the admin login page");
-    const callback = await completeAuthorization(k, start.interactionId, { identity: { provider: "web3", subject: bootstrap, emailVerified: false } });
+    const callback = await completeAuthorization(k, start.interactionId, {
+      identity: { provider: "web3", subject: bootstrap, emailVerified: false },
+    });
     session = (await finishAdminLogin(k, cookie, new URL(callback.location).searchParams))!;
   });
 
@@ -434,7 +478,13 @@ describe("dashboard", () => {
     expect(listed.total).toBe(2);
     const [familyA, familyB] = [(await row(a.refresh_token!)).familyId, (await row(b.refresh_token!)).familyId];
     const grantA = listed.items.find((g) => g.familyId === familyA)!;
-    expect(grantA).toMatchObject({ clientId: app.clientId, scope: OFFLINE, connector: "google", rotations: 1, lastUsedAt: expect.any(Date) });
+    expect(grantA).toMatchObject({
+      clientId: app.clientId,
+      scope: OFFLINE,
+      connector: "google",
+      rotations: 1,
+      lastUsedAt: expect.any(Date),
+    });
     expect(grantA.grantedAt.getTime()).toBeLessThan(grantA.lastUsedAt!.getTime() + 1);
     expect(listed.items.find((g) => g.familyId === familyB)).toMatchObject({ rotations: 0, lastUsedAt: null });
     const byAccount = await listRefreshGrants(k, admin, { accountId: grantA.accountId });
@@ -442,21 +492,36 @@ describe("dashboard", () => {
 
     // Refused to a signed-out caller, and for bad input, before anything changes.
     expect(await performAdminAction(k, undefined, "refresh_token.revoke", { familyId: familyA })).toMatchObject({ ok: false, status: 401 });
-    expect(await performAdminAction(k, session, "refresh_token.revoke", {})).toMatchObject({ ok: false, fieldErrors: { target: expect.any(String) } });
-    expect(await performAdminAction(k, session, "refresh_token.revoke", { familyId: "no-such-family" })).toMatchObject({ ok: false, fieldErrors: { familyId: expect.any(String) } });
+    expect(await performAdminAction(k, session, "refresh_token.revoke", {})).toMatchObject({
+      ok: false,
+      fieldErrors: { target: expect.any(String) },
+    });
+    expect(await performAdminAction(k, session, "refresh_token.revoke", { familyId: "no-such-family" })).toMatchObject({
+      ok: false,
+      fieldErrors: { familyId: expect.any(String) },
+    });
     expect((await userinfo(a2.access_token)).status).toBe(200);
 
-    expect(await performAdminAction(k, session, "refresh_token.revoke", { familyId: familyA })).toEqual({ ok: true, value: { revoked: 1 } });
+    expect(await performAdminAction(k, session, "refresh_token.revoke", { familyId: familyA })).toEqual({
+      ok: true,
+      value: { revoked: 1 },
+    });
     await expectError(await refreshResponse(app, a2.refresh_token!), 400, "invalid_grant");
     for (const accessToken of [a.access_token, a2.access_token]) await expectError(await userinfo(accessToken), 401, "invalid_token");
     expect((await listRefreshGrants(k, admin, { clientId: app.clientId })).items.map((g) => g.familyId)).toEqual([familyB]);
 
-    expect(await performAdminAction(k, session, "refresh_token.revoke", { clientId: app.clientId })).toEqual({ ok: true, value: { revoked: 1 } });
+    expect(await performAdminAction(k, session, "refresh_token.revoke", { clientId: app.clientId })).toEqual({
+      ok: true,
+      value: { revoked: 1 },
+    });
     await expectError(await refreshResponse(app, b.refresh_token!), 400, "invalid_grant");
     await expectError(await userinfo(b.access_token), 401, "invalid_token");
     expect((await listRefreshGrants(k, admin, { clientId: app.clientId })).total).toBe(0);
 
-    const events = await tables(k).auditEvent.findMany({ where: { action: "refresh_token.revoked", clientId: app.clientId }, orderBy: { id: "asc" } });
+    const events = await tables(k).auditEvent.findMany({
+      where: { action: "refresh_token.revoked", clientId: app.clientId },
+      orderBy: { id: "asc" },
+    });
     expect(events.map((e) => [e.outcome, e.actor, e.detail])).toEqual([
       ["success", bootstrap, `${familyA}; live refresh grants: 1 -> 0; 2 access tokens revoked with them`],
       ["success", bootstrap, "live refresh grants: 1 -> 0; 1 access tokens revoked with them"],
@@ -480,7 +545,19 @@ describe("housekeeping", () => {
     const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);
     const token = (tokenHash: string, familyId: string, expiresAt: Date, usedAt: Date | null = null) =>
       db.refreshToken.create({
-        data: { tokenHash, familyId, clientId: "c", accountId: "a", connector: "google", scope: "openid", authTime: ago(24 * 90), amr: "google", expiresAt, familyExpiresAt: ago(-24 * 200), usedAt },
+        data: {
+          tokenHash,
+          familyId,
+          clientId: "c",
+          accountId: "a",
+          connector: "google",
+          scope: "openid",
+          authTime: ago(24 * 90),
+          amr: "google",
+          expiresAt,
+          familyExpiresAt: ago(-24 * 200),
+          usedAt,
+        },
       });
     await token("dead-1", "dead", ago(24 * 40), ago(24 * 41));
     await token("dead-2", "dead", ago(25));
@@ -489,6 +566,10 @@ describe("housekeeping", () => {
     await token("recent-1", "recent", ago(23));
 
     expect(await sweepExpired(storage, loadConfig(), now)).toBe(2);
-    expect((await db.refreshToken.findMany({ orderBy: { tokenHash: "asc" } })).map((t) => t.tokenHash)).toEqual(["live-1", "live-2", "recent-1"]);
+    expect((await db.refreshToken.findMany({ orderBy: { tokenHash: "asc" } })).map((t) => t.tokenHash)).toEqual([
+      "live-1",
+      "live-2",
+      "recent-1",
+    ]);
   });
 });

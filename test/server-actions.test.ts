@@ -40,13 +40,25 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 /** A raw request (node:http, so Origin, Content-Type and chunking are exactly as given). */
-function post(headers: Record<string, string | undefined>, body: string | Buffer = "[]", options: { chunked?: boolean; agent?: http.Agent } = {}) {
+function post(
+  headers: Record<string, string | undefined>,
+  body: string | Buffer = "[]",
+  options: { chunked?: boolean; agent?: http.Agent } = {},
+) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-    const all = Object.entries({ "next-action": ID, origin: ORIGIN, "content-type": "text/plain;charset=UTF-8", ...headers }).filter(([, value]) => value !== undefined) as [string, string][];
-    const request = http.request(`${base}/admin/clients`, { method: "POST", headers: Object.fromEntries(all), agent: options.agent }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (c) => chunks.push(c)).on("end", () => resolve({ status: response.statusCode!, headers: response.headers, text: Buffer.concat(chunks).toString() }));
-    });
+    const all = Object.entries({ "next-action": ID, origin: ORIGIN, "content-type": "text/plain;charset=UTF-8", ...headers }).filter(
+      ([, value]) => value !== undefined,
+    ) as [string, string][];
+    const request = http.request(
+      `${base}/admin/clients`,
+      { method: "POST", headers: Object.fromEntries(all), agent: options.agent },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response
+          .on("data", (c) => chunks.push(c))
+          .on("end", () => resolve({ status: response.statusCode!, headers: response.headers, text: Buffer.concat(chunks).toString() }));
+      },
+    );
     request.on("error", reject);
     if (options.chunked) {
       for (let i = 0; i < body.length; i += 100) request.write(body.slice(i, i + 100));
@@ -146,10 +158,16 @@ describe("what the build says", () => {
   it("reads the action ids and Next's body limit from the build, Next's default 1 MB when none is set", () => {
     const root = mkdtempSync(path.join(os.tmpdir(), "keyfob-actions-"));
     mkdirSync(path.join(root, ".next", "server"), { recursive: true });
-    writeFileSync(path.join(root, ".next", "server", "server-reference-manifest.json"), JSON.stringify({ node: { [ID]: {} }, edge: {}, encryptionKey: "k" }));
+    writeFileSync(
+      path.join(root, ".next", "server", "server-reference-manifest.json"),
+      JSON.stringify({ node: { [ID]: {} }, edge: {}, encryptionKey: "k" }),
+    );
     writeFileSync(path.join(root, ".next", "required-server-files.json"), JSON.stringify({ config: { experimental: {} } }));
     expect(loadServerActionScreen(root, ORIGIN, false)).toEqual({ origin: ORIGIN, bodyLimit: 1024 * 1024, actionIds: new Set([ID]) });
-    writeFileSync(path.join(root, ".next", "required-server-files.json"), JSON.stringify({ config: { experimental: { serverActions: { bodySizeLimit: "2mb" } } } }));
+    writeFileSync(
+      path.join(root, ".next", "required-server-files.json"),
+      JSON.stringify({ config: { experimental: { serverActions: { bodySizeLimit: "2mb" } } } }),
+    );
     expect(loadServerActionScreen(root, ORIGIN, false).bodyLimit).toBe(2 * 1024 * 1024);
     // Under `next dev` the ids change as files do: none are checked.
     expect(loadServerActionScreen(path.join(root, "nowhere"), ORIGIN, true)).toEqual({ origin: ORIGIN, bodyLimit: 1024 * 1024 });

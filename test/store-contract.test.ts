@@ -77,7 +77,9 @@ const BACKENDS: Backend[] = [
 function onlyWinner(results: { status: number; body: Record<string, string> }[]) {
   const winners = results.filter((r) => r.status === 200);
   expect(winners).toHaveLength(1);
-  expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.body.error])).toEqual(Array(results.length - 1).fill([400, "invalid_grant"]));
+  expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.body.error])).toEqual(
+    Array(results.length - 1).fill([400, "invalid_grant"]),
+  );
   return winners[0].body;
 }
 
@@ -116,7 +118,9 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
   /** Flow A on `k` for `license`, signed by `signer` (default: its owner): the response. */
   async function flowA(k: Keyfob, license: License, signer = license.owner) {
     const { state, challenge } = await challengeOn(k, license);
-    return routesOn(k).submitChallenge(formPost("/auth/web3/submit_challenge", submitParams(license, state, await signer.signMessage({ message: challenge }))));
+    return routesOn(k).submitChallenge(
+      formPost("/auth/web3/submit_challenge", submitParams(license, state, await signer.signMessage({ message: challenge }))),
+    );
   }
   /** generate_challenge on `k` for `license`, for its owner's address. */
   async function challengeOn(k: Keyfob, license: License): Promise<{ state: string; challenge: string }> {
@@ -125,9 +129,11 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
     return response.json();
   }
   /** An authorization code for `app` from a Google login on `k`. */
-  const codeFor = async (k: Keyfob, app: App, scope = "openid email") => (await authorize(app, google(), { scope }, k)).searchParams.get("code")!;
+  const codeFor = async (k: Keyfob, app: App, scope = "openid email") =>
+    (await authorize(app, google(), { scope }, k)).searchParams.get("code")!;
   const exchange = (k: Keyfob, app: App, code: string) => routesOn(k).token(tokenRequest(app, { code }));
-  const refresh = (k: Keyfob, app: App, refreshToken: string) => routesOn(k).token(tokenRequest(app, { grant_type: "refresh_token", refresh_token: refreshToken }));
+  const refresh = (k: Keyfob, app: App, refreshToken: string) =>
+    routesOn(k).token(tokenRequest(app, { grant_type: "refresh_token", refresh_token: refreshToken }));
   /** Introspection of `token` on `k`, by the resource server: whether it is active. */
   async function active(k: Keyfob, token: string): Promise<boolean> {
     const response = await routesOn(k).introspect(formPost("/token/introspect", { token }, { authorization: basic(resourceServer) }));
@@ -183,7 +189,10 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       expect(await active(b, accessToken)).toBe(true);
       expect((await routesOn(a).revoke(formPost("/token/revoke", { client_id: app.clientId, token: accessToken }))).status).toBe(200);
       expect(await active(b, accessToken)).toBe(false);
-      expect((await routesOn(b).userinfo(new Request("http://localhost:3000/userinfo", { headers: { authorization: `Bearer ${accessToken}` } }))).status).toBe(401);
+      expect(
+        (await routesOn(b).userinfo(new Request("http://localhost:3000/userinfo", { headers: { authorization: `Bearer ${accessToken}` } })))
+          .status,
+      ).toBe(401);
     });
 
     it("a signer revoked on one instance is refused by the other", async () => {
@@ -192,7 +201,9 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       expect((await flowA(b, license, signer)).status).toBe(200);
       const { state, challenge } = await challengeOn(b, license); // read before the revocation
       await revokeSigner(storage.of(a), license.clientId, signer.address);
-      const refused = await routesOn(b).submitChallenge(formPost("/auth/web3/submit_challenge", submitParams(license, state, await signer.signMessage({ message: challenge }))));
+      const refused = await routesOn(b).submitChallenge(
+        formPost("/auth/web3/submit_challenge", submitParams(license, state, await signer.signMessage({ message: challenge }))),
+      );
       expect(refused.status).toBe(400);
     });
 
@@ -203,7 +214,9 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       expect(rotated.status).toBe(200);
       const second = await rotated.json();
       expect(await active(a, second.refresh_token)).toBe(true);
-      expect((await routesOn(a).revoke(formPost("/token/revoke", { client_id: app.clientId, token: second.refresh_token }))).status).toBe(200);
+      expect((await routesOn(a).revoke(formPost("/token/revoke", { client_id: app.clientId, token: second.refresh_token }))).status).toBe(
+        200,
+      );
       expect(await active(b, second.refresh_token)).toBe(false);
       expect(await active(b, second.access_token)).toBe(false);
       const refused = await refresh(b, app, second.refresh_token);
@@ -222,7 +235,8 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
     const hit = (k: Keyfob, checked = key) => enforceRateLimit(k.store, "contract", { key: checked, limit, name: "ip" }, now);
     const settled = await Promise.allSettled(Array.from({ length: hits }, (_, i) => hit(i % 2 ? b : a)));
     expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(max);
-    for (const refused of settled.filter((s) => s.status === "rejected")) expect((refused as PromiseRejectedResult).reason).toMatchObject({ status: 429 });
+    for (const refused of settled.filter((s) => s.status === "rejected"))
+      expect((refused as PromiseRejectedResult).reason).toMatchObject({ status: 429 });
     await expect(hit(a)).rejects.toMatchObject({ status: 429 });
     await expect(hit(b, `${key}-other`)).resolves.toBeUndefined();
   });

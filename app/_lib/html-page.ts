@@ -23,7 +23,9 @@ export type HtmlPage = {
 
 export function htmlPage(page: HtmlPage): Response {
   const paragraph = (p: HtmlPage["paragraphs"][number]) =>
-    typeof p === "string" ? `<p>${escapeHtml(p)}</p>` : `<p>${escapeHtml(p.before)} <code>${escapeHtml(p.code)}</code>${escapeHtml(p.after ?? "")}</p>`;
+    typeof p === "string"
+      ? `<p>${escapeHtml(p)}</p>`
+      : `<p>${escapeHtml(p.before)} <code>${escapeHtml(p.code)}</code>${escapeHtml(p.after ?? "")}</p>`;
   const html = `<!doctype html>
 <html lang="${escapeHtml(page.lang ?? "en")}">
 <head>

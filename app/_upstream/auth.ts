@@ -18,7 +18,6 @@ export type UpstreamId = "google" | "apple";
 /** Apple's real issuer; any other issuer is a stand-in (tests), which needs `openid` in the scope. */
 const APPLE_ISSUER = "https://appleid.apple.com";
 
-
 /** Which upstream providers the login page offers. */
 export function upstreamProviders(config: Config): UpstreamId[] {
   return [config.google && "google", config.apple && "apple"].filter(Boolean) as UpstreamId[];

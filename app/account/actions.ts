@@ -79,7 +79,12 @@ export async function finishAddingPasskey(answer: unknown): Promise<AddPasskeyRe
     const k = keyfob();
     await limitProtocolRequest(k, "account_passkey", { ip: (await loginClient()).ip });
     const { id } = await addPasskey(k, account.accountId, answer);
-    k.audit.record({ action: "account.passkey_added", outcome: "success", accountId: account.accountId, detail: `signed in with ${account.provider}` });
+    k.audit.record({
+      action: "account.passkey_added",
+      outcome: "success",
+      accountId: account.accountId,
+      detail: `signed in with ${account.provider}`,
+    });
     return { added: id };
   } catch (caught) {
     return failure("passkey", caught);
@@ -92,7 +97,18 @@ function failure(what: string, caught: unknown): Failure {
   if (error.status === 429) return { error: "tooMany", seconds: error.retryAfter ?? 60 };
   if (error.status >= 500) return { error: "unavailable" };
   if (caught instanceof PasskeyError) {
-    return { error: ({ malformed: "malformed", expired: "passkeyExpired", unknown_passkey: "unknownPasskey", not_verified: "notVerified", already_registered: "alreadyRegistered", unavailable_login: "expired" } as const)[caught.reason] };
+    return {
+      error: (
+        {
+          malformed: "malformed",
+          expired: "passkeyExpired",
+          unknown_passkey: "unknownPasskey",
+          not_verified: "notVerified",
+          already_registered: "alreadyRegistered",
+          unavailable_login: "expired",
+        } as const
+      )[caught.reason],
+    };
   }
   return { error: "refused" };
 }

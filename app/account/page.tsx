@@ -69,7 +69,11 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
       title={t("title")}
       subtitle={
         account.email
-          ? t.rich("signedInAs", { provider, email: account.email, strong: (chunks) => <strong className="font-semibold text-slate-900 dark:text-slate-50">{chunks}</strong> })
+          ? t.rich("signedInAs", {
+              provider,
+              email: account.email,
+              strong: (chunks) => <strong className="font-semibold text-slate-900 dark:text-slate-50">{chunks}</strong>,
+            })
           : t("signedInWith", { provider })
       }
       footer={
@@ -81,7 +85,11 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
       }
     >
       <HtmlLang lang={locale} />
-      <NextIntlClientProvider locale={locale} messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "account"])} timeZone="UTC">
+      <NextIntlClientProvider
+        locale={locale}
+        messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "account"])}
+        timeZone="UTC"
+      >
         <dl className="rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200 dark:bg-slate-800 dark:ring-slate-700">
           <dt className="text-xs font-medium uppercase tracking-wider text-slate-600 dark:text-slate-300">{t("address")}</dt>
           <dd className="mt-1 break-all font-mono text-sm text-slate-900 dark:text-slate-50" data-testid="account-address">
@@ -97,7 +105,9 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
           <ul className="mb-3 space-y-2" data-testid="passkeys">
             {passkeys.map((passkey) => (
               <li key={passkey.id} className="rounded-lg border border-slate-200 px-3 py-2 text-sm dark:border-slate-700">
-                <span className="font-medium text-slate-900 dark:text-slate-50">{t("passkeyItem", { created: date(passkey.createdAt) })}</span>
+                <span className="font-medium text-slate-900 dark:text-slate-50">
+                  {t("passkeyItem", { created: date(passkey.createdAt) })}
+                </span>
                 <span className="block text-xs text-slate-600 dark:text-slate-300">
                   {passkey.lastUsedAt ? t("passkeyLastUsed", { used: date(passkey.lastUsedAt) }) : t("passkeyNeverUsed")} ·{" "}
                   {passkey.backedUp ? t("passkeySynced") : t("passkeyDevice")}
@@ -112,7 +122,11 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
         <p className="mb-4 mt-1 text-sm leading-relaxed text-slate-600 dark:text-slate-300">{t("linkHelp")}</p>
         <Web3Providers
           chainId={app.config.chainId}
-          walletConnect={app.config.walletConnectProjectId ? { projectId: app.config.walletConnectProjectId, issuerUrl: app.config.issuerUrl } : undefined}
+          walletConnect={
+            app.config.walletConnectProjectId
+              ? { projectId: app.config.walletConnectProjectId, issuerUrl: app.config.issuerUrl }
+              : undefined
+          }
         >
           <LinkWallet
             accountId={account.accountId}

@@ -59,14 +59,22 @@ export async function continueWithSession(form: FormData): Promise<void> {
 export async function cancelLogin(form: FormData): Promise<void> {
   const interactionId = field(form, "interaction");
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
-  const { location } = await settle("cancel", async () => ({ location: await interactionRedirect(keyfob(), interactionId, "access_denied", "the user cancelled the login") }));
+  const { location } = await settle("cancel", async () => ({
+    location: await interactionRedirect(keyfob(), interactionId, "access_denied", "the user cancelled the login"),
+  }));
   await forgetLogin();
   redirect(location);
 }
 
 /** A signed EIP-4361 message from the wallet: on success, 303 to the application with a code. */
 export async function loginWithWalletSignature(interactionId: string, message: string, signature: string): Promise<LoginResult> {
-  if (typeof interactionId !== "string" || typeof message !== "string" || typeof signature !== "string" || message.length > 4096 || message.includes("\0")) {
+  if (
+    typeof interactionId !== "string" ||
+    typeof message !== "string" ||
+    typeof signature !== "string" ||
+    message.length > 4096 ||
+    message.includes("\0")
+  ) {
     return { error: "unreadable" };
   }
   if (!(await startedInThisBrowser(interactionId))) return { error: "elsewhere", restart: true };
@@ -162,6 +170,7 @@ async function settle(action: string, run: () => Promise<Completion>): Promise<C
 
 function logRefusal(action: string, code: string, caught: unknown) {
   const fields = { endpoint: "login", action, error: code };
-  if (code === "server_error") log.error("login action failed", { ...fields, cause: caught instanceof Error ? caught.name : typeof caught });
+  if (code === "server_error")
+    log.error("login action failed", { ...fields, cause: caught instanceof Error ? caught.name : typeof caught });
   else log.info("login action refused", fields);
 }

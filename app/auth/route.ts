@@ -20,24 +20,33 @@ import { currentLoginSession } from "./session-cookie";
 
 export const dynamic = "force-dynamic";
 
-const seeOther = (location: string) => new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
+const seeOther = (location: string) =>
+  new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
 
 /** The refusal pages' language: the request's ui_locales, then Accept-Language. */
-const localeOf = (request: Request, query?: URLSearchParams) => chooseLocale(query?.get("ui_locales"), request.headers.get("accept-language"));
+const localeOf = (request: Request, query?: URLSearchParams) =>
+  chooseLocale(query?.get("ui_locales"), request.headers.get("accept-language"));
 
 const authorize: Page<URLSearchParams> = {
   read: async (request) => (request.method === "POST" ? formParameters(request) : new URL(request.url).searchParams),
   async answer(k, request, query, caller) {
     const start = await startAuthorization(k, query, { session: await currentLoginSession(), ip: caller.ip });
-    if (start.kind === "redirect") return start.error ? { response: seeOther(start.location), refused: start.error } : seeOther(start.location);
-    if (start.kind === "error") return { response: untrustedRequest(localeOf(request, query), start.reason, query), refused: "untrusted_request" };
+    if (start.kind === "redirect")
+      return start.error ? { response: seeOther(start.location), refused: start.error } : seeOther(start.location);
+    if (start.kind === "error")
+      return { response: untrustedRequest(localeOf(request, query), start.reason, query), refused: "untrusted_request" };
     await bindInteraction(start.interactionId);
     return seeOther(`/auth/interaction/${start.interactionId}`);
   },
   refuse(error: OAuthError, { request, params }) {
     const locale = localeOf(request, params);
     const t = translator(locale, "refusal");
-    const busy = busyPage(locale, error, { tooManyTitle: t("tooManyTitle"), tooMany: t("tooMany"), unavailableTitle: t("unavailableTitle"), unavailable: t("unavailable") }, [t("notSent")]);
+    const busy = busyPage(
+      locale,
+      error,
+      { tooManyTitle: t("tooManyTitle"), tooMany: t("tooMany"), unavailableTitle: t("unavailableTitle"), unavailable: t("unavailable") },
+      [t("notSent")],
+    );
     return busy ?? refusal(locale, error.status, error.why ? reasonText(locale, error.why) : error.message);
   },
 };
@@ -57,7 +66,11 @@ async function formParameters(request: Request): Promise<URLSearchParams> {
 function untrustedRequest(locale: Locale, reason: Reason, query: URLSearchParams): Response {
   const t = translator(locale, "refusal");
   const received = (label: string, name: string) => ({ before: label, code: query.get(name)?.slice(0, 500) ?? t("none") });
-  return refusal(locale, 400, reasonText(locale, reason), [received(t("receivedClientId"), "client_id"), received(t("receivedRedirectUri"), "redirect_uri"), t("whatToCheck")]);
+  return refusal(locale, 400, reasonText(locale, reason), [
+    received(t("receivedClientId"), "client_id"),
+    received(t("receivedRedirectUri"), "redirect_uri"),
+    t("whatToCheck"),
+  ]);
 }
 
 function refusal(locale: Locale, status: number, description: string, more?: HtmlPage["paragraphs"]): Response {

@@ -9,7 +9,13 @@ import { PasskeyIcon, Spinner } from "../login/icons";
 import { browserFailure } from "../login/passkey-login";
 import { buttonStyles, Notice } from "../login/ui";
 
-export function AddPasskey({ start, finish }: { start: () => Promise<AddPasskeyStart>; finish: (answer: unknown) => Promise<AddPasskeyResult> }) {
+export function AddPasskey({
+  start,
+  finish,
+}: {
+  start: () => Promise<AddPasskeyStart>;
+  finish: (answer: unknown) => Promise<AddPasskeyResult>;
+}) {
   const t = useTranslations("account");
   const passkey = useTranslations("passkey");
   const errors = useTranslations("loginErrors");
@@ -37,7 +43,13 @@ export function AddPasskey({ start, finish }: { start: () => Promise<AddPasskeyS
         answer = await startRegistration({ optionsJSON: got.options });
       } catch (error) {
         const kind = browserFailure(error);
-        return failed(kind === "exists" ? passkey("problems.exists") : kind === "cancelled" ? passkey("problems.cancelledCreate") : passkey("problems.browser"));
+        return failed(
+          kind === "exists"
+            ? passkey("problems.exists")
+            : kind === "cancelled"
+              ? passkey("problems.cancelledCreate")
+              : passkey("problems.browser"),
+        );
       }
       const done = await finish(answer);
       if ("error" in done) return failed(errors(done.error, { seconds: done.seconds ?? 60 }), done.restart);

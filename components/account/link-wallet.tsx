@@ -74,7 +74,11 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
         aria-controls={!address && options.length > 1 ? "link-wallet-chooser" : undefined}
       >
         {busy ? <Spinner className="size-4" /> : <WalletIcon className="size-4" />}
-        {address && step !== "connecting" ? <span>{t.rich("linkAddress", { address: () => <ShortAddress address={address} /> })}</span> : <span>{t("link")}</span>}
+        {address && step !== "connecting" ? (
+          <span>{t.rich("linkAddress", { address: () => <ShortAddress address={address} /> })}</span>
+        ) : (
+          <span>{t("link")}</span>
+        )}
       </button>
       {choosing && !busy && !address && <WalletChooser id="link-wallet-chooser" options={options} onChoose={choose} />}
       <div aria-live="polite" className="text-center text-sm text-slate-700 dark:text-slate-200">

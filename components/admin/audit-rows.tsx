@@ -113,7 +113,12 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
                   className="inline-flex min-h-8 items-center gap-1 rounded-md px-2 text-xs font-medium whitespace-nowrap text-indigo-700 hover:bg-indigo-50 focus-visible:ring-2 focus-visible:ring-indigo-600 focus-visible:outline-none"
                 >
                   Details<span className="sr-only"> of event {event.id}</span>
-                  <svg className={`size-3.5 transition ${expanded ? "rotate-180" : ""}`} viewBox="0 0 20 20" fill="currentColor" aria-hidden="true">
+                  <svg
+                    className={`size-3.5 transition ${expanded ? "rotate-180" : ""}`}
+                    viewBox="0 0 20 20"
+                    fill="currentColor"
+                    aria-hidden="true"
+                  >
                     <path d="M5.2 7.2a.75.75 0 0 1 1.06 0L10 10.94l3.74-3.74a.75.75 0 1 1 1.06 1.06l-4.27 4.27a.75.75 0 0 1-1.06 0L5.2 8.26a.75.75 0 0 1 0-1.06Z" />
                   </svg>
                 </button>
@@ -126,16 +131,24 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
                     <Mono>#{event.id}</Mono>
                   </Field>
                   <Field name="Time">
-                    <DateText date={event.at} relative={false} /> <span className="text-slate-500">· {utcText(new Date(event.at), true, true)}</span>
+                    <DateText date={event.at} relative={false} />{" "}
+                    <span className="text-slate-500">· {utcText(new Date(event.at), true, true)}</span>
                   </Field>
                   <Field name="Action">
                     <Mono>{event.action}</Mono>
                   </Field>
                   <Field name="Outcome">
-                    <Badge tone={tone(event.outcome)}>{event.outcome}</Badge> <span className="text-slate-600">{OUTCOMES[event.outcome] ?? ""}</span>
+                    <Badge tone={tone(event.outcome)}>{event.outcome}</Badge>{" "}
+                    <span className="text-slate-600">{OUTCOMES[event.outcome] ?? ""}</span>
                   </Field>
                   <Field name="Reason / detail">{event.detail ? <Mono className="whitespace-pre-wrap">{event.detail}</Mono> : none}</Field>
-                  <Field name="Actor">{event.actor ? <CopyableId value={event.actor} label="actor" /> : <span className="text-slate-500">none (a protocol event)</span>}</Field>
+                  <Field name="Actor">
+                    {event.actor ? (
+                      <CopyableId value={event.actor} label="actor" />
+                    ) : (
+                      <span className="text-slate-500">none (a protocol event)</span>
+                    )}
+                  </Field>
                   <Field name="Client">
                     {event.clientId ? (
                       <span className="flex flex-wrap items-center gap-x-3 gap-y-1">
@@ -143,7 +156,10 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
                         <Link className="text-indigo-700 hover:underline" href={`/admin/clients/${encodeURIComponent(event.clientId)}`}>
                           Open client
                         </Link>
-                        <Link className="text-indigo-700 hover:underline" href={`/admin/audit?${new URLSearchParams({ client: event.clientId })}`}>
+                        <Link
+                          className="text-indigo-700 hover:underline"
+                          href={`/admin/audit?${new URLSearchParams({ client: event.clientId })}`}
+                        >
                           Its events
                         </Link>
                       </span>
@@ -160,7 +176,10 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
                             <Link className="text-indigo-700 hover:underline" href={`/admin/accounts/${event.accountId}`}>
                               Open account
                             </Link>
-                            <Link className="text-indigo-700 hover:underline" href={`/admin/audit?${new URLSearchParams({ account: event.accountId })}`}>
+                            <Link
+                              className="text-indigo-700 hover:underline"
+                              href={`/admin/audit?${new URLSearchParams({ account: event.accountId })}`}
+                            >
                               Its events
                             </Link>
                           </>

@@ -16,7 +16,23 @@ const auditHref = (action: string, day: string) => `/admin/audit?${new URLSearch
  * 24 px wide (WCAG 2.5.8's minimum target size), with the coloured bar drawn inside it: a day with
  * a count of 1 is as easy to hit as the busiest one. The two bars of a day sit side by side.
  */
-function Bar({ count, max, day, action, what, colour, side }: { count: number; max: number; day: string; action: string; what: string; colour: string; side: "left" | "right" }) {
+function Bar({
+  count,
+  max,
+  day,
+  action,
+  what,
+  colour,
+  side,
+}: {
+  count: number;
+  max: number;
+  day: string;
+  action: string;
+  what: string;
+  colour: string;
+  side: "left" | "right";
+}) {
   const height = count === 0 ? 0 : Math.max(2, (count / max) * 100);
   const text = `${label(day)}: ${count.toLocaleString("en")} ${what}`;
   if (count === 0) return <span className="h-full min-w-6 flex-1" aria-hidden="true" />;
@@ -26,7 +42,11 @@ function Bar({ count, max, day, action, what, colour, side }: { count: number; m
       title={`${text} (show in the audit log)`}
       className={`group flex h-full min-w-6 flex-1 items-end rounded-sm ${side === "left" ? "justify-end" : "justify-start"} ${focusRing}`}
     >
-      <span aria-hidden="true" style={{ height: `${height}%` }} className={`w-full max-w-5 rounded-t-sm ${colour} transition group-hover:opacity-80`} />
+      <span
+        aria-hidden="true"
+        style={{ height: `${height}%` }}
+        className={`w-full max-w-5 rounded-t-sm ${colour} transition group-hover:opacity-80`}
+      />
       <span className="sr-only">{text}</span>
     </Link>
   );
@@ -58,13 +78,32 @@ export function TokenActivityChart({ data }: { data: DayCount[] }) {
           {...(highest === 0 && { tabIndex: 0, role: "region", "aria-label": "Token requests per day (no requests)" })}
         >
           <div className="w-max min-w-full [direction:ltr]">
-            <ol className="relative flex h-48 items-end gap-0.5 border-b border-slate-300 sm:h-60 sm:gap-1.5" aria-label={`Token requests per day over the last ${data.length} days`}>
+            <ol
+              className="relative flex h-48 items-end gap-0.5 border-b border-slate-300 sm:h-60 sm:gap-1.5"
+              aria-label={`Token requests per day over the last ${data.length} days`}
+            >
               <span aria-hidden="true" className="pointer-events-none absolute inset-x-0 top-0 border-t border-dashed border-slate-200" />
               <span aria-hidden="true" className="pointer-events-none absolute inset-x-0 top-1/2 border-t border-dashed border-slate-200" />
               {data.map((point) => (
                 <li key={point.day} className={`relative flex h-full items-end gap-0.5 ${column}`}>
-                  <Bar count={point.issued} max={max} day={point.day} action="token.issued" what="issued" colour="bg-indigo-600" side="left" />
-                  <Bar count={point.failed} max={max} day={point.day} action="token.failed" what="failed" colour="bg-red-500" side="right" />
+                  <Bar
+                    count={point.issued}
+                    max={max}
+                    day={point.day}
+                    action="token.issued"
+                    what="issued"
+                    colour="bg-indigo-600"
+                    side="left"
+                  />
+                  <Bar
+                    count={point.failed}
+                    max={max}
+                    day={point.day}
+                    action="token.failed"
+                    what="failed"
+                    colour="bg-red-500"
+                    side="right"
+                  />
                   {point.issued + point.failed === 0 && <span className="sr-only">{label(point.day)}: none</span>}
                 </li>
               ))}

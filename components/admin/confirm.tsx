@@ -114,7 +114,15 @@ export function ConfirmAction({
   );
 }
 
-export function DialogButtons({ confirm, onCancel, cancelLabel = "Cancel" }: { confirm?: ReactNode; onCancel: () => void; cancelLabel?: string }) {
+export function DialogButtons({
+  confirm,
+  onCancel,
+  cancelLabel = "Cancel",
+}: {
+  confirm?: ReactNode;
+  onCancel: () => void;
+  cancelLabel?: string;
+}) {
   return (
     <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
       <button type="button" className={button.secondary} onClick={onCancel} data-autofocus>
@@ -126,7 +134,19 @@ export function DialogButtons({ confirm, onCancel, cancelLabel = "Cancel" }: { c
 }
 
 /** A modal dialog on the native <dialog> element. `closeWhen` closes it when it changes (an action succeeded). */
-export function Dialog({ open, onClose, title, children, closeWhen }: { open: boolean; onClose: () => void; title: string; children: ReactNode; closeWhen?: number }) {
+export function Dialog({
+  open,
+  onClose,
+  title,
+  children,
+  closeWhen,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: string;
+  children: ReactNode;
+  closeWhen?: number;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {

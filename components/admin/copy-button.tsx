@@ -40,11 +40,29 @@ export function CopyButton({
         className="inline-grid size-6 shrink-0 place-items-center rounded-md text-slate-500 transition hover:bg-slate-100 hover:text-slate-800 focus-visible:ring-2 focus-visible:ring-indigo-600 focus-visible:outline-none"
       >
         {copied === "yes" ? (
-          <svg className="size-3.5 text-emerald-600" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+          <svg
+            className="size-3.5 text-emerald-600"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2.5"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+            aria-hidden="true"
+          >
             <path d="m5 12 5 5L20 7" />
           </svg>
         ) : (
-          <svg className="size-3.5" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+          <svg
+            className="size-3.5"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+            aria-hidden="true"
+          >
             <rect x="9" y="9" width="12" height="12" rx="2" />
             <path d="M5 15H4a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1h10a1 1 0 0 1 1 1v1" />
           </svg>
@@ -55,7 +73,9 @@ export function CopyButton({
   }
   return (
     <button type="button" className={className} onClick={copy}>
-      <span aria-hidden={copied !== undefined}>{copied === "yes" ? "Copied" : copied === "failed" ? "Copy failed: select and copy" : label}</span>
+      <span aria-hidden={copied !== undefined}>
+        {copied === "yes" ? "Copied" : copied === "failed" ? "Copy failed: select and copy" : label}
+      </span>
       {status}
     </button>
   );

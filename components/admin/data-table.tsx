@@ -24,7 +24,12 @@ export type Column<Row> = {
 };
 
 /** A column of buttons at the end of the rows ("Revoke"), its header for screen readers only. */
-export const actionsColumn = <Row,>(cell: (row: Row) => ReactNode): Column<Row> => ({ header: "Actions", srOnly: true, align: "right", cell });
+export const actionsColumn = <Row,>(cell: (row: Row) => ReactNode): Column<Row> => ({
+  header: "Actions",
+  srOnly: true,
+  align: "right",
+  cell,
+});
 
 /** The header of a column, when a table's body is written by hand (see ColumnHeaders). */
 export type ColumnHeader = Pick<Column<never>, "header" | "srOnly" | "hideBelow">;

@@ -106,7 +106,21 @@ export function Field({ name, label, hint, optional, initialValue = "", classNam
 }
 
 /** A labelled checkbox (a yes/no setting), with its hint. */
-export function Checkbox({ name, value, label, hint, defaultChecked, disabled }: { name: string; value?: string; label: string; hint?: ReactNode; defaultChecked: boolean; disabled?: boolean }) {
+export function Checkbox({
+  name,
+  value,
+  label,
+  hint,
+  defaultChecked,
+  disabled,
+}: {
+  name: string;
+  value?: string;
+  label: string;
+  hint?: ReactNode;
+  defaultChecked: boolean;
+  disabled?: boolean;
+}) {
   const state = useContext(StateContext);
   const id = useId();
   return (
@@ -136,7 +150,17 @@ export function Checkbox({ name, value, label, hint, defaultChecked, disabled }:
   );
 }
 
-export function SubmitButton({ children, pendingLabel, className = button.primary, disabled = false }: { children: ReactNode; pendingLabel: string; className?: string; disabled?: boolean }) {
+export function SubmitButton({
+  children,
+  pendingLabel,
+  className = button.primary,
+  disabled = false,
+}: {
+  children: ReactNode;
+  pendingLabel: string;
+  className?: string;
+  disabled?: boolean;
+}) {
   const { pending } = useFormStatus();
   return (
     <button type="submit" className={className} disabled={pending || disabled} aria-disabled={pending || disabled}>

@@ -3,7 +3,15 @@ import type { ReactNode } from "react";
 import { CopyButton } from "./copy-button";
 import { Mono } from "./ui";
 
-export function CopyableId({ value, label, children }: { value: string; /** What it is, for the button's name: "Copy <label>". */ label: string; children?: ReactNode }) {
+export function CopyableId({
+  value,
+  label,
+  children,
+}: {
+  value: string /** What it is, for the button's name: "Copy <label>". */;
+  label: string;
+  children?: ReactNode;
+}) {
   return (
     <span className="inline-flex max-w-full min-w-0 items-start gap-1 align-top">
       <span className="min-w-0">{children ?? <Mono>{value}</Mono>}</span>

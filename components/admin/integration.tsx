@@ -47,7 +47,12 @@ function Group({ title, summary, children, open = false }: { title: string; summ
           <span className="block text-sm font-semibold text-slate-900">{title}</span>
           <span className="block text-xs text-slate-600">{summary}</span>
         </span>
-        <svg className="mt-0.5 size-4 shrink-0 text-slate-500 transition group-open:rotate-180" viewBox="0 0 20 20" fill="currentColor" aria-hidden="true">
+        <svg
+          className="mt-0.5 size-4 shrink-0 text-slate-500 transition group-open:rotate-180"
+          viewBox="0 0 20 20"
+          fill="currentColor"
+          aria-hidden="true"
+        >
           <path d="M5.2 7.2a.75.75 0 0 1 1.06 0L10 10.94l3.74-3.74a.75.75 0 1 1 1.06 1.06l-4.27 4.27a.75.75 0 0 1-1.06 0L5.2 8.26a.75.75 0 0 1 0-1.06Z" />
         </svg>
       </summary>
@@ -94,10 +99,16 @@ export function IntegrationPanel({ clientId, data, tryHref }: { clientId: string
         <dd className="min-w-0">
           {data.redirectUriRegistered ? (
             <span className="text-slate-600">
-              See <a className="text-indigo-700 underline underline-offset-2" href="#redirect-uris">Redirect URIs</a>; the snippets use <Mono>{data.redirectUri}</Mono>.
+              See{" "}
+              <a className="text-indigo-700 underline underline-offset-2" href="#redirect-uris">
+                Redirect URIs
+              </a>
+              ; the snippets use <Mono>{data.redirectUri}</Mono>.
             </span>
           ) : (
-            <span className="text-amber-800">None registered yet: the snippets use a placeholder, <Mono>{data.redirectUri}</Mono>. Add the application&apos;s own first.</span>
+            <span className="text-amber-800">
+              None registered yet: the snippets use a placeholder, <Mono>{data.redirectUri}</Mono>. Add the application&apos;s own first.
+            </span>
           )}
         </dd>
       </dl>

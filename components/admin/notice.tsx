@@ -17,7 +17,10 @@ export function OneTimeNotice({ param, children }: { param: string; children: Re
   }, [param]);
   if (!shown) return null;
   return (
-    <div role="status" className="mb-5 flex items-start justify-between gap-3 rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900">
+    <div
+      role="status"
+      className="mb-5 flex items-start justify-between gap-3 rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-900"
+    >
       <div className="min-w-0">{children}</div>
       <button
         type="button"

@@ -67,7 +67,14 @@ export function SearchableList({
 
       {result.items.length === 0 ? (
         error ? (
-          <EmptyState title="Correct the search" action={<Link href={path} className={button.secondary}>Clear the search</Link>}>
+          <EmptyState
+            title="Correct the search"
+            action={
+              <Link href={path} className={button.secondary}>
+                Clear the search
+              </Link>
+            }
+          >
             {searchHint}
           </EmptyState>
         ) : search ? (
@@ -82,7 +89,14 @@ export function SearchableList({
             {searchHint}
           </EmptyState>
         ) : result.total > 0 ? (
-          <EmptyState title={`No ${plural} on this page`} action={<Link href={path} className={button.secondary}>Go to the first page</Link>} />
+          <EmptyState
+            title={`No ${plural} on this page`}
+            action={
+              <Link href={path} className={button.secondary}>
+                Go to the first page
+              </Link>
+            }
+          />
         ) : (
           <EmptyState title={`No ${plural} yet`} action={none.action}>
             {none.hint}

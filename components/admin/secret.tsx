@@ -26,8 +26,8 @@ export function SecretRotation({ action, clientId, confidential }: { action: For
         <div role="status" className="rounded-lg border border-amber-300 bg-amber-50 p-4">
           <p className="font-semibold text-amber-950">Copy the new client secret now</p>
           <p className="mt-1 text-sm text-amber-950">
-            It is shown only this once: Keyfob stores only a hash of it. The client authenticates with it at the token endpoint (HTTP
-            Basic or client_secret_post). If it is lost, rotate the secret again.
+            It is shown only this once: Keyfob stores only a hash of it. The client authenticates with it at the token endpoint (HTTP Basic
+            or client_secret_post). If it is lost, rotate the secret again.
           </p>
           <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-center">
             <label htmlFor="new-client-secret" className="sr-only">
@@ -47,11 +47,21 @@ export function SecretRotation({ action, clientId, confidential }: { action: For
           </button>
         </div>
       ) : (
-        <button type="button" className={confidential ? button.dangerOutline : button.secondary} aria-haspopup="dialog" onClick={() => setOpen(true)}>
+        <button
+          type="button"
+          className={confidential ? button.dangerOutline : button.secondary}
+          aria-haspopup="dialog"
+          onClick={() => setOpen(true)}
+        >
           {verb}
         </button>
       )}
-      <Dialog open={open} onClose={() => setOpen(false)} title={confidential ? "Rotate the client secret?" : "Generate a client secret?"} closeWhen={state.ok ? state.at : undefined}>
+      <Dialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title={confidential ? "Rotate the client secret?" : "Generate a client secret?"}
+        closeWhen={state.ok ? state.at : undefined}
+      >
         <form action={formAction}>
           <input type="hidden" name="clientId" value={clientId} />
           <p className="text-sm leading-relaxed text-slate-700">

@@ -7,7 +7,10 @@ import { button, focusRing } from "./ui";
 export function AdminShell({ who, children }: { who: string; children: ReactNode }) {
   return (
     <div className="min-h-dvh bg-slate-50 text-slate-900">
-      <a href="#main" className={`sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded-md focus:bg-white focus:px-3 focus:py-2 ${focusRing}`}>
+      <a
+        href="#main"
+        className={`sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded-md focus:bg-white focus:px-3 focus:py-2 ${focusRing}`}
+      >
         Skip to content
       </a>
       <header className="border-b border-slate-200 bg-white">
@@ -15,7 +18,16 @@ export function AdminShell({ who, children }: { who: string; children: ReactNode
           <div className="flex items-center justify-between gap-3">
             <Link href="/admin" className={`flex items-center gap-2 rounded-md text-slate-900 ${focusRing}`}>
               <span className="grid size-8 place-items-center rounded-lg bg-indigo-600 text-white shadow-sm">
-                <svg className="size-4" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+                <svg
+                  className="size-4"
+                  viewBox="0 0 24 24"
+                  aria-hidden="true"
+                  fill="none"
+                  stroke="currentColor"
+                  strokeWidth="2"
+                  strokeLinecap="round"
+                  strokeLinejoin="round"
+                >
                   <circle cx="7.5" cy="15.5" r="4.5" />
                   <path d="m10.7 12.3 9.8-9.8" />
                   <path d="m15.5 7.5 3 3" />

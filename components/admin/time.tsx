@@ -26,7 +26,14 @@ export function relativeText(date: Date, now: number): string | undefined {
 
 export function localText(date: Date, withTime = true): string {
   return withTime
-    ? date.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" })
+    ? date.toLocaleString(undefined, {
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+        hour: "2-digit",
+        minute: "2-digit",
+        timeZoneName: "short",
+      })
     : date.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 }
 
@@ -38,7 +45,7 @@ export function LocalTime({ iso, withTime = true, relative = true }: { iso: stri
     return () => clearInterval(timer);
   }, []);
   const date = new Date(iso);
-  const text = now === undefined ? utcText(date, withTime) : ((relative && withTime && relativeText(date, now)) || localText(date, withTime));
+  const text = now === undefined ? utcText(date, withTime) : (relative && withTime && relativeText(date, now)) || localText(date, withTime);
   return (
     <time dateTime={iso} title={utcText(date, true, true)} className="whitespace-nowrap" data-local={now === undefined ? undefined : ""}>
       {text}

@@ -17,11 +17,25 @@ export const button = {
 export const inputClass =
   "block w-full min-h-10 rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 shadow-xs placeholder:text-slate-400 focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500/30 aria-[invalid=true]:border-red-500 aria-[invalid=true]:ring-red-500/20";
 
-export function PageHeader({ title, description, actions, breadcrumb }: { title: string; description?: ReactNode; actions?: ReactNode; breadcrumb?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+  breadcrumb,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+  breadcrumb?: ReactNode;
+}) {
   return (
     <header className="mb-6 flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
       <div className="min-w-0">
-        {breadcrumb && <nav aria-label="Breadcrumb" className="mb-1 text-sm text-slate-500">{breadcrumb}</nav>}
+        {breadcrumb && (
+          <nav aria-label="Breadcrumb" className="mb-1 text-sm text-slate-500">
+            {breadcrumb}
+          </nav>
+        )}
         <h1 className="text-2xl font-semibold tracking-tight wrap-anywhere text-slate-900">{title}</h1>
         {description && <div className="mt-1 text-sm text-slate-600">{description}</div>}
       </div>
@@ -30,7 +44,19 @@ export function PageHeader({ title, description, actions, breadcrumb }: { title:
   );
 }
 
-export function Card({ title, description, children, actions, id }: { title?: string; description?: ReactNode; children: ReactNode; actions?: ReactNode; id?: string }) {
+export function Card({
+  title,
+  description,
+  children,
+  actions,
+  id,
+}: {
+  title?: string;
+  description?: ReactNode;
+  children: ReactNode;
+  actions?: ReactNode;
+  id?: string;
+}) {
   const headingId = id ? `${id}-title` : undefined;
   return (
     // min-w-0: in a grid or flex layout a card never grows past its column for a wide table (the table scrolls instead).
@@ -72,11 +98,27 @@ const badgeTones = {
 };
 
 export function Badge({ tone, children }: { tone: keyof typeof badgeTones; children: ReactNode }) {
-  return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${badgeTones[tone]}`}>{children}</span>;
+  return (
+    <span
+      className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${badgeTones[tone]}`}
+    >
+      {children}
+    </span>
+  );
 }
 
 /** Previous / next links that keep the other query parameters. */
-export function Pagination({ page, pageSize, total, href }: { page: number; pageSize: number; total: number; href: (page: number) => string }) {
+export function Pagination({
+  page,
+  pageSize,
+  total,
+  href,
+}: {
+  page: number;
+  pageSize: number;
+  total: number;
+  href: (page: number) => string;
+}) {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   if (total === 0) return null;
   const first = (page - 1) * pageSize + 1;
@@ -119,7 +161,15 @@ export function formatDate(date: Date | string | null | undefined, withTime = tr
 }
 
 /** A date in the viewer's time zone (relative when recent), UTC on hover. */
-export function DateText({ date, withTime = true, relative = true }: { date: Date | string | null | undefined; withTime?: boolean; relative?: boolean }) {
+export function DateText({
+  date,
+  withTime = true,
+  relative = true,
+}: {
+  date: Date | string | null | undefined;
+  withTime?: boolean;
+  relative?: boolean;
+}) {
   if (!date) return <span className="text-slate-400">—</span>;
   return <LocalTime iso={new Date(date).toISOString()} withTime={withTime} relative={relative} />;
 }
@@ -159,7 +209,11 @@ export function ListSkeleton({ label, rows = 6 }: { label: string; rows?: number
 
 /** A notice above a page's content (after a redirect, e.g. "client deleted"). */
 export function Banner({ tone, children }: { tone: "success" | "info" | "error"; children: ReactNode }) {
-  const styles = { success: "border-emerald-200 bg-emerald-50 text-emerald-900", info: "border-sky-200 bg-sky-50 text-sky-950", error: "border-red-200 bg-red-50 text-red-900" }[tone];
+  const styles = {
+    success: "border-emerald-200 bg-emerald-50 text-emerald-900",
+    info: "border-sky-200 bg-sky-50 text-sky-950",
+    error: "border-red-200 bg-red-50 text-red-900",
+  }[tone];
   return (
     <div role={tone === "error" ? "alert" : "status"} className={`mb-5 rounded-lg border px-4 py-3 text-sm wrap-anywhere ${styles}`}>
       {children}

@@ -49,9 +49,23 @@ export function ValueListCard(props: {
           ))}
         </ul>
       )}
-      <ActionForm action={add.action} fields={[field]} hidden={{ clientId }} label={add.formLabel} className="space-y-3 border-t border-slate-100 pt-4">
+      <ActionForm
+        action={add.action}
+        fields={[field]}
+        hidden={{ clientId }}
+        label={add.formLabel}
+        className="space-y-3 border-t border-slate-100 pt-4"
+      >
         <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
-          <Field name={field} label={add.fieldLabel} className="flex-1" type="url" autoComplete="off" spellCheck={false} placeholder={add.placeholder} />
+          <Field
+            name={field}
+            label={add.fieldLabel}
+            className="flex-1"
+            type="url"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder={add.placeholder}
+          />
           <div className="sm:pt-6">
             <SubmitButton pendingLabel="Adding…" className={button.secondary}>
               {add.button}

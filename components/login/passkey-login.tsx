@@ -75,7 +75,10 @@ export function PasskeyLogin({
       if ("error" in got) return void setProblem(serverProblem(mode, got));
       let answer: unknown;
       try {
-        answer = got.mode === "login" ? await webauthn.startAuthentication({ optionsJSON: got.options }) : await webauthn.startRegistration({ optionsJSON: got.options });
+        answer =
+          got.mode === "login"
+            ? await webauthn.startAuthentication({ optionsJSON: got.options })
+            : await webauthn.startRegistration({ optionsJSON: got.options });
       } catch (error) {
         const failure = browserFailure(error);
         if (failure === "cancelled") {
@@ -85,7 +88,8 @@ export function PasskeyLogin({
               : { mode, title: t("problems.cancelledCreateTitle"), message: t("problems.cancelledCreate") },
           );
         }
-        if (failure === "exists") return void setProblem({ mode: "login", title: t("problems.existsTitle"), message: t("problems.exists") });
+        if (failure === "exists")
+          return void setProblem({ mode: "login", title: t("problems.existsTitle"), message: t("problems.exists") });
         return void setProblem({ mode, title: t("problems.browserTitle"), message: t("problems.browser") });
       }
       setStep("verifying");
@@ -112,8 +116,16 @@ export function PasskeyLogin({
   }
   return (
     <div className="space-y-3">
-      <button type="button" className={buttonStyles.option} onClick={() => void run("login")} disabled={busy} aria-describedby="passkey-help">
-        <span className="flex size-5 items-center justify-center text-slate-700 dark:text-slate-200">{busy ? <Spinner className="size-5" /> : <PasskeyIcon />}</span>
+      <button
+        type="button"
+        className={buttonStyles.option}
+        onClick={() => void run("login")}
+        disabled={busy}
+        aria-describedby="passkey-help"
+      >
+        <span className="flex size-5 items-center justify-center text-slate-700 dark:text-slate-200">
+          {busy ? <Spinner className="size-5" /> : <PasskeyIcon />}
+        </span>
         <span>{t("continue")}</span>
       </button>
       <p id="passkey-help" className="text-center text-xs leading-relaxed text-slate-600 dark:text-slate-300">

@@ -21,7 +21,9 @@ export const buttonStyles = {
 /** Keyfob's own mark: leads pages that have no application (error, account), trails the others. */
 function KeyfobMark({ small }: { small?: boolean }) {
   return (
-    <span className={`flex items-center justify-center gap-2 ${small ? "text-slate-600 dark:text-slate-400" : "text-slate-800 dark:text-slate-100"}`}>
+    <span
+      className={`flex items-center justify-center gap-2 ${small ? "text-slate-600 dark:text-slate-400" : "text-slate-800 dark:text-slate-100"}`}
+    >
       <span className={`grid place-items-center rounded-xl bg-indigo-600 text-white shadow-sm ${small ? "size-5 rounded-md" : "size-9"}`}>
         <KeyIcon className={small ? "size-3.5" : "size-5"} />
       </span>
@@ -62,7 +64,10 @@ export function AuthShell({
         {brand ? (
           <header className="mb-6 flex flex-col items-center gap-3 text-center">
             <ClientLogo name={brand.name} src={brand.logoUrl} />
-            <p className="max-w-full break-words text-lg font-semibold tracking-tight text-slate-900 dark:text-slate-50" data-testid="client-name">
+            <p
+              className="max-w-full break-words text-lg font-semibold tracking-tight text-slate-900 dark:text-slate-50"
+              data-testid="client-name"
+            >
               {brand.name}
             </p>
           </header>
@@ -71,7 +76,11 @@ export function AuthShell({
             <KeyfobMark />
           </div>
         )}
-        <section aria-labelledby="page-title" className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200 sm:p-8 dark:bg-slate-900 dark:shadow-none dark:ring-slate-700" data-testid="card">
+        <section
+          aria-labelledby="page-title"
+          className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200 sm:p-8 dark:bg-slate-900 dark:shadow-none dark:ring-slate-700"
+          data-testid="card"
+        >
           <h1 id="page-title" className="text-center text-xl font-semibold tracking-tight text-slate-900 sm:text-2xl dark:text-slate-50">
             {title}
           </h1>
@@ -93,7 +102,10 @@ export function AuthShell({
 export function Divider({ children }: { children: ReactNode }) {
   return (
     // biome-ignore lint/a11y/useSemanticElements: a separator with a label ("or"), which an <hr> cannot hold
-    <div className="my-5 flex items-center gap-3 text-xs font-medium uppercase tracking-wider text-slate-600 dark:text-slate-400" role="separator">
+    <div
+      className="my-5 flex items-center gap-3 text-xs font-medium uppercase tracking-wider text-slate-600 dark:text-slate-400"
+      role="separator"
+    >
       <span className="h-px flex-1 bg-slate-200 dark:bg-slate-700" />
       {children}
       <span className="h-px flex-1 bg-slate-200 dark:bg-slate-700" />

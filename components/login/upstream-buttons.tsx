@@ -47,7 +47,17 @@ export function UpstreamButtons({ providers, interactionId, returnTo, loginHint,
 }
 
 /** "Continue as ...": the browser is signed in with Keyfob, by a wallet, a passkey, Google or Apple. */
-export function ContinueAsSession({ label, connector, interactionId, action }: { label: string; connector: Connector; interactionId: string; action: FormAction }) {
+export function ContinueAsSession({
+  label,
+  connector,
+  interactionId,
+  action,
+}: {
+  label: string;
+  connector: Connector;
+  interactionId: string;
+  action: FormAction;
+}) {
   const t = useTranslations("upstream");
   const icon =
     connector === "google" ? (
@@ -60,7 +70,11 @@ export function ContinueAsSession({ label, connector, interactionId, action }: {
       <WalletIcon className="size-5 text-indigo-700 dark:text-indigo-300" />
     );
   const signedIn =
-    connector === "web3" ? t("signedInWallet") : connector === "passkey" ? t("signedInPasskey") : t("signedInWith", { provider: LABELS[connector] });
+    connector === "web3"
+      ? t("signedInWallet")
+      : connector === "passkey"
+        ? t("signedInPasskey")
+        : t("signedInWith", { provider: LABELS[connector] });
   return (
     <form action={action} className="rounded-xl border border-indigo-200 bg-indigo-50/60 p-3 dark:border-indigo-800 dark:bg-indigo-950/60">
       <input type="hidden" name="interaction" value={interactionId} />

@@ -15,7 +15,15 @@ import { createSiweMessage } from "viem/siwe";
 import { useConnect, useConnection, useConnectors, useDisconnect, useSignMessage, useSwitchChain, type Connector } from "wagmi";
 
 export type SiweStep = "idle" | "connecting" | "wrong-chain" | "switching" | "signing" | "submitting" | "done";
-export type SiweProblemKind = "no-wallet" | "rejected-connection" | "rejected-switch" | "rejected-signature" | "pending" | "unknown-chain" | "wallet" | "server";
+export type SiweProblemKind =
+  | "no-wallet"
+  | "rejected-connection"
+  | "rejected-switch"
+  | "rejected-signature"
+  | "pending"
+  | "unknown-chain"
+  | "wallet"
+  | "server";
 export type SiweProblem = {
   kind: SiweProblemKind;
   /** The wallet's own words (kind "wallet"), or the server's sentence (kind "server"). */
@@ -228,9 +236,11 @@ function errorCode(error: unknown): { code?: number; name?: string } {
 function describe(error: unknown, during: SiweStep): SiweProblem {
   const { code, name } = errorCode(error);
   if (name === "ProviderNotFoundError") return { kind: "no-wallet" };
-  if (code === 4001) return { kind: during === "connecting" ? "rejected-connection" : during === "switching" ? "rejected-switch" : "rejected-signature" };
+  if (code === 4001)
+    return { kind: during === "connecting" ? "rejected-connection" : during === "switching" ? "rejected-switch" : "rejected-signature" };
   if (code === -32002) return { kind: "pending" };
   if (code === 4902) return { kind: "unknown-chain" };
-  const detail = (error as { shortMessage?: unknown; message?: unknown } | undefined)?.shortMessage ?? (error as { message?: unknown })?.message;
+  const detail =
+    (error as { shortMessage?: unknown; message?: unknown } | undefined)?.shortMessage ?? (error as { message?: unknown })?.message;
   return { kind: "wallet", detail: typeof detail === "string" && detail.length < 200 ? detail : undefined };
 }

@@ -58,6 +58,8 @@ export function useWalletButton(siweOptions: SiweOptions) {
     walletConnect,
     button,
     /** Props of the WalletConnect dialog, when WalletConnect is configured. */
-    walletConnectDialog: options.some((o) => o.kind === "walletconnect") ? { open: dialogOpen, uri, onCancel: cancelWalletConnect } : undefined,
+    walletConnectDialog: options.some((o) => o.kind === "walletconnect")
+      ? { open: dialogOpen, uri, onCancel: cancelWalletConnect }
+      : undefined,
   };
 }

@@ -12,18 +12,31 @@ import { buttonStyles } from "./ui";
 export type WalletChoice = { key: string; kind: "eip6963" | "injected" | "walletconnect"; name: string; icon?: string };
 
 /** An EIP-6963 icon is a data: URI (or https): anything else is not shown. */
-export const safeIcon = (icon: string | undefined) => (icon && /^(data:image\/(svg\+xml|png|webp|jpeg|gif)[;,]|https:\/\/)/i.test(icon) ? icon : undefined);
+export const safeIcon = (icon: string | undefined) =>
+  icon && /^(data:image\/(svg\+xml|png|webp|jpeg|gif)[;,]|https:\/\/)/i.test(icon) ? icon : undefined;
 
 export function WalletOptionIcon({ option }: { option: WalletChoice }) {
   if (option.icon) {
     // biome-ignore lint/performance/noImgElement: a wallet's own icon (data: URI or any https host): not for next/image
     return <img src={option.icon} alt="" width={24} height={24} className="size-6 rounded-md object-contain" />;
   }
-  return option.kind === "walletconnect" ? <PhoneIcon className="size-5 text-slate-700 dark:text-slate-200" /> : <WalletIcon className="size-5 text-slate-700 dark:text-slate-200" />;
+  return option.kind === "walletconnect" ? (
+    <PhoneIcon className="size-5 text-slate-700 dark:text-slate-200" />
+  ) : (
+    <WalletIcon className="size-5 text-slate-700 dark:text-slate-200" />
+  );
 }
 
 /** The list of wallets to choose from; focus moves to its first entry when it opens. */
-export function WalletChooser<O extends WalletChoice>({ id, options, onChoose }: { id: string; options: O[]; onChoose: (option: O) => void }) {
+export function WalletChooser<O extends WalletChoice>({
+  id,
+  options,
+  onChoose,
+}: {
+  id: string;
+  options: O[];
+  onChoose: (option: O) => void;
+}) {
   const t = useTranslations("wallet");
   const first = useRef<HTMLButtonElement>(null);
   useEffect(() => first.current?.focus(), []);
@@ -36,13 +49,20 @@ export function WalletChooser<O extends WalletChoice>({ id, options, onChoose }:
       <ul className="space-y-2">
         {options.map((option, index) => (
           <li key={option.key}>
-            <button ref={index === 0 ? first : undefined} type="button" className={`${buttonStyles.option} justify-start`} onClick={() => onChoose(option)}>
+            <button
+              ref={index === 0 ? first : undefined}
+              type="button"
+              className={`${buttonStyles.option} justify-start`}
+              onClick={() => onChoose(option)}
+            >
               <span className="flex size-6 items-center justify-center">
                 <WalletOptionIcon option={option} />
               </span>
               <span className="flex flex-col items-start text-left">
                 <span>{option.name}</span>
-                {option.kind === "walletconnect" && <span className="text-xs font-normal text-slate-600 dark:text-slate-300">{t("walletConnectHint")}</span>}
+                {option.kind === "walletconnect" && (
+                  <span className="text-xs font-normal text-slate-600 dark:text-slate-300">{t("walletConnectHint")}</span>
+                )}
               </span>
             </button>
           </li>

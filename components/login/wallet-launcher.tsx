@@ -57,7 +57,9 @@ function useWalletChoices(walletConnect: boolean): { options: Choice[]; browserW
   useEffect(() => {
     const found: Announced[] = [];
     const onAnnounce = (event: Event) => {
-      const detail = (event as CustomEvent<{ info?: { uuid?: string; rdns?: string; name?: string; icon?: string }; provider?: unknown } | undefined>).detail;
+      const detail = (
+        event as CustomEvent<{ info?: { uuid?: string; rdns?: string; name?: string; icon?: string }; provider?: unknown } | undefined>
+      ).detail;
       const info = detail?.info;
       if (!detail?.provider || !info?.uuid || !info.rdns || !info.name) return;
       // As wagmi lists them: once per rdns.
@@ -82,7 +84,13 @@ function useWalletChoices(walletConnect: boolean): { options: Choice[]; browserW
     return () => clearTimeout(timer);
   }, [announced]);
 
-  const options: Choice[] = announced.map((wallet) => ({ key: wallet.uuid, kind: "eip6963", name: wallet.name, icon: wallet.icon, rdns: wallet.rdns }));
+  const options: Choice[] = announced.map((wallet) => ({
+    key: wallet.uuid,
+    kind: "eip6963",
+    name: wallet.name,
+    icon: wallet.icon,
+    rdns: wallet.rdns,
+  }));
   if (plain?.present && !plain.announced) options.push({ key: "injected", kind: "injected", name: t("browserWallet") });
   const browserWallets = options.length;
   if (walletConnect) options.push({ key: "walletConnect", kind: "walletconnect", name: t("walletConnectName") });
@@ -151,7 +159,9 @@ export function WalletLauncher(props: Omit<LoadedWalletLoginProps, "start">) {
         aria-expanded={options.length > 1 ? choosing : undefined}
         aria-controls={options.length > 1 ? "wallet-chooser" : undefined}
       >
-        <span className="flex size-5 items-center justify-center text-slate-700 dark:text-slate-200">{loadingStart ? <Spinner className="size-5" /> : <WalletIcon />}</span>
+        <span className="flex size-5 items-center justify-center text-slate-700 dark:text-slate-200">
+          {loadingStart ? <Spinner className="size-5" /> : <WalletIcon />}
+        </span>
         <span>{t("continue")}</span>
       </button>
 

@@ -62,19 +62,21 @@ export function WalletLogin({
   const submit = useCallback(
     async (text: string, signature: string) => {
       const result = await login(interactionId, text, signature);
-      if (result?.error) return { error: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }), restart: result.restart };
+      if (result?.error)
+        return { error: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }), restart: result.restart };
     },
     [errors, interactionId, login],
   );
-  const { siwe, options, browserWallets, checked, busy, choosing, choose, press, walletConnect, button, walletConnectDialog } = useWalletButton({
-    purpose: SIWE_PURPOSE.login,
-    chainId,
-    issuerUrl,
-    nonce: walletNonce,
-    statement,
-    serverTime,
-    submit,
-  });
+  const { siwe, options, browserWallets, checked, busy, choosing, choose, press, walletConnect, button, walletConnectDialog } =
+    useWalletButton({
+      purpose: SIWE_PURPOSE.login,
+      chainId,
+      issuerUrl,
+      nonce: walletNonce,
+      statement,
+      serverTime,
+      submit,
+    });
   const { step, problem, address } = siwe;
 
   const progress: Partial<Record<SiweStep, string>> = {
@@ -102,7 +104,14 @@ export function WalletLogin({
   useEffect(() => {
     const wanted = pendingStart.current;
     if (!wanted || !settled) return;
-    const id = wanted.kind === "eip6963" ? wanted.rdns : wanted.kind === "injected" ? "injected" : wanted.kind === "walletconnect" ? "walletConnect" : undefined;
+    const id =
+      wanted.kind === "eip6963"
+        ? wanted.rdns
+        : wanted.kind === "injected"
+          ? "injected"
+          : wanted.kind === "walletconnect"
+            ? "walletConnect"
+            : undefined;
     const connector = connectors.find((c) => c.id === id);
     if (id && !connector) return; // an announced wallet is added when it answers wagmi's request
     pendingStart.current = undefined;
@@ -136,8 +145,14 @@ export function WalletLogin({
         aria-expanded={!address && options.length > 1 ? choosing : undefined}
         aria-controls={!address && options.length > 1 ? "wallet-chooser" : undefined}
       >
-        <span className="flex size-5 items-center justify-center text-slate-700 dark:text-slate-200">{busy ? <Spinner className="size-5" /> : <WalletIcon />}</span>
-        {address && step !== "connecting" ? <span>{t.rich("signInWith", { address: () => <ShortAddress address={address} /> })}</span> : <span>{t("continue")}</span>}
+        <span className="flex size-5 items-center justify-center text-slate-700 dark:text-slate-200">
+          {busy ? <Spinner className="size-5" /> : <WalletIcon />}
+        </span>
+        {address && step !== "connecting" ? (
+          <span>{t.rich("signInWith", { address: () => <ShortAddress address={address} /> })}</span>
+        ) : (
+          <span>{t("continue")}</span>
+        )}
       </button>
 
       {choosing && !busy && !address && <WalletChooser id="wallet-chooser" options={options} onChoose={choose} />}

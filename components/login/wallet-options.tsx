@@ -39,9 +39,16 @@ export function useWalletOptions(): { options: WalletOption[]; browserWallets: n
     };
   }, [announced.map((c) => c.uid).join(",")]);
 
-  const options: WalletOption[] = announced.map((c) => ({ key: c.uid, kind: "eip6963", connector: c, name: c.name, icon: safeIcon(c.icon) }));
+  const options: WalletOption[] = announced.map((c) => ({
+    key: c.uid,
+    kind: "eip6963",
+    connector: c,
+    name: c.name,
+    icon: safeIcon(c.icon),
+  }));
   const injected = connectors.find((c) => c.id === "injected");
-  if (injected && plain?.present && !plain.announced) options.push({ key: injected.uid, kind: "injected", connector: injected, name: t("browserWallet") });
+  if (injected && plain?.present && !plain.announced)
+    options.push({ key: injected.uid, kind: "injected", connector: injected, name: t("browserWallet") });
   const browserWallets = options.length;
   const wc = connectors.find((c) => c.id === "walletConnect");
   if (wc) options.push({ key: wc.uid, kind: "walletconnect", connector: wc, name: t("walletConnectName") });

@@ -40,18 +40,31 @@ export function WalletProblem({
   const common = useTranslations("common");
   const notice = useRef<HTMLDivElement>(null);
   // The wrong-network notice speaks for a refused or impossible switch.
-  const shown = problem && step !== "wrong-chain" && problem.kind !== "rejected-switch" && problem.kind !== "unknown-chain" ? problem : null;
+  const shown =
+    problem && step !== "wrong-chain" && problem.kind !== "rejected-switch" && problem.kind !== "unknown-chain" ? problem : null;
   useEffect(() => {
     if (shown) notice.current?.focus();
   }, [shown]);
   if (!shown) return null;
 
   const text: Record<string, [string, ReactNode]> = {
-    "no-wallet": [t("noWalletTitle"), <>{t("noWallet")}{otherOptions ? ` ${t("noWalletAlternatives", { options: otherOptions })}` : null}</>],
+    "no-wallet": [
+      t("noWalletTitle"),
+      <>
+        {t("noWallet")}
+        {otherOptions ? ` ${t("noWalletAlternatives", { options: otherOptions })}` : null}
+      </>,
+    ],
     "rejected-connection": [t("rejectedConnectionTitle"), t("rejectedConnection")],
     "rejected-signature": [t("rejectedSignatureTitle"), t("rejectedSignature")],
     pending: [t("pendingTitle"), t("pending")],
-    wallet: [t("walletTitle"), <>{t("wallet")}{shown.detail ? <span className="mt-1 block text-xs opacity-90">{t("walletSaid", { detail: shown.detail })}</span> : null}</>],
+    wallet: [
+      t("walletTitle"),
+      <>
+        {t("wallet")}
+        {shown.detail ? <span className="mt-1 block text-xs opacity-90">{t("walletSaid", { detail: shown.detail })}</span> : null}
+      </>,
+    ],
     server: [t("serverTitle"), shown.detail],
   };
   const [title, message] = text[shown.kind] ?? text.wallet;

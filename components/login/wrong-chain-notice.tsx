@@ -10,7 +10,15 @@ import type { useSiwe } from "./use-siwe";
  * The one notice for the wrong network: a refused or impossible switch is said inside it, not in
  * a second notice. It takes focus when it appears (the wallet button is disabled meanwhile).
  */
-export function WrongChainNotice({ siwe, chainLabel, children }: { siwe: ReturnType<typeof useSiwe>; chainLabel: string; children: ReactNode }) {
+export function WrongChainNotice({
+  siwe,
+  chainLabel,
+  children,
+}: {
+  siwe: ReturnType<typeof useSiwe>;
+  chainLabel: string;
+  children: ReactNode;
+}) {
   const t = useTranslations("wallet.wrongChain");
   const notice = useRef<HTMLDivElement>(null);
   const shown = siwe.step === "wrong-chain" && siwe.walletChainId !== undefined;
@@ -32,7 +40,11 @@ export function WrongChainNotice({ siwe, chainLabel, children }: { siwe: ReturnT
               {t("switch", { chain: chainLabel })}
             </button>
           )}
-          <button type="button" className={kind === "unknown-chain" ? buttonStyles.primary : buttonStyles.secondary} onClick={siwe.signAnyway}>
+          <button
+            type="button"
+            className={kind === "unknown-chain" ? buttonStyles.primary : buttonStyles.secondary}
+            onClick={siwe.signAnyway}
+          >
             {t("anyway")}
           </button>
         </>

@@ -44,11 +44,19 @@ export async function signIn(page: Page, key: Hex, landing = `${baseURL}/admin`)
 export async function adminSession(context: BrowserContext, db: Database, email?: string): Promise<string> {
   const accountId = privateKeyToAccount(await adminWallet(db)).address;
   await db.account.upsert({ where: { id: accountId }, create: { id: accountId }, update: {} });
-  if (email) await db.identity.create({ data: { provider: "google", subject: `admin-${accountId}`, accountId, email, emailVerified: true } });
-  const loginSessionId = createHash("sha256").update(await addSession(db, accountId, accountId)).digest("base64url");
+  if (email)
+    await db.identity.create({ data: { provider: "google", subject: `admin-${accountId}`, accountId, email, emailVerified: true } });
+  const loginSessionId = createHash("sha256")
+    .update(await addSession(db, accountId, accountId))
+    .digest("base64url");
   const token = randomBytes(32).toString("base64url");
   await db.adminSession.create({
-    data: { idHash: createHash("sha256").update(token).digest("base64url"), accountId, loginSessionId, expiresAt: new Date(Date.now() + 3600_000) },
+    data: {
+      idHash: createHash("sha256").update(token).digest("base64url"),
+      accountId,
+      loginSessionId,
+      expiresAt: new Date(Date.now() + 3600_000),
+    },
   });
   await context.addCookies([{ name: "keyfob_admin", value: token, url: baseURL, httpOnly: true, sameSite: "Lax" }]);
   return accountId;
@@ -65,7 +73,8 @@ export async function seedUser(db: Database, options: { google?: boolean } = {})
   const email = `user.${accountId.slice(2, 10).toLowerCase()}@example.com`;
   await db.account.create({ data: { id: accountId } });
   await db.identity.create({ data: { provider: "web3", subject: wallet, accountId } });
-  if (options.google) await db.identity.create({ data: { provider: "google", subject: `g-${accountId}`, accountId, email, emailVerified: true } });
+  if (options.google)
+    await db.identity.create({ data: { provider: "google", subject: `g-${accountId}`, accountId, email, emailVerified: true } });
   const sessionToken = await addSession(db, accountId, wallet);
   return { accountId, wallet, key, email: options.google ? email : undefined, sessionToken };
 }
@@ -129,13 +138,21 @@ export async function userSignsIn(browser: Browser, clientId: string, redirectUr
   const page = await context.newPage();
   await installWallet(page, { privateKey: key, chainId: CHAIN_ID });
   const { verifier, challenge } = pkce();
-  await page.goto(`/auth?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, scope: "openid email", state: "s1", code_challenge: challenge, code_challenge_method: "S256" })}`);
+  await page.goto(
+    `/auth?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, scope: "openid email", state: "s1", code_challenge: challenge, code_challenge_method: "S256" })}`,
+  );
   await page.getByRole("button", { name: "Continue with a wallet" }).click();
   await page.waitForURL((url) => url.href.startsWith(`${redirectUri}?`), { timeout: 30_000 });
   const code = new URL(page.url()).searchParams.get("code")!;
   const response = await fetch(`${baseURL}/token`, {
     method: "POST",
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    }),
   });
   const tokens = await response.json();
   expect(response.status, JSON.stringify(tokens)).toBe(200);
@@ -147,7 +164,9 @@ export async function userSignsIn(browser: Browser, clientId: string, redirectUr
  * own: the same issuer unless `env` says otherwise (it is given the instance's URL). Node runs the
  * server itself (no npx or tsx launcher in between), so `stop` ends the server, not a wrapper.
  */
-export async function secondInstance(env: (url: string) => Record<string, string> = () => ({})): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function secondInstance(
+  env: (url: string) => Record<string, string> = () => ({}),
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const url = `http://localhost:${port}`;
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
@@ -160,7 +179,13 @@ export async function secondInstance(env: (url: string) => Record<string, string
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the second instance exited with ${child.exitCode}:\n${output.join("")}`);
-    if ((await fetch(`${url}/healthz/ready`).then((r) => r.status, () => 0)) === 200) break;
+    if (
+      (await fetch(`${url}/healthz/ready`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`the second instance was not ready:\n${output.join("")}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -194,7 +219,8 @@ export async function sidewaysOverflow(page: Page): Promise<{ scrollWidth: numbe
           }
           parent = parent.parentElement;
         }
-        if (!contained) offenders.push(`${element.tagName.toLowerCase()}.${String(element.className).slice(0, 80)} right=${Math.round(box.right)}`);
+        if (!contained)
+          offenders.push(`${element.tagName.toLowerCase()}.${String(element.className).slice(0, 80)} right=${Math.round(box.right)}`);
       }
     }
     return { scrollWidth: document.documentElement.scrollWidth, offenders: offenders.slice(0, 5) };

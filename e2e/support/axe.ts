@@ -39,8 +39,12 @@ export async function expectNoAxeViolations(page: Page, context: string, options
       const { violations, incomplete } = await builder.analyze();
       // What axe could not decide (text over a gradient, a cell under a sticky header): not a
       // failure, listed on request for a person to look at.
-      if (process.env.AXE_INCOMPLETE) for (const item of incomplete) for (const node of item.nodes) console.log(`axe-core could not decide on ${context} [${scheme}]: ${describe(item.id, item.impact, node)}`);
-      for (const violation of violations) for (const node of violation.nodes) found.push(`[${scheme}] ${describe(violation.id, violation.impact, node)}`);
+      if (process.env.AXE_INCOMPLETE)
+        for (const item of incomplete)
+          for (const node of item.nodes)
+            console.log(`axe-core could not decide on ${context} [${scheme}]: ${describe(item.id, item.impact, node)}`);
+      for (const violation of violations)
+        for (const node of violation.nodes) found.push(`[${scheme}] ${describe(violation.id, violation.impact, node)}`);
     }
   } finally {
     if (schemes.at(-1) !== initial) await page.emulateMedia({ colorScheme: initial });

@@ -76,7 +76,12 @@ export function hostedLoginSetup(): ReturnType<typeof database> & { app: Applica
 }
 
 /** A registered application: public (PKCE) or confidential (client secret), with an optional logo. */
-export async function registerClient(store: Store, app: Application, name: string, options: { confidential?: boolean; logoUrl?: string } = {}): Promise<Client> {
+export async function registerClient(
+  store: Store,
+  app: Application,
+  name: string,
+  options: { confidential?: boolean; logoUrl?: string } = {},
+): Promise<Client> {
   const id = privateKeyToAccount(generatePrivateKey()).address;
   await createClient(store, { id, name, logoUrl: options.logoUrl });
   await addRedirectUri(store, id, app.url);
@@ -93,7 +98,13 @@ export function pkce() {
 export const defaultPkce = pkce();
 
 export function authorizeUrl(app: Application, params: Record<string, string | undefined>, base = "") {
-  const query = new URLSearchParams({ response_type: "code", scope: "openid email", redirect_uri: app.url, code_challenge: defaultPkce.challenge, code_challenge_method: "S256" });
+  const query = new URLSearchParams({
+    response_type: "code",
+    scope: "openid email",
+    redirect_uri: app.url,
+    code_challenge: defaultPkce.challenge,
+    code_challenge_method: "S256",
+  });
   for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, value);
   return `${base}/auth?${query}`;
 }
@@ -109,7 +120,8 @@ export async function exchange(app: Application, client: Client, code: string, v
   const jwks = createRemoteJWKSet(new URL(`${baseURL}/keys`));
   const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: app.url, code_verifier: verifier });
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
-  if (client.secret) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString("base64")}`;
+  if (client.secret)
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString("base64")}`;
   else form.set("client_id", client.id);
   const response = await fetch(`${baseURL}/token`, { method: "POST", headers, body: form });
   const body = await response.json();
@@ -137,29 +149,35 @@ export function contrastRatio(a: number[], b: number[]): number {
  * (Tailwind 4 writes oklch) comes out as the pixels a person sees.
  */
 export async function colours(page: Page, selector: string): Promise<{ text: number[]; background: number[] }> {
-  return page.locator(selector).first().evaluate((element) => {
-    const toRgb = (color: string) => {
-      const canvas = document.createElement("canvas");
-      canvas.width = canvas.height = 1;
-      const context = canvas.getContext("2d", { willReadFrequently: true })!;
-      context.fillStyle = "#fff";
-      context.fillRect(0, 0, 1, 1);
-      context.fillStyle = color;
-      context.fillRect(0, 0, 1, 1);
-      return Array.from(context.getImageData(0, 0, 1, 1).data.slice(0, 3));
-    };
-    let node: Element | null = element;
-    let background = "rgb(255, 255, 255)";
-    while (node) {
-      const style = getComputedStyle(node);
-      const probe = toRgb(style.backgroundColor);
-      const transparent = style.backgroundColor === "transparent" || /rgba\(.*,\s*0\)$/.test(style.backgroundColor) || /\/\s*0\)$/.test(style.backgroundColor);
-      if (!transparent && probe) {
-        background = style.backgroundColor;
-        break;
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((element) => {
+      const toRgb = (color: string) => {
+        const canvas = document.createElement("canvas");
+        canvas.width = canvas.height = 1;
+        const context = canvas.getContext("2d", { willReadFrequently: true })!;
+        context.fillStyle = "#fff";
+        context.fillRect(0, 0, 1, 1);
+        context.fillStyle = color;
+        context.fillRect(0, 0, 1, 1);
+        return Array.from(context.getImageData(0, 0, 1, 1).data.slice(0, 3));
+      };
+      let node: Element | null = element;
+      let background = "rgb(255, 255, 255)";
+      while (node) {
+        const style = getComputedStyle(node);
+        const probe = toRgb(style.backgroundColor);
+        const transparent =
+          style.backgroundColor === "transparent" ||
+          /rgba\(.*,\s*0\)$/.test(style.backgroundColor) ||
+          /\/\s*0\)$/.test(style.backgroundColor);
+        if (!transparent && probe) {
+          background = style.backgroundColor;
+          break;
+        }
+        node = node.parentElement;
       }
-      node = node.parentElement;
-    }
-    return { text: toRgb(getComputedStyle(element).color), background: toRgb(background) };
-  });
+      return { text: toRgb(getComputedStyle(element).color), background: toRgb(background) };
+    });
 }

@@ -12,7 +12,11 @@ import { freePort } from "../../scripts/free-port";
 export type Instance = { name: string; url: string; api: string; process: ChildProcess; output: string[]; exited: Promise<number | null> };
 
 /** Starts scripts/start.ts with `args` in `cwd` (this checkout by default) on a free port. */
-export async function startInstance(name: string, env: Record<string, string>, options: { cwd?: string; args?: string[] } = {}): Promise<Instance> {
+export async function startInstance(
+  name: string,
+  env: Record<string, string>,
+  options: { cwd?: string; args?: string[] } = {},
+): Promise<Instance> {
   const port = await freePort();
   const url = `http://localhost:${port}`;
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", ...(options.args ?? [])], {
@@ -30,8 +34,12 @@ export async function startInstance(name: string, env: Record<string, string>, o
 export async function ready(instance: Instance, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (instance.process.exitCode !== null) throw new Error(`${instance.name} exited with ${instance.process.exitCode}:\n${instance.output.join("")}`);
-    const status = await fetch(`${instance.url}/healthz/ready`).then((r) => r.status, () => 0);
+    if (instance.process.exitCode !== null)
+      throw new Error(`${instance.name} exited with ${instance.process.exitCode}:\n${instance.output.join("")}`);
+    const status = await fetch(`${instance.url}/healthz/ready`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

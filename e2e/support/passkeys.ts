@@ -12,14 +12,23 @@ import type { CDPSession, Page } from "@playwright/test";
 export type VirtualAuthenticator = {
   cdp: CDPSession;
   authenticatorId: string;
-  credentials(): Promise<{ credentialId: string; isResidentCredential: boolean; rpId?: string; userHandle?: string; signCount: number; privateKey: string }[]>;
+  credentials(): Promise<
+    { credentialId: string; isResidentCredential: boolean; rpId?: string; userHandle?: string; signCount: number; privateKey: string }[]
+  >;
 };
 
 export async function addVirtualAuthenticator(page: Page): Promise<VirtualAuthenticator> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("WebAuthn.enable", { enableUI: false });
   const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return {
     cdp,
@@ -30,7 +39,8 @@ export async function addVirtualAuthenticator(page: Page): Promise<VirtualAuthen
 
 /** Copies the passkeys of one virtual authenticator into another (the same person on another page). */
 export async function copyPasskeys(from: VirtualAuthenticator, to: VirtualAuthenticator) {
-  for (const credential of await from.credentials()) await to.cdp.send("WebAuthn.addCredential", { authenticatorId: to.authenticatorId, credential });
+  for (const credential of await from.credentials())
+    await to.cdp.send("WebAuthn.addCredential", { authenticatorId: to.authenticatorId, credential });
 }
 
 export type Misbehaviour = "none" | "replay" | "tamper";
@@ -42,7 +52,16 @@ export async function misbehave(page: Page): Promise<(mode: Misbehaviour) => Pro
     state.__passkeyMode = "none";
     const b64 = (buffer: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)));
     const bytes = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0)).buffer;
-    type Recorded = { id: string; rawId: string; type: string; attachment: string | null; clientDataJSON: string; authenticatorData: string; signature: string; userHandle: string | null };
+    type Recorded = {
+      id: string;
+      rawId: string;
+      type: string;
+      attachment: string | null;
+      clientDataJSON: string;
+      authenticatorData: string;
+      signature: string;
+      userHandle: string | null;
+    };
     /** A credential-shaped object, as @simplewebauthn/browser reads one. */
     const fake = (r: Recorded) =>
       ({
@@ -51,7 +70,12 @@ export async function misbehave(page: Page): Promise<(mode: Misbehaviour) => Pro
         type: r.type,
         authenticatorAttachment: r.attachment,
         getClientExtensionResults: () => ({}),
-        response: { clientDataJSON: bytes(r.clientDataJSON), authenticatorData: bytes(r.authenticatorData), signature: bytes(r.signature), userHandle: r.userHandle ? bytes(r.userHandle) : null },
+        response: {
+          clientDataJSON: bytes(r.clientDataJSON),
+          authenticatorData: bytes(r.authenticatorData),
+          signature: bytes(r.signature),
+          userHandle: r.userHandle ? bytes(r.userHandle) : null,
+        },
       }) as unknown as Credential;
     const real = navigator.credentials.get.bind(navigator.credentials);
     navigator.credentials.get = async (options?: CredentialRequestOptions) => {

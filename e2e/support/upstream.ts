@@ -15,8 +15,20 @@ const [googlePort, applePort] = process.env.E2E_UPSTREAM_PORTS.split(",").map(Nu
 export type Upstream = { id: "google" | "apple"; port: number; issuer: string; clientId: string; clientSecret: string };
 
 export const upstreams: Record<"google" | "apple", Upstream> = {
-  google: { id: "google", port: googlePort, issuer: `http://localhost:${googlePort}`, clientId: "keyfob-e2e-google", clientSecret: "google-stand-in-secret-0123456789abcdef" },
-  apple: { id: "apple", port: applePort, issuer: `http://localhost:${applePort}`, clientId: "keyfob-e2e-apple", clientSecret: "apple-stand-in-secret-0123456789abcdef" },
+  google: {
+    id: "google",
+    port: googlePort,
+    issuer: `http://localhost:${googlePort}`,
+    clientId: "keyfob-e2e-google",
+    clientSecret: "google-stand-in-secret-0123456789abcdef",
+  },
+  apple: {
+    id: "apple",
+    port: applePort,
+    issuer: `http://localhost:${applePort}`,
+    clientId: "keyfob-e2e-apple",
+    clientSecret: "apple-stand-in-secret-0123456789abcdef",
+  },
 };
 
 /** What Keyfob's web server needs to use the stand-ins. */

@@ -118,7 +118,8 @@ function pageScript({ wallets, asWindowEthereum }: { wallets: Installed[]; asWin
   if (asWindowEthereum) (window as unknown as { ethereum: unknown }).ethereum = providers[0];
   const announce = () =>
     wallets.forEach(({ announce: info }, i) => {
-      if (info) window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider: providers[i] }) }));
+      if (info)
+        window.dispatchEvent(new CustomEvent("eip6963:announceProvider", { detail: Object.freeze({ info, provider: providers[i] }) }));
     });
   window.addEventListener("eip6963:requestProvider", announce);
   announce();
@@ -127,7 +128,10 @@ function pageScript({ wallets, asWindowEthereum }: { wallets: Installed[]; asWin
 /** A plain window.ethereum wallet. */
 export async function installWallet(page: Page, options: { privateKey: Hex; chainId: number }): Promise<FakeWallet> {
   const { wallet } = await expose(page, [{ tag: "wallet", privateKey: options.privateKey, chainId: options.chainId }]);
-  await page.addInitScript(pageScript, { wallets: [{ tag: "wallet", address: wallet.address, chainId: options.chainId }], asWindowEthereum: true });
+  await page.addInitScript(pageScript, {
+    wallets: [{ tag: "wallet", address: wallet.address, chainId: options.chainId }],
+    asWindowEthereum: true,
+  });
   return wallet;
 }
 
@@ -142,7 +146,12 @@ export async function installAnnouncedWallets(page: Page, chainId: number, walle
       tag: w.rdns,
       address: installed[w.rdns].address,
       chainId,
-      announce: { name: w.name, rdns: w.rdns, icon: w.icon ?? walletIcon(["#f97316", "#0ea5e9", "#22c55e"][i % 3]), uuid: `00000000-0000-4000-8000-00000000000${i}` },
+      announce: {
+        name: w.name,
+        rdns: w.rdns,
+        icon: w.icon ?? walletIcon(["#f97316", "#0ea5e9", "#22c55e"][i % 3]),
+        uuid: `00000000-0000-4000-8000-00000000000${i}`,
+      },
     })),
     asWindowEthereum: false,
   });

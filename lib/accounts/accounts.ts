@@ -23,7 +23,10 @@ export async function resolveAccount({ store }: Keyfob, identity: LoginIdentity)
   const key = { provider: identity.provider, subject: identity.subject };
   const known = await store.accounts.findIdentity(key);
   if (known) {
-    await store.accounts.touchIdentity(key, identity.email !== undefined ? { email: identity.email, emailVerified: identity.emailVerified } : undefined);
+    await store.accounts.touchIdentity(
+      key,
+      identity.email !== undefined ? { email: identity.email, emailVerified: identity.emailVerified } : undefined,
+    );
     return known.accountId;
   }
   const accountId = identity.provider === "web3" ? getAddress(identity.subject) : getAddress(bytesToHex(randomBytes(20)));

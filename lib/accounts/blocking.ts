@@ -7,7 +7,11 @@ import { OAuthError } from "../oauth/errors";
  * tokens and refresh tokens are revoked in the same transaction. Unblocking lets it log in again;
  * nothing revoked comes back.
  */
-export function blockAccount({ store }: Keyfob, accountId: string, now = new Date()): Promise<{ revokedTokens: number; revokedSessions: number }> {
+export function blockAccount(
+  { store }: Keyfob,
+  accountId: string,
+  now = new Date(),
+): Promise<{ revokedTokens: number; revokedSessions: number }> {
   return store.accounts.block(accountId, now);
 }
 

@@ -18,7 +18,13 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
  */
 export function searchAccounts(store: Store, query: string | undefined, page: number, pageSize: number) {
   const text = query?.trim() ?? "";
-  const search: AccountQuery = ADDRESS.test(text) ? { address: getAddress(text) } : text.includes("@") ? { email: text } : text ? { text } : {};
+  const search: AccountQuery = ADDRESS.test(text)
+    ? { address: getAddress(text) }
+    : text.includes("@")
+      ? { email: text }
+      : text
+        ? { text }
+        : {};
   return store.accounts.search(search, (page - 1) * pageSize, pageSize);
 }
 
@@ -41,7 +47,10 @@ export async function findAccount(store: Store, reference: string): Promise<{ id
 /** Counts of what an account holds now: live access tokens (its wallets' too) and live refresh grants. */
 export async function accountHoldings(store: Store, accountId: string, now = new Date()) {
   const holders = await store.accounts.holders(accountId);
-  const [accessTokens, refreshGrants] = await Promise.all([store.tokens.countActive({ userIds: holders }, now), store.tokens.countLiveGrants({ accountId }, now)]);
+  const [accessTokens, refreshGrants] = await Promise.all([
+    store.tokens.countActive({ userIds: holders }, now),
+    store.tokens.countLiveGrants({ accountId }, now),
+  ]);
   return { accessTokens, refreshGrants };
 }
 
@@ -52,6 +61,10 @@ export async function accountHoldings(store: Store, accountId: string, now = new
  * log keeps its events. A wallet or Google/Apple identity that logs in again later gets a new,
  * empty account: to keep someone out, block the account instead.
  */
-export function deleteAccount({ store }: Keyfob, accountId: string, now = new Date()): Promise<{ revokedTokens: number; endedSessions: number; identities: number } | undefined> {
+export function deleteAccount(
+  { store }: Keyfob,
+  accountId: string,
+  now = new Date(),
+): Promise<{ revokedTokens: number; endedSessions: number; identities: number } | undefined> {
   return store.accounts.delete(accountId, now);
 }

@@ -31,7 +31,11 @@ export type AuthorizationContext = { session?: LoginSession; ip?: string };
  * With prompt=none the browser's session completes the request at once, if it may (see
  * sessionMayComplete); otherwise login_required.
  */
-export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams, context: AuthorizationContext = {}): Promise<AuthorizationStart> {
+export async function startAuthorization(
+  keyfob: Keyfob,
+  query: URLSearchParams,
+  context: AuthorizationContext = {},
+): Promise<AuthorizationStart> {
   const { store, config } = keyfob;
   const rawClientId = query.get("client_id");
   const redirectUri = query.get("redirect_uri");
@@ -49,7 +53,11 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
     kind: "redirect" as const,
     error: params.error,
     // A state that is itself refused is not echoed back.
-    location: authorizationResponse(redirectUri, { ...params, state: state !== undefined && isAcceptableParameter("state", state) ? state : undefined, iss: config.issuerUrl }),
+    location: authorizationResponse(redirectUri, {
+      ...params,
+      state: state !== undefined && isAcceptableParameter("state", state) ? state : undefined,
+      iss: config.issuerUrl,
+    }),
   });
   let request: PendingRequest;
   try {
@@ -59,15 +67,18 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
     }
     // Request objects (OpenID Connect Core 6, RFC 9101) are not supported: refused rather than
     // ignored, since the parameters inside them would be lost (discovery says so too).
-    if (query.has("request")) throw new OAuthError("request_not_supported", "request objects are not supported; send the parameters in the query");
-    if (query.has("request_uri")) throw new OAuthError("request_uri_not_supported", "request_uri is not supported; send the parameters in the query");
+    if (query.has("request"))
+      throw new OAuthError("request_not_supported", "request objects are not supported; send the parameters in the query");
+    if (query.has("request_uri"))
+      throw new OAuthError("request_uri_not_supported", "request_uri is not supported; send the parameters in the query");
     const responseType = query.get("response_type");
     if (!responseType) throw invalidRequest("missing required parameter: response_type");
     if (responseType !== "code") throw new OAuthError("unsupported_response_type", "response_type must be code");
     const scope = query.get("scope");
     if (!scope) throw invalidRequest("missing required parameter: scope");
     const prompt = parsePrompt(query.get("prompt") || undefined);
-    const codeChallenge = parseCodeChallenge(query.get("code_challenge") || undefined, query.get("code_challenge_method") || undefined) ?? null;
+    const codeChallenge =
+      parseCodeChallenge(query.get("code_challenge") || undefined, query.get("code_challenge_method") || undefined) ?? null;
     // RFC 9700 2.1.1: PKCE for every public client; a confidential one when an admin requires it.
     if (!codeChallenge && (!client.secretHash || client.requirePkce)) {
       throw invalidRequest("code_challenge is required for this client (PKCE with S256)");
@@ -96,14 +107,20 @@ export async function startAuthorization(keyfob: Keyfob, query: URLSearchParams,
   if (request.prompt?.split(" ").includes("none")) {
     const { session } = context;
     if (!session || !sessionMayComplete(request, session, config)) {
-      return respond({ error: "login_required", error_description: session ? "a new login is required for this request" : "the user is not logged in" });
+      return respond({
+        error: "login_required",
+        error_description: session ? "a new login is required for this request" : "the user is not logged in",
+      });
     }
     return { kind: "redirect", location: await issueAuthorizationCode(keyfob, request, session.identity, session) };
   }
   const interaction = await createInteraction(keyfob, request, context.ip);
   if (!interaction) {
     rateLimited.inc({ endpoint: "authorize", limit: "pending_logins" });
-    return respond({ error: "temporarily_unavailable", error_description: "too many unfinished sign-ins from this address; finish or wait for them to expire" });
+    return respond({
+      error: "temporarily_unavailable",
+      error_description: "too many unfinished sign-ins from this address; finish or wait for them to expire",
+    });
   }
   return {
     kind: "login",
@@ -129,4 +146,3 @@ function parseMaxAge(value: string | undefined): number | null {
   if (!/^\d{1,9}$/.test(value)) throw invalidRequest("max_age must be a whole number of seconds");
   return Number(value);
 }
-

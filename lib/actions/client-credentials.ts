@@ -33,17 +33,28 @@ export type ClientCredentialsResponse = { access_token: string; token_type: "bea
  * from the instance's cache, as for the other grants; the statement that records the token checks
  * it again in the database (lib/store/tokens.ts), so a change is effective on the next request.
  */
-export async function clientCredentials(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued<ClientCredentialsResponse>> {
+export async function clientCredentials(
+  keyfob: Keyfob,
+  request: Request,
+  params: Params,
+  caller: Caller,
+): Promise<Issued<ClientCredentialsResponse>> {
   const client = await authenticateCachedClient(keyfob.clients, request, params);
-  if (!client.secretHash) throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
+  if (!client.secretHash)
+    throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 
   const allowed = client.managementScopes ?? [];
   if (allowed.length === 0) throw notAllowed();
   const requested = [...new Set(params.get("scope")?.split(" ").filter(Boolean) ?? allowed)];
   const unknown = requested.find((scope) => !isManagementScope(scope));
-  if (unknown !== undefined || requested.length === 0) throw new OAuthError("invalid_scope", `client_credentials grants the management scopes only: ${Object.keys(MANAGEMENT_SCOPES).join(", ")}`);
+  if (unknown !== undefined || requested.length === 0)
+    throw new OAuthError(
+      "invalid_scope",
+      `client_credentials grants the management scopes only: ${Object.keys(MANAGEMENT_SCOPES).join(", ")}`,
+    );
   const withheld = requested.find((scope) => !covers(allowed, scope as ManagementScope));
-  if (withheld !== undefined) throw new OAuthError("invalid_scope", `this client is not allowed the scope ${withheld}; it may get ${allowed.join(", ")}`);
+  if (withheld !== undefined)
+    throw new OAuthError("invalid_scope", `this client is not allowed the scope ${withheld}; it may get ${allowed.join(", ")}`);
   const scope = requested.join(" ");
 
   const { kid, privateKey } = await keyfob.keys.signingKey();
@@ -64,11 +75,17 @@ export async function clientCredentials(keyfob: Keyfob, request: Request, params
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
   const record = { jti, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope, expiresAt: new Date((iat + lifetime) * 1000) };
-  if (!(await keyfob.store.tokens.recordClientToken(client.id, client.secretHash, requested, record, caller))) await refused(keyfob, client.id, client.secretHash);
-  return { response: { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope }, flow: "client_credentials", connector: CLIENT_CREDENTIALS_CONNECTOR };
+  if (!(await keyfob.store.tokens.recordClientToken(client.id, client.secretHash, requested, record, caller)))
+    await refused(keyfob, client.id, client.secretHash);
+  return {
+    response: { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope },
+    flow: "client_credentials",
+    connector: CLIENT_CREDENTIALS_CONNECTOR,
+  };
 }
 
-const notAllowed = () => new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");
+const notAllowed = () =>
+  new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");
 
 /** Why the recording statement refused a client read from the cache: it changed since. */
 async function refused({ store }: Keyfob, id: string, secretHash: string): Promise<never> {

@@ -22,7 +22,12 @@ export type EndSessionDecision =
   | { kind: "confirm"; clientName?: string }
   | { kind: "logout"; location?: string };
 
-export async function decideEndSession(keyfob: Keyfob, params: Params, session: LoginSession | undefined, confirmed: boolean): Promise<EndSessionDecision> {
+export async function decideEndSession(
+  keyfob: Keyfob,
+  params: Params,
+  session: LoginSession | undefined,
+  confirmed: boolean,
+): Promise<EndSessionDecision> {
   const hint = params.get("id_token_hint");
   const clientId = params.get("client_id");
   const redirectUri = params.get("post_logout_redirect_uri");

@@ -47,7 +47,8 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
   verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
 
   const requested = grant.scope.split(" ") as Scope[];
-  const offlineAccess = requested.includes(OFFLINE_ACCESS) && (client.refreshTokensAllowed ?? (await refreshTokensAllowed(keyfob, client.id)));
+  const offlineAccess =
+    requested.includes(OFFLINE_ACCESS) && (client.refreshTokensAllowed ?? (await refreshTokensAllowed(keyfob, client.id)));
   const scope = offlineAccess ? requested : withoutOfflineAccess(requested);
   const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
     clientId: client.id,

@@ -19,7 +19,11 @@ export type ChallengeResponse = { state: string; challenge: string };
  * challenges only the caller's own (`caller.ip`, the address the request came from) refuses: the
  * address's and the client's make room by dropping their oldest, since anyone may name them.
  */
-export async function generateChallenge({ config, store }: Keyfob, params: Params, caller: { ip?: string } = {}): Promise<ChallengeResponse> {
+export async function generateChallenge(
+  { config, store }: Keyfob,
+  params: Params,
+  caller: { ip?: string } = {},
+): Promise<ChallengeResponse> {
   const clientId = normalizeClientId(required(params, "client_id"));
   const domain = required(params, "domain");
   const scope = parseScope(required(params, "scope"));
@@ -34,7 +38,14 @@ export async function generateChallenge({ config, store }: Keyfob, params: Param
   const now = new Date();
   // A domain that is no URL is no registered redirect URI: the statement below stores nothing and says why.
   const challenge = URL.canParse(domain)
-    ? createChallengeMessage({ issuerUrl: config.issuerUrl, domain, address, chainId: config.chainId, nonce: generateNonce(), issuedAt: now })
+    ? createChallengeMessage({
+        issuerUrl: config.issuerUrl,
+        domain,
+        address,
+        chainId: config.chainId,
+        nonce: generateNonce(),
+        issuedAt: now,
+      })
     : "";
   const stored = await store.codes.insertChallenge(
     {
@@ -48,7 +59,11 @@ export async function generateChallenge({ config, store }: Keyfob, params: Param
       expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
       ip: caller.ip ? addressBucket(caller.ip) : undefined,
     },
-    { perClient: config.pendingCaps.challengesPerClient, perAddress: config.pendingCaps.challengesPerAddress, perIp: config.pendingCaps.challengesPerIp },
+    {
+      perClient: config.pendingCaps.challengesPerClient,
+      perAddress: config.pendingCaps.challengesPerAddress,
+      perIp: config.pendingCaps.challengesPerIp,
+    },
     now,
   );
   if (!stored.enabled) throw invalidClient("unknown or disabled client");

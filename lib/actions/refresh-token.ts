@@ -79,13 +79,19 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
     const current = await store.tokens.findRefreshToken(tokenHash);
     if (current?.usedAt) throw await reused(keyfob, current, caller);
     if (current && !current.client.enabled) throw invalidClient("unknown or disabled client");
-    if (current && !current.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
-    if (current && client.secretHash !== undefined && (await store.clients.findForTokens(client.id))?.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
+    if (current && !current.client.refreshTokensAllowed)
+      throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
+    if (current && client.secretHash !== undefined && (await store.clients.findForTokens(client.id))?.secretHash !== client.secretHash)
+      throw invalidClient("client authentication failed");
     throw invalidGrant("the refresh token has been revoked or has expired");
   }
   const asked = requestedScope === undefined ? original : (requestedScope.split(" ").filter(Boolean) as Scope[]);
   const differs = scope.length !== new Set(asked).size;
-  return { response: { ...response, refresh_token: successor.value, ...(differs && { scope: scope.join(" ") }) }, flow: "refresh_token", connector: stored.connector };
+  return {
+    response: { ...response, refresh_token: successor.value, ...(differs && { scope: scope.join(" ") }) },
+    flow: "refresh_token",
+    connector: stored.connector,
+  };
 }
 
 /** A used refresh token presented again: revokes its family and the access tokens issued with it, audits, and refuses. */

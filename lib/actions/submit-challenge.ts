@@ -58,7 +58,11 @@ export async function submitChallenge(keyfob: Keyfob, params: Params, caller: Ca
     nonce: challenge.nonce ?? undefined,
     emailVerified: false,
   });
-  const consumed = await store.codes.consumeChallenge(stateHash, { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt }, caller);
+  const consumed = await store.codes.consumeChallenge(
+    stateHash,
+    { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt },
+    caller,
+  );
   if (!consumed) throw invalidGrant("the state has already been used");
   return { response, flow: "wallet_signature", connector: "web3" };
 }

@@ -30,17 +30,31 @@ const accountId = text(42).min(1, "required");
  * (or null, or empty): unchanged.
  */
 const flag = z
-  .preprocess((v) => (v === "on" || v === true ? "true" : v === false ? "false" : v === null || v === "" ? undefined : v), z.enum(["true", "false"], { message: "must be true or false" }).optional())
+  .preprocess(
+    (v) => (v === "on" || v === true ? "true" : v === false ? "false" : v === null || v === "" ? undefined : v),
+    z.enum(["true", "false"], { message: "must be true or false" }).optional(),
+  )
   .transform((v) => (v === undefined ? undefined : v === "true"));
 /** Management API scopes: a JSON array (API), or text separated by spaces or commas (forms, CLI). */
 const managementScopes = z
-  .preprocess((v) => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v), z.array(z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]], { message: `must be among ${Object.keys(MANAGEMENT_SCOPES).join(", ")}` })))
+  .preprocess(
+    (v) => (typeof v === "string" ? v.split(/[\s,]+/).filter(Boolean) : v),
+    z.array(
+      z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]], {
+        message: `must be among ${Object.keys(MANAGEMENT_SCOPES).join(", ")}`,
+      }),
+    ),
+  )
   .refine((scopes) => scopes.length > 0, "choose at least one scope")
   .transform((scopes) => [...new Set(scopes)]);
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
 type Action<I> = { audit: string; input: z.ZodType<I>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
-const action = <I,>(audit: string, input: z.ZodType<I>, run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>>): Action<I> => ({ audit, input, run });
+const action = <I>(
+  audit: string,
+  input: z.ZodType<I>,
+  run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>>,
+): Action<I> => ({ audit, input, run });
 const none = () => ({});
 
 const clientInput = z.object({ clientId });
@@ -57,7 +71,9 @@ const actions = {
   "client.enable": action("client.enabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, true).then(none)),
   "client.disable": action("client.disabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, false).then(none)),
   "client.delete": action("client.deleted", clientInput, (k, a, i) => ops.deleteClient(k, a, i.clientId).then(none)),
-  "client.rotate_secret": action("client.secret_rotated", clientInput, (k, a, i) => ops.rotateClientSecret(k, a, i.clientId).then((secret) => ({ secret }))),
+  "client.rotate_secret": action("client.secret_rotated", clientInput, (k, a, i) =>
+    ops.rotateClientSecret(k, a, i.clientId).then((secret) => ({ secret })),
+  ),
   "client.update": action(
     "client.updated",
     z.object({
@@ -72,14 +88,23 @@ const actions = {
       managementApi: flag,
       managementScopes: managementScopes.optional(),
     }),
-    (k, a, { clientId, ...changes }) => ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),
+    (k, a, { clientId, ...changes }) =>
+      ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),
   ),
   "redirect_uri.add": action("redirect_uri.added", uriInput, (k, a, i) => ops.addRedirectUri(k, a, i.clientId, i.uri).then(none)),
   "redirect_uri.remove": action("redirect_uri.removed", uriInput, (k, a, i) => ops.removeRedirectUri(k, a, i.clientId, i.uri).then(none)),
-  "post_logout_redirect_uri.add": action("post_logout_redirect_uri.added", uriInput, (k, a, i) => ops.addPostLogoutRedirectUri(k, a, i.clientId, i.uri).then(none)),
-  "post_logout_redirect_uri.remove": action("post_logout_redirect_uri.removed", uriInput, (k, a, i) => ops.removePostLogoutRedirectUri(k, a, i.clientId, i.uri).then(none)),
-  "allowed_origin.add": action("allowed_origin.added", originInput, (k, a, i) => ops.addAllowedOrigin(k, a, i.clientId, i.origin).then(none)),
-  "allowed_origin.remove": action("allowed_origin.removed", originInput, (k, a, i) => ops.removeAllowedOrigin(k, a, i.clientId, i.origin).then(none)),
+  "post_logout_redirect_uri.add": action("post_logout_redirect_uri.added", uriInput, (k, a, i) =>
+    ops.addPostLogoutRedirectUri(k, a, i.clientId, i.uri).then(none),
+  ),
+  "post_logout_redirect_uri.remove": action("post_logout_redirect_uri.removed", uriInput, (k, a, i) =>
+    ops.removePostLogoutRedirectUri(k, a, i.clientId, i.uri).then(none),
+  ),
+  "allowed_origin.add": action("allowed_origin.added", originInput, (k, a, i) =>
+    ops.addAllowedOrigin(k, a, i.clientId, i.origin).then(none),
+  ),
+  "allowed_origin.remove": action("allowed_origin.removed", originInput, (k, a, i) =>
+    ops.removeAllowedOrigin(k, a, i.clientId, i.origin).then(none),
+  ),
   "signer.add": action(
     "signer.added",
     z.object({
@@ -87,11 +112,18 @@ const actions = {
       address: text(42).min(1, "required"),
       expiresAt: z.preprocess((v) => (v === "" || v === null ? undefined : v), z.coerce.date({ message: "must be a date" }).optional()),
     }),
-    (k, a, i) => ops.addSigner(k, a, i.clientId, i.address, i.expiresAt).then((s) => ({ signer: { address: s.address, enabledAt: s.enabledAt, expiresAt: s.expiresAt } })),
+    (k, a, i) =>
+      ops
+        .addSigner(k, a, i.clientId, i.address, i.expiresAt)
+        .then((s) => ({ signer: { address: s.address, enabledAt: s.enabledAt, expiresAt: s.expiresAt } })),
   ),
-  "signer.revoke": action("signer.revoked", z.object({ clientId, address: text(42).min(1, "required") }), (k, a, i) => ops.revokeSigner(k, a, i.clientId, i.address).then(none)),
+  "signer.revoke": action("signer.revoked", z.object({ clientId, address: text(42).min(1, "required") }), (k, a, i) =>
+    ops.revokeSigner(k, a, i.clientId, i.address).then(none),
+  ),
   "key.rotate": action("key.rotated", z.object({}), (k, a) => ops.rotateSigningKey(k, a).then(none)),
-  "key.revoke": action("key.revoked", z.object({ kid: text(100).min(1, "required") }), (k, a, i) => ops.revokeSigningKey(k, a, i.kid).then((revocation) => ({ ...revocation }))),
+  "key.revoke": action("key.revoked", z.object({ kid: text(100).min(1, "required") }), (k, a, i) =>
+    ops.revokeSigningKey(k, a, i.kid).then((revocation) => ({ ...revocation })),
+  ),
   "token.revoke": action(
     "token.revoked",
     z.object({ jti: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
@@ -104,13 +136,15 @@ const actions = {
   ),
   "admin.grant": action("admin.granted", accountInput, (k, a, i) => ops.grantAdmin(k, a, i.accountId).then(none)),
   "admin.revoke": action("admin.revoked", accountInput, (k, a, i) => ops.revokeAdmin(k, a, i.accountId).then(none)),
-  "account.block": action("account.blocked", accountInput, (k, a, i) => ops.blockAccount(k, a, i.accountId).then(({ revokedTokens, revokedSessions }) => ({ revokedTokens, revokedSessions }))),
+  "account.block": action("account.blocked", accountInput, (k, a, i) =>
+    ops.blockAccount(k, a, i.accountId).then(({ revokedTokens, revokedSessions }) => ({ revokedTokens, revokedSessions })),
+  ),
   "account.unblock": action("account.unblocked", accountInput, (k, a, i) => ops.unblockAccount(k, a, i.accountId).then(none)),
-  "account.delete": action("account.deleted", accountInput, (k, a, i) => ops.deleteAccount(k, a, i.accountId).then(({ revokedTokens, endedSessions }) => ({ revokedTokens, endedSessions }))),
-  "session.revoke": action(
-    "session.revoked",
-    z.object({ accountId, sessionId: optionalText(100) }),
-    (k, a, i) => ops.revokeSessions(k, a, i.accountId, i.sessionId).then((revoked) => ({ revoked })),
+  "account.delete": action("account.deleted", accountInput, (k, a, i) =>
+    ops.deleteAccount(k, a, i.accountId).then(({ revokedTokens, endedSessions }) => ({ revokedTokens, endedSessions })),
+  ),
+  "session.revoke": action("session.revoked", z.object({ accountId, sessionId: optionalText(100) }), (k, a, i) =>
+    ops.revokeSessions(k, a, i.accountId, i.sessionId).then((revoked) => ({ revoked })),
   ),
 };
 
@@ -129,12 +163,20 @@ export type AdminActionResult =
 /** The client and account an input names, when they can be such ids: the audit log files a refusal under them. */
 function auditTarget(input: Record<string, unknown>) {
   const client = typeof input.clientId === "string" ? claimedClientId(input.clientId.trim()) : undefined;
-  const account = typeof input.accountId === "string" && /^0x[0-9a-fA-F]{40}$/.test(input.accountId.trim()) ? ops.normalizeAccountId(input.accountId.trim()) : undefined;
+  const account =
+    typeof input.accountId === "string" && /^0x[0-9a-fA-F]{40}$/.test(input.accountId.trim())
+      ? ops.normalizeAccountId(input.accountId.trim())
+      : undefined;
   return { clientId: client, accountId: account };
 }
 
 /** Runs a dashboard change for the holder of `sessionToken`. `input` is the form's fields. */
-export async function performAdminAction(keyfob: Keyfob, sessionToken: string | undefined, name: AdminActionName, input: Record<string, unknown>): Promise<AdminActionResult> {
+export async function performAdminAction(
+  keyfob: Keyfob,
+  sessionToken: string | undefined,
+  name: AdminActionName,
+  input: Record<string, unknown>,
+): Promise<AdminActionResult> {
   let admin: Admin;
   try {
     admin = await requireAdmin(keyfob, sessionToken);
@@ -154,7 +196,12 @@ export async function performAdminAction(keyfob: Keyfob, sessionToken: string | 
  * Runs a change for an admin already vouched for (a session above, an admin token in the
  * management API, the operator at the command line): validation, then the audited operation.
  */
-export async function runAdminAction(keyfob: Keyfob, admin: Admin, name: AdminActionName, input: Record<string, unknown>): Promise<AdminActionResult> {
+export async function runAdminAction(
+  keyfob: Keyfob,
+  admin: Admin,
+  name: AdminActionName,
+  input: Record<string, unknown>,
+): Promise<AdminActionResult> {
   const action = actions[name] as Action<unknown> | undefined;
   if (!action) return { ok: false, status: 400, error: "unknown action" };
   const parsed = action.input.safeParse(input);
@@ -164,13 +211,20 @@ export async function runAdminAction(keyfob: Keyfob, admin: Admin, name: AdminAc
     const reason = Object.entries(fieldErrors)
       .map(([field, message]) => `${field}: ${message}`)
       .join("; ");
-    await keyfob.audit.write({ actor: admin.label, action: action.audit, outcome: "rejected", ...auditTarget(input), detail: `invalid input: ${reason}` });
+    await keyfob.audit.write({
+      actor: admin.label,
+      action: action.audit,
+      outcome: "rejected",
+      ...auditTarget(input),
+      detail: `invalid input: ${reason}`,
+    });
     return { ok: false, status: 400, error: "please correct the highlighted fields", fieldErrors };
   }
   try {
     return { ok: true, value: await action.run(keyfob, admin, parsed.data) };
   } catch (error) {
-    if (error instanceof RegistryError) return { ok: false, status: 400, error: error.message, fieldErrors: { [error.field]: error.message } };
+    if (error instanceof RegistryError)
+      return { ok: false, status: 400, error: error.message, fieldErrors: { [error.field]: error.message } };
     throw error;
   }
 }

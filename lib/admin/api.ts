@@ -43,19 +43,32 @@ const notFound = (what: string) => new ApiError(404, "not_found", `no ${what}`);
 
 export function apiJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   if (status === 204) return new Response(null, { status, headers: { "Cache-Control": "no-store", ...headers } });
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers },
+  });
 }
 
 export function apiError(error: ApiError): Response {
   return apiJson(
-    { error: error.code, error_description: error.message, status: error.status, message: error.message, ...(error.extra.fieldErrors && { field_errors: error.extra.fieldErrors }) },
+    {
+      error: error.code,
+      error_description: error.message,
+      status: error.status,
+      message: error.message,
+      ...(error.extra.fieldErrors && { field_errors: error.extra.fieldErrors }),
+    },
     error.status,
     error.extra.headers,
   );
 }
 
 const challenge = (scope: ManagementScope, params: Record<string, string> = {}) =>
-  ["Bearer realm=\"keyfob\"", `scope="${scope}"`, ...Object.entries(params).map(([name, value]) => `${name}="${errorDescription(value)}"`)].join(", ");
+  [
+    'Bearer realm="keyfob"',
+    `scope="${scope}"`,
+    ...Object.entries(params).map(([name, value]) => `${name}="${errorDescription(value)}"`),
+  ].join(", ");
 
 /** What a route needs: every read keyfob:read, a change the scope of what it changes (lib/admin/scopes.ts). */
 const WRITE_SCOPES: Record<string, ManagementScope> = {
@@ -66,7 +79,8 @@ const WRITE_SCOPES: Record<string, ManagementScope> = {
   Tokens: "keyfob:accounts",
   Admins: ADMIN_SCOPE,
 };
-export const requiredScope = (route: ApiRoute): ManagementScope => (route.method === "GET" ? "keyfob:read" : (WRITE_SCOPES[route.tag] ?? ADMIN_SCOPE));
+export const requiredScope = (route: ApiRoute): ManagementScope =>
+  route.method === "GET" ? "keyfob:read" : (WRITE_SCOPES[route.tag] ?? ADMIN_SCOPE);
 
 /**
  * The admin behind a request's bearer token, for a route that needs `scope`: the token verified like
@@ -75,29 +89,42 @@ export const requiredScope = (route: ApiRoute): ManagementScope => (route.method
  * management API and, at this moment, that scope (so narrowing a client's scopes is effective at once).
  */
 export async function authenticateApiAdmin(k: Keyfob, request: Request, scope: ManagementScope): Promise<Admin> {
-  if (!request.headers.has("authorization")) throw new ApiError(401, "invalid_token", "an access token is required: Authorization: Bearer <token>", { headers: { "WWW-Authenticate": challenge(scope) } });
+  if (!request.headers.has("authorization"))
+    throw new ApiError(401, "invalid_token", "an access token is required: Authorization: Bearer <token>", {
+      headers: { "WWW-Authenticate": challenge(scope) },
+    });
   let token: Awaited<ReturnType<typeof verifyAccessToken>>;
   try {
     token = await verifyAccessToken(k, bearerToken(request));
   } catch (error) {
     if (error instanceof OAuthError && error.status < 500) {
-      throw new ApiError(401, error.code, error.message, { headers: { "WWW-Authenticate": challenge(scope, { error: error.code, error_description: error.message }) } });
+      throw new ApiError(401, error.code, error.message, {
+        headers: { "WWW-Authenticate": challenge(scope, { error: error.code, error_description: error.message }) },
+      });
     }
     throw error;
   }
   const clientId = token.clientId;
   const refuse = async (code: string, description: string, headers?: Record<string, string>) => {
-    k.audit.record({ action: "admin_api.refused", outcome: code, clientId, detail: `${request.method} ${new URL(request.url).pathname}: ${description}` });
+    k.audit.record({
+      action: "admin_api.refused",
+      outcome: code,
+      clientId,
+      detail: `${request.method} ${new URL(request.url).pathname}: ${description}`,
+    });
     return new ApiError(403, code, description, { headers });
   };
   if (!covers((token.payload.scope ?? "").split(" "), scope)) {
-    throw await refuse("insufficient_scope", `this needs a token with the ${scope} scope (or ${ADMIN_SCOPE})`, { "WWW-Authenticate": challenge(scope, { error: "insufficient_scope" }) });
+    throw await refuse("insufficient_scope", `this needs a token with the ${scope} scope (or ${ADMIN_SCOPE})`, {
+      "WWW-Authenticate": challenge(scope, { error: "insufficient_scope" }),
+    });
   }
   const client = await k.store.clients.find(clientId);
   if (!client?.enabled || !client.managementApi || client.secretHash === null) {
     throw await refuse("access_denied", "the token's client is no longer allowed the management API");
   }
-  if (!covers(client.managementScopes, scope)) throw await refuse("access_denied", `the token's client is no longer allowed the ${scope} scope`);
+  if (!covers(client.managementScopes, scope))
+    throw await refuse("access_denied", `the token's client is no longer allowed the ${scope} scope`);
   return { accountId: `client:${clientId}`, label: `api:${clientId}` };
 }
 
@@ -126,7 +153,9 @@ async function perform(c: Context, name: AdminActionName, input: Record<string, 
   const result = await runAdminAction(c.k, c.admin, name, { ...c.body, ...input });
   if (result.ok) return result.value;
   const fieldErrors = result.fieldErrors ?? {};
-  const missing = Object.entries(fieldErrors).find(([field, message]) => ["clientId", "accountId"].includes(field) && message.startsWith("no "));
+  const missing = Object.entries(fieldErrors).find(
+    ([field, message]) => ["clientId", "accountId"].includes(field) && message.startsWith("no "),
+  );
   if (missing) throw new ApiError(404, "not_found", missing[1]);
   const reasons = Object.entries(fieldErrors).map(([field, message]) => `${field}: ${message}`);
   throw new ApiError(400, "invalid_request", reasons.length ? reasons.join("; ") : result.error, { fieldErrors });
@@ -142,7 +171,10 @@ const queryValue = (query: URLSearchParams) => (name: string) => query.get(name)
 /** A list's filters (lib/admin/filters.ts, as the dashboard reads them), or 400 with a field error for each one that cannot be used. */
 function valid<T extends { errors: FilterErrors<string> }>(parsed: T): T {
   const problems = Object.entries(parsed.errors) as [string, string][];
-  if (problems.length > 0) throw new ApiError(400, "invalid_request", problems.map(([f, m]) => `${f}: ${m}`).join("; "), { fieldErrors: Object.fromEntries(problems) });
+  if (problems.length > 0)
+    throw new ApiError(400, "invalid_request", problems.map(([f, m]) => `${f}: ${m}`).join("; "), {
+      fieldErrors: Object.fromEntries(problems),
+    });
   return parsed;
 }
 
@@ -154,7 +186,8 @@ async function client(c: Context) {
 
 async function account(c: Context) {
   const reference = await ops.resolveAccountReference(c.k, c.admin, c.params.accountId);
-  if (reference && "ambiguous" in reference) throw new ApiError(400, "invalid_request", `several accounts have this email: ${reference.ambiguous.join(", ")}`);
+  if (reference && "ambiguous" in reference)
+    throw new ApiError(400, "invalid_request", `several accounts have this email: ${reference.ambiguous.join(", ")}`);
   const found = reference && (await ops.getAccount(c.k, c.admin, reference.id));
   if (!found) throw notFound(`account ${c.params.accountId}`);
   return found;
@@ -182,9 +215,22 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
 }
 
 /** A list of a client's values: read, add (body field `field`), remove (`?<field>=`). */
-function valueList(path: string, label: string, field: "uri" | "origin", part: "redirectUris" | "postLogoutRedirectUris" | "allowedOrigins", add: AdminActionName, remove: AdminActionName): ApiRoute[] {
+function valueList(
+  path: string,
+  label: string,
+  field: "uri" | "origin",
+  part: "redirectUris" | "postLogoutRedirectUris" | "allowedOrigins",
+  add: AdminActionName,
+  remove: AdminActionName,
+): ApiRoute[] {
   return [
-    { method: "GET", path: `/clients/{clientId}/${path}`, summary: `List the client's ${label}`, tag: "Clients", handle: async (c) => ({ items: clientView(await client(c))[part] }) },
+    {
+      method: "GET",
+      path: `/clients/{clientId}/${path}`,
+      summary: `List the client's ${label}`,
+      tag: "Clients",
+      handle: async (c) => ({ items: clientView(await client(c))[part] }),
+    },
     {
       method: "POST",
       path: `/clients/{clientId}/${path}`,
@@ -239,7 +285,13 @@ export const ROUTES: ApiRoute[] = [
       return clientView((await ops.getClient(c.k, c.admin, clientId))!);
     },
   },
-  { method: "GET", path: "/clients/{clientId}", summary: "A client with its settings, redirect URIs, origins and signers", tag: "Clients", handle: async (c) => clientView(await client(c)) },
+  {
+    method: "GET",
+    path: "/clients/{clientId}",
+    summary: "A client with its settings, redirect URIs, origins and signers",
+    tag: "Clients",
+    handle: async (c) => clientView(await client(c)),
+  },
   {
     method: "PATCH",
     path: "/clients/{clientId}",
@@ -270,12 +322,28 @@ export const ROUTES: ApiRoute[] = [
     tag: "Clients",
     status: 201,
     action: "client.rotate_secret",
-    handle: async (c) => ({ clientId: (await client(c)).id, ...(await perform(c, "client.rotate_secret", { clientId: c.params.clientId })) }),
+    handle: async (c) => ({
+      clientId: (await client(c)).id,
+      ...(await perform(c, "client.rotate_secret", { clientId: c.params.clientId })),
+    }),
   },
   ...valueList("redirect-uris", "redirect URIs", "uri", "redirectUris", "redirect_uri.add", "redirect_uri.remove"),
-  ...valueList("post-logout-redirect-uris", "post-logout redirect URIs", "uri", "postLogoutRedirectUris", "post_logout_redirect_uri.add", "post_logout_redirect_uri.remove"),
+  ...valueList(
+    "post-logout-redirect-uris",
+    "post-logout redirect URIs",
+    "uri",
+    "postLogoutRedirectUris",
+    "post_logout_redirect_uri.add",
+    "post_logout_redirect_uri.remove",
+  ),
   ...valueList("allowed-origins", "allowed origins (CORS)", "origin", "allowedOrigins", "allowed_origin.add", "allowed_origin.remove"),
-  { method: "GET", path: "/clients/{clientId}/signers", summary: "List the client's signers (active, expired and revoked)", tag: "Clients", handle: async (c) => ({ items: clientView(await client(c)).signers }) },
+  {
+    method: "GET",
+    path: "/clients/{clientId}/signers",
+    summary: "List the client's signers (active, expired and revoked)",
+    tag: "Clients",
+    handle: async (c) => ({ items: clientView(await client(c)).signers }),
+  },
   {
     method: "POST",
     path: "/clients/{clientId}/signers",
@@ -299,7 +367,13 @@ export const ROUTES: ApiRoute[] = [
   },
 
   // Signing keys.
-  { method: "GET", path: "/keys", summary: "The signing-key schedule: upcoming, current, retired", tag: "Signing keys", handle: async (c) => ({ items: await ops.keySchedule(c.k, c.admin) }) },
+  {
+    method: "GET",
+    path: "/keys",
+    summary: "The signing-key schedule: upcoming, current, retired",
+    tag: "Signing keys",
+    handle: async (c) => ({ items: await ops.keySchedule(c.k, c.admin) }),
+  },
   {
     method: "POST",
     path: "/keys/rotate",
@@ -326,7 +400,10 @@ export const ROUTES: ApiRoute[] = [
     path: "/accounts",
     summary: "Find accounts by address (its own or a linked wallet's), email or id",
     tag: "Accounts",
-    query: { search: "an address, an email, or text in an id, subject or email (at most 200 characters)", page: "page number, 20 items a page" },
+    query: {
+      search: "an address, an email, or text in an id, subject or email (at most 200 characters)",
+      page: "page number, 20 items a page",
+    },
     handle: (c) => ops.listAccounts(c.k, c.admin, { search: valid(parseSearch(queryValue(c.query))).search, page: page(c.query) }),
   },
   {
@@ -363,7 +440,13 @@ export const ROUTES: ApiRoute[] = [
     action: "account.delete",
     handle: async (c) => perform(c, "account.delete", { accountId: (await account(c)).id }),
   },
-  { method: "GET", path: "/accounts/{accountId}/sessions", summary: "The account's live login sessions", tag: "Sessions", handle: async (c) => ({ items: (await account(c)).sessions }) },
+  {
+    method: "GET",
+    path: "/accounts/{accountId}/sessions",
+    summary: "The account's live login sessions",
+    tag: "Sessions",
+    handle: async (c) => ({ items: (await account(c)).sessions }),
+  },
   {
     method: "DELETE",
     path: "/accounts/{accountId}/sessions",
@@ -442,13 +525,38 @@ export const ROUTES: ApiRoute[] = [
     path: "/audit.csv",
     summary: "The filtered audit log as CSV (UTC times), at most 100 000 rows",
     tag: "Audit log",
-    query: { action: "as for /audit", outcome: "as for /audit", client: "as for /audit", account: "as for /audit", from: "as for /audit", to: "as for /audit" },
-    handle: async (c) => new Response(await ops.auditCsv(c.k, c.admin, valid(parseAuditQuery(queryValue(c.query))).filter), { headers: { "Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store" } }),
+    query: {
+      action: "as for /audit",
+      outcome: "as for /audit",
+      client: "as for /audit",
+      account: "as for /audit",
+      from: "as for /audit",
+      to: "as for /audit",
+    },
+    handle: async (c) =>
+      new Response(await ops.auditCsv(c.k, c.admin, valid(parseAuditQuery(queryValue(c.query))).filter), {
+        headers: { "Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store" },
+      }),
   },
 
   // Admins.
-  { method: "GET", path: "/admins", summary: "Accounts granted the admin role (the configured ones are not listed)", tag: "Admins", handle: async (c) => ({ items: await ops.listAdmins(c.k, c.admin) }) },
-  { method: "POST", path: "/admins", summary: "Grant the admin role to an account", tag: "Admins", status: 201, action: "admin.grant", body: ["accountId"], handle: (c) => perform(c, "admin.grant", {}) },
+  {
+    method: "GET",
+    path: "/admins",
+    summary: "Accounts granted the admin role (the configured ones are not listed)",
+    tag: "Admins",
+    handle: async (c) => ({ items: await ops.listAdmins(c.k, c.admin) }),
+  },
+  {
+    method: "POST",
+    path: "/admins",
+    summary: "Grant the admin role to an account",
+    tag: "Admins",
+    status: 201,
+    action: "admin.grant",
+    body: ["accountId"],
+    handle: (c) => perform(c, "admin.grant", {}),
+  },
   {
     method: "DELETE",
     path: "/admins/{accountId}",
@@ -463,7 +571,10 @@ export const ROUTES: ApiRoute[] = [
 ];
 
 /** The route and its path parameters for a method and the path after API_BASE (segments percent-decoded). */
-export function matchRoute(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | { allowed: string[] } | undefined {
+export function matchRoute(
+  method: string,
+  path: string,
+): { route: ApiRoute; params: Record<string, string> } | { allowed: string[] } | undefined {
   let segments: string[];
   try {
     segments = path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -494,14 +605,16 @@ async function readBody(request: Request): Promise<Record<string, unknown>> {
   const raw = await request.text();
   if (raw.trim() === "") return {};
   if (Buffer.byteLength(raw) > MAX_BODY) throw new ApiError(413, "invalid_request", `the body must not exceed ${MAX_BODY} bytes`);
-  if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? "")) throw new ApiError(415, "invalid_request", "the body must be JSON (Content-Type: application/json)");
+  if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? ""))
+    throw new ApiError(415, "invalid_request", "the body must be JSON (Content-Type: application/json)");
   let body: unknown;
   try {
     body = JSON.parse(raw);
   } catch {
     throw new ApiError(400, "invalid_request", "the body is not valid JSON");
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ApiError(400, "invalid_request", "the body must be a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new ApiError(400, "invalid_request", "the body must be a JSON object");
   return body as Record<string, unknown>;
 }
 
@@ -515,7 +628,10 @@ export async function handleApiRequest(k: Keyfob, request: Request, openapi: () 
     // Who asks comes first: without a valid token, nothing is told about the resource.
     const admin = await authenticateApiAdmin(k, request, match && "route" in match ? requiredScope(match.route) : "keyfob:read");
     if (!match) throw new ApiError(404, "not_found", `no such resource: ${request.method} ${API_BASE}${path}`);
-    if ("allowed" in match) throw new ApiError(405, "invalid_request", `use ${match.allowed.join(" or ")} here`, { headers: { Allow: match.allowed.join(", ") } });
+    if ("allowed" in match)
+      throw new ApiError(405, "invalid_request", `use ${match.allowed.join(" or ")} here`, {
+        headers: { Allow: match.allowed.join(", ") },
+      });
     const body = await readBody(request);
     const result = await match.route.handle({ k, admin, params: match.params, query: url.searchParams, body });
     if (result instanceof Response) return result;
@@ -523,7 +639,15 @@ export async function handleApiRequest(k: Keyfob, request: Request, openapi: () 
   } catch (error) {
     if (error instanceof ApiError) return apiError(error);
     const failure = toOAuthError(error);
-    if (failure.status >= 500) log.error("management API request failed", { endpoint: "admin_api", status: failure.status, cause: describe(error) });
-    return apiError(new ApiError(failure.status, failure.code, failure.message, failure.retryAfter || failure.status === 503 ? { headers: { "Retry-After": String(failure.retryAfter ?? 5) } } : {}));
+    if (failure.status >= 500)
+      log.error("management API request failed", { endpoint: "admin_api", status: failure.status, cause: describe(error) });
+    return apiError(
+      new ApiError(
+        failure.status,
+        failure.code,
+        failure.message,
+        failure.retryAfter || failure.status === 503 ? { headers: { "Retry-After": String(failure.retryAfter ?? 5) } } : {},
+      ),
+    );
   }
 }

@@ -109,7 +109,11 @@ export function parseSearch(get: Get, name = "search"): { values: { search: stri
 export type HolderQuery = { client: string; account: string };
 
 /** `?client=&account=` of the tokens and refresh-grants lists. */
-export function parseHolderQuery(get: Get): { values: HolderQuery; filter: { clientId?: string; accountId?: string }; errors: FilterErrors<keyof HolderQuery> } {
+export function parseHolderQuery(get: Get): {
+  values: HolderQuery;
+  filter: { clientId?: string; accountId?: string };
+  errors: FilterErrors<keyof HolderQuery>;
+} {
   const reader = filterReader<keyof HolderQuery>(get);
   const clientId = reader.text("client", MAX_CLIENT_ID);
   const accountId = reader.address("account");

@@ -139,7 +139,9 @@ export function integration(issuer: string, client: IntegrationClient, options: 
     `      type: "oidc",`,
     `      issuer: ${JSON.stringify(issuer)},`,
     `      clientId: ${JSON.stringify(client.id)},`,
-    client.confidential ? `      clientSecret: process.env.KEYFOB_CLIENT_SECRET,` : `      client: { token_endpoint_auth_method: "none" }, // a public client: PKCE, no secret`,
+    client.confidential
+      ? `      clientSecret: process.env.KEYFOB_CLIENT_SECRET,`
+      : `      client: { token_endpoint_auth_method: "none" }, // a public client: PKCE, no secret`,
     `      checks: ["pkce", "state"],`,
     `      authorization: { params: { scope: "openid email" } },`,
     `    },`,

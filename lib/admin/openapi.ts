@@ -41,7 +41,10 @@ const ERROR = {
 
 function bodySchema(route: (typeof ROUTES)[number]): Record<string, unknown> | undefined {
   if (!route.action || !route.body?.length) return undefined;
-  const schema = z.toJSONSchema(actionInput(route.action), { io: "input", unrepresentable: "any" }) as { properties?: Record<string, unknown>; required?: string[] };
+  const schema = z.toJSONSchema(actionInput(route.action), { io: "input", unrepresentable: "any" }) as {
+    properties?: Record<string, unknown>;
+    required?: string[];
+  };
   const properties = Object.fromEntries(route.body.map((field) => [field, FIELD_SCHEMAS[field] ?? schema.properties?.[field] ?? {}]));
   const required = (schema.required ?? []).filter((field) => route.body!.includes(field));
   return { type: "object", properties, ...(required.length && { required }), additionalProperties: false };
@@ -60,7 +63,13 @@ export function openApiDocument(issuer: string) {
       ...(route.action && { description: `Runs the admin action \`${route.action}\` (validated and audited like the dashboard's).` }),
       parameters: [
         ...pathParams.map((name) => ({ name, in: "path", required: true, schema: { type: "string" }, description: "percent-encoded" })),
-        ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: "query", required: false, schema: { type: "string" }, description })),
+        ...Object.entries(route.query ?? {}).map(([name, description]) => ({
+          name,
+          in: "query",
+          required: false,
+          schema: { type: "string" },
+          description,
+        })),
       ],
       ...(body && { requestBody: { required: true, content: { "application/json": { schema: body } } } }),
       responses: {
@@ -98,8 +107,15 @@ export function openApiDocument(issuer: string) {
         adminToken: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${issuer}/token`, scopes: MANAGEMENT_SCOPES } } },
       },
       schemas: { Error: ERROR },
-      responses: { Error: { description: "Keyfob's error shape", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } },
+      responses: {
+        Error: { description: "Keyfob's error shape", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+      },
     },
-    paths: { "/openapi.json": { get: { operationId: "getOpenapi", summary: "This document", security: [], responses: { 200: { description: "OpenAPI 3.1" } } } }, ...paths },
+    paths: {
+      "/openapi.json": {
+        get: { operationId: "getOpenapi", summary: "This document", security: [], responses: { 200: { description: "OpenAPI 3.1" } } },
+      },
+      ...paths,
+    },
   };
 }

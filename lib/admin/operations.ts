@@ -28,7 +28,8 @@ const joined = (...parts: (string | undefined)[]) => parts.filter(Boolean).join(
 /** Why a change failed, for the audit log: a refusal's field and message; for anything else its kind only. */
 export function failureReason(error: unknown): string {
   if (error instanceof registry.RegistryError) return `${error.field}: ${error.message}`;
-  if (error instanceof Error) return `${error.name}${(error as { code?: unknown }).code ? ` ${String((error as { code?: unknown }).code)}` : ""}`;
+  if (error instanceof Error)
+    return `${error.name}${(error as { code?: unknown }).code ? ` ${String((error as { code?: unknown }).code)}` : ""}`;
   return typeof error;
 }
 
@@ -40,7 +41,14 @@ export function failureReason(error: unknown): string {
  * that fails is rolled back and audited apart: a refusal (RegistryError) as `rejected`, anything
  * else as `error`, each with the reason after the target's detail.
  */
-async function change<T>(k: Keyfob, admin: Admin, action: string, target: Target, run: (tx: Keyfob) => Promise<T>, describe?: (result: T) => string | undefined): Promise<T> {
+async function change<T>(
+  k: Keyfob,
+  admin: Admin,
+  action: string,
+  target: Target,
+  run: (tx: Keyfob) => Promise<T>,
+  describe?: (result: T) => string | undefined,
+): Promise<T> {
   const entry = { actor: admin.label, action, clientId: target.clientId, accountId: target.accountId };
   try {
     return await k.store.transaction(async (tx) => {
@@ -64,7 +72,10 @@ function failed(k: Keyfob, entry: Omit<AuditEntry, "outcome" | "detail">, detail
 export function differences(before: Record<string, unknown>, after: Record<string, unknown>): string {
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   const changed = fields.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
-  return changed.map((field) => `${field}: ${JSON.stringify(before[field] ?? null)} -> ${JSON.stringify(after[field] ?? null)}`).join("; ") || "no change";
+  return (
+    changed.map((field) => `${field}: ${JSON.stringify(before[field] ?? null)} -> ${JSON.stringify(after[field] ?? null)}`).join("; ") ||
+    "no change"
+  );
 }
 
 /** A change whose audit detail is the difference of `read()` before and after it (null: absent), read in its transaction. */
@@ -81,7 +92,12 @@ async function changeObserved<T>(
     const before = await read(tx);
     const result = await run(tx);
     const after = await read(tx);
-    observed = before === null ? `created: ${JSON.stringify(after)}` : after === null ? `deleted: ${JSON.stringify(before)}` : differences(before, after);
+    observed =
+      before === null
+        ? `created: ${JSON.stringify(after)}`
+        : after === null
+          ? `deleted: ${JSON.stringify(before)}`
+          : differences(before, after);
     return result;
   };
   return change(k, admin, action, target, observe, () => observed);
@@ -115,10 +131,12 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
 }
 
 /** One part of a client's state (a list, a setting), for changes that touch only it. */
-const clientPart = (id: string, ...parts: string[]) => async (k: Keyfob) => {
-  const state = await clientState(k, id);
-  return state && Object.fromEntries(parts.map((part) => [part, state[part]]));
-};
+const clientPart =
+  (id: string, ...parts: string[]) =>
+  async (k: Keyfob) => {
+    const state = await clientState(k, id);
+    return state && Object.fromEntries(parts.map((part) => [part, state[part]]));
+  };
 
 export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name: string; logoUrl?: string }) => {
   const id = input.id?.trim() ? normalizeClientId(input.id.trim()) : registry.generateClientId();
@@ -144,24 +162,45 @@ export const setClientEnabled = (k: Keyfob, admin: Admin, clientId: string, enab
 
 export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) => {
   const id = normalizeClientId(clientId);
-  return changeObserved(k, admin, "client.deleted", { clientId: id }, (tx) => clientState(tx, id), (tx) => registry.deleteClient(tx.store, clientId));
+  return changeObserved(
+    k,
+    admin,
+    "client.deleted",
+    { clientId: id },
+    (tx) => clientState(tx, id),
+    (tx) => registry.deleteClient(tx.store, clientId),
+  );
 };
 
-const listChange = (action: string, part: string, op: (store: Keyfob["store"], clientId: string, value: string) => Promise<unknown>) => (k: Keyfob, admin: Admin, clientId: string, value: string) => {
-  const id = normalizeClientId(clientId);
-  return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(id, part), (tx) => op(tx.store, clientId, value)).then(() => undefined);
-};
+const listChange =
+  (action: string, part: string, op: (store: Keyfob["store"], clientId: string, value: string) => Promise<unknown>) =>
+  (k: Keyfob, admin: Admin, clientId: string, value: string) => {
+    const id = normalizeClientId(clientId);
+    return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(id, part), (tx) =>
+      op(tx.store, clientId, value),
+    ).then(() => undefined);
+  };
 
 export const addRedirectUri = listChange("redirect_uri.added", "redirectUris", registry.addRedirectUri);
 export const removeRedirectUri = listChange("redirect_uri.removed", "redirectUris", registry.removeRedirectUri);
-export const addPostLogoutRedirectUri = listChange("post_logout_redirect_uri.added", "postLogoutRedirectUris", registry.addPostLogoutRedirectUri);
-export const removePostLogoutRedirectUri = listChange("post_logout_redirect_uri.removed", "postLogoutRedirectUris", registry.removePostLogoutRedirectUri);
+export const addPostLogoutRedirectUri = listChange(
+  "post_logout_redirect_uri.added",
+  "postLogoutRedirectUris",
+  registry.addPostLogoutRedirectUri,
+);
+export const removePostLogoutRedirectUri = listChange(
+  "post_logout_redirect_uri.removed",
+  "postLogoutRedirectUris",
+  registry.removePostLogoutRedirectUri,
+);
 export const addAllowedOrigin = listChange("allowed_origin.added", "allowedOrigins", registry.addAllowedOrigin);
 export const removeAllowedOrigin = listChange("allowed_origin.removed", "allowedOrigins", registry.removeAllowedOrigin);
 
 /** Changes a client's settings (name, logo, enabled, PKCE, resource server, refresh tokens, management API), audited with each changed value before and after. */
 export async function updateClient(k: Keyfob, admin: Admin, clientId: string, changes: Partial<registry.ClientSettings>) {
-  const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<registry.ClientSettings>;
+  const defined = Object.fromEntries(
+    Object.entries(changes).filter(([, value]) => value !== undefined),
+  ) as Partial<registry.ClientSettings>;
   const { after } = await change(
     k,
     admin,
@@ -188,15 +227,25 @@ async function signerState(k: Keyfob, clientId: string, address: string) {
 
 export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) => {
   const id = normalizeClientId(clientId);
-  return changeObserved(k, admin, "signer.added", { clientId: id, detail: address }, (tx) => signerState(tx, id, address), (tx) =>
-    registry.addSigner(tx.store, clientId, address, expiresAt),
+  return changeObserved(
+    k,
+    admin,
+    "signer.added",
+    { clientId: id, detail: address },
+    (tx) => signerState(tx, id, address),
+    (tx) => registry.addSigner(tx.store, clientId, address, expiresAt),
   );
 };
 
 export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address: string) => {
   const id = normalizeClientId(clientId);
-  return changeObserved(k, admin, "signer.revoked", { clientId: id, detail: address }, (tx) => signerState(tx, id, address), (tx) =>
-    registry.revokeSigner(tx.store, clientId, address),
+  return changeObserved(
+    k,
+    admin,
+    "signer.revoked",
+    { clientId: id, detail: address },
+    (tx) => signerState(tx, id, address),
+    (tx) => registry.revokeSigner(tx.store, clientId, address),
   );
 };
 
@@ -227,7 +276,9 @@ export async function rotateSigningKey(k: Keyfob, admin: Admin): Promise<KeyRota
       k.audit.writeWithin(tx, {
         ...entry,
         outcome: "success",
-        detail: before ? `a rotation was already under way (upcoming ${before}); nothing changed` : differences({ upcoming: before }, { upcoming: after }),
+        detail: before
+          ? `a rotation was already under way (upcoming ${before}); nothing changed`
+          : differences({ upcoming: before }, { upcoming: after }),
       }),
     );
   } catch (error) {
@@ -277,7 +328,13 @@ export async function revokeSigningKey(k: Keyfob, admin: Admin, kid: string): Pr
   return { kid, revoked: true, was: result.was, successor: result.successor, message };
 }
 
-export type SigningKeyRevocation = { kid: string; revoked: boolean; was?: "current" | "upcoming" | "retired"; successor?: string; message: string };
+export type SigningKeyRevocation = {
+  kid: string;
+  revoked: boolean;
+  was?: "current" | "upcoming" | "retired";
+  successor?: string;
+  message: string;
+};
 
 /** The user ids whose tokens are an account's: its own and its linked wallets' (Flow A tokens name the wallet). */
 async function tokenHolders(k: Keyfob, accountId: string | undefined) {
@@ -297,7 +354,9 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
     { clientId, accountId, detail: target.jti },
     async (tx) => {
       if (!target.jti && !clientId && !accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
-      return tx.store.tokens.revokeActive(target.jti ? { jti: target.jti, clientId, userId: accountId } : { clientId, userIds: await tokenHolders(tx, accountId) });
+      return tx.store.tokens.revokeActive(
+        target.jti ? { jti: target.jti, clientId, userId: accountId } : { clientId, userIds: await tokenHolders(tx, accountId) },
+      );
     },
     (count) => `active tokens: ${count} -> 0`,
   );
@@ -319,7 +378,8 @@ export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { fam
     "refresh_token.revoked",
     { clientId, accountId, detail: target.familyId },
     async (tx) => {
-      if (!target.familyId && !clientId && !accountId) throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
+      if (!target.familyId && !clientId && !accountId)
+        throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
       if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
       return tx.store.tokens.revokeRefreshFamilies({ familyId: target.familyId, clientId, accountId });
     },
@@ -386,7 +446,8 @@ export const blockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
       const before = (await tx.store.accounts.find(id))!;
       return { wasBlocked: before.blockedAt !== null, ...(await blocking.blockAccount(tx, id)) };
     },
-    (r) => `${differences({ blocked: r.wasBlocked }, { blocked: true })}; ${r.revokedTokens} access tokens and ${r.revokedSessions} sessions revoked, refresh tokens and codes with them`,
+    (r) =>
+      `${differences({ blocked: r.wasBlocked }, { blocked: true })}; ${r.revokedTokens} access tokens and ${r.revokedSessions} sessions revoked, refresh tokens and codes with them`,
   );
 
 export const unblockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
@@ -418,7 +479,8 @@ export const deleteAccount = (k: Keyfob, admin: Admin, accountId: string) =>
       if (!deleted) throw new registry.RegistryError("accountId", `no account with id ${id}`);
       return { ...deleted, identities: account?.identities.map((i) => `${i.provider}:${i.email ?? i.subject}`) ?? [] };
     },
-    (r) => `deleted: ${JSON.stringify({ identities: r.identities })}; ${r.revokedTokens} access tokens revoked, ${r.endedSessions} sessions ended`,
+    (r) =>
+      `deleted: ${JSON.stringify({ identities: r.identities })}; ${r.revokedTokens} access tokens revoked, ${r.endedSessions} sessions ended`,
   );
 
 /** Revokes one login session of an account (by its id), or all of them: they end at their next request, on every instance. */
@@ -439,10 +501,17 @@ export const revokeSessions = (k: Keyfob, admin: Admin, accountId: string, sessi
 
 // Reads.
 
-export async function listClients(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}): Promise<Page<Awaited<ReturnType<Keyfob["store"]["clients"]["summaryPage"]>>[number]>> {
+export async function listClients(
+  k: Keyfob,
+  _admin: Admin,
+  query: { search?: string; page?: number } = {},
+): Promise<Page<Awaited<ReturnType<Keyfob["store"]["clients"]["summaryPage"]>>[number]>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const search = query.search?.trim() || undefined;
-  const [items, total] = await Promise.all([k.store.clients.summaryPage(search, (page - 1) * PAGE_SIZE, PAGE_SIZE), k.store.clients.count(search)]);
+  const [items, total] = await Promise.all([
+    k.store.clients.summaryPage(search, (page - 1) * PAGE_SIZE, PAGE_SIZE),
+    k.store.clients.count(search),
+  ]);
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
@@ -480,7 +549,9 @@ export async function getAccount(k: Keyfob, _admin: Admin, accountId: string) {
   ]);
   return {
     ...account,
-    wallets: account.identities.filter((i) => i.provider === "web3").map((i) => ({ address: i.subject, own: i.subject === id, linkedAt: i.createdAt })),
+    wallets: account.identities
+      .filter((i) => i.provider === "web3")
+      .map((i) => ({ address: i.subject, own: i.subject === id, linkedAt: i.createdAt })),
     sessions: sessions.map(({ idHash, ...session }) => ({ id: idHash, ...session })),
     holdings,
     adminRole: role ? { grantedBy: role.grantedBy, grantedAt: role.grantedAt } : null,
@@ -505,7 +576,10 @@ export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { client
     userIds: await tokenHolders(k, query.accountId ? normalizeAccountId(query.accountId) : undefined),
   };
   const now = new Date();
-  const [items, total] = await Promise.all([k.store.tokens.activePage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now), k.store.tokens.countActive(selector, now)]);
+  const [items, total] = await Promise.all([
+    k.store.tokens.activePage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now),
+    k.store.tokens.countActive(selector, now),
+  ]);
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
@@ -521,7 +595,10 @@ export async function listRefreshGrants(k: Keyfob, _admin: Admin, query: { clien
     clientId: query.clientId ? normalizeClientId(query.clientId) : undefined,
     accountId: query.accountId ? normalizeAccountId(query.accountId) : undefined,
   };
-  const [live, total] = await Promise.all([k.store.tokens.liveGrantPage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now), k.store.tokens.countLiveGrants(selector, now)]);
+  const [live, total] = await Promise.all([
+    k.store.tokens.liveGrantPage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now),
+    k.store.tokens.countLiveGrants(selector, now),
+  ]);
   const families = live.length ? await k.store.tokens.familyHistories(live.map((t) => t.familyId)) : [];
   const byFamily = new Map(families.map((f) => [f.familyId, f]));
   const items = live.map(({ issuedAt, ...token }) => {

@@ -66,10 +66,12 @@ export async function finishAdminLogin(
   const now = new Date();
   const codeHash = opaqueDigest(code);
   const grant = await store.codes.findCode(codeHash);
-  if (!grant || grant.clientId !== ADMIN_CLIENT_ID || grant.redirectUri !== adminRedirectUri(keyfob)) throw invalidGrant("unknown authorization code");
+  if (!grant || grant.clientId !== ADMIN_CLIENT_ID || grant.redirectUri !== adminRedirectUri(keyfob))
+    throw invalidGrant("unknown authorization code");
   verifyCodeVerifier(grant.codeChallenge, verifier);
   if (!(await store.codes.useCode(codeHash, now))) throw invalidGrant("the authorization code has expired or was already used");
-  if (!grant.sessionId || !grant.authTime || now.getTime() - grant.authTime.getTime() > FRESH_LOGIN_MS) throw invalidGrant("the dashboard needs a new login");
+  if (!grant.sessionId || !grant.authTime || now.getTime() - grant.authTime.getTime() > FRESH_LOGIN_MS)
+    throw invalidGrant("the dashboard needs a new login");
   if (grant.amr?.split(" ").includes(CONTRACT_SIGNATURE) && !config.adminContractSignatures) {
     throw new OAuthError("invalid_grant", { code: "admin_contract_signature" });
   }
@@ -95,7 +97,11 @@ export type AdminSessionView = { id: string; accountId: string };
  * or its login session revoked (logout, an admin, blocking) or deleted with the account, or the
  * account blocked. Read from PostgreSQL on every request, so an end applies on every instance at once.
  */
-export async function readAdminSession({ store }: Keyfob, token: string | undefined, now = new Date()): Promise<AdminSessionView | undefined> {
+export async function readAdminSession(
+  { store }: Keyfob,
+  token: string | undefined,
+  now = new Date(),
+): Promise<AdminSessionView | undefined> {
   if (!isOpaque(token)) return undefined;
   const session = await store.accounts.liveAdminSession(opaqueDigest(token), now);
   return session ? { id: session.idHash, accountId: session.accountId } : undefined;

@@ -41,7 +41,10 @@ export async function beginTrySignIn(k: Keyfob, clientId: string): Promise<{ loc
     code_challenge: createHash("sha256").update(verifier).digest("base64url"),
     code_challenge_method: "S256",
   });
-  return { location: `${k.config.issuerUrl}/auth?${query}`, cookie: `${Buffer.from(client.id).toString("base64url")}.${state}.${verifier}` };
+  return {
+    location: `${k.config.issuerUrl}/auth?${query}`,
+    cookie: `${Buffer.from(client.id).toString("base64url")}.${state}.${verifier}`,
+  };
 }
 
 export type TryResult = {
@@ -68,7 +71,12 @@ export function tryCookieClient(cookie: string | undefined): string | undefined 
  * access token, and audits it (`client.sign_in_tried`). Returns undefined when the cookie or state
  * does not match (nothing is redeemed).
  */
-export async function finishTrySignIn(k: Keyfob, admin: Admin, cookie: string | undefined, query: URLSearchParams): Promise<TryResult | undefined> {
+export async function finishTrySignIn(
+  k: Keyfob,
+  admin: Admin,
+  cookie: string | undefined,
+  query: URLSearchParams,
+): Promise<TryResult | undefined> {
   const [encodedClient, state, verifier] = (cookie ?? "").split(".");
   const clientId = tryCookieClient(cookie);
   if (!encodedClient || !state || !verifier || !clientId || query.get("state") !== state) return undefined;
@@ -89,7 +97,12 @@ export async function finishTrySignIn(k: Keyfob, admin: Admin, cookie: string | 
   ]);
   let tokens: Issued["response"];
   try {
-    ({ response: tokens } = await redeemCode(k, { id: clientId, confidential: client?.secretHash != null }, { get: (name) => form.get(name) || undefined }, { endpoint: "try_sign_in" }));
+    ({ response: tokens } = await redeemCode(
+      k,
+      { id: clientId, confidential: client?.secretHash != null },
+      { get: (name) => form.get(name) || undefined },
+      { endpoint: "try_sign_in" },
+    ));
   } catch (caught) {
     if (!(caught instanceof OAuthError) || caught.status >= 500) throw caught;
     await audit(caught.code, `the code exchange failed: ${caught.message}`);
@@ -100,8 +113,15 @@ export async function finishTrySignIn(k: Keyfob, admin: Admin, cookie: string | 
   await jwtVerify(tokens.id_token, await k.keys.verificationKeys(), { issuer: k.config.issuerUrl, audience: clientId });
   await k.store.tokens.revoke(payload.jti);
   const subject = decodeSubject(payload.sub);
-  await audit("success", `test sign-in from the dashboard via ${subject.connector}; its access token was revoked once decoded`, subject.userId);
-  const decode = (token: string) => ({ header: decodeProtectedHeader(token) as Record<string, unknown>, claims: decodeJwt(token) as Record<string, unknown> });
+  await audit(
+    "success",
+    `test sign-in from the dashboard via ${subject.connector}; its access token was revoked once decoded`,
+    subject.userId,
+  );
+  const decode = (token: string) => ({
+    header: decodeProtectedHeader(token) as Record<string, unknown>,
+    claims: decodeJwt(token) as Record<string, unknown>,
+  });
   return { clientId, at, ok: true, idToken: decode(tokens.id_token), accessToken: decode(tokens.access_token), subject };
 }
 

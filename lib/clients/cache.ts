@@ -51,11 +51,14 @@ export class ClientCache {
       const generation = this.generation;
       loading = this.store.clients.findForTokens(id).finally(() => this.loading.delete(id));
       this.loading.set(id, loading);
-      loading.then((client) => {
-        if (!this.trusted || generation !== this.generation) return;
-        if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-        this.entries.set(id, { client, loadedAt: Date.now() });
-      }, () => undefined);
+      loading.then(
+        (client) => {
+          if (!this.trusted || generation !== this.generation) return;
+          if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+          this.entries.set(id, { client, loadedAt: Date.now() });
+        },
+        () => undefined,
+      );
     }
     return loading;
   }

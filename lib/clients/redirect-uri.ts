@@ -35,7 +35,8 @@ export function originProblem(origin: string): string | undefined {
   }
   if (url.origin !== origin) return `must be an origin only (scheme, host and port), such as ${url.origin}`;
   if (url.protocol === "https:") return undefined;
-  if (url.protocol === "http:") return LOOPBACK_HOSTS.has(url.hostname) ? undefined : "http is allowed only on localhost or a loopback address; use https";
+  if (url.protocol === "http:")
+    return LOOPBACK_HOSTS.has(url.hostname) ? undefined : "http is allowed only on localhost or a loopback address; use https";
   return "must use https (or http on localhost)";
 }
 

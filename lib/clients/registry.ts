@@ -75,7 +75,11 @@ export async function rotateClientSecret(store: Store, clientId: string): Promis
 export type { ClientSettings };
 
 /** Changes some of a client's settings; returns them before and after (for the audit log). */
-export async function updateClient(store: Store, clientId: string, changes: Partial<ClientSettings>): Promise<{ before: ClientSettings; after: ClientSettings }> {
+export async function updateClient(
+  store: Store,
+  clientId: string,
+  changes: Partial<ClientSettings>,
+): Promise<{ before: ClientSettings; after: ClientSettings }> {
   if (changes.name !== undefined) {
     changes.name = changes.name.trim();
     if (changes.name.length === 0 || changes.name.length > 200) throw new RegistryError("name", "must be 1 to 200 characters");
@@ -86,7 +90,8 @@ export async function updateClient(store: Store, clientId: string, changes: Part
   }
   return store.clients.update(await existingClient(store, clientId), changes, ({ secretHash }) => {
     // Only a client that authenticates with a secret may get admin tokens (RFC 6749 4.4: confidential clients).
-    if (changes.managementApi && secretHash === null) throw new RegistryError("managementApi", "only a confidential client (with a secret) may use the management API");
+    if (changes.managementApi && secretHash === null)
+      throw new RegistryError("managementApi", "only a confidential client (with a secret) may use the management API");
   });
 }
 
@@ -98,7 +103,8 @@ export async function addAllowedOrigin(store: Store, clientId: string, origin: s
 }
 
 export async function removeAllowedOrigin(store: Store, clientId: string, origin: string) {
-  if (!(await store.clients.removeAllowedOrigin(normalizeClientId(clientId), origin))) throw new RegistryError("origin", "this origin is not allowed for the client");
+  if (!(await store.clients.removeAllowedOrigin(normalizeClientId(clientId), origin)))
+    throw new RegistryError("origin", "this origin is not allowed for the client");
 }
 
 export async function addRedirectUri(store: Store, clientId: string, uri: string) {
@@ -108,7 +114,8 @@ export async function addRedirectUri(store: Store, clientId: string, uri: string
 }
 
 export async function removeRedirectUri(store: Store, clientId: string, uri: string) {
-  if (!(await store.clients.removeRedirectUri(normalizeClientId(clientId), uri))) throw new RegistryError("uri", "this redirect URI is not registered for the client");
+  if (!(await store.clients.removeRedirectUri(normalizeClientId(clientId), uri)))
+    throw new RegistryError("uri", "this redirect URI is not registered for the client");
 }
 
 /** Registers where the client may send the browser after logout (RP-Initiated Logout), matched exactly like redirect URIs. */

@@ -31,7 +31,8 @@ async function stopped(server: EmbeddedPostgres): Promise<void> {
  * under the requests still in flight.
  */
 export function leaveSignalsToCaller(): void {
-  for (const event of ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"]) if (exitHooks.hookedEvents().includes(event)) exitHooks.unhookEvent(event);
+  for (const event of ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK"])
+    if (exitHooks.hookedEvents().includes(event)) exitHooks.unhookEvent(event);
 }
 
 const DATABASE = "keyfob";

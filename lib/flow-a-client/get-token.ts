@@ -52,14 +52,19 @@ const FLOW_A_CHALLENGE =
  * chain. A key that signs whatever it is sent is a signing oracle: a hostile or mistyped authUrl
  * could hand it another site's sign-in message (Keyfob's own hosted login, say) and log in as it.
  */
-export function checkChallenge(challenge: string, expected: { authUrl: string; domain: string; address: string; chainId: number; now?: Date }): void {
+export function checkChallenge(
+  challenge: string,
+  expected: { authUrl: string; domain: string; address: string; chainId: number; now?: Date },
+): void {
   const fields = FLOW_A_CHALLENGE.exec(challenge)?.groups;
   if (!fields) throw new UnsafeChallengeError("the challenge is not a Flow A challenge");
   const auth = new URL(expected.authUrl);
-  if (fields.host !== auth.host || fields.uri !== expected.authUrl.replace(/\/+$/, "")) throw new UnsafeChallengeError(`the challenge is not for ${auth.origin}`);
+  if (fields.host !== auth.host || fields.uri !== expected.authUrl.replace(/\/+$/, ""))
+    throw new UnsafeChallengeError(`the challenge is not for ${auth.origin}`);
   if (fields.domainHost !== new URL(expected.domain).hostname) throw new UnsafeChallengeError("the challenge is for another domain");
   if (getAddress(fields.address) !== getAddress(expected.address)) throw new UnsafeChallengeError("the challenge is for another address");
-  if (Number(fields.chainId) !== expected.chainId) throw new UnsafeChallengeError(`the challenge is for chain ${fields.chainId}, not ${expected.chainId}`);
+  if (Number(fields.chainId) !== expected.chainId)
+    throw new UnsafeChallengeError(`the challenge is for chain ${fields.chainId}, not ${expected.chainId}`);
   const skew = Math.abs(new Date(fields.issuedAt).getTime() - (expected.now ?? new Date()).getTime());
   if (!(skew <= MAX_CLOCK_DIFFERENCE_MS)) throw new UnsafeChallengeError("the challenge was not issued just now");
 }

@@ -5,7 +5,13 @@ describe("addressBucket", () => {
   it("puts every address of one IPv6 /64 in one bucket, however the address is written", () => {
     const bucket = addressBucket("2001:db8::1:2:3:4");
     expect(bucket).toBe("2001:db8::/64");
-    for (const address of ["2001:db8::2:2:3:4", "2001:db8:0:0:1::", "2001:0db8:0000:0000:ffff:ffff:ffff:ffff", "2001:DB8::", "2001:db8::1"]) {
+    for (const address of [
+      "2001:db8::2:2:3:4",
+      "2001:db8:0:0:1::",
+      "2001:0db8:0000:0000:ffff:ffff:ffff:ffff",
+      "2001:DB8::",
+      "2001:db8::1",
+    ]) {
       expect(addressBucket(address)).toBe(bucket);
     }
   });

@@ -38,7 +38,9 @@ export function clientAddress(request: IncomingMessage, trust: ProxyTrust): stri
 export function normalizeAddress(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.parse(address);
-  return parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address().toString() : parsed.toString();
+  return parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (parsed as ipaddr.IPv6).toIPv4Address().toString()
+    : parsed.toString();
 }
 
 /**

@@ -112,7 +112,8 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       if (!page) clientId = requestClientId(request, params as Params | undefined);
       if (policy.limit === "admin_signin") await limitAdminSignIn(k, caller.ip);
       if (policy.limit === "protocol") {
-        const authenticatedClient = policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params as Params) : undefined;
+        const authenticatedClient =
+          policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params as Params) : undefined;
         await limitProtocolRequest(k, name, { ip: caller.ip, authenticatedClient });
       }
       limited = false;
@@ -133,10 +134,17 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       const error = toOAuthError(caught);
       if (error.status >= 500) {
         outcome = error.code;
-        log.error("request failed", { endpoint: name, status: error.status, error: error.code, ms: Math.round(performance.now() - started), cause: describe(caught) });
+        log.error("request failed", {
+          endpoint: name,
+          status: error.status,
+          error: error.code,
+          ms: Math.round(performance.now() - started),
+          cause: describe(caught),
+        });
       } else refused(error.code, error.status);
       // The reason is the error_description the client got: never a secret, token or signature.
-      if (policy.issues) k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: caller.ip, clientId });
+      if (policy.issues)
+        k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: caller.ip, clientId });
       return page ? page.refuse(error, { keyfob: k, request, params, limited }) : errorResponse(error, cors);
     } finally {
       requests.inc({ endpoint: name, outcome });

@@ -9,7 +9,10 @@ export const JWKS_MAX_AGE_SECONDS = 300;
 /** GET /keys: public keys, readable from any origin (browser applications verify ID tokens with them). */
 export async function jwksResponse(keys: KeyStore): Promise<Response> {
   try {
-    return Response.json({ keys: await keys.publicKeys() }, { headers: { "Cache-Control": `public, max-age=${JWKS_MAX_AGE_SECONDS}`, ...PUBLIC_CORS } });
+    return Response.json(
+      { keys: await keys.publicKeys() },
+      { headers: { "Cache-Control": `public, max-age=${JWKS_MAX_AGE_SECONDS}`, ...PUBLIC_CORS } },
+    );
   } catch (error) {
     return errorResponse(toOAuthError(error), PUBLIC_CORS);
   }

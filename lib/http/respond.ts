@@ -42,10 +42,27 @@ export function isClientAbort(error: unknown): boolean {
   return false;
 }
 
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P03", "53300", "P1001", "P1002", "P1017", "P2024"]);
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "57P01",
+  "57P03",
+  "53300",
+  "P1001",
+  "P1002",
+  "P1017",
+  "P2024",
+]);
 
 function isUnavailable(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown; name?: string; message?: string } | undefined, depth = 0; e && depth < 5; depth++) {
+  for (
+    let e = error as { code?: unknown; cause?: unknown; name?: string; message?: string } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
     if (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) return true;
     if (e.name === "PrismaClientInitializationError") return true;
     // node-postgres, when no connection could be had within connectionTimeoutMillis.

@@ -118,7 +118,12 @@ export async function pendingInteraction(keyfob: Keyfob, interactionId: string) 
 
 /** The query of the authorization request an interaction was made from. */
 function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
-  const query = new URLSearchParams({ client_id: request.clientId, redirect_uri: request.redirectUri, response_type: "code", scope: request.scope });
+  const query = new URLSearchParams({
+    client_id: request.clientId,
+    redirect_uri: request.redirectUri,
+    response_type: "code",
+    scope: request.scope,
+  });
   if (request.state !== null) query.set("state", request.state);
   if (request.nonce) query.set("nonce", request.nonce);
   if (request.codeChallenge) {
@@ -144,10 +149,17 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   const interaction = await store.codes.findInteractionWithClient(interactionId);
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
-  if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now)) throw invalidRequest({ code: "needs_new_login" });
+  if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now))
+    throw invalidRequest({ code: "needs_new_login" });
   if (!(await store.codes.completeInteraction(interactionId, now))) throw expiredInteraction();
   if (login.session) {
-    keyfob.audit.record({ action: "login.session_used", outcome: "success", clientId: interaction.clientId, accountId: login.session.accountId, detail: login.session.identity.provider });
+    keyfob.audit.record({
+      action: "login.session_used",
+      outcome: "success",
+      clientId: interaction.clientId,
+      accountId: login.session.accountId,
+      detail: login.session.identity.provider,
+    });
     return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
   }
   const { token, expiresAt, session } = await logIn(keyfob, login, interaction.clientId, now);
@@ -174,7 +186,12 @@ export async function interactionRedirect(keyfob: Keyfob, interactionId: string,
 }
 
 /** A code for the session's account, remembering when and how the user authenticated (auth_time, amr). */
-export async function issueAuthorizationCode(keyfob: Keyfob, request: PendingRequest, identity: LoginIdentity, session: LoginSession): Promise<string> {
+export async function issueAuthorizationCode(
+  keyfob: Keyfob,
+  request: PendingRequest,
+  identity: LoginIdentity,
+  session: LoginSession,
+): Promise<string> {
   const { store, config } = keyfob;
   const code = randomOpaque();
   await store.codes.createCode({

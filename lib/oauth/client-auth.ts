@@ -16,7 +16,14 @@ export type AuthenticatedClient = {
 };
 
 /** What authentication needs of a client. */
-type StoredClient = { id: string; enabled: boolean; secretHash: string | null; resourceServer: boolean; refreshTokensAllowed: boolean; managementScopes: string[] };
+type StoredClient = {
+  id: string;
+  enabled: boolean;
+  secretHash: string | null;
+  resourceServer: boolean;
+  refreshTokensAllowed: boolean;
+  managementScopes: string[];
+};
 
 /** Client secrets are 256-bit random values, so a SHA-256 is enough to keep them unusable at rest. */
 export function clientSecretHash(secret: string): string {
@@ -28,7 +35,12 @@ export function clientSecretHash(secret: string): string {
  * client_secret_basic or client_secret_post for clients with a secret, client_id alone for public
  * clients. `confidential`: public clients are refused (introspection is for resource servers).
  */
-export function authenticateClient(store: Store, request: Request, params: Params, options: { confidential?: boolean } = {}): Promise<AuthenticatedClient> {
+export function authenticateClient(
+  store: Store,
+  request: Request,
+  params: Params,
+  options: { confidential?: boolean } = {},
+): Promise<AuthenticatedClient> {
   const find = async (id: string): Promise<StoredClient | undefined> => {
     const client = await store.clients.find(id);
     return client ? { ...client, managementScopes: client.managementApi ? client.managementScopes : [] } : undefined;
@@ -40,7 +52,12 @@ export function authenticateClient(store: Store, request: Request, params: Param
  * The same, reading the client from the instance's client cache (lib/clients/cache.ts) rather than
  * the database: the /token exchange's client lookup, one round trip of four (bench/README.md).
  */
-export function authenticateCachedClient(clients: ClientCache, request: Request, params: Params, options: { confidential?: boolean } = {}): Promise<AuthenticatedClient> {
+export function authenticateCachedClient(
+  clients: ClientCache,
+  request: Request,
+  params: Params,
+  options: { confidential?: boolean } = {},
+): Promise<AuthenticatedClient> {
   return authenticate((id) => clients.get(id), request, params, options);
 }
 
@@ -49,7 +66,10 @@ export function authenticateCachedClient(clients: ClientCache, request: Request,
  * public client, none, or a wrong secret. For the rate limits, counted before the action runs.
  */
 export function confidentialClientId(clients: ClientCache, request: Request, params: Params): Promise<string | undefined> {
-  return authenticateCachedClient(clients, request, params, { confidential: true }).then((client) => client.id, () => undefined);
+  return authenticateCachedClient(clients, request, params, { confidential: true }).then(
+    (client) => client.id,
+    () => undefined,
+  );
 }
 
 /**
@@ -81,9 +101,14 @@ async function authenticate(
 
   const client = await find(normalizeClientId(rawId));
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
-  const known = { secretHash: client.secretHash, refreshTokensAllowed: client.refreshTokensAllowed, managementScopes: client.managementScopes };
+  const known = {
+    secretHash: client.secretHash,
+    refreshTokensAllowed: client.refreshTokensAllowed,
+    managementScopes: client.managementScopes,
+  };
   if (client.secretHash) {
-    if (secret === undefined || !sameDigest(clientSecretHash(secret), client.secretHash)) throw invalidClient("client authentication failed");
+    if (secret === undefined || !sameDigest(clientSecretHash(secret), client.secretHash))
+      throw invalidClient("client authentication failed");
     return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...known };
   }
   if (secret !== undefined) throw invalidClient("client authentication failed");
@@ -105,7 +130,10 @@ export function parseBasic(header: string | null): { id: string; secret: string 
   if (colon < 0) throw invalidClient("malformed Basic authorization header");
   let credentials: { id: string; secret: string };
   try {
-    credentials = { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")) };
+    credentials = {
+      id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")),
+    };
   } catch {
     throw invalidClient("malformed Basic authorization header");
   }

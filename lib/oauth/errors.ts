@@ -27,7 +27,10 @@ export type OAuthErrorCode = keyof typeof STATUS;
  * message quotes.
  */
 export function errorDescription(text: string): string {
-  return text.replace(/"/g, "'").replace(/\\/g, "/").replace(/[^\x20-\x7e]/g, "?");
+  return text
+    .replace(/"/g, "'")
+    .replace(/\\/g, "/")
+    .replace(/[^\x20-\x7e]/g, "?");
 }
 
 /**

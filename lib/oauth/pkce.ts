@@ -27,5 +27,6 @@ export function verifyCodeVerifier(challenge: string | null, verifier: string | 
   if (!VERIFIER.test(verifier)) throw invalidGrant("code_verifier must be 43 to 128 unreserved characters");
   const computed = Buffer.from(createHash("sha256").update(verifier).digest("base64url"));
   const expected = Buffer.from(challenge);
-  if (computed.length !== expected.length || !timingSafeEqual(computed, expected)) throw invalidGrant("code_verifier does not match the code_challenge");
+  if (computed.length !== expected.length || !timingSafeEqual(computed, expected))
+    throw invalidGrant("code_verifier does not match the code_challenge");
 }

@@ -39,5 +39,7 @@ export type Reason = { code: ReasonCode; params?: ReasonParams };
 
 /** The reason in English, its {placeholders} filled in: an error_description. */
 export function describeReason({ code, params = {} }: Reason): string {
-  return REASONS[code].replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : placeholder));
+  return REASONS[code].replace(/\{(\w+)\}/g, (placeholder, name: string) =>
+    Object.hasOwn(params, name) ? String(params[name]) : placeholder,
+  );
 }

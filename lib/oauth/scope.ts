@@ -39,6 +39,7 @@ export function narrowScope(original: readonly Scope[], requested: string | unde
   if (requested === undefined) return [...original];
   const asked = parseScope(requested);
   const beyond = asked.filter((value) => !original.includes(value));
-  if (beyond.length > 0) throw new OAuthError("invalid_scope", `the scope may only narrow the original grant, which does not include: ${beyond.join(" ")}`);
+  if (beyond.length > 0)
+    throw new OAuthError("invalid_scope", `the scope may only narrow the original grant, which does not include: ${beyond.join(" ")}`);
   return asked;
 }

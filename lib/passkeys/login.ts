@@ -31,7 +31,13 @@ async function audited<T>(keyfob: Keyfob, interactionId: string, client: Client,
   } catch (error) {
     if (error instanceof OAuthError && error.status < 500) {
       const interaction = await findInteraction(keyfob, interactionId).catch(() => undefined);
-      keyfob.audit.record({ action: "login.failed", outcome: error.code, clientId: interaction?.clientId, ip: client.ip, detail: `${what}: ${error.message}` });
+      keyfob.audit.record({
+        action: "login.failed",
+        outcome: error.code,
+        clientId: interaction?.clientId,
+        ip: client.ip,
+        detail: `${what}: ${error.message}`,
+      });
     }
     throw error;
   }

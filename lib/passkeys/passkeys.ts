@@ -75,7 +75,10 @@ export function relyingParty({ config }: Pick<Keyfob, "config">) {
   return { rpID: url.hostname, origin: url.origin, rpName: "Keyfob" };
 }
 
-const b64 = z.string().max(64 * 1024).regex(/^[A-Za-z0-9_-]*={0,2}$/);
+const b64 = z
+  .string()
+  .max(64 * 1024)
+  .regex(/^[A-Za-z0-9_-]*={0,2}$/);
 const clientExtensionResults = z.record(z.string(), z.unknown()).default({});
 const authenticationResponse = z.object({
   id: b64.max(1400),
@@ -141,7 +144,13 @@ function answeredChallenge(clientDataJSON: string): string {
  * login or account, unused and unexpired: one conditional update, so of two answers to one
  * challenge (a replay, or the same answer twice at once) only the first goes on.
  */
-async function consumeChallenge({ store }: Keyfob, challenge: string, purpose: PasskeyPurpose, binding: { interactionId?: string; accountId?: string }, now = new Date()) {
+async function consumeChallenge(
+  { store }: Keyfob,
+  challenge: string,
+  purpose: PasskeyPurpose,
+  binding: { interactionId?: string; accountId?: string },
+  now = new Date(),
+) {
   const row = await store.codes.consumePasskeyChallenge(digest(challenge), purpose, binding, now);
   if (!row) throw new PasskeyError("expired", "this passkey request has expired or was already used; try again");
   return row;
@@ -155,7 +164,8 @@ async function pendingLogin({ store }: Keyfob, interactionId: string, now = new 
   return interaction;
 }
 
-const loginOver = () => new PasskeyError("unavailable_login", "this login has expired or was already completed; start again from the application");
+const loginOver = () =>
+  new PasskeyError("unavailable_login", "this login has expired or was already completed; start again from the application");
 
 const passkeyIdentity = (userHandle: string): LoginIdentity => ({ provider: "passkey", subject: userHandle, emailVerified: false });
 
@@ -164,14 +174,23 @@ export async function loginOptions(keyfob: Keyfob, interactionId: string): Promi
   await pendingLogin(keyfob, interactionId);
   const { rpID } = relyingParty(keyfob);
   const challenge = await issueChallenge(keyfob, "login", { interactionId });
-  return generateAuthenticationOptions({ rpID, challenge: isoBase64URL.toBuffer(challenge), userVerification: "required", timeout: CEREMONY_TIMEOUT_MS });
+  return generateAuthenticationOptions({
+    rpID,
+    challenge: isoBase64URL.toBuffer(challenge),
+    userVerification: "required",
+    timeout: CEREMONY_TIMEOUT_MS,
+  });
 }
 
 /**
  * Options for "Create a passkey" on a login page: a new user handle, for a new account. The name
  * is what the person's passkey manager lists (there is no email or user name to show).
  */
-export async function registrationOptions(keyfob: Keyfob, interactionId: string, names: { userName: string; displayName: string }): Promise<PasskeyCreationOptions> {
+export async function registrationOptions(
+  keyfob: Keyfob,
+  interactionId: string,
+  names: { userName: string; displayName: string },
+): Promise<PasskeyCreationOptions> {
   await pendingLogin(keyfob, interactionId);
   const userHandle = randomBytes(32).toString("base64url");
   const challenge = await issueChallenge(keyfob, "register", { interactionId, userHandle });
@@ -179,7 +198,11 @@ export async function registrationOptions(keyfob: Keyfob, interactionId: string,
 }
 
 /** Options for adding a passkey to a signed-in account: its user handle (new if it has no passkey yet); its passkeys excluded. */
-export async function addPasskeyOptions(keyfob: Keyfob, accountId: string, names: { userName: string; displayName: string }): Promise<PasskeyCreationOptions> {
+export async function addPasskeyOptions(
+  keyfob: Keyfob,
+  accountId: string,
+  names: { userName: string; displayName: string },
+): Promise<PasskeyCreationOptions> {
   const { store } = keyfob;
   const userHandle = (await store.accounts.identitySubject(accountId, "passkey")) ?? randomBytes(32).toString("base64url");
   const credentials = await store.accounts.passkeyIds(accountId);
@@ -204,7 +227,10 @@ function creationOptions(
     challenge: isoBase64URL.toBuffer(challenge),
     timeout: CEREMONY_TIMEOUT_MS,
     attestationType: "none",
-    excludeCredentials: exclude.map((credential) => ({ id: credential.id, transports: credential.transports as AuthenticatorTransportFuture[] })),
+    excludeCredentials: exclude.map((credential) => ({
+      id: credential.id,
+      transports: credential.transports as AuthenticatorTransportFuture[],
+    })),
     authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
     supportedAlgorithmIDs: ALGORITHMS,
   });
@@ -215,7 +241,14 @@ async function verifyNewPasskey(keyfob: Keyfob, response: RegistrationResponseJS
   const { rpID, origin } = relyingParty(keyfob);
   let verified: VerifiedRegistrationResponse;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true, supportedAlgorithmIDs: ALGORITHMS });
+    verified = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: true,
+      supportedAlgorithmIDs: ALGORITHMS,
+    });
   } catch {
     throw new PasskeyError("not_verified", "the new passkey could not be verified");
   }
@@ -225,7 +258,12 @@ async function verifyNewPasskey(keyfob: Keyfob, response: RegistrationResponseJS
 }
 
 /** Stores a verified passkey for an account. */
-async function storePasskey({ store }: Keyfob, accountId: string, userHandle: string, info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>): Promise<string> {
+async function storePasskey(
+  { store }: Keyfob,
+  accountId: string,
+  userHandle: string,
+  info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>,
+): Promise<string> {
   const { id, publicKey, counter, transports } = info.credential;
   try {
     await store.accounts.addPasskey({
@@ -335,7 +373,11 @@ export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, 
   if (!verified.verified) throw new PasskeyError("not_verified", "the passkey's signature could not be verified");
   const { newCounter, credentialBackedUp, credentialDeviceType } = verified.authenticationInfo;
   // Only forward: a counter that did not grow was refused above (a cloned authenticator).
-  await store.accounts.usedPasskey(credential.id, { counter: BigInt(newCounter), backedUp: credentialBackedUp, deviceType: credentialDeviceType });
+  await store.accounts.usedPasskey(credential.id, {
+    counter: BigInt(newCounter),
+    backedUp: credentialBackedUp,
+    deviceType: credentialDeviceType,
+  });
   return passkeyIdentity(credential.userHandle);
 }
 

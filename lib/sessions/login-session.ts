@@ -12,7 +12,8 @@ import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
  */
 
 /** The cookie's name: `__Host-` (Secure, whole site, this host only) when the issuer is https. */
-export const sessionCookieName = ({ issuerUrl }: { issuerUrl: string }) => (issuerUrl.startsWith("https:") ? "__Host-keyfob_session" : "keyfob_session");
+export const sessionCookieName = ({ issuerUrl }: { issuerUrl: string }) =>
+  issuerUrl.startsWith("https:") ? "__Host-keyfob_session" : "keyfob_session";
 
 export type LoginSession = {
   /** The SHA-256 of the token: how admins and logs name a session without being able to use it. */
@@ -73,7 +74,11 @@ export async function startSession(
  * The live session of a cookie's token, or undefined (none, unknown, revoked, idle too long or
  * past its end). Finding it counts as use: its idle window starts again.
  */
-export async function findSession({ store, config }: Keyfob, token: string | undefined, now = new Date()): Promise<LoginSession | undefined> {
+export async function findSession(
+  { store, config }: Keyfob,
+  token: string | undefined,
+  now = new Date(),
+): Promise<LoginSession | undefined> {
   if (!isOpaque(token)) return undefined;
   const row = await store.accounts.useSession(opaqueDigest(token), now, new Date(now.getTime() - config.sessionIdleTtl * 1000));
   return row ? view(row) : undefined;
@@ -95,11 +100,25 @@ export function liveSessions({ store, config }: Keyfob, accountId: string, now =
   return store.accounts.liveSessions(accountId, now, new Date(now.getTime() - config.sessionIdleTtl * 1000));
 }
 
-function view(row: { idHash: string; accountId: string; connector: string; subject: string; email: string | null; emailVerified: boolean; authTime: Date; amr: string }): LoginSession {
+function view(row: {
+  idHash: string;
+  accountId: string;
+  connector: string;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  authTime: Date;
+  amr: string;
+}): LoginSession {
   return {
     id: row.idHash,
     accountId: row.accountId,
-    identity: { provider: row.connector as Connector, subject: row.subject, email: row.email ?? undefined, emailVerified: row.emailVerified },
+    identity: {
+      provider: row.connector as Connector,
+      subject: row.subject,
+      email: row.email ?? undefined,
+      emailVerified: row.emailVerified,
+    },
     authTime: row.authTime,
     amr: row.amr.split(" "),
   };

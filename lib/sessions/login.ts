@@ -18,10 +18,24 @@ export async function logIn(
 ): Promise<{ accountId: string; token: string; expiresAt: Date; session: LoginSession }> {
   const accountId = await resolveAccount(keyfob, login.identity);
   if ((await keyfob.store.accounts.find(accountId))?.blockedAt) {
-    keyfob.audit.record({ action: "login.failed", outcome: "access_denied", clientId, accountId, ip: login.ip, detail: "the account is blocked" });
+    keyfob.audit.record({
+      action: "login.failed",
+      outcome: "access_denied",
+      clientId,
+      accountId,
+      ip: login.ip,
+      detail: "the account is blocked",
+    });
     throw accountBlocked();
   }
   const started = await startSession(keyfob, { accountId, ...login }, now);
-  keyfob.audit.record({ action: "login.succeeded", outcome: "success", clientId, accountId, ip: login.ip, detail: login.identity.provider });
+  keyfob.audit.record({
+    action: "login.succeeded",
+    outcome: "success",
+    clientId,
+    accountId,
+    ip: login.ip,
+    detail: login.identity.provider,
+  });
   return { accountId, ...started };
 }

@@ -2,7 +2,13 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Address } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import type { Keyfob } from "../keyfob";
-import { completeAuthorization, contractSignatureAccepted, expiredInteraction, findInteraction, type Completion } from "../interactions/interactions";
+import {
+  completeAuthorization,
+  contractSignatureAccepted,
+  expiredInteraction,
+  findInteraction,
+  type Completion,
+} from "../interactions/interactions";
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque } from "../oauth/opaque";
 import { linkWallet } from "../accounts/accounts";
@@ -108,13 +114,26 @@ export async function loginWithWallet(
   if (/[\x00-\x09\x0b-\x1f\x7f]/.test(message)) throw invalidRequest({ code: "siwe_control_character" });
   const interaction = await findInteraction(keyfob, interactionId);
   if (!interaction?.walletNonce) throw expiredInteraction();
-  const { address, kind } = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce, "login").catch((error: unknown) => {
-    // A refused wallet login is kept with its reason (the description the user saw).
-    if (error instanceof OAuthError) keyfob.audit.record({ action: "login.failed", outcome: error.code, clientId: interaction.clientId, ip: client.ip, detail: `wallet: ${error.message}` });
-    throw error;
-  });
+  const { address, kind } = await verifyLoginMessage(keyfob, message, signature, interaction.walletNonce, "login").catch(
+    (error: unknown) => {
+      // A refused wallet login is kept with its reason (the description the user saw).
+      if (error instanceof OAuthError)
+        keyfob.audit.record({
+          action: "login.failed",
+          outcome: error.code,
+          clientId: interaction.clientId,
+          ip: client.ip,
+          detail: `wallet: ${error.message}`,
+        });
+      throw error;
+    },
+  );
   if (kind === "contract" && !contractSignatureAccepted(interaction.clientId, keyfob.config)) {
     throw new OAuthError("invalid_grant", { code: "admin_contract_signature" });
   }
-  return completeAuthorization(keyfob, interactionId, { identity: { provider: "web3", subject: address, emailVerified: false }, contractSignature: kind === "contract", ...client });
+  return completeAuthorization(keyfob, interactionId, {
+    identity: { provider: "web3", subject: address, emailVerified: false },
+    contractSignature: kind === "contract",
+    ...client,
+  });
 }

@@ -16,7 +16,8 @@ const r = (sig: Hex) => hexToBigInt(`0x${sig.slice(2, 66)}`);
 const s = (sig: Hex) => hexToBigInt(`0x${sig.slice(66, 130)}`);
 const v = (sig: Hex) => parseInt(sig.slice(130), 16);
 const word = (value: bigint) => numberToHex(value, { size: 32 }).slice(2);
-const signature = (rValue: bigint, sValue: bigint, vValue: number) => `0x${word(rValue)}${word(sValue)}${vValue.toString(16).padStart(2, "0")}` as Hex;
+const signature = (rValue: bigint, sValue: bigint, vValue: number) =>
+  `0x${word(rValue)}${word(sValue)}${vValue.toString(16).padStart(2, "0")}` as Hex;
 
 /** A message of random length and characters (ASCII, accents, emoji, newlines), sometimes empty. */
 function randomMessage(): string {
@@ -124,7 +125,8 @@ describe("without the addon", () => {
         const real = original.createRequire(url);
         return Object.assign((id: string) => {
           asked.push(id);
-          if (id.startsWith("secp256k1")) throw Object.assign(new Error(`No native build was found for ${id}`), { code: "MODULE_NOT_FOUND" });
+          if (id.startsWith("secp256k1"))
+            throw Object.assign(new Error(`No native build was found for ${id}`), { code: "MODULE_NOT_FOUND" });
           return real(id);
         }, real);
       };

@@ -56,12 +56,24 @@ export type Recovery = Recover & { engine: "libsecp256k1" | "viem"; threads: num
  * start on the first call (a CLI never pays for them) and never keep the process alive. The worker
  * is plain CommonJS evaluated from a string, so it runs the same under Next's bundler, tsx and vitest.
  */
-export function createRecovery(threads: number, engine: "libsecp256k1" | "viem" = recoverWithLibsecp256k1 ? "libsecp256k1" : "viem"): Recovery {
+export function createRecovery(
+  threads: number,
+  engine: "libsecp256k1" | "viem" = recoverWithLibsecp256k1 ? "libsecp256k1" : "viem",
+): Recovery {
   if (engine === "libsecp256k1") {
     if (!recoverWithLibsecp256k1) throw new Error("libsecp256k1 (the secp256k1 addon) could not be loaded");
-    return Object.assign((message: string, signature: Hex) => recoverWithLibsecp256k1(message, signature), { engine, threads: 0, close: async () => {} });
+    return Object.assign((message: string, signature: Hex) => recoverWithLibsecp256k1(message, signature), {
+      engine,
+      threads: 0,
+      close: async () => {},
+    });
   }
-  if (threads === 0) return Object.assign((message: string, signature: Hex) => recoverWithViem(message, signature), { engine, threads, close: async () => {} });
+  if (threads === 0)
+    return Object.assign((message: string, signature: Hex) => recoverWithViem(message, signature), {
+      engine,
+      threads,
+      close: async () => {},
+    });
   const pending = new Map<number, (address: Address | undefined) => void>();
   let workers: Worker[] | undefined;
   const start = () =>

@@ -76,7 +76,10 @@ describe("verifySignature", () => {
     const twin = `0x${r}${(n - s).toString(16).padStart(64, "0")}${(v === 27 ? 28 : 27).toString(16)}` as Hex;
     const { recoverMessageAddress } = await import("viem");
     expect(await recoverMessageAddress({ message: challenge.text, signature: twin })).toBe(wallet);
-    await expect(verifySignature(check({ signature: twin }))).rejects.toMatchObject({ code: "invalid_grant", message: expect.stringMatching(/EIP-2/) });
+    await expect(verifySignature(check({ signature: twin }))).rejects.toMatchObject({
+      code: "invalid_grant",
+      message: expect.stringMatching(/EIP-2/),
+    });
   });
 });
 

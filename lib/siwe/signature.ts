@@ -121,7 +121,11 @@ function wellFormedErc6492(signature: Hex): boolean {
 
 /** Whether a failed RPC call is an execution revert (the contract said no) rather than a failure to ask. */
 function isExecutionRevert(error: unknown): boolean {
-  for (let e = error as { code?: unknown; data?: unknown; details?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; depth++) {
+  for (
+    let e = error as { code?: unknown; data?: unknown; details?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 6;
+    depth++
+  ) {
     if (e instanceof HttpRequestError || e instanceof TimeoutError) return false;
     // Geth and most providers: code 3 with revert data; hardhat: -32603 with revert data.
     if (e.code === 3 || (typeof e.data === "string" && e.data.startsWith("0x"))) return true;
@@ -137,7 +141,10 @@ function isExecutionRevert(error: unknown): boolean {
  * license signing through one of its keys); (3) a contract account through ERC-1271, or ERC-6492
  * before it is deployed, when a chain is configured.
  */
-export async function verifySignature(check: SignatureCheck, { recover = recoverInThread, onChain }: SignatureVerifiers = {}): Promise<SignatureKind> {
+export async function verifySignature(
+  check: SignatureCheck,
+  { recover = recoverInThread, onChain }: SignatureVerifiers = {},
+): Promise<SignatureKind> {
   if (!isHex(check.signature, { strict: true }) || check.signature.length % 2 !== 0 || size(check.signature) < 65) {
     throw invalidRequest({ code: "signature_format" });
   }

@@ -63,7 +63,12 @@ export function accountStatements({ db }: Connection) {
 
     /** The accounts (at most `take`) with an identity of this email, in any case. */
     async withEmail(email: string, take: number): Promise<string[]> {
-      const rows = await db.identity.findMany({ where: { email: { equals: email, mode: "insensitive" } }, select: { accountId: true }, distinct: ["accountId"], take });
+      const rows = await db.identity.findMany({
+        where: { email: { equals: email, mode: "insensitive" } },
+        select: { accountId: true },
+        distinct: ["accountId"],
+        take,
+      });
       return rows.map((row) => row.accountId);
     },
 
@@ -75,7 +80,11 @@ export function accountStatements({ db }: Connection) {
      */
     block(accountId: string, now: Date) {
       return db.$transaction(async (tx) => {
-        const account = await tx.account.update({ where: { id: accountId }, data: { blockedAt: now }, include: { identities: { where: { provider: "web3" } } } });
+        const account = await tx.account.update({
+          where: { id: accountId },
+          data: { blockedAt: now },
+          include: { identities: { where: { provider: "web3" } } },
+        });
         const sessions = await tx.loginSession.updateMany({ where: { accountId, revokedAt: null }, data: { revokedAt: now } });
         const revokedTokens = await revokeHoldings(tx, accountId, [account.id, ...account.identities.map((i) => i.subject)], now);
         return { revokedTokens, revokedSessions: sessions.count };
@@ -92,7 +101,10 @@ export function accountStatements({ db }: Connection) {
      */
     delete(accountId: string, now: Date) {
       return db.$transaction(async (tx) => {
-        const account = await tx.account.findUnique({ where: { id: accountId }, select: { id: true, _count: { select: { identities: true } } } });
+        const account = await tx.account.findUnique({
+          where: { id: accountId },
+          select: { id: true, _count: { select: { identities: true } } },
+        });
         if (!account) return undefined;
         const holderIds = await holders(tx, accountId);
         const sessions = await tx.loginSession.count({ where: { accountId, revokedAt: null, expiresAt: { gt: now } } });
@@ -115,9 +127,18 @@ export function accountStatements({ db }: Connection) {
     },
 
     /** An account (unless it exists) and a new identity of it, together; Duplicate when the identity exists. */
-    async createWithIdentity(identity: { provider: string; subject: string; accountId: string; email?: string; emailVerified: boolean }): Promise<void> {
+    async createWithIdentity(identity: {
+      provider: string;
+      subject: string;
+      accountId: string;
+      email?: string;
+      emailVerified: boolean;
+    }): Promise<void> {
       await refusingDuplicates(
-        db.$transaction([db.account.upsert({ where: { id: identity.accountId }, create: { id: identity.accountId }, update: {} }), db.identity.create({ data: identity })]),
+        db.$transaction([
+          db.account.upsert({ where: { id: identity.accountId }, create: { id: identity.accountId }, update: {} }),
+          db.identity.create({ data: identity }),
+        ]),
       );
     },
 
@@ -201,7 +222,18 @@ export function accountStatements({ db }: Connection) {
       return db.loginSession.findMany({
         where: { accountId, revokedAt: null, expiresAt: { gt: now }, lastSeenAt: { gt: idleSince } },
         orderBy: { lastSeenAt: "desc" },
-        select: { idHash: true, connector: true, subject: true, email: true, amr: true, authTime: true, lastSeenAt: true, expiresAt: true, ip: true, userAgent: true },
+        select: {
+          idHash: true,
+          connector: true,
+          subject: true,
+          email: true,
+          amr: true,
+          authTime: true,
+          lastSeenAt: true,
+          expiresAt: true,
+          ip: true,
+          userAgent: true,
+        },
       });
     },
 

@@ -112,7 +112,10 @@ export class Notifications implements ChangeFeed {
     }
     if (this.closed) return;
     const delay = Math.min(RETRY_MS[0] * 2 ** this.failures++, RETRY_MS[1]);
-    log.warn("database notifications interrupted; reconnecting", { error: error === undefined ? "connection ended" : String(error), retryMs: delay });
+    log.warn("database notifications interrupted; reconnecting", {
+      error: error === undefined ? "connection ended" : String(error),
+      retryMs: delay,
+    });
     this.retry = setTimeout(() => {
       this.retry = undefined;
       this.connect();

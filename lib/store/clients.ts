@@ -33,7 +33,16 @@ export type ClientSettings = {
   managementScopes: string[];
 };
 
-const SETTINGS = { name: true, logoUrl: true, enabled: true, requirePkce: true, resourceServer: true, refreshTokensAllowed: true, managementApi: true, managementScopes: true } as const;
+const SETTINGS = {
+  name: true,
+  logoUrl: true,
+  enabled: true,
+  requirePkce: true,
+  resourceServer: true,
+  refreshTokensAllowed: true,
+  managementApi: true,
+  managementScopes: true,
+} as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */
 const withLists = (signers: "asc" | "desc") =>
@@ -58,13 +67,19 @@ export function clientStatements({ db, pool }: Connection) {
 
     /** A client with whether `redirectUri` is one of its redirect URIs. */
     async findWithRedirectUri(id: string, redirectUri: string) {
-      const client = await db.client.findUnique({ where: { id }, include: { redirectUris: { where: { uri: redirectUri }, select: { uri: true } } } });
+      const client = await db.client.findUnique({
+        where: { id },
+        include: { redirectUris: { where: { uri: redirectUri }, select: { uri: true } } },
+      });
       return client ? { ...client, redirectUriRegistered: client.redirectUris.length > 0 } : undefined;
     },
 
     /** A client with whether `uri` is one of its post-logout redirect URIs. */
     async findWithPostLogoutUri(id: string, uri: string) {
-      const client = await db.client.findUnique({ where: { id }, include: { postLogoutRedirectUris: { where: { uri }, select: { uri: true } } } });
+      const client = await db.client.findUnique({
+        where: { id },
+        include: { postLogoutRedirectUris: { where: { uri }, select: { uri: true } } },
+      });
       return client ? { ...client, postLogoutUriRegistered: client.postLogoutRedirectUris.length > 0 } : undefined;
     },
 
@@ -155,7 +170,11 @@ export function clientStatements({ db, pool }: Connection) {
     /** Registers the dashboard's own client, enabled, with `redirectUri` (idempotent). */
     async ensure(id: string, name: string, redirectUri: string): Promise<void> {
       await db.client.upsert({ where: { id }, create: { id, name }, update: { enabled: true } });
-      await db.redirectUri.upsert({ where: { clientId_uri: { clientId: id, uri: redirectUri } }, create: { clientId: id, uri: redirectUri }, update: {} });
+      await db.redirectUri.upsert({
+        where: { clientId_uri: { clientId: id, uri: redirectUri } },
+        create: { clientId: id, uri: redirectUri },
+        update: {},
+      });
     },
 
     addRedirectUri(clientId: string, uri: string) {

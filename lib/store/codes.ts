@@ -78,7 +78,11 @@ export function codeStatements({ db, pool }: Connection) {
      * once (ARRAY) and deleted by primary key: as `IN (...)` the generic plan listed them again for
      * every unused challenge. Says which condition failed, if one did.
      */
-    async insertChallenge(c: NewChallenge, caps: { perClient: number; perAddress: number; perIp: number }, now = new Date()): Promise<ChallengeInsertRow> {
+    async insertChallenge(
+      c: NewChallenge,
+      caps: { perClient: number; perAddress: number; perIp: number },
+      now = new Date(),
+    ): Promise<ChallengeInsertRow> {
       const { rows } = await pool.query<ChallengeInsertRow>({
         name: "keyfob_insert_challenge",
         text: `WITH client AS (
@@ -102,8 +106,19 @@ export function codeStatements({ db, pool }: Connection) {
                SELECT COALESCE((SELECT enabled FROM client), false) AS enabled,
                       COALESCE((SELECT domain_registered FROM client), false) AS "domainRegistered", EXISTS (SELECT 1 FROM stored) AS stored`,
         values: [
-          c.stateHash, c.clientId, c.domain, c.address, c.scope, c.nonce ?? null, c.message, utc(c.expiresAt), utc(now),
-          caps.perClient, caps.perAddress, c.ip ?? null, caps.perIp,
+          c.stateHash,
+          c.clientId,
+          c.domain,
+          c.address,
+          c.scope,
+          c.nonce ?? null,
+          c.message,
+          utc(c.expiresAt),
+          utc(now),
+          caps.perClient,
+          caps.perAddress,
+          c.ip ?? null,
+          caps.perIp,
         ],
       });
       return rows[0];
@@ -155,12 +170,20 @@ export function codeStatements({ db, pool }: Connection) {
 
     /** An interaction with what the login page and its completion need of its client. */
     async findInteractionWithClient(id: string) {
-      return (await db.interaction.findUnique({ where: { id }, include: { client: { select: { name: true, logoUrl: true, enabled: true } } } })) ?? undefined;
+      return (
+        (await db.interaction.findUnique({
+          where: { id },
+          include: { client: { select: { name: true, logoUrl: true, enabled: true } } },
+        })) ?? undefined
+      );
     },
 
     /** Completes an unfinished, unexpired interaction (a login or a cancel), once: the row, or undefined when it was not. */
     async completeInteraction(id: string, now: Date) {
-      const [interaction] = await db.interaction.updateManyAndReturn({ where: { id, completedAt: null, expiresAt: { gt: now } }, data: { completedAt: now } });
+      const [interaction] = await db.interaction.updateManyAndReturn({
+        where: { id, completedAt: null, expiresAt: { gt: now } },
+        data: { completedAt: now },
+      });
       return interaction;
     },
 
@@ -183,7 +206,10 @@ export function codeStatements({ db, pool }: Connection) {
 
     /** Uses an unused, unexpired code without issuing tokens (the dashboard's own sign-in); false when it was not. */
     async useCode(codeHash: string, now: Date): Promise<boolean> {
-      const { count } = await db.authorizationCode.updateMany({ where: { codeHash, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
+      const { count } = await db.authorizationCode.updateMany({
+        where: { codeHash, usedAt: null, expiresAt: { gt: now } },
+        data: { usedAt: now },
+      });
       return count === 1;
     },
 
@@ -227,7 +253,17 @@ export function codeStatements({ db, pool }: Connection) {
       const { rowCount } = await pool.query({
         name: "keyfob_consume_code_with_refresh",
         text: CONSUME_CODE_WITH_REFRESH,
-        values: [...values, refresh.tokenHash, grant.scope, grant.email, grant.emailVerified, utc(grant.authTime), grant.amr, utc(grant.expiresAt), utc(grant.familyExpiresAt)],
+        values: [
+          ...values,
+          refresh.tokenHash,
+          grant.scope,
+          grant.email,
+          grant.emailVerified,
+          utc(grant.authTime),
+          grant.amr,
+          utc(grant.expiresAt),
+          utc(grant.familyExpiresAt),
+        ],
       });
       return rowCount === 1;
     },
@@ -242,7 +278,12 @@ export function codeStatements({ db, pool }: Connection) {
      * Uses up a passkey challenge issued for `purpose` and, when given, this login or account, unused
      * and unexpired: one conditional update, so of two answers to one challenge only the first gets the row.
      */
-    async consumePasskeyChallenge(challengeHash: string, purpose: string, binding: { interactionId?: string; accountId?: string }, now: Date) {
+    async consumePasskeyChallenge(
+      challengeHash: string,
+      purpose: string,
+      binding: { interactionId?: string; accountId?: string },
+      now: Date,
+    ) {
       const [row] = await db.passkeyChallenge.updateManyAndReturn({
         where: {
           challengeHash,

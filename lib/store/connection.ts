@@ -31,7 +31,9 @@ export function createConnection(url: string, poolSize = 10, preparedStatements 
  */
 export const utcTypes = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === 1114 ? (value: string) => new Date(`${value.replace(" ", "T")}Z`) : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+    oid === 1114
+      ? (value: string) => new Date(`${value.replace(" ", "T")}Z`)
+      : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 export const utc = (date: Date) => date.toISOString();
 

@@ -79,7 +79,9 @@ function storeOn(connection: Connection): Store {
     sweep: (bounds) => sweep(connection, bounds),
     transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool }))),
     changeFeed: (directUrl) =>
-      directUrl ? new Notifications({ connectionString: directUrl, connectionTimeoutMillis: 5_000, keepAlive: true }) : new PolledChanges(pool),
+      directUrl
+        ? new Notifications({ connectionString: directUrl, connectionTimeoutMillis: 5_000, keepAlive: true })
+        : new PolledChanges(pool),
     async ping() {
       await pool.query("SELECT 1");
     },

@@ -42,7 +42,8 @@ export type TokenSelector = { clientId?: string; userIds?: string[] };
 export function tokenStatements({ db, pool }: Connection) {
   const revokeRefreshFamilies = async (selector: FamilySelector, now = new Date()): Promise<FamilyRevocation> => {
     const { familyId, clientId, accountId } = selector;
-    if (familyId === undefined && clientId === undefined && accountId === undefined) throw new Error("revokeRefreshFamilies needs a family, a client or an account");
+    if (familyId === undefined && clientId === undefined && accountId === undefined)
+      throw new Error("revokeRefreshFamilies needs a family, a client or an account");
     const refreshWhere = Prisma.join(
       [
         Prisma.sql`revoked_at IS NULL`,
@@ -103,7 +104,14 @@ export function tokenStatements({ db, pool }: Connection) {
      * secret the request was authenticated with (it may have been read from the cache). False when any
      * of these fails.
      */
-    async recordClientToken(clientId: string, secretHash: string, scopes: string[], token: TokenRecord, caller: Caller, now = new Date()): Promise<boolean> {
+    async recordClientToken(
+      clientId: string,
+      secretHash: string,
+      scopes: string[],
+      token: TokenRecord,
+      caller: Caller,
+      now = new Date(),
+    ): Promise<boolean> {
       const { rowCount } = await pool.query({
         name: "keyfob_record_client_token",
         text: `WITH ${issuedWithEvent(
@@ -113,7 +121,19 @@ export function tokenStatements({ db, pool }: Connection) {
              AND (c.management_scopes @> $9::text[] OR $10 = ANY (c.management_scopes))`,
           { at: 7, endpoint: 11, ip: 12 },
         )}`,
-        values: [clientId, secretHash, token.jti, token.userId, token.connector, token.scope, utc(now), utc(token.expiresAt), scopes, ADMIN_SCOPE, ...callerValues(caller)],
+        values: [
+          clientId,
+          secretHash,
+          token.jti,
+          token.userId,
+          token.connector,
+          token.scope,
+          utc(now),
+          utc(token.expiresAt),
+          scopes,
+          ADMIN_SCOPE,
+          ...callerValues(caller),
+        ],
       });
       return rowCount === 1;
     },
@@ -167,7 +187,13 @@ export function tokenStatements({ db, pool }: Connection) {
 
     /** A page of active tokens, newest first (without the code they were issued from). */
     activePage(selector: TokenSelector, skip: number, take: number, now = new Date()) {
-      return db.issuedToken.findMany({ where: activeWhere(selector, now), orderBy: { issuedAt: "desc" }, skip, take, omit: { codeHash: true } });
+      return db.issuedToken.findMany({
+        where: activeWhere(selector, now),
+        orderBy: { issuedAt: "desc" },
+        skip,
+        take,
+        omit: { codeHash: true },
+      });
     },
 
     countActive(selector: TokenSelector, now = new Date()) {
@@ -176,7 +202,12 @@ export function tokenStatements({ db, pool }: Connection) {
 
     /** A stored refresh token with what the checks need of its client. */
     async findRefreshToken(tokenHash: string) {
-      return (await db.refreshToken.findUnique({ where: { tokenHash }, include: { client: { select: { enabled: true, refreshTokensAllowed: true } } } })) ?? undefined;
+      return (
+        (await db.refreshToken.findUnique({
+          where: { tokenHash },
+          include: { client: { select: { enabled: true, refreshTokensAllowed: true } } },
+        })) ?? undefined
+      );
     },
 
     /**
@@ -235,7 +266,16 @@ export function tokenStatements({ db, pool }: Connection) {
         orderBy: { issuedAt: "desc" },
         skip,
         take,
-        select: { familyId: true, clientId: true, accountId: true, connector: true, scope: true, issuedAt: true, expiresAt: true, familyExpiresAt: true },
+        select: {
+          familyId: true,
+          clientId: true,
+          accountId: true,
+          connector: true,
+          scope: true,
+          issuedAt: true,
+          expiresAt: true,
+          familyExpiresAt: true,
+        },
       });
     },
 
@@ -245,7 +285,12 @@ export function tokenStatements({ db, pool }: Connection) {
 
     /** Per family: when it began (its first token) and how many tokens it has had. */
     async familyHistories(familyIds: string[]) {
-      const families = await db.refreshToken.groupBy({ by: ["familyId"], where: { familyId: { in: familyIds } }, _min: { issuedAt: true }, _count: { _all: true } });
+      const families = await db.refreshToken.groupBy({
+        by: ["familyId"],
+        where: { familyId: { in: familyIds } },
+        _min: { issuedAt: true },
+        _count: { _all: true },
+      });
       return families.map((f) => ({ familyId: f.familyId, grantedAt: f._min.issuedAt, tokens: f._count._all }));
     },
   };

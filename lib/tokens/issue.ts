@@ -89,7 +89,8 @@ export async function issueTokens(
     email_verified: grant.emailVerified,
     ...(grant.nonce !== undefined && { nonce: grant.nonce }),
   };
-  const sign = (payload: JWTPayload, typ?: string) => new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey);
+  const sign = (payload: JWTPayload, typ?: string) =>
+    new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey);
 
   const jti = randomUUID();
   const scope = grant.offlineAccess ? grant.scope : withoutOfflineAccess(grant.scope);

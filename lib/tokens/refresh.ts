@@ -25,7 +25,11 @@ export function newRefreshToken(): NewRefreshToken {
 export type RefreshLifetimes = { refreshTokenIdleTtl: number; refreshTokenMaxAge: number };
 
 /** The first token of a new family: it ends unused after the idle lifetime, the family at the maximum age. */
-export function newFamily(config: RefreshLifetimes, grant: Pick<RefreshGrant, "scope" | "email" | "emailVerified" | "authTime" | "amr">, now: Date): RefreshGrant {
+export function newFamily(
+  config: RefreshLifetimes,
+  grant: Pick<RefreshGrant, "scope" | "email" | "emailVerified" | "authTime" | "amr">,
+  now: Date,
+): RefreshGrant {
   const familyExpiresAt = new Date(now.getTime() + config.refreshTokenMaxAge * 1000);
   return { ...grant, familyId: randomUUID(), familyExpiresAt, expiresAt: successorExpiry(config, familyExpiresAt, now) };
 }

@@ -35,7 +35,11 @@ export async function verifyAccessToken({ config, store, keys }: Keyfob, token: 
  * not arrived: the keys are then reloaded, at most once per period whatever the tokens say, and
  * the check is tried once more. The keys failing to load is not the token's fault (503).
  */
-async function verifySignature(keys: KeyStore, issuer: string, token: string): Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }> {
+async function verifySignature(
+  keys: KeyStore,
+  issuer: string,
+  token: string,
+): Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }> {
   const options = { issuer, algorithms: [SIGNING_ALG] };
   const refused = () => invalidToken("the access token is invalid or has expired");
   const known = await keys.verificationKeys();

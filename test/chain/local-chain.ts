@@ -173,9 +173,13 @@ type SolcOutput = {
  * imports from the same folder. Returns the contracts by name. Takes a few seconds (solc-js is wasm).
  */
 export function compileContracts(dir = CONTRACTS_DIR): Record<string, CompiledContract> {
-  const solc = require("solc") as { compile(input: string, callbacks?: { import(p: string): { contents: string } | { error: string } }): string };
+  const solc = require("solc") as {
+    compile(input: string, callbacks?: { import(p: string): { contents: string } | { error: string } }): string;
+  };
   const sources: Record<string, { content: string }> = {};
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(".sol")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith(".sol"))
+    .sort()) {
     sources[file] = { content: readFileSync(path.join(dir, file), "utf8") };
   }
   const input = {

@@ -42,9 +42,26 @@ export class SoftAuthenticator {
     this.credentials.push(credential);
     const length = Buffer.alloc(2);
     length.writeUInt16BE(id.length);
-    const authData = Buffer.concat([this.header(credential, bend.flags ?? UP | UV | AT, bend.counter ?? 0), Buffer.alloc(16), length, id, isoCBOR.encode(cose)]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([["fmt", "none"], ["attStmt", new Map()], ["authData", authData]]) as never);
-    const clientDataJSON = JSON.stringify({ type: bend.type ?? "webauthn.create", challenge: options.challenge, origin: bend.origin ?? this.origin, crossOrigin: false });
+    const authData = Buffer.concat([
+      this.header(credential, bend.flags ?? UP | UV | AT, bend.counter ?? 0),
+      Buffer.alloc(16),
+      length,
+      id,
+      isoCBOR.encode(cose),
+    ]);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ["fmt", "none"],
+        ["attStmt", new Map()],
+        ["authData", authData],
+      ]) as never,
+    );
+    const clientDataJSON = JSON.stringify({
+      type: bend.type ?? "webauthn.create",
+      challenge: options.challenge,
+      origin: bend.origin ?? this.origin,
+      crossOrigin: false,
+    });
     return {
       id: b64url(id),
       rawId: b64url(id),
@@ -60,13 +77,23 @@ export class SoftAuthenticator {
     const credential = bend.credential ?? this.credentials.at(-1)!;
     credential.counter = bend.counter ?? credential.counter + 1;
     const authData = this.header(credential, bend.flags ?? UP | UV, credential.counter);
-    const clientDataJSON = JSON.stringify({ type: bend.type ?? "webauthn.get", challenge: options.challenge, origin: bend.origin ?? this.origin, crossOrigin: false });
+    const clientDataJSON = JSON.stringify({
+      type: bend.type ?? "webauthn.get",
+      challenge: options.challenge,
+      origin: bend.origin ?? this.origin,
+      crossOrigin: false,
+    });
     const signature = sign("sha256", Buffer.concat([authData, sha256(clientDataJSON)]), bend.key ?? credential.key);
     return {
       id: b64url(credential.id),
       rawId: b64url(credential.id),
       type: "public-key" as const,
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: credential.userHandle },
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        userHandle: credential.userHandle,
+      },
       clientExtensionResults: {},
       authenticatorAttachment: "platform" as const,
     };

@@ -17,7 +17,9 @@ export const FORM = { "content-type": "application/x-www-form-urlencoded" };
 export type App = { clientId: string; redirectUri: string; secret?: string; pkce: { verifier: string; challenge: string } };
 
 /** Registered through `on` (default: the process-wide instance), with `settings` (refresh tokens, resource server) when given. */
-export async function registerApp(options: { confidential?: boolean; redirectUri?: string; settings?: Partial<ClientSettings>; on?: Keyfob } = {}): Promise<App> {
+export async function registerApp(
+  options: { confidential?: boolean; redirectUri?: string; settings?: Partial<ClientSettings>; on?: Keyfob } = {},
+): Promise<App> {
   const { store } = options.on ?? keyfob();
   const client = await createClient(store, { name: "Fleet dashboard" });
   const redirectUri = options.redirectUri ?? `https://fleet.example.com/cb/${client.id.slice(3, 9)}?tenant=7`;
@@ -28,8 +30,16 @@ export async function registerApp(options: { confidential?: boolean; redirectUri
 }
 
 export function authorizeQuery(app: App, extra: Record<string, string> = {}) {
-  const pkceParams: Record<string, string> = app.secret || "code_challenge" in extra ? {} : { code_challenge: app.pkce.challenge, code_challenge_method: "S256" };
-  return new URLSearchParams({ client_id: app.clientId, redirect_uri: app.redirectUri, scope: "openid email", response_type: "code", ...pkceParams, ...extra });
+  const pkceParams: Record<string, string> =
+    app.secret || "code_challenge" in extra ? {} : { code_challenge: app.pkce.challenge, code_challenge_method: "S256" };
+  return new URLSearchParams({
+    client_id: app.clientId,
+    redirect_uri: app.redirectUri,
+    scope: "openid email",
+    response_type: "code",
+    ...pkceParams,
+    ...extra,
+  });
 }
 
 export const google = (subject = randomBytes(8).toString("hex")): LoginIdentity => ({
@@ -57,7 +67,11 @@ export function token(app: App, params: Record<string, string>, auth: "basic" | 
 }
 
 /** The request `token` sends, for a route handler of another instance. */
-export function tokenRequest(app: App, params: Record<string, string>, auth: "basic" | "post" | "none" = app.secret ? "basic" : "none"): Request {
+export function tokenRequest(
+  app: App,
+  params: Record<string, string>,
+  auth: "basic" | "post" | "none" = app.secret ? "basic" : "none",
+): Request {
   const headers: Record<string, string> = { ...FORM };
   const verifier: Record<string, string> = app.secret || "code_verifier" in params ? {} : { code_verifier: app.pkce.verifier };
   const form = new URLSearchParams({ grant_type: "authorization_code", redirect_uri: app.redirectUri, ...verifier, ...params });
@@ -68,9 +82,11 @@ export function tokenRequest(app: App, params: Record<string, string>, auth: "ba
 }
 
 /** HTTP Basic credentials of a confidential app (RFC 6749 2.3.1: each part form-encoded). */
-export const basic = (app: App) => `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
+export const basic = (app: App) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.secret!)}`).toString("base64")}`;
 
-export const userinfo = (accessToken: string) => userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
+export const userinfo = (accessToken: string) =>
+  userinfoGet(new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } }));
 
 /** A Google user who logged in to an application on the serving instance: its session, tokens, and a linked wallet with a Flow A token. */
 export async function activeUser() {

@@ -17,7 +17,11 @@ import { ISSUER } from "./flow-a";
 export function routesOn(k: Keyfob) {
   const on = () => k;
   return {
-    generateChallenge: endpoint("generate_challenge", (keyfob, request, params) => generateChallenge(keyfob, params, { ip: clientIp(request) }), on),
+    generateChallenge: endpoint(
+      "generate_challenge",
+      (keyfob, request, params) => generateChallenge(keyfob, params, { ip: clientIp(request) }),
+      on,
+    ),
     submitChallenge: endpoint("submit_challenge", (keyfob, _, params, caller) => submitChallenge(keyfob, params, caller), on),
     token: endpoint("token", token, on),
     revoke: endpoint("revoke", revokeToken, on),

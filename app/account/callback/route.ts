@@ -13,7 +13,8 @@ import { loginClient, setSessionCookie } from "../../auth/session-cookie";
 
 export const dynamic = "force-dynamic";
 
-const seeOther = (k: Keyfob, query = "") => new Response(null, { status: 303, headers: { Location: `${k.config.issuerUrl}/account${query}`, "Cache-Control": "no-store" } });
+const seeOther = (k: Keyfob, query = "") =>
+  new Response(null, { status: 303, headers: { Location: `${k.config.issuerUrl}/account${query}`, "Cache-Control": "no-store" } });
 
 export const GET = endpoint("account_callback", {
   async answer(k) {

@@ -25,7 +25,10 @@ export default async function OverviewPage() {
       <PageHeader title="Overview" description="Keyfob at a glance." />
       <dl className="grid gap-4 sm:grid-cols-3">
         {stats.map((stat) => (
-          <div key={stat.label} className="relative rounded-xl bg-white p-5 shadow-xs ring-1 ring-slate-200 transition focus-within:ring-indigo-400 hover:ring-indigo-300">
+          <div
+            key={stat.label}
+            className="relative rounded-xl bg-white p-5 shadow-xs ring-1 ring-slate-200 transition focus-within:ring-indigo-400 hover:ring-indigo-300"
+          >
             <dt className="text-sm font-medium text-slate-600">
               <Link href={stat.href} className={`rounded-sm after:absolute after:inset-0 ${focusRing}`}>
                 {stat.label}

@@ -63,7 +63,12 @@ export async function deleteClientAction(_: FormState, form: FormData): Promise<
   const input = fields(form, ["clientId"]);
   // The dialog asked to type the id; checked here too, so no other form deletes a client by accident.
   if (value(form, "confirm").trim() !== input.clientId) {
-    return { ok: false, error: "type the client ID exactly to delete it", fieldErrors: { confirm: "does not match the client ID" }, at: Date.now() };
+    return {
+      ok: false,
+      error: "type the client ID exactly to delete it",
+      fieldErrors: { confirm: "does not match the client ID" },
+      at: Date.now(),
+    };
   }
   const { state } = await perform("client.delete", input);
   if (!state.ok) return state;
@@ -165,7 +170,11 @@ export async function revokeRefreshGrantsAction(_: FormState, form: FormData): P
 
 /** Registers Keyfob's own test callback as a redirect URI of the client, for "Try a sign-in" (an audited redirect_uri.add). */
 export async function registerTryCallbackAction(_: FormState, form: FormData): Promise<FormState> {
-  return done("redirect_uri.add", { clientId: value(form, "clientId"), uri: tryRedirectUri(keyfob().config.issuerUrl) }, "Keyfob's test callback is registered for this client.");
+  return done(
+    "redirect_uri.add",
+    { clientId: value(form, "clientId"), uri: tryRedirectUri(keyfob().config.issuerUrl) },
+    "Keyfob's test callback is registered for this client.",
+  );
 }
 
 // Accounts and their login sessions.
@@ -173,7 +182,10 @@ export async function registerTryCallbackAction(_: FormState, form: FormData): P
 export async function blockAccountAction(_: FormState, form: FormData): Promise<FormState> {
   const { state, value } = await perform("account.block", fields(form, ["accountId"]));
   if (!state.ok) return state;
-  return { ...state, message: `Account blocked: ${value!.revokedTokens} access tokens and ${value!.revokedSessions} sessions revoked, with its refresh tokens and codes.` };
+  return {
+    ...state,
+    message: `Account blocked: ${value!.revokedTokens} access tokens and ${value!.revokedSessions} sessions revoked, with its refresh tokens and codes.`,
+  };
 }
 
 export async function unblockAccountAction(_: FormState, form: FormData): Promise<FormState> {
@@ -183,7 +195,12 @@ export async function unblockAccountAction(_: FormState, form: FormData): Promis
 export async function deleteAccountAction(_: FormState, form: FormData): Promise<FormState> {
   const input = fields(form, ["accountId"]);
   if (value(form, "confirm").trim().toLowerCase() !== input.accountId.toLowerCase()) {
-    return { ok: false, error: "type the account's address exactly to delete it", fieldErrors: { confirm: "does not match the account" }, at: Date.now() };
+    return {
+      ok: false,
+      error: "type the account's address exactly to delete it",
+      fieldErrors: { confirm: "does not match the account" },
+      at: Date.now(),
+    };
   }
   const { state } = await perform("account.delete", input);
   if (!state.ok) return state;
@@ -196,5 +213,8 @@ export async function revokeSessionsAction(_: FormState, form: FormData): Promis
   const { state, value } = await perform("session.revoke", input);
   if (!state.ok) return state;
   const revoked = Number(value!.revoked);
-  return { ...state, message: input.sessionId ? "Session revoked." : revoked === 1 ? "1 session revoked." : `${revoked} sessions revoked.` };
+  return {
+    ...state,
+    message: input.sessionId ? "Session revoked." : revoked === 1 ? "1 session revoked." : `${revoked} sessions revoked.`,
+  };
 }

@@ -13,7 +13,11 @@ export function signInLimitPage(error: OAuthError): Response {
     eyebrow: limited ? "429 · Too many requests" : "503 · Unavailable",
     title: limited ? "Too many sign-in attempts" : "Sign-in is unavailable",
     heading: limited ? "Too many sign-in attempts" : "Sign-in is unavailable",
-    paragraphs: [limited ? "Too many admin sign-ins came from this network. Wait a moment, then try again." : "Keyfob could not start the sign-in just now. Please try again in a moment."],
+    paragraphs: [
+      limited
+        ? "Too many admin sign-ins came from this network. Wait a moment, then try again."
+        : "Keyfob could not start the sign-in just now. Please try again in a moment.",
+    ],
     headers: { "Retry-After": String(error.retryAfter ?? 5) },
   });
 }

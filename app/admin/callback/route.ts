@@ -33,9 +33,16 @@ export const GET = endpoint("admin_callback", {
   async answer(k, request, query) {
     const login = (await cookies()).get(ADMIN_LOGIN_COOKIE)?.value;
     const error = query.get("error");
-    if (error) return { response: failed(k, error === "access_denied" ? "cancelled" : "refused"), refused: error === "access_denied" ? "access_denied" : "upstream_error" };
+    if (error)
+      return {
+        response: failed(k, error === "access_denied" ? "cancelled" : "refused"),
+        refused: error === "access_denied" ? "access_denied" : "upstream_error",
+      };
     if (!login) return { response: failed(k, "browser"), refused: "browser" };
-    const session = await finishAdminLogin(k, login, query, { ip: clientIp(request), userAgent: request.headers.get("user-agent") ?? undefined });
+    const session = await finishAdminLogin(k, login, query, {
+      ip: clientIp(request),
+      userAgent: request.headers.get("user-agent") ?? undefined,
+    });
     if (!session) return { response: failed(k, "browser"), refused: "browser" };
     const response = redirectTo(k, "/admin");
     const [name, options] = sessionCookie(k);

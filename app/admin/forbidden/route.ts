@@ -18,7 +18,9 @@ export async function GET(): Promise<Response> {
     title: "Access denied",
     heading: "This account is not an admin",
     paragraphs: [
-      account ? { before: "You are signed in as", code: account, after: ", which is not an admin account." } : "You are not signed in with an admin account.",
+      account
+        ? { before: "You are signed in as", code: account, after: ", which is not an admin account." }
+        : "You are not signed in with an admin account.",
       "The Keyfob dashboard is open to admins only. An existing admin can grant your account the role; until then there is nothing here for this account.",
     ],
     actions: `<form action="/admin/logout" method="post"><button type="submit">Sign out</button></form>

@@ -21,8 +21,18 @@ export async function POST(request: Request): Promise<Response> {
   const token = await sessionToken();
   const admin = everywhere ? await readAdminSession(k, token) : undefined;
   const ended = await endAdminSessions(k, token, everywhere ? "everywhere" : "this");
-  if (admin) await k.audit.write({ actor: admin.accountId, action: "admin.signed_out_everywhere", outcome: "success", accountId: admin.accountId, detail: `${ended} dashboard sessions ended` });
-  const response = new NextResponse(null, { status: 303, headers: { Location: `/admin/signed-out${admin ? "?everywhere=1" : ""}`, "Cache-Control": "no-store" } });
+  if (admin)
+    await k.audit.write({
+      actor: admin.accountId,
+      action: "admin.signed_out_everywhere",
+      outcome: "success",
+      accountId: admin.accountId,
+      detail: `${ended} dashboard sessions ended`,
+    });
+  const response = new NextResponse(null, {
+    status: 303,
+    headers: { Location: `/admin/signed-out${admin ? "?everywhere=1" : ""}`, "Cache-Control": "no-store" },
+  });
   const [name, options] = sessionCookie(k, 0);
   response.cookies.set(name, "", options);
   return response;

@@ -10,7 +10,8 @@ const reasons: Record<string, string> = {
   refused: "The sign-in page refused the request.",
   browser: "This browser did not start this sign-in, or it took longer than 10 minutes. Cookies must be enabled for this site.",
   expired: "The sign-in code was invalid or had expired, or the sign-in did not start with a new login.",
-  contract: "Smart-account (contract) signatures are not accepted for the dashboard here. Sign in with a wallet's own key, a passkey, Google or Apple.",
+  contract:
+    "Smart-account (contract) signatures are not accepted for the dashboard here. Sign in with a wallet's own key, a passkey, Google or Apple.",
   unavailable: "Keyfob could not complete the sign-in just now (a dependency is unavailable).",
 };
 

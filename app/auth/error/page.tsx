@@ -53,7 +53,9 @@ export default async function AuthErrorPage({ searchParams }: { searchParams: Pr
   setRequestLocale(locale);
   const t = await getTranslations({ locale, namespace: "errorPage" });
   const common = await getTranslations({ locale, namespace: "common" });
-  const key = [params.reason, params.error].find((value): value is Reason => typeof value === "string" && (REASONS as readonly string[]).includes(value));
+  const key = [params.reason, params.error].find(
+    (value): value is Reason => typeof value === "string" && (REASONS as readonly string[]).includes(value),
+  );
   const title = t(`reasons.${key ?? "fallback"}Title`);
   const message = t(`reasons.${key ?? "fallback"}`);
   const login = await rememberedLogin();

@@ -6,5 +6,8 @@ export const dynamic = "force-dynamic";
 
 export async function GET() {
   const { ready, checks } = await readiness(keyfob(), isDraining());
-  return Response.json({ status: ready ? "ok" : "unavailable", checks }, { status: ready ? 200 : 503, headers: { "Cache-Control": "no-store" } });
+  return Response.json(
+    { status: ready ? "ok" : "unavailable", checks },
+    { status: ready ? 200 : 503, headers: { "Cache-Control": "no-store" } },
+  );
 }

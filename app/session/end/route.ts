@@ -29,16 +29,19 @@ const endSessionPage: Page<Params> = {
     const locale = localeOf(request, params);
     const t = translator(locale, "logout");
     const origin = request.headers.get("origin");
-    const confirmed = request.method === "POST" && params.get("logout") === "confirm" && (!origin || origin === new URL(k.config.issuerUrl).origin);
+    const confirmed =
+      request.method === "POST" && params.get("logout") === "confirm" && (!origin || origin === new URL(k.config.issuerUrl).origin);
     const session = await currentLoginSession();
     const decision = await decideEndSession(k, params, session, confirmed);
-    if (decision.kind === "error") return { response: errorPage(locale, reasonText(locale, decision.reason)), refused: decision.reason.code };
+    if (decision.kind === "error")
+      return { response: errorPage(locale, reasonText(locale, decision.reason)), refused: decision.reason.code };
     if (decision.kind === "confirm") return confirmationPage(locale, params, decision.clientName);
 
     await endSession(k, await clearSessionCookie());
     await clearUpstreamSession();
     if (session) k.audit.record({ action: "session.ended", outcome: "success", accountId: session.accountId, detail: "logout" });
-    if (decision.location) return new Response(null, { status: 303, headers: { Location: decision.location, "Cache-Control": "no-store" } });
+    if (decision.location)
+      return new Response(null, { status: 303, headers: { Location: decision.location, "Cache-Control": "no-store" } });
     return htmlPage({
       status: 200,
       lang: locale,
@@ -51,7 +54,12 @@ const endSessionPage: Page<Params> = {
   refuse(error, { request, params }) {
     const locale = localeOf(request, params);
     const t = translator(locale, "logout");
-    const busy = busyPage(locale, error, { tooManyTitle: t("tooManyTitle"), tooMany: t("tooMany"), unavailableTitle: t("unavailableTitle"), unavailable: t("unavailable") }, [t("errorNotSent")]);
+    const busy = busyPage(
+      locale,
+      error,
+      { tooManyTitle: t("tooManyTitle"), tooMany: t("tooMany"), unavailableTitle: t("unavailableTitle"), unavailable: t("unavailable") },
+      [t("errorNotSent")],
+    );
     // Anything else is a request that could not be read.
     return busy ?? errorPage(locale, t("unreadable"));
   },

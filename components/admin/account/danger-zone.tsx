@@ -13,8 +13,8 @@ export function DeleteAccount({ account }: { account: AdminAccount }) {
       question="Delete this account?"
       typeToConfirm={{ value: account.id, label: "the account's address", ignoreCase: true }}
     >
-      Its identities, linked wallets and sessions are deleted, its access and refresh tokens revoked, and its admin role removed. This cannot
-      be undone.
+      Its identities, linked wallets and sessions are deleted, its access and refresh tokens revoked, and its admin role removed. This
+      cannot be undone.
     </DeleteCard>
   );
 }

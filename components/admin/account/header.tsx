@@ -47,10 +47,14 @@ export function AccountHeader({ account }: { account: AdminAccount }) {
             >
               <p className="mb-2 font-medium text-slate-900">This revokes everything it holds at once, on every instance:</p>
               <ul className="list-disc space-y-1 pl-5">
-                <li>its {account.sessions.length === 1 ? "login session" : `${account.sessions.length} login sessions`} (it is signed out everywhere);</li>
                 <li>
-                  its {account.holdings.accessTokens} active access token{account.holdings.accessTokens === 1 ? "" : "s"} (its linked wallets&apos; too) and{" "}
-                  {account.holdings.refreshGrants} refresh grant{account.holdings.refreshGrants === 1 ? "" : "s"}, and any unredeemed code;
+                  its {account.sessions.length === 1 ? "login session" : `${account.sessions.length} login sessions`} (it is signed out
+                  everywhere);
+                </li>
+                <li>
+                  its {account.holdings.accessTokens} active access token{account.holdings.accessTokens === 1 ? "" : "s"} (its linked
+                  wallets&apos; too) and {account.holdings.refreshGrants} refresh grant{account.holdings.refreshGrants === 1 ? "" : "s"},
+                  and any unredeemed code;
                 </li>
                 <li>no login is possible any more: hosted login, Flow A for its wallets, Continue as.</li>
               </ul>

@@ -12,7 +12,9 @@ export function AccountOverview({ account }: { account: AdminAccount }) {
         <dt className="font-medium text-slate-600">Account ID</dt>
         <dd className="min-w-0">
           <CopyableId value={account.id} label="account ID" />
-          <p className="mt-0.5 text-xs text-slate-500">The tokens&apos; user id (sub encodes it with the connector) and ethereum_address.</p>
+          <p className="mt-0.5 text-xs text-slate-500">
+            The tokens&apos; user id (sub encodes it with the connector) and ethereum_address.
+          </p>
         </dd>
         <dt className="font-medium text-slate-600">Admin</dt>
         <dd>

@@ -32,25 +32,27 @@ const columns = (accountId: string): Column<Session>[] => [
     cell: (session) => (
       <>
         {session.ip ? <Mono>{session.ip}</Mono> : <span className="text-slate-400">—</span>}
-        {session.userAgent && <span className="block truncate text-xs text-slate-500" title={session.userAgent}>{session.userAgent}</span>}
+        {session.userAgent && (
+          <span className="block truncate text-xs text-slate-500" title={session.userAgent}>
+            {session.userAgent}
+          </span>
+        )}
       </>
     ),
   },
-  actionsColumn(
-    (session) => (
-      <ConfirmAction
-        action={revokeSessionsAction}
-        fields={{ accountId, sessionId: session.id }}
-        trigger="Revoke"
-        triggerLabel={`Revoke the session signed in via ${session.connector}, ${session.id.slice(0, 12)}`}
-        title="Revoke this session?"
-        confirmLabel="Revoke session"
-        pendingLabel="Revoking…"
-      >
-        This browser must log in again at its next authorization request. Tokens already issued are left alone.
-      </ConfirmAction>
-    ),
-  ),
+  actionsColumn((session) => (
+    <ConfirmAction
+      action={revokeSessionsAction}
+      fields={{ accountId, sessionId: session.id }}
+      trigger="Revoke"
+      triggerLabel={`Revoke the session signed in via ${session.connector}, ${session.id.slice(0, 12)}`}
+      title="Revoke this session?"
+      confirmLabel="Revoke session"
+      pendingLabel="Revoking…"
+    >
+      This browser must log in again at its next authorization request. Tokens already issued are left alone.
+    </ConfirmAction>
+  )),
 ];
 
 export function Sessions({ account }: { account: AdminAccount }) {
@@ -70,8 +72,8 @@ export function Sessions({ account }: { account: AdminAccount }) {
             confirmLabel="Revoke all sessions"
             pendingLabel="Revoking…"
           >
-            Every browser signed in as this account must log in again at its next authorization request. Its tokens are left alone: block the
-            account, or revoke its tokens, to stop them too.
+            Every browser signed in as this account must log in again at its next authorization request. Its tokens are left alone: block
+            the account, or revoke its tokens, to stop them too.
           </ConfirmAction>
         ) : undefined
       }
@@ -81,7 +83,11 @@ export function Sessions({ account }: { account: AdminAccount }) {
         columns={columns(account.id)}
         rows={account.sessions}
         rowKey={(session) => session.id}
-        empty={<EmptyState title="No live sessions">Sessions appear when the account logs in on the hosted page, until they end or are revoked.</EmptyState>}
+        empty={
+          <EmptyState title="No live sessions">
+            Sessions appear when the account logs in on the hosted page, until they end or are revoked.
+          </EmptyState>
+        }
       />
     </Card>
   );

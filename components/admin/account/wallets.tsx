@@ -7,7 +7,9 @@ export function Wallets({ account }: { account: AdminAccount }) {
   return (
     <Card id="wallets" title="Wallets" description="Wallets that log into this account; Flow A tokens they get name the wallet.">
       {account.wallets.length === 0 ? (
-        <p className="text-sm text-slate-600">No wallet: this account signs in with Google, Apple or a passkey. A wallet can be linked at /account.</p>
+        <p className="text-sm text-slate-600">
+          No wallet: this account signs in with Google, Apple or a passkey. A wallet can be linked at /account.
+        </p>
       ) : (
         <ul className="divide-y divide-slate-100" aria-label="Wallets">
           {account.wallets.map((wallet) => (

@@ -13,8 +13,8 @@ export function DeleteClient({ client }: { client: AdminClient }) {
       question={`Delete ${client.name}?`}
       typeToConfirm={{ value: client.id, label: "the client ID" }}
     >
-      The client, its redirect URIs, its signers and the records of its tokens are deleted. Applications using it stop working. This
-      cannot be undone; to stop it temporarily, disable it instead.
+      The client, its redirect URIs, its signers and the records of its tokens are deleted. Applications using it stop working. This cannot
+      be undone; to stop it temporarily, disable it instead.
     </DeleteCard>
   );
 }

@@ -46,17 +46,25 @@ export function ClientHeader({ client, created }: { client: AdminClient; created
               issued stay valid until they expire or are revoked. You can enable it again.
             </ConfirmAction>
           ) : (
-            <ActionForm action={setClientEnabledAction} fields={[]} hidden={{ ...id, enabled: "true" }} label="Enable client" className="contents">
+            <ActionForm
+              action={setClientEnabledAction}
+              fields={[]}
+              hidden={{ ...id, enabled: "true" }}
+              label="Enable client"
+              className="contents"
+            >
               <SubmitButton pendingLabel="Enabling…">Enable</SubmitButton>
             </ActionForm>
           )
         }
       />
-      {created && <OneTimeNotice param="created">Client created. Add a redirect URI, and a signer or a secret, so it can get tokens.</OneTimeNotice>}
+      {created && (
+        <OneTimeNotice param="created">Client created. Add a redirect URI, and a signer or a secret, so it can get tokens.</OneTimeNotice>
+      )}
       {client.id === ADMIN_CLIENT_ID && (
         <Banner tone="info">
-          This is the dashboard&apos;s own client: admins sign in through it. Keyfob registers it again, enabled and with its callback,
-          at every admin sign-in.
+          This is the dashboard&apos;s own client: admins sign in through it. Keyfob registers it again, enabled and with its callback, at
+          every admin sign-in.
         </Banner>
       )}
       {!client.enabled && (

@@ -11,8 +11,8 @@ export function AllowedOrigins({ client }: { client: AdminClient }) {
       title="Browser applications (CORS)"
       description={
         <>
-          Web pages on these origins may call the token, userinfo and revocation endpoints and Flow A for this client. The origins
-          of its redirect URIs are always allowed; add others here (scheme, host and port, e.g. <Mono>https://app.example.com</Mono>).
+          Web pages on these origins may call the token, userinfo and revocation endpoints and Flow A for this client. The origins of its
+          redirect URIs are always allowed; add others here (scheme, host and port, e.g. <Mono>https://app.example.com</Mono>).
         </>
       }
       clientId={client.id}
@@ -20,8 +20,18 @@ export function AllowedOrigins({ client }: { client: AdminClient }) {
       values={client.allowedOrigins.map(({ origin }) => origin)}
       empty="No extra origins: only pages on the redirect URIs' origins may call Keyfob from a browser."
       listLabel="Allowed origins"
-      remove={{ action: removeAllowedOriginAction, title: "Remove this origin?", consequence: "Browser requests from this origin are refused from now on." }}
-      add={{ action: addAllowedOriginAction, formLabel: "Allow an origin", fieldLabel: "New allowed origin", placeholder: "https://app.example.com", button: "Allow origin" }}
+      remove={{
+        action: removeAllowedOriginAction,
+        title: "Remove this origin?",
+        consequence: "Browser requests from this origin are refused from now on.",
+      }}
+      add={{
+        action: addAllowedOriginAction,
+        formLabel: "Allow an origin",
+        fieldLabel: "New allowed origin",
+        placeholder: "https://app.example.com",
+        button: "Allow origin",
+      }}
     />
   );
 }

@@ -19,8 +19,18 @@ export function RedirectUris({ client }: { client: AdminClient }) {
       values={client.redirectUris.map(({ uri }) => uri)}
       empty="No redirect URIs yet: the client cannot sign anyone in until it has one."
       listLabel="Registered redirect URIs"
-      remove={{ action: removeRedirectUriAction, title: "Remove this redirect URI?", consequence: "Sign-ins and challenges for this URI are refused from now on." }}
-      add={{ action: addRedirectUriAction, formLabel: "Add a redirect URI", fieldLabel: "New redirect URI", placeholder: "https://app.example.com/callback", button: "Add URI" }}
+      remove={{
+        action: removeRedirectUriAction,
+        title: "Remove this redirect URI?",
+        consequence: "Sign-ins and challenges for this URI are refused from now on.",
+      }}
+      add={{
+        action: addRedirectUriAction,
+        formLabel: "Add a redirect URI",
+        fieldLabel: "New redirect URI",
+        placeholder: "https://app.example.com/callback",
+        button: "Add URI",
+      }}
     />
   );
 }

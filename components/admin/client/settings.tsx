@@ -15,12 +15,27 @@ export function ClientSettings({ client }: { client: AdminClient }) {
       <ActionForm
         action={updateClientAction}
         fields={["name", "logoUrl"]}
-        hidden={{ clientId: client.id, settings: client.confidential || client.managementApi ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes" : "requirePkce resourceServer refreshTokensAllowed" }}
+        hidden={{
+          clientId: client.id,
+          settings:
+            client.confidential || client.managementApi
+              ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes"
+              : "requirePkce resourceServer refreshTokensAllowed",
+        }}
         label="Client settings"
       >
         <div className="grid gap-4 sm:grid-cols-2">
           <Field name="name" label="Name" initialValue={client.name} autoComplete="off" />
-          <Field name="logoUrl" label="Logo URL" optional initialValue={client.logoUrl ?? ""} type="url" autoComplete="off" spellCheck={false} hint="https only; shown on the sign-in page." />
+          <Field
+            name="logoUrl"
+            label="Logo URL"
+            optional
+            initialValue={client.logoUrl ?? ""}
+            type="url"
+            autoComplete="off"
+            spellCheck={false}
+            hint="https only; shown on the sign-in page."
+          />
         </div>
         <fieldset className="space-y-3">
           <legend className="sr-only">Options</legend>
@@ -34,7 +49,12 @@ export function ClientSettings({ client }: { client: AdminClient }) {
                 : "Public clients always need PKCE, whatever this says; it applies if the client gets a secret."
             }
           />
-          <Checkbox name="resourceServer" label="Resource server" defaultChecked={client.resourceServer} hint="May introspect tokens issued to other clients; other clients introspect only their own." />
+          <Checkbox
+            name="resourceServer"
+            label="Resource server"
+            defaultChecked={client.resourceServer}
+            hint="May introspect tokens issued to other clients; other clients introspect only their own."
+          />
           <Checkbox
             name="refreshTokensAllowed"
             label="Refresh tokens"
@@ -49,8 +69,8 @@ export function ClientSettings({ client }: { client: AdminClient }) {
             hint={
               client.confidential ? (
                 <>
-                  May get a token (client_credentials) for <Mono>/api/admin/v1</Mono> with the scopes below. Withdrawing it, or a scope, stops its tokens at
-                  once.
+                  May get a token (client_credentials) for <Mono>/api/admin/v1</Mono> with the scopes below. Withdrawing it, or a scope,
+                  stops its tokens at once.
                 </>
               ) : (
                 "Only a confidential client (with a secret) can be allowed the management API: generate a secret first."
@@ -61,7 +81,14 @@ export function ClientSettings({ client }: { client: AdminClient }) {
             <fieldset className="ml-7 space-y-2">
               <legend className="mb-2 text-xs font-medium uppercase tracking-wider text-slate-600">Management API scopes</legend>
               {Object.entries(MANAGEMENT_SCOPES).map(([scope, meaning]) => (
-                <Checkbox key={scope} name="managementScopes" value={scope} label={scope} defaultChecked={client.managementScopes.includes(scope)} hint={meaning} />
+                <Checkbox
+                  key={scope}
+                  name="managementScopes"
+                  value={scope}
+                  label={scope}
+                  defaultChecked={client.managementScopes.includes(scope)}
+                  hint={meaning}
+                />
               ))}
             </fieldset>
           )}

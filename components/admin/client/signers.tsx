@@ -19,7 +19,10 @@ const columns = (client: AdminClient, now: Date): Column<Signer>[] => [
   { header: "Address", cell: (signer) => <CopyableId value={signer.address} label={`signer ${signer.address}`} /> },
   { header: "Status", cell: (signer) => signerStatus(signer, now) },
   { header: "Enabled", hideBelow: "md", cell: (signer) => <DateText date={signer.enabledAt} /> },
-  { header: "Expires", cell: (signer) => (signer.expiresAt ? <DateText date={signer.expiresAt} /> : <span className="text-slate-500">Never</span>) },
+  {
+    header: "Expires",
+    cell: (signer) => (signer.expiresAt ? <DateText date={signer.expiresAt} /> : <span className="text-slate-500">Never</span>),
+  },
   { header: "Revoked", hideBelow: "md", cell: (signer) => <DateText date={signer.revokedAt} /> },
   actionsColumn(
     (signer) =>
@@ -48,9 +51,7 @@ export function Signers({ client }: { client: AdminClient }) {
       id="signers"
       title="Signers"
       description={
-        <>
-          Keys that may sign Flow A challenges for this license ({activeSigners} active). Revocation applies to the next token request.
-        </>
+        <>Keys that may sign Flow A challenges for this license ({activeSigners} active). Revocation applies to the next token request.</>
       }
     >
       <div className="mb-4">
@@ -62,7 +63,13 @@ export function Signers({ client }: { client: AdminClient }) {
           empty={<p className="text-sm text-slate-600">No signers. The license address itself can always sign for itself.</p>}
         />
       </div>
-      <ActionForm action={addSignerAction} fields={["address", "expiresAt"]} hidden={{ clientId: client.id }} label="Add a signer" className="space-y-3 border-t border-slate-100 pt-4">
+      <ActionForm
+        action={addSignerAction}
+        fields={["address", "expiresAt"]}
+        hidden={{ clientId: client.id }}
+        label="Add a signer"
+        className="space-y-3 border-t border-slate-100 pt-4"
+      >
         <div className="grid gap-3 sm:grid-cols-[1fr_12rem_auto] sm:items-start">
           <Field name="address" label="Signer address" autoComplete="off" spellCheck={false} placeholder="0x…" />
           <Field name="expiresAt" label="Expires" optional type="date" hint="At 00:00 UTC on that day." />

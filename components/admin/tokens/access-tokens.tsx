@@ -8,7 +8,11 @@ import { HolderLink, HolderTable } from "./shared";
 import type { ActiveToken, TokenHolder, TokenPage } from "./types";
 
 const columns: Column<ActiveToken>[] = [
-  { header: "Token ID (jti)", className: "min-w-[10rem]", cell: (token) => <CopyableId value={token.jti} label={`token ID ${token.jti}`} /> },
+  {
+    header: "Token ID (jti)",
+    className: "min-w-[10rem]",
+    cell: (token) => <CopyableId value={token.jti} label={`token ID ${token.jti}`} />,
+  },
   {
     header: "Client",
     className: "min-w-[10rem]",
@@ -23,22 +27,20 @@ const columns: Column<ActiveToken>[] = [
   { header: "Scope", hideBelow: "lg", cell: (token) => token.scope },
   { header: "Issued", hideBelow: "md", cell: (token) => <DateText date={token.issuedAt} /> },
   { header: "Expires", cell: (token) => <DateText date={token.expiresAt} /> },
-  actionsColumn(
-    (token) => (
-      <ConfirmAction
-        action={revokeTokensAction}
-        fields={{ jti: token.jti }}
-        trigger="Revoke"
-        triggerLabel={`Revoke token ${token.jti}`}
-        title="Revoke this token?"
-        confirmLabel="Revoke token"
-        pendingLabel="Revoking…"
-        subject={token.jti}
-      >
-        The token of <Mono>{token.userId}</Mono> for <Mono>{token.clientId}</Mono> stops working at once.
-      </ConfirmAction>
-    ),
-  ),
+  actionsColumn((token) => (
+    <ConfirmAction
+      action={revokeTokensAction}
+      fields={{ jti: token.jti }}
+      trigger="Revoke"
+      triggerLabel={`Revoke token ${token.jti}`}
+      title="Revoke this token?"
+      confirmLabel="Revoke token"
+      pendingLabel="Revoking…"
+      subject={token.jti}
+    >
+      The token of <Mono>{token.userId}</Mono> for <Mono>{token.clientId}</Mono> stops working at once.
+    </ConfirmAction>
+  )),
 ];
 
 export function AccessTokens({ tokens, holder }: { tokens: TokenPage<ActiveToken>; holder: TokenHolder }) {
@@ -49,7 +51,11 @@ export function AccessTokens({ tokens, holder }: { tokens: TokenPage<ActiveToken
       rows={tokens}
       rowKey={(token) => token.jti}
       holder={holder}
-      empty={{ what: "active tokens", filterWhat: "tokens", hint: "Tokens appear here when Flow A or the code flow issues them, until they expire or are revoked." }}
+      empty={{
+        what: "active tokens",
+        filterWhat: "tokens",
+        hint: "Tokens appear here when Flow A or the code flow issues them, until they expire or are revoked.",
+      }}
     />
   );
 }

@@ -3,14 +3,30 @@ import Link from "next/link";
 import { FilterField, filterControl } from "@/components/admin/filter-field";
 import { button } from "@/components/admin/ui";
 
-export function TokensFilter({ values, errors }: { values: { client: string; account: string }; errors: { client?: string; account?: string } }) {
+export function TokensFilter({
+  values,
+  errors,
+}: {
+  values: { client: string; account: string };
+  errors: { client?: string; account?: string };
+}) {
   return (
     <form action="/admin/tokens" className="mb-5 grid gap-3 sm:grid-cols-[1fr_1fr_auto] sm:items-end" aria-label="Filter tokens">
       <FilterField id="tokens-client" title="Client ID" error={errors.client}>
-        <input {...filterControl("tokens-client", "client", values.client, errors.client)} autoComplete="off" spellCheck={false} placeholder="Any client" />
+        <input
+          {...filterControl("tokens-client", "client", values.client, errors.client)}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="Any client"
+        />
       </FilterField>
       <FilterField id="tokens-account" title="Account address" error={errors.account}>
-        <input {...filterControl("tokens-account", "account", values.account, errors.account)} autoComplete="off" spellCheck={false} placeholder="Any account (0x…)" />
+        <input
+          {...filterControl("tokens-account", "account", values.account, errors.account)}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder="Any account (0x…)"
+        />
       </FilterField>
       <div className="flex gap-2">
         <button type="submit" className={button.secondary}>

@@ -12,8 +12,8 @@ export function TokensHeader({ holder, total }: { holder: TokenHolder; total: nu
       title="Tokens"
       description={
         <>
-          Active access tokens (issued, not expired, not revoked) and refresh grants. Revoked tokens fail introspection and userinfo at once. An
-          account&apos;s tokens include its linked wallets&apos; Flow A tokens.
+          Active access tokens (issued, not expired, not revoked) and refresh grants. Revoked tokens fail introspection and userinfo at
+          once. An account&apos;s tokens include its linked wallets&apos; Flow A tokens.
           {target.accountId && (
             <>
               {" "}

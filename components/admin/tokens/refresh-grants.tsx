@@ -51,22 +51,20 @@ const columns: Column<RefreshGrant>[] = [
       </>
     ),
   },
-  actionsColumn(
-    (grant) => (
-      <ConfirmAction
-        action={revokeRefreshGrantsAction}
-        fields={{ familyId: grant.familyId }}
-        trigger="Revoke"
-        triggerLabel={`Revoke refresh grant ${grant.familyId}`}
-        title="Revoke this refresh grant?"
-        confirmLabel="Revoke grant"
-        pendingLabel="Revoking…"
-      >
-        The refresh token of <Mono>{grant.accountId}</Mono> for <Mono>{grant.clientId}</Mono> stops working at once, with the access tokens
-        issued from it. The application must sign in again.
-      </ConfirmAction>
-    ),
-  ),
+  actionsColumn((grant) => (
+    <ConfirmAction
+      action={revokeRefreshGrantsAction}
+      fields={{ familyId: grant.familyId }}
+      trigger="Revoke"
+      triggerLabel={`Revoke refresh grant ${grant.familyId}`}
+      title="Revoke this refresh grant?"
+      confirmLabel="Revoke grant"
+      pendingLabel="Revoking…"
+    >
+      The refresh token of <Mono>{grant.accountId}</Mono> for <Mono>{grant.clientId}</Mono> stops working at once, with the access tokens
+      issued from it. The application must sign in again.
+    </ConfirmAction>
+  )),
 ];
 
 export function RefreshGrants({ grants, holder }: { grants: TokenPage<RefreshGrant>; holder: TokenHolder }) {
@@ -87,7 +85,8 @@ export function RefreshGrants({ grants, holder }: { grants: TokenPage<RefreshGra
             confirmLabel="Revoke refresh grants"
             pendingLabel="Revoking…"
           >
-            Every refresh grant of {scope} ({grants.total}) is revoked, with the access tokens issued from them. Applications must sign in again.
+            Every refresh grant of {scope} ({grants.total}) is revoked, with the access tokens issued from them. Applications must sign in
+            again.
           </ConfirmAction>
         ) : undefined
       }

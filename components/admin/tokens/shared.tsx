@@ -6,7 +6,17 @@ import { EmptyState, Mono, Pagination } from "@/components/admin/ui";
 import type { TokenHolder, TokenPage } from "./types";
 
 /** A client id or account address to copy, linking to the Tokens page filtered to it (at `hash`: the list it is in). */
-export function HolderLink({ filter, value, label, hash = "" }: { filter: "client" | "account"; value: string; label: string; hash?: string }) {
+export function HolderLink({
+  filter,
+  value,
+  label,
+  hash = "",
+}: {
+  filter: "client" | "account";
+  value: string;
+  label: string;
+  hash?: string;
+}) {
   return (
     <CopyableId value={value} label={label}>
       <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ [filter]: value })}${hash}`}>
@@ -46,7 +56,9 @@ export function HolderTable<Row>({
         rows={rows.items}
         rowKey={rowKey}
         empty={
-          <EmptyState title={invalid ? `Correct the filter to see ${empty.filterWhat}` : scope ? `No ${empty.what} for ${scope}` : `No ${empty.what}`}>
+          <EmptyState
+            title={invalid ? `Correct the filter to see ${empty.filterWhat}` : scope ? `No ${empty.what} for ${scope}` : `No ${empty.what}`}
+          >
             {invalid ? undefined : empty.hint}
           </EmptyState>
         }

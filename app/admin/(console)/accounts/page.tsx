@@ -31,7 +31,9 @@ const columns: Column<AccountSummary>[] = [
         {account.identities.map((identity) => (
           <li key={`${identity.provider}:${identity.subject}`} className="flex min-w-0 flex-wrap items-center gap-1.5">
             <Badge tone="slate">{identityLabel(identity.provider)}</Badge>
-            <span className="min-w-0 text-sm wrap-anywhere text-slate-700">{identity.email ?? (identity.provider === "web3" ? identity.subject : "")}</span>
+            <span className="min-w-0 text-sm wrap-anywhere text-slate-700">
+              {identity.email ?? (identity.provider === "web3" ? identity.subject : "")}
+            </span>
           </li>
         ))}
         {account.identities.length === 0 && <li className="text-slate-400">—</li>}
@@ -49,7 +51,9 @@ export default async function AccountsPage({ searchParams }: { searchParams: Sea
   const { values, search: valid, errors } = parseSearch((name) => param(query[name]), "q");
   const search = values.search;
   const deleted = param(query.deleted);
-  const result = errors.search ? { items: [], total: 0, page: 1, pageSize: 20 } : await listAccounts(k, admin, { search: valid, page: pageNumber(query.page) });
+  const result = errors.search
+    ? { items: [], total: 0, page: 1, pageSize: 20 }
+    : await listAccounts(k, admin, { search: valid, page: pageNumber(query.page) });
 
   return (
     <>
@@ -68,11 +72,23 @@ export default async function AccountsPage({ searchParams }: { searchParams: Sea
         search={search}
         error={errors.search}
         result={result}
-        searchBox={{ id: "account-search", label: "Search accounts by address, email or id", placeholder: "Address (0x…), email, or part of an id", autoComplete: "off", spellCheck: false }}
+        searchBox={{
+          id: "account-search",
+          label: "Search accounts by address, email or id",
+          placeholder: "Address (0x…), email, or part of an id",
+          autoComplete: "off",
+          spellCheck: false,
+        }}
         searchHint="An address finds the account of that address or of a wallet linked to it; an email, accounts with that email (any case); other text is looked for in ids, subjects and emails."
         none={{ hint: "Accounts appear when people first sign in through the hosted login or Flow A." }}
       >
-        <DataTable caption={search ? `Accounts matching ${search}` : "Accounts"} columns={columns} rows={result.items} rowKey={(account) => account.id} rowClassName="hover:bg-slate-50" />
+        <DataTable
+          caption={search ? `Accounts matching ${search}` : "Accounts"}
+          columns={columns}
+          rows={result.items}
+          rowKey={(account) => account.id}
+          rowClassName="hover:bg-slate-50"
+        />
       </SearchableList>
     </>
   );

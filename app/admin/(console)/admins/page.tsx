@@ -35,24 +35,22 @@ const columns = (self: string): Column<AdminRole>[] => [
   },
   { header: "Granted by", hideBelow: "md", cell: (role) => <Mono>{role.grantedBy}</Mono> },
   { header: "Granted", cell: (role) => <DateText date={role.grantedAt} /> },
-  actionsColumn(
-    (role) => (
-      <ConfirmAction
-        action={revokeAdminAction}
-        fields={{ accountId: role.accountId }}
-        trigger="Revoke"
-        triggerLabel={`Revoke the admin role of ${role.accountId}`}
-        title="Revoke the admin role?"
-        confirmLabel="Revoke role"
-        pendingLabel="Revoking…"
-        subject={role.accountId}
-      >
-        {role.accountId === self
-          ? "This is your own account: unless the configuration lists you, you lose access to the dashboard at once."
-          : "The account loses access to the dashboard at once, unless the configuration lists it."}
-      </ConfirmAction>
-    ),
-  ),
+  actionsColumn((role) => (
+    <ConfirmAction
+      action={revokeAdminAction}
+      fields={{ accountId: role.accountId }}
+      trigger="Revoke"
+      triggerLabel={`Revoke the admin role of ${role.accountId}`}
+      title="Revoke the admin role?"
+      confirmLabel="Revoke role"
+      pendingLabel="Revoking…"
+      subject={role.accountId}
+    >
+      {role.accountId === self
+        ? "This is your own account: unless the configuration lists you, you lose access to the dashboard at once."
+        : "The account loses access to the dashboard at once, unless the configuration lists it."}
+    </ConfirmAction>
+  )),
 ];
 
 export default async function AdminsPage() {
@@ -72,7 +70,12 @@ export default async function AdminsPage() {
             rowKey={(role) => role.accountId}
             empty={<EmptyState title="No granted admins">Only the configured admins below can use the dashboard.</EmptyState>}
           />
-          <ActionForm action={grantAdminAction} fields={["accountId"]} label="Grant the admin role" className="mt-5 space-y-3 border-t border-slate-100 pt-4">
+          <ActionForm
+            action={grantAdminAction}
+            fields={["accountId"]}
+            label="Grant the admin role"
+            className="mt-5 space-y-3 border-t border-slate-100 pt-4"
+          >
             <div className="flex flex-col gap-2 sm:flex-row sm:items-start">
               <Field
                 name="accountId"
@@ -92,7 +95,11 @@ export default async function AdminsPage() {
           </ActionForm>
         </Card>
 
-        <Card id="configured" title="Configured admins" description="From ADMIN_ADDRESSES and ADMIN_EMAILS (verified emails); change them in the server's environment.">
+        <Card
+          id="configured"
+          title="Configured admins"
+          description="From ADMIN_ADDRESSES and ADMIN_EMAILS (verified emails); change them in the server's environment."
+        >
           {adminAddresses.length === 0 && adminEmails.length === 0 ? (
             <p className="text-sm text-slate-600">None configured.</p>
           ) : (

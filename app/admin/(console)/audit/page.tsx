@@ -31,7 +31,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
   const query = await searchParams;
   const { values, filter, errors } = parseAuditQuery((name) => param(query[name]));
   const invalid = Object.keys(errors).length > 0;
-  const result = invalid ? { items: [], total: 0, page: 1, pageSize: 20 } : await auditEvents(k, admin, { ...filter, page: pageNumber(query.page) });
+  const result = invalid
+    ? { items: [], total: 0, page: 1, pageSize: 20 }
+    : await auditEvents(k, admin, { ...filter, page: pageNumber(query.page) });
   const active = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ""));
   const href = (page: number) => `/admin/audit?${new URLSearchParams({ ...active, page: String(page) })}`;
   const exportHref = `/admin/audit/export?${new URLSearchParams(active)}`;
@@ -59,7 +61,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                   {choice.label}
                 </option>
               ))}
-              {values.action && !ACTION_CHOICES.some((c) => c.value === values.action) && <option value={values.action}>{values.action}</option>}
+              {values.action && !ACTION_CHOICES.some((c) => c.value === values.action) && (
+                <option value={values.action}>{values.action}</option>
+              )}
             </select>
           </FilterField>
           <FilterField id="audit-outcome" title="Outcome" error={errors.outcome}>
@@ -70,7 +74,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
                   {choice.label}
                 </option>
               ))}
-              {values.outcome && !OUTCOME_CHOICES.some((c) => c.value === values.outcome) && <option value={values.outcome}>{values.outcome}</option>}
+              {values.outcome && !OUTCOME_CHOICES.some((c) => c.value === values.outcome) && (
+                <option value={values.outcome}>{values.outcome}</option>
+              )}
             </select>
           </FilterField>
           <FilterField id="audit-client" title="Client ID" error={errors.client}>
@@ -103,7 +109,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
           </p>
         ) : result.items.length === 0 ? (
           <EmptyState title={Object.keys(active).length > 0 ? "No events match this filter" : "No events yet"}>
-            {Object.keys(active).length > 0 ? "Widen the date range or clear a field." : "Admin changes and token requests are recorded here."}
+            {Object.keys(active).length > 0
+              ? "Widen the date range or clear a field."
+              : "Admin changes and token requests are recorded here."}
           </EmptyState>
         ) : (
           <Table caption="Audit events" head={<ColumnHeaders columns={columns} />}>

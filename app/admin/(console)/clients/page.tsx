@@ -36,7 +36,9 @@ export default async function ClientsPage({ searchParams }: { searchParams: Sear
   const { values, search: valid, errors } = parseSearch((name) => param(query[name]), "q");
   const search = values.search;
   const deleted = param(query.deleted);
-  const result = errors.search ? { items: [], total: 0, page: 1, pageSize: 20 } : await listClients(k, admin, { search: valid, page: pageNumber(query.page) });
+  const result = errors.search
+    ? { items: [], total: 0, page: 1, pageSize: 20 }
+    : await listClients(k, admin, { search: valid, page: pageNumber(query.page) });
 
   return (
     <>
@@ -71,7 +73,13 @@ export default async function ClientsPage({ searchParams }: { searchParams: Sear
           ),
         }}
       >
-        <DataTable caption="Clients" columns={columns} rows={result.items} rowKey={(client) => client.id} rowClassName="hover:bg-slate-50" />
+        <DataTable
+          caption="Clients"
+          columns={columns}
+          rows={result.items}
+          rowKey={(client) => client.id}
+          rowClassName="hover:bg-slate-50"
+        />
       </SearchableList>
     </>
   );

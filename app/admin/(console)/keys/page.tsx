@@ -37,7 +37,10 @@ const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
   { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} /> },
   { header: "Status", cell: (key) => <Badge tone={tone[key.status]}>{key.status[0].toUpperCase() + key.status.slice(1)}</Badge> },
   { header: "Signs from", cell: (key) => <DateText date={key.activatesAt} /> },
-  { header: "Signs until", cell: (key) => (key.until ? <DateText date={key.until} /> : <span className="text-slate-500">Until its successor</span>) },
+  {
+    header: "Signs until",
+    cell: (key) => (key.until ? <DateText date={key.until} /> : <span className="text-slate-500">Until its successor</span>),
+  },
   {
     header: "Actions",
     srOnly: true,
@@ -67,11 +70,13 @@ const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
                   Every token this key signed stops working at once: /userinfo and introspection refuse them on every instance, and the key
                   leaves the JWKS.
                 </li>
-                <li>Resource servers that verify JWTs locally keep accepting those tokens until their JWKS cache expires (up to {jwksCache}).</li>
+                <li>
+                  Resource servers that verify JWTs locally keep accepting those tokens until their JWKS cache expires (up to {jwksCache}).
+                </li>
                 {key.status === "current" ? (
                   <li>
-                    Signing moves to a new key immediately, without the usual {publishLead} publish lead: resource servers that
-                    fetched the JWKS before now may refuse the new key&apos;s tokens until their cache expires (up to {jwksCache}).
+                    Signing moves to a new key immediately, without the usual {publishLead} publish lead: resource servers that fetched the
+                    JWKS before now may refuse the new key&apos;s tokens until their cache expires (up to {jwksCache}).
                   </li>
                 ) : (
                   <li>The current key keeps signing.</li>
@@ -114,8 +119,8 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
               pendingLabel="Rotating…"
               tone="primary"
             >
-              A new key is created and published in the JWKS at once. It starts signing in {duration(keyPublishLead)}, so every verifier&apos;s
-              cache knows it first; the current key then retires and stays published until its tokens expire.
+              A new key is created and published in the JWKS at once. It starts signing in {duration(keyPublishLead)}, so every
+              verifier&apos;s cache knows it first; the current key then retires and stays published until its tokens expire.
             </ConfirmAction>
           )
         }
@@ -138,8 +143,8 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
       )}
       {upcoming && (
         <p role="note" className="mb-5 rounded-lg border border-sky-200 bg-sky-50 px-4 py-3 text-sm text-sky-950">
-          A rotation is under way: key <Mono>{upcoming.kid}</Mono> signs from <DateText date={upcoming.activatesAt} />. Another rotation can start
-          once it is current.
+          A rotation is under way: key <Mono>{upcoming.kid}</Mono> signs from <DateText date={upcoming.activatesAt} />. Another rotation can
+          start once it is current.
         </p>
       )}
       <Card>
@@ -148,7 +153,9 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
           columns={columns(jwksCache, duration(keyPublishLead))}
           rows={rows}
           rowKey={(key) => key.kid}
-          empty={<EmptyState title="No signing keys yet">Keyfob creates its first key when it first signs or publishes its JWKS.</EmptyState>}
+          empty={
+            <EmptyState title="No signing keys yet">Keyfob creates its first key when it first signs or publishes its JWKS.</EmptyState>
+          }
         />
       </Card>
     </>

@@ -37,7 +37,8 @@ export default async function TokensPage({ searchParams }: { searchParams: Searc
       ]);
   const filter = { ...(clientId && { client: clientId }), ...(accountId && { account: accountId }) };
   const href = (page: number) => `/admin/tokens?${new URLSearchParams({ ...filter, page: String(page), rpage: String(grants.page) })}`;
-  const grantsHref = (page: number) => `/admin/tokens?${new URLSearchParams({ ...filter, page: String(result.page), rpage: String(page) })}#refresh-grants`;
+  const grantsHref = (page: number) =>
+    `/admin/tokens?${new URLSearchParams({ ...filter, page: String(result.page), rpage: String(page) })}#refresh-grants`;
   const holder: TokenHolder = {
     target: { ...(clientId && { clientId }), ...(accountId && { accountId }) },
     scope: [clientId && `client ${clientId}`, accountId && `account ${accountId}`].filter(Boolean).join(" and "),

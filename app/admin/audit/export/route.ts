@@ -10,7 +10,8 @@ import { sessionToken } from "../../_lib/guard";
 
 export const dynamic = "force-dynamic";
 
-const text = (body: string, status: number) => new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+const text = (body: string, status: number) =>
+  new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
 
 export async function GET(request: Request): Promise<Response> {
   const k = keyfob();

@@ -22,7 +22,8 @@ export async function GET(request: Request): Promise<Response> {
   try {
     admin = await requireAdmin(k, await sessionToken());
   } catch (error) {
-    if (error instanceof AdminAccessError) return new NextResponse(null, { status: 303, headers: { Location: error.reason === "signed-out" ? LOGIN_PATH : FORBIDDEN_PATH } });
+    if (error instanceof AdminAccessError)
+      return new NextResponse(null, { status: 303, headers: { Location: error.reason === "signed-out" ? LOGIN_PATH : FORBIDDEN_PATH } });
     throw error;
   }
   const attempt = jar.get(TRY_COOKIE)?.value;
@@ -31,10 +32,22 @@ export async function GET(request: Request): Promise<Response> {
   const page = clientId ? `/admin/clients/${encodeURIComponent(clientId)}/try` : "/admin/clients";
   const response = new NextResponse(null, {
     status: 303,
-    headers: { Location: result ? `${page}#result` : `${page}?${new URLSearchParams({ problem: "This sign-in was not started in this browser, or it was already finished. Start a new one." })}`, "Cache-Control": "no-store" },
+    headers: {
+      Location: result
+        ? `${page}#result`
+        : `${page}?${new URLSearchParams({ problem: "This sign-in was not started in this browser, or it was already finished. Start a new one." })}`,
+      "Cache-Control": "no-store",
+    },
   });
   const secure = k.config.issuerUrl.startsWith("https:");
   response.cookies.set(TRY_COOKIE, "", { httpOnly: true, sameSite: "lax", secure, path: "/admin/try", maxAge: 0 }); // single use
-  if (result) response.cookies.set(TRY_RESULT_COOKIE, await sealTryResult(k, result), { httpOnly: true, sameSite: "lax", secure, path: "/admin", maxAge: 600 });
+  if (result)
+    response.cookies.set(TRY_RESULT_COOKIE, await sealTryResult(k, result), {
+      httpOnly: true,
+      sameSite: "lax",
+      secure,
+      path: "/admin",
+      maxAge: 600,
+    });
   return response;
 }

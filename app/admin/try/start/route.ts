@@ -29,7 +29,13 @@ export async function GET(request: Request): Promise<Response> {
   try {
     const { location, cookie } = await beginTrySignIn(k, clientId);
     const response = see(location);
-    response.cookies.set(TRY_COOKIE, cookie, { httpOnly: true, sameSite: "lax", secure: k.config.issuerUrl.startsWith("https:"), path: "/admin/try", maxAge: 600 });
+    response.cookies.set(TRY_COOKIE, cookie, {
+      httpOnly: true,
+      sameSite: "lax",
+      secure: k.config.issuerUrl.startsWith("https:"),
+      path: "/admin/try",
+      maxAge: 600,
+    });
     return response;
   } catch (error) {
     if (error instanceof RegistryError) return see(`${page}?${new URLSearchParams({ problem: error.message })}`);

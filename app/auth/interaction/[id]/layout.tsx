@@ -13,7 +13,11 @@ export default async function LoginLayout({ children, params }: { children: Reac
   const locale = await interactionLocale((await params).id);
   setRequestLocale(locale);
   return (
-    <NextIntlClientProvider locale={locale} messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "boundary"])} timeZone="UTC">
+    <NextIntlClientProvider
+      locale={locale}
+      messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "boundary"])}
+      timeZone="UTC"
+    >
       <HtmlLang lang={locale} />
       {children}
     </NextIntlClientProvider>

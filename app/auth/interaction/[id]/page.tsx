@@ -17,7 +17,14 @@ import { WalletLauncher } from "@/components/login/wallet-launcher";
 import { sessionMayComplete } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
 import { upstreamProviders } from "../../../_upstream/auth";
-import { cancelLogin, continueWithSession, finishPasskeyLogin, loginWithUpstream, loginWithWalletSignature, passkeyOptions } from "../../actions";
+import {
+  cancelLogin,
+  continueWithSession,
+  finishPasskeyLogin,
+  loginWithUpstream,
+  loginWithWalletSignature,
+  passkeyOptions,
+} from "../../actions";
 import { startedInThisBrowser } from "../../login-cookie";
 import { currentLoginSession } from "../../session-cookie";
 import { interactionLocale, loadInteraction } from "./locale";
@@ -86,14 +93,28 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
       )}
       {providers.length > 0 && (
         <>
-          <UpstreamButtons providers={providers} interactionId={interaction.id} returnTo={returnTo} loginHint={interaction.loginHint} action={loginWithUpstream} />
+          <UpstreamButtons
+            providers={providers}
+            interactionId={interaction.id}
+            returnTo={returnTo}
+            loginHint={interaction.loginHint}
+            action={loginWithUpstream}
+          />
           <Divider>{common("or")}</Divider>
         </>
       )}
-      <PasskeyLogin interactionId={interaction.id} clientName={clientName} restartHref={returnTo} getOptions={passkeyOptions} finish={finishPasskeyLogin} />
+      <PasskeyLogin
+        interactionId={interaction.id}
+        clientName={clientName}
+        restartHref={returnTo}
+        getOptions={passkeyOptions}
+        finish={finishPasskeyLogin}
+      />
       <Divider>{common("or")}</Divider>
       <WalletLauncher
-        walletConnect={config.walletConnectProjectId ? { projectId: config.walletConnectProjectId, issuerUrl: config.issuerUrl } : undefined}
+        walletConnect={
+          config.walletConnectProjectId ? { projectId: config.walletConnectProjectId, issuerUrl: config.issuerUrl } : undefined
+        }
         interactionId={interaction.id}
         walletNonce={interaction.walletNonce}
         clientName={clientName}
@@ -101,11 +122,26 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         chainId={config.chainId}
         serverTime={Date.now()}
         restartHref={returnTo}
-        otherOptions={providers.length === 2 ? t("googleOrApple") : providers.length === 1 ? (providers[0] === "google" ? "Google" : "Apple") : undefined}
+        otherOptions={
+          providers.length === 2
+            ? t("googleOrApple")
+            : providers.length === 1
+              ? providers[0] === "google"
+                ? "Google"
+                : "Apple"
+              : undefined
+        }
         login={loginWithWalletSignature}
       />
-      <p className="mt-6 border-t border-slate-200 pt-4 text-center text-xs leading-relaxed text-slate-700 dark:border-slate-700 dark:text-slate-300" data-testid="disclosure">
-        {t.rich(sharesEmail ? "disclosureEmail" : "disclosure", { host: redirectHost, client: clientName, strong: (chunks) => strong(chunks) })}
+      <p
+        className="mt-6 border-t border-slate-200 pt-4 text-center text-xs leading-relaxed text-slate-700 dark:border-slate-700 dark:text-slate-300"
+        data-testid="disclosure"
+      >
+        {t.rich(sharesEmail ? "disclosureEmail" : "disclosure", {
+          host: redirectHost,
+          client: clientName,
+          strong: (chunks) => strong(chunks),
+        })}
       </p>
     </AuthShell>
   );

@@ -31,7 +31,11 @@ export default async function ClientPage({ params, searchParams }: { params: Par
   const client = clientId === undefined ? undefined : await getClient(k, admin, clientId);
   if (!client) notFound();
   const created = param((await searchParams).created) === "1";
-  const integrationData = integration(k.config.issuerUrl, { ...client, redirectUris: client.redirectUris.map((r) => r.uri) }, { chainId: k.config.chainId });
+  const integrationData = integration(
+    k.config.issuerUrl,
+    { ...client, redirectUris: client.redirectUris.map((r) => r.uri) },
+    { chainId: k.config.chainId },
+  );
 
   return (
     <>

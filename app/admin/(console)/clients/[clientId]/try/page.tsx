@@ -23,7 +23,15 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: `Try a sign-in · ${clientIdSegment((await params).clientId) ?? "client not found"}` };
 }
 
-function Token({ id, title, token }: { id: string; title: string; token: { header: Record<string, unknown>; claims: Record<string, unknown> } }) {
+function Token({
+  id,
+  title,
+  token,
+}: {
+  id: string;
+  title: string;
+  token: { header: Record<string, unknown>; claims: Record<string, unknown> };
+}) {
   const text = JSON.stringify(token, null, 2);
   return (
     <div className="min-w-0">
@@ -78,83 +86,94 @@ export default async function TrySignInPage({ params, searchParams }: { params: 
         }
         description={
           <>
-            Sign in through the hosted login as <strong className="font-medium text-slate-800">{client.name}</strong> would send its users, with PKCE and the{" "}
-            <Mono>{TRY_SCOPE}</Mono> scope, and see the tokens it would get.
+            Sign in through the hosted login as <strong className="font-medium text-slate-800">{client.name}</strong> would send its users,
+            with PKCE and the <Mono>{TRY_SCOPE}</Mono> scope, and see the tokens it would get.
           </>
         }
       />
       {problem && <Banner tone="error">{problem}</Banner>}
       {!client.enabled && <Banner tone="error">This client is disabled: Keyfob refuses its sign-ins. Enable it first.</Banner>}
       <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
-      <Card id="start" title={registered ? "Start" : "Register Keyfob's test callback"}>
-        {registered ? (
-          <div className="space-y-3 text-sm text-slate-700">
-            <p>
-              You will see the client&apos;s sign-in page (wallet, Google, Apple). Afterwards Keyfob returns to its own callback, exchanges the code
-              for this client, shows the decoded tokens here, and revokes the access token: it only serves to show the claims.
-            </p>
-            <p className="flex flex-wrap items-center gap-2">
-              <a href={`/admin/try/start?${new URLSearchParams({ client: client.id })}`} className={button.primary} aria-disabled={!client.enabled || undefined}>
-                Start a test sign-in
-              </a>
-              <span className="text-slate-500">
-                Callback: <Mono>{callback}</Mono>
-              </span>
-            </p>
-          </div>
-        ) : (
-          <ActionForm action={registerTryCallbackAction} fields={["uri"]} hidden={{ clientId: client.id }} label="Register the test callback" className="space-y-3">
-            <p className="text-sm text-slate-700">
-              A test sign-in must return to a redirect URI registered for the client. Rather than send the code to the application, Keyfob
-              returns it to its own callback: register <Mono>{callback}</Mono> as one of this client&apos;s redirect URIs (audited like any other;
-              remove it from the client&apos;s page when you no longer need it). Only a signed-in admin&apos;s browser that started an attempt can
-              redeem a code sent there.
-            </p>
-            <SubmitButton pendingLabel="Registering…">Register the test callback</SubmitButton>
-          </ActionForm>
-        )}
-      </Card>
-
-      {result && (
-        <Card
-          id="result"
-          title="Result"
-          description={
-            <>
-              The attempt of <DateText date={result.at} />.
-            </>
-          }
-        >
-          {result.ok ? (
-            <div className="grid grid-cols-[minmax(0,1fr)] gap-5">
-              <div role="status" className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm text-slate-700">
-                <Badge tone="green">Signed in</Badge>
-                <span>
-                  Account <CopyableId value={result.subject!.userId} label="account" /> via {result.subject!.connector}.
-                </span>
-                {/^0x[0-9a-fA-F]{40}$/.test(result.subject!.userId) && (
-                  <Link className="text-indigo-700 hover:underline" href={`/admin/accounts/${result.subject!.userId}`}>
-                    Open the account
-                  </Link>
-                )}
-              </div>
-              <p className="text-sm text-slate-600">
-                The ID token was verified against Keyfob&apos;s keys for this client; the access token was recorded, then revoked. The{" "}
-                <Mono>sub</Mono> claim is the platform&apos;s encoding of the account and the connector.
+        <Card id="start" title={registered ? "Start" : "Register Keyfob's test callback"}>
+          {registered ? (
+            <div className="space-y-3 text-sm text-slate-700">
+              <p>
+                You will see the client&apos;s sign-in page (wallet, Google, Apple). Afterwards Keyfob returns to its own callback,
+                exchanges the code for this client, shows the decoded tokens here, and revokes the access token: it only serves to show the
+                claims.
               </p>
-              <Token id="decoded-id-token" title="ID token" token={result.idToken!} />
-              <Token id="decoded-access-token" title="Access token" token={result.accessToken!} />
+              <p className="flex flex-wrap items-center gap-2">
+                <a
+                  href={`/admin/try/start?${new URLSearchParams({ client: client.id })}`}
+                  className={button.primary}
+                  aria-disabled={!client.enabled || undefined}
+                >
+                  Start a test sign-in
+                </a>
+                <span className="text-slate-500">
+                  Callback: <Mono>{callback}</Mono>
+                </span>
+              </p>
             </div>
           ) : (
-            <div role="alert" className="space-y-1 text-sm">
-              <p>
-                <Badge tone="red">{result.error ?? "failed"}</Badge> <span className="text-slate-800">The sign-in did not complete.</span>
+            <ActionForm
+              action={registerTryCallbackAction}
+              fields={["uri"]}
+              hidden={{ clientId: client.id }}
+              label="Register the test callback"
+              className="space-y-3"
+            >
+              <p className="text-sm text-slate-700">
+                A test sign-in must return to a redirect URI registered for the client. Rather than send the code to the application, Keyfob
+                returns it to its own callback: register <Mono>{callback}</Mono> as one of this client&apos;s redirect URIs (audited like
+                any other; remove it from the client&apos;s page when you no longer need it). Only a signed-in admin&apos;s browser that
+                started an attempt can redeem a code sent there.
               </p>
-              {result.description && <p className="text-slate-700">{result.description}</p>}
-            </div>
+              <SubmitButton pendingLabel="Registering…">Register the test callback</SubmitButton>
+            </ActionForm>
           )}
         </Card>
-      )}
+
+        {result && (
+          <Card
+            id="result"
+            title="Result"
+            description={
+              <>
+                The attempt of <DateText date={result.at} />.
+              </>
+            }
+          >
+            {result.ok ? (
+              <div className="grid grid-cols-[minmax(0,1fr)] gap-5">
+                <div role="status" className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm text-slate-700">
+                  <Badge tone="green">Signed in</Badge>
+                  <span>
+                    Account <CopyableId value={result.subject!.userId} label="account" /> via {result.subject!.connector}.
+                  </span>
+                  {/^0x[0-9a-fA-F]{40}$/.test(result.subject!.userId) && (
+                    <Link className="text-indigo-700 hover:underline" href={`/admin/accounts/${result.subject!.userId}`}>
+                      Open the account
+                    </Link>
+                  )}
+                </div>
+                <p className="text-sm text-slate-600">
+                  The ID token was verified against Keyfob&apos;s keys for this client; the access token was recorded, then revoked. The{" "}
+                  <Mono>sub</Mono> claim is the platform&apos;s encoding of the account and the connector.
+                </p>
+                <Token id="decoded-id-token" title="ID token" token={result.idToken!} />
+                <Token id="decoded-access-token" title="Access token" token={result.accessToken!} />
+              </div>
+            ) : (
+              <div role="alert" className="space-y-1 text-sm">
+                <p>
+                  <Badge tone="red">{result.error ?? "failed"}</Badge> <span className="text-slate-800">The sign-in did not complete.</span>
+                </p>
+                {result.description && <p className="text-slate-700">{result.description}</p>}
+              </div>
+            )}
+          </Card>
+        )}
       </div>
     </>
   );
