@@ -1,11 +1,13 @@
 /**
  * The page endpoints (/auth, /session/end) through the endpoint wrapper (lib/http/endpoint.ts), as
- * the route files export them: /session/end is counted against the per-address budget that /auth
+ * the route files export them (the dashboard's test sign-in too): /session/end is counted against the per-address budget that /auth
  * and the token endpoints share (429 with a page and Retry-After over it), and both are counted in
  * the metrics, a refusal by its outcome (an error redirect to the application included).
  */
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { GET as authorizeGet } from "@/app/auth/route";
+import { GET as tryCallbackGet } from "@/app/admin/try/callback/route";
+import { GET as tryStartGet } from "@/app/admin/try/start/route";
 import { GET as endSessionGet } from "@/app/session/end/route";
 import { loadConfig } from "@/lib/config";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
@@ -19,6 +21,8 @@ const limited = vi.hoisted(() => ({ keyfob: undefined as unknown as import("@/li
 vi.mock("@/lib/runtime", () => ({ keyfob: () => limited.keyfob }));
 vi.mock("@/app/auth/session-cookie", () => ({ currentLoginSession: async () => undefined, clearSessionCookie: async () => undefined }));
 vi.mock("@/app/auth/login-cookie", () => ({ bindInteraction: async () => {} }));
+// A browser without cookies: signed out of the dashboard.
+vi.mock("next/headers", () => ({ cookies: async () => ({ get: () => undefined }) }));
 limited.keyfob = createKeyfob({
   ...loadConfig(),
   recoveryThreads: 0,
@@ -84,5 +88,19 @@ describe("/auth failures in the metrics", () => {
     expect(await counted("authorize", "untrusted_request")).toBe(before.untrusted + 1);
     expect(await counted("authorize", "invalid_scope")).toBe(before.scope + 1);
     expect(await counted("authorize", "success")).toBe(before.success);
+  });
+});
+
+describe("the dashboard's test sign-in through the endpoint wrapper", () => {
+  it("sends a signed-out browser to the admin sign-in from both steps, counted as refused", async () => {
+    for (const [endpoint, handler, path] of [
+      ["admin_try_start", tryStartGet, "/admin/try/start?client=anything"],
+      ["admin_try_callback", tryCallbackGet, "/admin/try/callback?code=x&state=y"],
+    ] as const) {
+      const before = await counted(endpoint, "access_denied");
+      const response = await handler(new Request(`${ISSUER}${path}`));
+      expect([response.status, response.headers.get("location")]).toEqual([303, "/admin/login"]);
+      expect(await counted(endpoint, "access_denied")).toBe(before + 1);
+    }
   });
 });

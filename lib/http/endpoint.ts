@@ -37,6 +37,8 @@ const ENDPOINTS = {
   admin_callback: { answer: "page", limit: "admin_signin" },
   auth_callback: { answer: "page", limit: false },
   account_callback: { answer: "page", limit: false },
+  admin_try_start: { answer: "page", limit: false },
+  admin_try_callback: { answer: "page", limit: false },
 } as const satisfies Record<string, Policy>;
 
 /** Secrets that never belong in a URL, where logs and histories keep them (RFC 6749 2.3.1, RFC 9700 4.14). */

@@ -31,6 +31,20 @@ export const adminPage = cache(async (): Promise<{ k: Keyfob; admin: Admin }> =>
   }
 });
 
+/** A route's signed-in admin, or where to send anyone else (303: sign in, or forbidden). */
+export async function adminOrElsewhere(k: Keyfob): Promise<Admin | Response> {
+  try {
+    return await requireAdmin(k, await sessionToken());
+  } catch (error) {
+    if (error instanceof AdminAccessError) return seeOther(error.reason === "signed-out" ? LOGIN_PATH : FORBIDDEN_PATH);
+    throw error;
+  }
+}
+
+/** A 303 to `location`, never cached. */
+export const seeOther = (location: string) =>
+  new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+
 /**
  * A client id from a path segment, or undefined when the segment cannot be one (a broken
  * percent-encoding, a control character): such a page is simply not found.

@@ -6,48 +6,33 @@
  */
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
-import { type Admin, AdminAccessError, requireAdmin } from "@/lib/admin/access";
 import { finishTrySignIn, sealTryResult, TRY_COOKIE, TRY_RESULT_COOKIE, tryCookieClient } from "@/lib/admin/try-sign-in";
-import { keyfob } from "@/lib/runtime";
-import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "../../_lib/guard";
-import { fullPageLoadRequired, isRscRequest } from "../../_lib/rsc";
+import { endpoint } from "@/lib/http/endpoint";
+import { adminOrElsewhere } from "../../_lib/guard";
+import { browserNavigationOnly, signInLimitPage } from "../../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(request: Request): Promise<Response> {
-  if (isRscRequest(request)) return fullPageLoadRequired(); // never redeem the code outside the browser
-  const k = keyfob();
-  const jar = await cookies();
-  let admin: Admin;
-  try {
-    admin = await requireAdmin(k, await sessionToken());
-  } catch (error) {
-    if (error instanceof AdminAccessError)
-      return new NextResponse(null, { status: 303, headers: { Location: error.reason === "signed-out" ? LOGIN_PATH : FORBIDDEN_PATH } });
-    throw error;
-  }
-  const attempt = jar.get(TRY_COOKIE)?.value;
-  const clientId = tryCookieClient(attempt);
-  const result = await finishTrySignIn(k, admin, attempt, new URL(request.url).searchParams);
-  const page = clientId ? `/admin/clients/${encodeURIComponent(clientId)}/try` : "/admin/clients";
-  const response = new NextResponse(null, {
-    status: 303,
-    headers: {
-      Location: result
-        ? `${page}#result`
-        : `${page}?${new URLSearchParams({ problem: "This sign-in was not started in this browser, or it was already finished. Start a new one." })}`,
-      "Cache-Control": "no-store",
-    },
-  });
-  const secure = k.config.issuerUrl.startsWith("https:");
-  response.cookies.set(TRY_COOKIE, "", { httpOnly: true, sameSite: "lax", secure, path: "/admin/try", maxAge: 0 }); // single use
-  if (result)
-    response.cookies.set(TRY_RESULT_COOKIE, await sealTryResult(k, result), {
-      httpOnly: true,
-      sameSite: "lax",
-      secure,
-      path: "/admin",
-      maxAge: 600,
-    });
-  return response;
-}
+const NOT_STARTED = "This sign-in was not started in this browser, or it was already finished. Start a new one.";
+
+export const GET = endpoint("admin_try_callback", {
+  early: browserNavigationOnly, // never redeem the code outside the browser
+  async answer(k, request) {
+    const admin = await adminOrElsewhere(k);
+    if (admin instanceof Response) return { response: admin, refused: "access_denied" };
+    const attempt = (await cookies()).get(TRY_COOKIE)?.value;
+    const clientId = tryCookieClient(attempt);
+    const result = await finishTrySignIn(k, admin, attempt, new URL(request.url).searchParams);
+    const page = clientId ? `/admin/clients/${encodeURIComponent(clientId)}/try` : "/admin/clients";
+    const location = result ? `${page}#result` : `${page}?${new URLSearchParams({ problem: NOT_STARTED })}`;
+    const response = new NextResponse(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+    const secure = k.config.issuerUrl.startsWith("https:");
+    response.cookies.set(TRY_COOKIE, "", { httpOnly: true, sameSite: "lax", secure, path: "/admin/try", maxAge: 0 }); // single use
+    if (result) {
+      const sealed = await sealTryResult(k, result);
+      response.cookies.set(TRY_RESULT_COOKIE, sealed, { httpOnly: true, sameSite: "lax", secure, path: "/admin", maxAge: 600 });
+    }
+    return result ? response : { response, refused: "invalid_request" };
+  },
+  refuse: signInLimitPage, // 503: the sign-in could not finish
+});
