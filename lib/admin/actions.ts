@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { claimedClientId, RegistryError, type ClientSettings } from "../clients/registry";
+import { claimedClientId } from "../clients/client-id";
+import { RegistryError, type ClientSettings } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { hasControlCharacter } from "../oauth/params";
 import { AdminAccessError, requireAdmin, type Admin } from "./access";

@@ -1,7 +1,7 @@
 import * as blocking from "../accounts/blocking";
 import * as directory from "../accounts/directory";
 import type { AuditEntry } from "../audit";
-import { normalizeClientId } from "../clients/client-id";
+import { generateClientId, normalizeClientId } from "../clients/client-id";
 import * as registry from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import type { AuditFilter } from "../store/audit";
@@ -139,7 +139,7 @@ const clientPart =
   };
 
 export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name: string; logoUrl?: string }) => {
-  const id = input.id?.trim() ? normalizeClientId(input.id.trim()) : registry.generateClientId();
+  const id = input.id?.trim() ? normalizeClientId(input.id.trim()) : generateClientId();
   return change(
     k,
     admin,

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { getAddress, isAddress } from "viem";
 
 /** The dashboard's own client, which Keyfob registers for itself. */
@@ -6,4 +7,20 @@ export const ADMIN_CLIENT_ID = "keyfob-admin";
 /** Client ids that are addresses (developer licenses) are kept EIP-55 checksummed, so any case matches. */
 export function normalizeClientId(clientId: string): string {
   return isAddress(clientId, { strict: false }) ? getAddress(clientId) : clientId;
+}
+
+/** What a client id can be: 1 to 128 printable ASCII characters without spaces. */
+export const CLIENT_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * The client a request names before anything is verified (for rate limits, CORS and the audit
+ * log), or undefined when the value cannot be a client id: nothing else is counted or looked up.
+ */
+export function claimedClientId(value: string | undefined | null): string | undefined {
+  return value && CLIENT_ID.test(value) ? value : undefined;
+}
+
+/** A client id for clients that are not a license address. */
+export function generateClientId(): string {
+  return `kf_${randomBytes(16).toString("base64url")}`;
 }

@@ -3,7 +3,7 @@ import { getAddress, type Address } from "viem";
 import { clientSecretHash } from "../oauth/client-auth";
 import { Duplicate, type Store } from "../store";
 import type { ClientSettings } from "../store/clients";
-import { normalizeClientId } from "./client-id";
+import { CLIENT_ID, generateClientId, normalizeClientId } from "./client-id";
 import { originProblem, redirectUriProblem } from "./redirect-uri";
 
 /** Bad input to a registry change, naming the field at fault (for the CLI and the dashboard). */
@@ -20,22 +20,6 @@ export class RegistryError extends Error {
 export function parseAddress(value: string, field = "address"): Address {
   if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new RegistryError(field, "must be a 0x-prefixed 20-byte hex address");
   return getAddress(value);
-}
-
-/** What a client id can be: 1 to 128 printable ASCII characters without spaces. */
-const CLIENT_ID = /^[\x21-\x7e]{1,128}$/;
-
-/**
- * The client a request names before anything is verified (for rate limits, CORS and the audit
- * log), or undefined when the value cannot be a client id: nothing else is counted or looked up.
- */
-export function claimedClientId(value: string | undefined | null): string | undefined {
-  return value && CLIENT_ID.test(value) ? value : undefined;
-}
-
-/** A client id for clients that are not a license address. */
-export function generateClientId(): string {
-  return `kf_${randomBytes(16).toString("base64url")}`;
 }
 
 export async function createClient(store: Store, input: { id?: string; name: string; logoUrl?: string }) {

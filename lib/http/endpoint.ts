@@ -3,7 +3,7 @@ import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { log } from "../log";
 import { requestDuration, requests, tokensIssued } from "../metrics";
-import { claimedClientId } from "../clients/registry";
+import { claimedClientId } from "../clients/client-id";
 import { confidentialClientId, parseBasic } from "../oauth/client-auth";
 import { readParams, type Params } from "../oauth/params";
 import { limitAdminSignIn, limitProtocolRequest } from "../rate-limit";

@@ -8,7 +8,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { AdminAccessError, requireAdmin, type Admin } from "@/lib/admin/access";
 import { adminSessionCookieName } from "@/lib/admin/session";
-import { claimedClientId } from "@/lib/clients/registry";
+import { claimedClientId } from "@/lib/clients/client-id";
 import type { Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 
