@@ -28,13 +28,13 @@ function gauge<L extends string>(
 
 export const requests = counter(
   "keyfob_requests_total",
-  "Requests to protocol endpoints, by endpoint and outcome (success or the OAuth error code).",
+  "Requests to each endpoint, by endpoint and outcome (success, or the OAuth error code of a refusal).",
   ["endpoint", "outcome"],
 );
 
 export const requestDuration = histogram(
   "keyfob_request_duration_seconds",
-  "Time to answer a protocol endpoint.",
+  "Time to answer an endpoint.",
   ["endpoint"],
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 );

@@ -148,7 +148,7 @@ function expectError(reply: Reply, status: number, error: string) {
 async function expectTokens(reply: Reply, clientId: string, address: Address) {
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   expect(reply.body).toMatchObject({ token_type: "bearer", access_token: expect.any(String), id_token: expect.any(String) });
-  const jwks = createLocalJWKSet(await (await jwksRoute()).json());
+  const jwks = createLocalJWKSet(await (await jwksRoute(new Request("http://localhost/.well-known/jwks.json"))).json());
   const verify = { issuer: process.env.ISSUER_URL, audience: clientId };
   const { payload: idToken } = await jwtVerify(reply.body.id_token as string, jwks, verify);
   const { payload: accessToken } = await jwtVerify(reply.body.access_token as string, jwks, verify);

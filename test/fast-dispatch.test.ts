@@ -264,7 +264,7 @@ afterAll(async () => {
 describe("dispatch", () => {
   it("answers GET /.well-known/openid-configuration as the route handler does", async () => {
     const answer = await send({ path: "/.well-known/openid-configuration?ignored=1" });
-    const direct = await discoveryGet();
+    const direct = await discoveryGet(new Request("http://localhost/.well-known/openid-configuration"));
     expect(answer.status).toBe(200);
     expect(answer.headers["content-type"]).toBe(direct.headers.get("content-type"));
     expect(answer.headers["cache-control"]).toBe("public, max-age=3600");

@@ -33,7 +33,7 @@ import { tables } from "./support/database";
 let jwks: ReturnType<typeof createLocalJWKSet>;
 
 async function fetchJwks() {
-  const response = await keysRoute();
+  const response = await keysRoute(new Request("http://localhost/keys"));
   return createLocalJWKSet((await response.json()) as JSONWebKeySet);
 }
 
@@ -409,7 +409,7 @@ describe("audit", () => {
 describe("keys and discovery", () => {
   it("publishes the public signing keys at /keys and /.well-known/jwks.json, cacheable, without private parts", async () => {
     for (const route of [keysRoute, jwksAlias]) {
-      const response = await route();
+      const response = await route(new Request("http://localhost/keys"));
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("public, max-age=300");
       const { keys } = await response.json();
@@ -422,7 +422,7 @@ describe("keys and discovery", () => {
   });
 
   it("advertises only what is implemented", async () => {
-    const response = await discovery();
+    const response = await discovery(new Request("http://localhost/.well-known/openid-configuration"));
     const doc = await response.json();
     expect(doc.issuer).toBe(ISSUER);
     expect(doc.jwks_uri).toBe(`${ISSUER}/keys`);

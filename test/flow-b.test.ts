@@ -31,7 +31,7 @@ import { tables } from "./support/database";
 let jwks: ReturnType<typeof createLocalJWKSet>;
 
 beforeAll(async () => {
-  jwks = createLocalJWKSet((await (await keysRoute()).json()) as JSONWebKeySet);
+  jwks = createLocalJWKSet((await (await keysRoute(new Request("http://localhost/keys"))).json()) as JSONWebKeySet);
 });
 
 describe("GET /auth (authorization request)", () => {

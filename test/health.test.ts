@@ -13,11 +13,11 @@ const down = createKeyfob({ ...loadConfig(), databaseUrl: unreachable, recoveryT
 afterAll(() => down.close());
 
 it("is ready with the database reachable and a signing key loaded", async () => {
-  const response = await ready();
+  const response = await ready(new Request("http://localhost/healthz/ready"));
   expect(response.status).toBe(200);
   expect(response.headers.get("cache-control")).toBe("no-store");
   expect(await response.json()).toEqual({ status: "ok", checks: { database: "ok", signing_keys: "ok", shutting_down: false } });
-  expect((await live()).status).toBe(200);
+  expect((await live(new Request("http://localhost/healthz/live"))).status).toBe(200);
 });
 
 it("is not ready when the database cannot be reached, or while shutting down", async () => {

@@ -26,8 +26,8 @@ vi.mock("@/app/auth/session-cookie", () => ({ currentLoginSession: async () => u
 vi.mock("@/app/auth/login-cookie", () => ({ bindInteraction: async () => {} }));
 
 const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
-  "/.well-known/openid-configuration": () => discoveryRoute(),
-  "/keys": () => keysRoute(),
+  "/.well-known/openid-configuration": () => discoveryRoute(new Request("http://localhost/.well-known/openid-configuration")),
+  "/keys": () => keysRoute(new Request("http://localhost/keys")),
   "/token": tokenRoute,
   "/userinfo": (request) => (request.method === "POST" ? userinfoPost(request) : userinfoGet(request)),
 };
@@ -264,7 +264,7 @@ describe("Config OP", () => {
   });
 
   it("oidcc-idtoken-rs256, -idtoken-kid: signed with a published key named by its kid", async () => {
-    const jwks = await (await keysRoute()).json();
+    const jwks = await (await keysRoute(new Request("http://localhost/keys"))).json();
     for (const key of jwks.keys) expect(key).toMatchObject({ kty: "RSA", use: "sig", alg: "RS256", kid: expect.any(String) });
     const { id_token } = await exchange((await login()).callback);
     await jwtVerify(id_token!, createLocalJWKSet(jwks), { issuer: ISSUER, audience: client.client_id, algorithms: ["RS256"] });

@@ -19,8 +19,8 @@ import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
 
 const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
-  "/.well-known/openid-configuration": () => discoveryRoute(),
-  "/keys": () => keysRoute(),
+  "/.well-known/openid-configuration": () => discoveryRoute(new Request("http://localhost/.well-known/openid-configuration")),
+  "/keys": () => keysRoute(new Request("http://localhost/keys")),
   "/token": tokenRoute,
   "/userinfo": userinfoRoute,
   "/token/revoke": revokeRoute,

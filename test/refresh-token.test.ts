@@ -39,7 +39,7 @@ const OFFLINE = "openid email offline_access";
 let jwks: ReturnType<typeof createLocalJWKSet>;
 
 beforeAll(async () => {
-  jwks = createLocalJWKSet((await (await keysRoute()).json()) as JSONWebKeySet);
+  jwks = createLocalJWKSet((await (await keysRoute(new Request("http://localhost/keys"))).json()) as JSONWebKeySet);
 });
 
 type App = { clientId: string; redirectUri: string; secret?: string; verifier: string; challenge: string };

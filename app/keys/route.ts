@@ -1,8 +1,6 @@
+import { endpoint } from "@/lib/http/endpoint";
 import { jwksResponse } from "@/lib/http/metadata";
-import { keyfob } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
-export function GET() {
-  return jwksResponse(keyfob().keys);
-}
+export const GET = endpoint("jwks", { answer: (k) => jwksResponse(k.keys) });

@@ -1,6 +1,5 @@
-import { describe, toOAuthError } from "../http/respond";
+import type { Resource } from "../http/endpoint";
 import type { Keyfob } from "../keyfob";
-import { log } from "../log";
 import { errorDescription, OAuthError } from "../oauth/errors";
 import { hasControlCharacter } from "../oauth/params";
 import { bearerToken, verifyAccessToken } from "../tokens/verify";
@@ -618,36 +617,46 @@ async function readBody(request: Request): Promise<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
-/** Handles one request to the management API (the route handler in app/api/admin/v1 only calls this). */
-export async function handleApiRequest(k: Keyfob, request: Request, openapi: () => unknown): Promise<Response> {
-  try {
-    const url = new URL(request.url);
-    const path = url.pathname.startsWith(API_BASE) ? url.pathname.slice(API_BASE.length) : url.pathname;
-    if (path === "/openapi.json" && request.method === "GET") return apiJson(openapi(), 200, { "Cache-Control": "public, max-age=300" });
-    const match = matchRoute(request.method, path);
-    // Who asks comes first: without a valid token, nothing is told about the resource.
-    const admin = await authenticateApiAdmin(k, request, match && "route" in match ? requiredScope(match.route) : "keyfob:read");
-    if (!match) throw new ApiError(404, "not_found", `no such resource: ${request.method} ${API_BASE}${path}`);
-    if ("allowed" in match)
-      throw new ApiError(405, "invalid_request", `use ${match.allowed.join(" or ")} here`, {
-        headers: { Allow: match.allowed.join(", ") },
-      });
-    const body = await readBody(request);
-    const result = await match.route.handle({ k, admin, params: match.params, query: url.searchParams, body });
-    if (result instanceof Response) return result;
-    return apiJson(result ?? {}, match.route.status ?? 200);
-  } catch (error) {
-    if (error instanceof ApiError) return apiError(error);
-    const failure = toOAuthError(error);
-    if (failure.status >= 500)
-      log.error("management API request failed", { endpoint: "admin_api", status: failure.status, cause: describe(error) });
-    return apiError(
-      new ApiError(
-        failure.status,
-        failure.code,
-        failure.message,
-        failure.retryAfter || failure.status === 503 ? { headers: { "Retry-After": String(failure.retryAfter ?? 5) } } : {},
+/**
+ * The management API as an endpoint (the route handler in app/api/admin/v1 only wraps this): its
+ * refusals in its documented shape; what else fails is mapped, logged and counted by the wrapper.
+ */
+export function managementApi(openapi: (k: Keyfob) => unknown): Resource {
+  return {
+    answer: async (k, request) => {
+      try {
+        return await answerApiRequest(k, request, openapi);
+      } catch (error) {
+        if (error instanceof ApiError) return { response: apiError(error), refused: error.code };
+        throw error;
+      }
+    },
+    refuse: (failure) =>
+      apiError(
+        new ApiError(
+          failure.status,
+          failure.code,
+          failure.message,
+          failure.retryAfter || failure.status === 503 ? { headers: { "Retry-After": String(failure.retryAfter ?? 5) } } : {},
+        ),
       ),
-    );
-  }
+  };
+}
+
+async function answerApiRequest(k: Keyfob, request: Request, openapi: (k: Keyfob) => unknown): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname.startsWith(API_BASE) ? url.pathname.slice(API_BASE.length) : url.pathname;
+  if (path === "/openapi.json" && request.method === "GET") return apiJson(openapi(k), 200, { "Cache-Control": "public, max-age=300" });
+  const match = matchRoute(request.method, path);
+  // Who asks comes first: without a valid token, nothing is told about the resource.
+  const admin = await authenticateApiAdmin(k, request, match && "route" in match ? requiredScope(match.route) : "keyfob:read");
+  if (!match) throw new ApiError(404, "not_found", `no such resource: ${request.method} ${API_BASE}${path}`);
+  if ("allowed" in match)
+    throw new ApiError(405, "invalid_request", `use ${match.allowed.join(" or ")} here`, {
+      headers: { Allow: match.allowed.join(", ") },
+    });
+  const body = await readBody(request);
+  const result = await match.route.handle({ k, admin, params: match.params, query: url.searchParams, body });
+  if (result instanceof Response) return result;
+  return apiJson(result ?? {}, match.route.status ?? 200);
 }

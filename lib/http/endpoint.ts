@@ -18,7 +18,9 @@ import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
  * What each endpoint gets from the wrapper, in one place. JSON endpoints (the protocol's APIs): CORS
  * for browser applications (the calling client's origins), where credentials may be sent, and, for
  * token endpoints, their failures' audit events and the issued tokens' count. Page endpoints (the
- * browser's: redirects and HTML pages) answer and refuse in their own way (see Page). Every one: its
+ * browser's: redirects and HTML pages) answer and refuse in their own way (see Page). Resource
+ * endpoints (metadata, health, metrics, the management API, Auth.js, dashboard downloads) build
+ * their whole answer, headers included (see Resource). Every one: its
  * rate limit (`protocol`: per client when it authenticates with its secret, else per address, one
  * budget across endpoints; `admin_signin`: RATE_LIMIT_ADMIN_SIGNIN), metrics and log lines.
  * Introspection stays server-to-server (no CORS). Flow A keeps taking every parameter from the
@@ -39,6 +41,16 @@ const ENDPOINTS = {
   account_callback: { answer: "page", limit: false },
   admin_try_start: { answer: "page", limit: false },
   admin_try_callback: { answer: "page", limit: false },
+  discovery: { answer: "resource", limit: false },
+  jwks: { answer: "resource", limit: false },
+  health_live: { answer: "resource", limit: false },
+  health_ready: { answer: "resource", limit: false },
+  metrics: { answer: "resource", limit: false },
+  admin_api: { answer: "resource", limit: false },
+  admin_logout: { answer: "resource", limit: false },
+  admin_forbidden: { answer: "resource", limit: false },
+  admin_audit_export: { answer: "resource", limit: false },
+  upstream_auth: { answer: "resource", limit: false },
 } as const satisfies Record<string, Policy>;
 
 /** Secrets that never belong in a URL, where logs and histories keep them (RFC 6749 2.3.1, RFC 9700 4.14). */
@@ -48,7 +60,7 @@ export type EndpointName = keyof typeof ENDPOINTS;
 type Limit = "protocol" | "admin_signin" | false;
 type Policy =
   | { answer: "json"; cors: boolean; limit: Limit; issues?: boolean; credentialsInBody?: boolean }
-  | { answer: "page"; limit: Limit; cors?: undefined; issues?: undefined; credentialsInBody?: undefined };
+  | { answer: "page" | "resource"; limit: Limit; cors?: undefined; issues?: undefined; credentialsInBody?: undefined };
 type JsonName = { [N in EndpointName]: (typeof ENDPOINTS)[N]["answer"] extends "json" ? N : never }[EndpointName];
 
 /** A JSON endpoint's action: its answer, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for `caller`). */
@@ -75,8 +87,24 @@ export type Page<P> = {
   refuse: (error: OAuthError, context: { keyfob: Keyfob; request: Request; params?: P; limited: boolean }) => Response | Promise<Response>;
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: a page reads parameters of its own type, which only its definition knows
-type Definition<N extends EndpointName> = N extends JsonName ? Action<N> : Page<any>;
+/**
+ * A resource endpoint: it builds its whole answer, headers and refusals included (a refusal as
+ * Shown, for the metrics and the log). What it throws becomes `refuse`'s answer, by default the
+ * OAuth JSON error.
+ */
+export type Resource = {
+  answer: (keyfob: Keyfob, request: Request) => Response | Shown | Promise<Response | Shown>;
+  refuse?: (error: OAuthError) => Response;
+};
+
+type ResourceName = { [N in EndpointName]: (typeof ENDPOINTS)[N]["answer"] extends "resource" ? N : never }[EndpointName];
+
+type Definition<N extends EndpointName> = N extends JsonName
+  ? Action<N>
+  : N extends ResourceName
+    ? Resource
+    : // biome-ignore lint/suspicious/noExplicitAny: a page reads parameters of its own type, which only its definition knows
+      Page<any>;
 
 /**
  * Wraps an endpoint as a route handler: reads the parameters, applies the endpoint's rate limits
@@ -88,6 +116,7 @@ type Definition<N extends EndpointName> = N extends JsonName ? Action<N> : Page<
 export function endpoint<N extends EndpointName>(name: N, definition: Definition<N>, keyfob: () => Keyfob = runtimeKeyfob) {
   const policy: Policy = ENDPOINTS[name];
   const page = policy.answer === "page" ? (definition as Page<unknown>) : undefined;
+  const resource = policy.answer === "resource" ? (definition as Resource) : undefined;
   return async (request: Request): Promise<Response> => {
     const early = page?.early?.(request);
     if (early) return early;
@@ -103,7 +132,13 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       outcome = code;
       log.info("request refused", { endpoint: name, status, error: code, ms: Math.round(performance.now() - started) });
     };
+    const shown = (answer: Response | Shown) => {
+      if (answer instanceof Response) return answer;
+      refused(answer.refused, answer.response.status);
+      return answer.response;
+    };
     try {
+      if (resource) return shown(await resource.answer(k, request));
       // Bad parameters are counted against the limits too: read first, refuse after counting.
       let readError: unknown;
       const read = page ? (page.read ?? queryParams) : (r: Request) => readParams(r, policy.credentialsInBody ? BODY_ONLY : undefined);
@@ -120,12 +155,7 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       }
       limited = false;
       if (readError) throw readError;
-      if (page) {
-        const answer = await page.answer(k, request, params, caller);
-        if (answer instanceof Response) return answer;
-        refused(answer.refused, answer.response.status);
-        return answer.response;
-      }
+      if (page) return shown(await page.answer(k, request, params, caller));
       if (policy.cors) cors = await clientCors(k, request, clientId);
       const result = await (definition as Action<N>)(k, request, params as Params, caller);
       if (!policy.issues) return jsonResponse(result, 200, cors);
@@ -147,7 +177,8 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       // The reason is the error_description the client got: never a secret, token or signature.
       if (policy.issues)
         k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: caller.ip, clientId });
-      return page ? page.refuse(error, { keyfob: k, request, params, limited }) : errorResponse(error, cors);
+      if (page) return page.refuse(error, { keyfob: k, request, params, limited });
+      return resource?.refuse ? resource.refuse(error) : errorResponse(error, cors);
     } finally {
       requests.inc({ endpoint: name, outcome });
       requestDuration.observe({ endpoint: name }, (performance.now() - started) / 1000);

@@ -1,8 +1,6 @@
+import { endpoint } from "@/lib/http/endpoint";
 import { discoveryResponse } from "@/lib/http/metadata";
-import { keyfob } from "@/lib/runtime";
 
 export const dynamic = "force-dynamic";
 
-export function GET() {
-  return discoveryResponse(keyfob().config.issuerUrl);
-}
+export const GET = endpoint("discovery", { answer: (k) => discoveryResponse(k.config.issuerUrl) });

@@ -3,15 +3,20 @@
  * with a page that shows nothing of the dashboard: who is signed in, how to sign out, and how to
  * sign in with another account. (A route handler, so the status is 403 and not a streamed 200.)
  */
+import type { Keyfob } from "@/lib/keyfob";
 import { readAdminSession } from "@/lib/admin/session";
-import { keyfob } from "@/lib/runtime";
+import { endpoint } from "@/lib/http/endpoint";
 import { htmlPage } from "../../_lib/html-page";
 import { sessionToken } from "../_lib/guard";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(): Promise<Response> {
-  const account = (await readAdminSession(keyfob(), await sessionToken()))?.accountId;
+export const GET = endpoint("admin_forbidden", {
+  answer: async (k) => ({ response: await forbiddenPage(k), refused: "access_denied" }),
+});
+
+async function forbiddenPage(k: Keyfob): Promise<Response> {
+  const account = (await readAdminSession(k, await sessionToken()))?.accountId;
   return htmlPage({
     status: 403,
     eyebrow: "403 · Access denied",

@@ -4,18 +4,21 @@
  * signed-out page. Only from Keyfob's own pages: a request whose Origin is another site is refused.
  */
 import { NextResponse } from "next/server";
+import type { Keyfob } from "@/lib/keyfob";
 import { endAdminSessions, readAdminSession } from "@/lib/admin/session";
-import { keyfob } from "@/lib/runtime";
+import { endpoint } from "@/lib/http/endpoint";
 import { sessionCookie } from "../_lib/cookies";
 import { sessionToken } from "../_lib/guard";
 
 export const dynamic = "force-dynamic";
 
-export async function POST(request: Request): Promise<Response> {
-  const k = keyfob();
+export const POST = endpoint("admin_logout", { answer: signOut });
+
+async function signOut(k: Keyfob, request: Request) {
   const origin = request.headers.get("origin");
   if (origin && origin !== new URL(k.config.issuerUrl).origin) {
-    return new Response("Cross-site sign-out refused", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    const response = new Response("Cross-site sign-out refused", { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    return { response, refused: "access_denied" };
   }
   const everywhere = (await request.formData().catch(() => undefined))?.get("everywhere") === "1";
   const token = await sessionToken();

@@ -3,16 +3,16 @@
  * a client_credentials access token with the keyfob:admin scope. GET /api/admin/v1/openapi.json
  * describes it.
  */
-import { handleApiRequest } from "@/lib/admin/api";
+import { managementApi } from "@/lib/admin/api";
 import { openApiDocument } from "@/lib/admin/openapi";
-import { keyfob } from "@/lib/runtime";
+import { endpoint } from "@/lib/http/endpoint";
 
 export const dynamic = "force-dynamic";
 
-const handle = (request: Request) => {
-  const k = keyfob();
-  return handleApiRequest(k, request, () => openApiDocument(k.config.issuerUrl));
-};
+const handle = endpoint(
+  "admin_api",
+  managementApi((k) => openApiDocument(k.config.issuerUrl)),
+);
 
 export const GET = handle;
 export const POST = handle;
