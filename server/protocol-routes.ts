@@ -11,6 +11,7 @@
  * Next's pipeline; test/fast-dispatch.test.ts checks the table against the route files.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { textOf, withReadBody } from "../lib/http/bodies";
 import { MAX_BODY_BYTES } from "../lib/oauth/params";
 
 /** What a route module exports that the dispatch may call. */
@@ -67,8 +68,8 @@ export function protocolHandler(table: DispatchTable, request: IncomingMessage):
 
 /**
  * Serves a request with a protocol handler: the node request as a web Request (`origin` + its URL,
- * its headers, its body read up to one byte past Keyfob's limit), the Response written back with
- * its status, headers and body.
+ * its headers; its body, read up to one byte past Keyfob's limit, handed over as bytes: see
+ * lib/http/bodies.ts), the Response written back with its status, headers and body.
  */
 export async function dispatch(handler: Handler, origin: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const headers = new Headers();
@@ -83,9 +84,8 @@ export async function dispatch(handler: Handler, origin: string, request: Incomi
   if (method !== "GET" && method !== "HEAD") {
     ({ body, unread } = await readBody(request));
   }
-  const answer = await handler(
-    new Request(`${origin}${request.url ?? "/"}`, { method, headers, body: body as Uint8Array<ArrayBuffer> | undefined }),
-  );
+  const webRequest = new Request(`${origin}${request.url ?? "/"}`, { method, headers });
+  const answer = await handler(body ? withReadBody(webRequest, body) : webRequest);
 
   const out = new Map<string, string | string[]>([["vary", NEXT_VARY]]);
   for (const [name, value] of answer.headers) {
@@ -96,7 +96,7 @@ export async function dispatch(handler: Handler, origin: string, request: Incomi
   }
   const cookies = answer.headers.getSetCookie();
   if (cookies.length > 0) out.set("set-cookie", cookies);
-  const content = answer.body ? Buffer.from(await answer.arrayBuffer()) : undefined;
+  const content = textOf(answer) ?? (answer.body ? Buffer.from(await answer.arrayBuffer()) : undefined);
   if (unread) out.set("connection", "close"); // the rest of an oversized body is not read: the connection ends with the answer
   for (const [name, value] of out) response.setHeader(name, value);
   response.statusCode = answer.status;

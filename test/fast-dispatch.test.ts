@@ -17,7 +17,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as discoveryGet } from "@/app/.well-known/openid-configuration/route";
 import { POST as tokenPost } from "@/app/token/route";
-import { MAX_BODY_BYTES } from "@/lib/oauth/params";
+import { MAX_BODY_BYTES, readBodyText } from "@/lib/oauth/params";
 import { dispatch, loadDispatchTable, PROTOCOL_ROUTES, protocolHandler, type DispatchTable } from "@/server/protocol-routes";
 import { ISSUER } from "./support/flow-a";
 import { FORM } from "./support/flow-b";
@@ -227,11 +227,12 @@ const served = (answer: Answer) => ({
 });
 
 beforeAll(async () => {
-  // Handlers of this test beside the real table: what the dispatch hands a handler, and headers it must keep apart.
+  // Handlers of this test beside the real table: what the dispatch hands a handler (which reads its body as every
+  // protocol handler does, through readBodyText), and headers it must keep apart.
   serverTable = new Map(await loadDispatchTable());
   serverTable.set("POST /echo", async (request) => {
     received = request;
-    return Response.json({ url: request.url, method: request.method, body: await request.text() });
+    return Response.json({ url: request.url, method: request.method, body: await readBodyText(request) });
   });
   serverTable.set("GET /cookies", async () => {
     const headers = new Headers({ "content-type": "text/plain", vary: "Origin" });

@@ -1,10 +1,12 @@
 import { OAuthError } from "../oauth/errors";
+import { withText } from "./bodies";
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
 /** A JSON response that no cache may keep (RFC 6749 5.1). */
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return Response.json(body, { status, headers: { ...NO_STORE, ...headers } });
+  const text = JSON.stringify(body);
+  return withText(new Response(text, { status, headers: { "Content-Type": "application/json", ...NO_STORE, ...headers } }), text);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readBodyOf } from "../http/bodies";
 import { invalidRequest, OAuthError } from "./errors";
 
 /** C0 controls and DEL: never part of a valid parameter, and PostgreSQL refuses NUL in text (22021). */
@@ -73,7 +74,7 @@ export async function readParams(request: Request, bodyOnly: readonly string[] =
 }
 
 async function readFormBody(request: Request): Promise<URLSearchParams> {
-  if (request.method === "GET" || request.method === "HEAD" || !request.body) return new URLSearchParams();
+  if (request.method === "GET" || request.method === "HEAD" || (!request.body && !readBodyOf(request))) return new URLSearchParams();
   const text = await readBodyText(request);
   if (text.length === 0) return new URLSearchParams();
   const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
@@ -88,6 +89,11 @@ export async function readBodyText(request: Request): Promise<string> {
   const tooLarge = () => new OAuthError("invalid_request", { code: "body_too_large", params: { max: MAX_BODY_BYTES } }, 413);
   const declared = Number(request.headers.get("content-length"));
   if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const read = readBodyOf(request);
+  if (read) {
+    if (read.length > MAX_BODY_BYTES) throw tooLarge();
+    return read.toString("utf8");
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
