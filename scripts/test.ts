@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { migrateDatabase } from "../lib/db/migrate";
 import { build } from "../server/build";
@@ -33,9 +34,17 @@ function record(name: string, code: number) {
   results.push({ name, code, seconds: Math.round((Date.now() - stepStarted) / 1000) });
   stepStarted = Date.now();
 }
-/** vitest's JSON report, read back so the summary at the very end names what failed (CI shows only the tail). */
+/** vitest's and Playwright's JSON reports, read back so the summary at the very end names what failed (CI shows only the tail). */
 const VITEST_REPORT = ".data/vitest-report.json";
+const PLAYWRIGHT_REPORT = ".data/playwright-report.json";
 let failedTests: string[] = [];
+
+const firstLine = (text = "") =>
+  stripVTControlCharacters(text)
+    .split("\n")
+    .find((line) => line.trim())
+    ?.trim()
+    .slice(0, 300) ?? "";
 
 async function vitestFailures(): Promise<string[]> {
   type Report = {
@@ -46,7 +55,6 @@ async function vitestFailures(): Promise<string[]> {
     }[];
   };
   const report = JSON.parse(await readFile(VITEST_REPORT, "utf8").catch(() => "{}")) as Report;
-  const firstLine = (text = "") => text.split("\n")[0].slice(0, 300);
   return (report.testResults ?? []).flatMap((file) => {
     const name = path.relative(process.cwd(), file.name);
     const failed = (file.assertionResults ?? []).filter((test) => test.status === "failed");
@@ -55,11 +63,37 @@ async function vitestFailures(): Promise<string[]> {
   });
 }
 
+async function playwrightFailures(): Promise<string[]> {
+  type Suite = {
+    title: string;
+    file?: string;
+    suites?: Suite[];
+    specs?: { title: string; line: number; tests: { results: { status: string; error?: { message?: string } }[] }[] }[];
+  };
+  const report = JSON.parse(await readFile(PLAYWRIGHT_REPORT, "utf8").catch(() => "{}")) as {
+    suites?: Suite[];
+    errors?: { message?: string }[];
+  };
+  const failures: string[] = (report.errors ?? []).map((error) => firstLine(error.message));
+  const walk = (suite: Suite, file: string, titles: string[]) => {
+    for (const spec of suite.specs ?? [])
+      for (const test of spec.tests)
+        for (const result of test.results)
+          if (result.status !== "passed" && result.status !== "skipped")
+            failures.push(
+              `${file}:${spec.line} > ${[...titles, spec.title].join(" > ")} (${result.status}): ${firstLine(result.error?.message)}`,
+            );
+    for (const child of suite.suites ?? []) walk(child, file, [...titles, child.title]);
+  };
+  for (const suite of report.suites ?? []) walk(suite, suite.file ?? suite.title, []);
+  return failures;
+}
+
 async function main() {
   if (!process.env.SKIP_UNIT) {
     const code = await run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`]);
     record("vitest", code);
-    if (code !== 0) failedTests = await vitestFailures();
+    if (code !== 0) failedTests = (await vitestFailures()).map((failure) => `vitest failed: ${failure}`);
   }
 
   // Found (or installed) before the build; without one only the Playwright step fails.
@@ -80,7 +114,12 @@ async function main() {
         E2E_PORT: String(await freePort()),
         CHROMIUM_PATH: chromium,
       };
-      record("playwright", await run(bin("playwright"), ["test", ...process.argv.slice(2)], env));
+      const code = await run(bin("playwright"), ["test", "--reporter=list,json", ...process.argv.slice(2)], {
+        ...env,
+        PLAYWRIGHT_JSON_OUTPUT_NAME: PLAYWRIGHT_REPORT,
+      });
+      record("playwright", code);
+      if (code !== 0) failedTests.push(...(await playwrightFailures()).map((failure) => `playwright failed: ${failure}`));
     } finally {
       await database.stop();
     }
@@ -91,7 +130,7 @@ async function main() {
     ...results.map(
       ({ name, code, seconds }) => `${name} (Node ${process.versions.node}, ${seconds} s): ${code === 0 ? "ok" : `FAILED (exit ${code})`}`,
     ),
-    ...failedTests.map((failure) => `  vitest failed: ${failure}`),
+    ...failedTests.map((failure) => `  ${failure}`),
   ].join("\n");
   console.log(`\n${summary}`);
   await mkdir(".data", { recursive: true });
