@@ -433,6 +433,31 @@ test.describe("errors", () => {
     expect(response.get("iss")).toBe(baseURL);
   });
 
+  test("Cancel then Back: the page says the sign-in was cancelled, and returns to the application or starts again", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-ended" }));
+    await page.getByRole("button", { name: "Cancel and return to Acme Fleet" }).click();
+    expect((await backAtApplication(page)).get("error")).toBe("access_denied");
+
+    await page.goBack();
+    await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
+    await expect(page.getByRole("main").getByRole("status")).toContainText("You cancelled this sign-in");
+    await expect(page.getByRole("main")).not.toContainText("took too long");
+    await expectNoAxeViolations(page, "the login page of a cancelled sign-in");
+    await page.getByRole("button", { name: "Return to Acme Fleet" }).click();
+    const back = await backAtApplication(page);
+    expect([back.get("error"), back.get("error_description"), back.get("state")]).toEqual([
+      "access_denied",
+      "the user cancelled the login",
+      "st-ended",
+    ]);
+
+    await page.goBack();
+    await page.getByRole("link", { name: "Start again" }).click();
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Continue with a wallet" })).toBeVisible();
+  });
+
   test("Google and Apple callbacks are built from ISSUER_URL, whatever the Host headers say", async ({ request }) => {
     const response = await request.get("/api/auth/providers", {
       headers: { "x-forwarded-host": "evil.example.com", "x-forwarded-proto": "https" },

@@ -9,7 +9,7 @@ import { walletRefusal, type LoginResult } from "@/components/login/login-result
 import type { PasskeyMode, PasskeyOptionsResult } from "@/components/login/passkey-login";
 import { translator } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
-import { completeAuthorization, interactionRedirect, pendingInteraction, type Completion } from "@/lib/interactions/interactions";
+import { completeAuthorization, leaveInteraction, pendingInteraction, type Completion } from "@/lib/interactions/interactions";
 import { loginWithWallet } from "@/lib/siwe/login";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
@@ -55,13 +55,14 @@ export async function continueWithSession(form: FormData): Promise<void> {
   redirect(location);
 }
 
-/** "Cancel": back to the application with error=access_denied (and its state and iss). */
+/**
+ * "Cancel", and "Return to the application" once the login is over (cancelled or expired): back to
+ * the application with error=access_denied (and its state and iss).
+ */
 export async function cancelLogin(form: FormData): Promise<void> {
   const interactionId = field(form, "interaction");
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
-  const { location } = await settle("cancel", async () => ({
-    location: await interactionRedirect(keyfob(), interactionId, "access_denied", "the user cancelled the login"),
-  }));
+  const { location } = await settle("cancel", async () => ({ location: await leaveInteraction(keyfob(), interactionId) }));
   await forgetLogin();
   redirect(location);
 }

@@ -8,13 +8,14 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { getTranslations, setRequestLocale } from "next-intl/server";
+import { EndedLogin } from "@/components/login/ended-login";
 import { isHttpsUrl } from "@/components/login/https-url";
 import { PasskeyLogin } from "@/components/login/passkey-login";
 import { SubmitButton } from "@/components/login/submit-button";
-import { AuthShell, buttonStyles, Divider, Notice } from "@/components/login/ui";
+import { AuthShell, buttonStyles, Divider } from "@/components/login/ui";
 import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-buttons";
 import { WalletLauncher } from "@/components/login/wallet-launcher";
-import { sessionMayComplete } from "@/lib/interactions/interactions";
+import { endedInteraction, sessionMayComplete } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
 import { upstreamProviders } from "../../../_upstream/auth";
 import {
@@ -44,13 +45,17 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
   const common = await getTranslations({ locale, namespace: "common" });
   const app = keyfob();
   const interaction = await loadInteraction(id);
-  if (!interaction || !(await startedInThisBrowser(interaction.id))) {
+  const mine = await startedInThisBrowser(id);
+  if (!interaction || !mine) {
+    const ended = interaction ? undefined : await endedInteraction(app, id);
     return (
-      <AuthShell title={t("endedTitle")} lang={locale}>
-        <Notice tone="error" title={interaction ? t("startedElsewhereTitle") : t("expiredTitle")}>
-          {interaction ? t("startedElsewhere") : t("expired")}
-        </Notice>
-      </AuthShell>
+      <EndedLogin
+        lang={locale}
+        end={ended?.end ?? (interaction ? "elsewhere" : "unknown")}
+        // The ways on only for the browser that started it: another's Back leads nowhere of its own.
+        ended={mine ? ended : undefined}
+        leave={cancelLogin}
+      />
     );
   }
   const { clientName } = interaction;
