@@ -458,6 +458,39 @@ test.describe("errors", () => {
     await expect(page.getByRole("button", { name: "Continue with a wallet" })).toBeVisible();
   });
 
+  test("an expired sign-in says so before the wallet is asked to sign or the user leaves for Google", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    /** Opens the login page, then lets its interaction expire. */
+    const expiredLoginPage = async (state: string) => {
+      await page.goto(authorizeUrl({ client_id: client.id, state }));
+      await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      await db.interaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    };
+
+    await expiredLoginPage("st-expired");
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
+    await expect(page.getByRole("main").getByRole("alert")).toContainText("This sign-in has expired");
+    expect(wallet.requests).not.toContain("personal_sign");
+    await expect(page.getByRole("link", { name: "Start again" })).toHaveAttribute("href", /^\/auth\?/);
+    await page.getByRole("button", { name: "Return to Acme Fleet" }).click();
+    const back = await backAtApplication(page);
+    expect([back.get("error"), back.get("error_description"), back.get("state")]).toEqual([
+      "access_denied",
+      "the login expired",
+      "st-expired",
+    ]);
+
+    await expiredLoginPage("st-expired-google");
+    const loginPage = page.url();
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
+    expect(page.url()).toBe(loginPage);
+    await expect(page.getByRole("link", { name: "Start again" })).toBeVisible();
+  });
+
   test("Google and Apple callbacks are built from ISSUER_URL, whatever the Host headers say", async ({ request }) => {
     const response = await request.get("/api/auth/providers", {
       headers: { "x-forwarded-host": "evil.example.com", "x-forwarded-proto": "https" },

@@ -36,6 +36,8 @@ export async function loginWithUpstream(form: FormData): Promise<void> {
     redirect("/auth/error?reason=unavailable");
   }
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
+  // A login that is over: its page says so (and offers the ways on) before the trip to the provider.
+  if (!(await pendingInteraction(keyfob(), interactionId))) redirect(`/auth/interaction/${encodeURIComponent(interactionId)}`);
   await rememberLogin({ interactionId, returnTo: safeReturnTo(field(form, "returnTo")) });
   const loginHint = field(form, "loginHint");
   await signIn(
@@ -65,6 +67,18 @@ export async function cancelLogin(form: FormData): Promise<void> {
   const { location } = await settle("cancel", async () => ({ location: await leaveInteraction(keyfob(), interactionId) }));
   await forgetLogin();
   redirect(location);
+}
+
+/** Whether the login is still open: asked before the wallet is asked to sign, so an expired login says so first. */
+export async function loginStillOpen(interactionId: string): Promise<LoginResult> {
+  if (typeof interactionId !== "string") return { error: "unreadable" };
+  if (!(await startedInThisBrowser(interactionId))) return { error: "elsewhere", restart: true };
+  try {
+    return (await pendingInteraction(keyfob(), interactionId)) ? undefined : { error: "expired", restart: true };
+  } catch (caught) {
+    logRefusal("login_open", "server_error", caught);
+    return { error: "unavailable" };
+  }
 }
 
 /** A signed EIP-4361 message from the wallet: on success, 303 to the application with a code. */

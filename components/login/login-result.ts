@@ -34,3 +34,6 @@ export function walletRefusal(why: Reason | undefined, fallback: LoginErrorKey):
   const error = (why && WALLET_REFUSALS[why.code]) ?? fallback;
   return RESTART.has(error) ? { error, restart: true } : { error };
 }
+
+/** Refusals that mean the login itself is over: the page then shows what happened and the ways on. */
+export const loginIsOver = (result: LoginResult): boolean => result?.error === "expired" || result?.error === "elsewhere";

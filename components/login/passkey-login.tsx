@@ -6,10 +6,11 @@
  * action checks the answer and redirects to the application.
  */
 import { useEffect, useRef, useState } from "react";
+import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import type { PasskeyCreationOptions, PasskeyRequestOptions } from "@/lib/passkeys/passkeys";
 import { PasskeyIcon, Spinner } from "./icons";
-import type { LoginErrorKey, LoginResult } from "./login-result";
+import { loginIsOver, type LoginErrorKey, type LoginResult } from "./login-result";
 import { buttonStyles, Notice } from "./ui";
 
 export type PasskeyMode = "login" | "register";
@@ -57,12 +58,17 @@ export function PasskeyLogin({
     if (problem) notice.current?.focus();
   }, [problem]);
 
-  const serverProblem = (mode: PasskeyMode, result: NonNullable<LoginResult>): Problem => ({
-    mode,
-    title: t("problems.failedTitle"),
-    message: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }),
-    restart: result.restart,
-  });
+  const router = useRouter();
+  const serverProblem = (mode: PasskeyMode, result: NonNullable<LoginResult>): Problem => {
+    // A login that is over: the page shows what happened and the ways on.
+    if (loginIsOver(result)) router.refresh();
+    return {
+      mode,
+      title: t("problems.failedTitle"),
+      message: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }),
+      restart: result.restart,
+    };
+  };
 
   const run = async (mode: PasskeyMode) => {
     if (busy) return;

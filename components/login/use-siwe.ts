@@ -45,13 +45,18 @@ export type SiweOptions = {
   serverTime: number;
   /** Sends message and signature to the server; an error keeps the person on the page. */
   submit: (message: string, signature: string) => Promise<SubmitResult>;
+  /**
+   * Asked before the wallet is: an error (e.g. the login has expired) ends the attempt there, so
+   * the person is not asked to sign for nothing.
+   */
+  check?: () => Promise<SubmitResult>;
 };
 
 export function hasBrowserWallet(): boolean {
   return typeof window !== "undefined" && Boolean((window as { ethereum?: unknown }).ethereum);
 }
 
-export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverTime, submit }: SiweOptions) {
+export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverTime, submit, check }: SiweOptions) {
   const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
   /** The EIP-4361 message for this address: Keyfob's domain and URI, CHAIN_ID, the nonce, the server's time. */
   const message = useCallback(
@@ -91,6 +96,13 @@ export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverT
   const signAndSubmit = useCallback(
     async (address: Address, mine: number) => {
       setStep("signing");
+      const refused = await check?.();
+      if (attempt.current !== mine) return;
+      if (refused) {
+        setProblem({ kind: "server", detail: refused.error, restart: refused.restart });
+        setStep("idle");
+        return;
+      }
       const text = message(getAddress(address));
       const signature = await signMessage.mutateAsync({ message: text, account: getAddress(address) });
       if (attempt.current !== mine) return;
@@ -104,7 +116,7 @@ export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverT
       }
       setStep("done");
     },
-    [message, signMessage, submit],
+    [check, message, signMessage, submit],
   );
 
   const fail = useCallback((error: unknown, during: SiweStep, mine: number) => {

@@ -6,6 +6,7 @@
  * and hands it to the server action, which redirects to the application.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { useConnection, useConnectors } from "wagmi";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
@@ -19,7 +20,7 @@ import { WalletConnectDialog } from "./walletconnect-dialog";
 import { WalletChooser } from "./wallet-options";
 import { GetWalletLink, WalletProblem } from "./wallet-problem";
 import { WrongChainNotice } from "./wrong-chain-notice";
-import type { LoginErrorKey, LoginResult } from "./login-result";
+import { loginIsOver, type LoginErrorKey, type LoginResult } from "./login-result";
 
 export type WalletLoginProps = {
   interactionId: string;
@@ -34,6 +35,8 @@ export type WalletLoginProps = {
   /** The other ways in offered on the page ("Google or Apple"), named when no wallet is found. */
   otherOptions?: string;
   login: (interactionId: string, message: string, signature: string) => Promise<LoginResult>;
+  /** Whether the login is still open, asked before the wallet is asked to sign. */
+  stillOpen: (interactionId: string) => Promise<LoginResult>;
 };
 
 /**
@@ -52,6 +55,7 @@ export function WalletLogin({
   restartHref,
   otherOptions,
   login,
+  stillOpen,
   start,
 }: WalletLoginProps & { start?: WalletStart }) {
   const t = useTranslations("wallet");
@@ -59,14 +63,21 @@ export function WalletLogin({
   const common = useTranslations("common");
   const chainLabel = chainName(chainId);
   const statement = t("statement", { client: clientName.replace(/[\r\n]+/g, " ") });
-  const submit = useCallback(
-    async (text: string, signature: string) => {
-      const result = await login(interactionId, text, signature);
-      if (result?.error)
-        return { error: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }), restart: result.restart };
+  const router = useRouter();
+  /** A refusal in the page's words; a login that is over turns the page into its ended state. */
+  const refusal = useCallback(
+    (result: LoginResult) => {
+      if (!result?.error) return undefined;
+      if (loginIsOver(result)) router.refresh();
+      return { error: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }), restart: result.restart };
     },
-    [errors, interactionId, login],
+    [errors, router],
   );
+  const submit = useCallback(
+    async (text: string, signature: string) => refusal(await login(interactionId, text, signature)),
+    [interactionId, login, refusal],
+  );
+  const check = useCallback(async () => refusal(await stillOpen(interactionId)), [interactionId, refusal, stillOpen]);
   const { siwe, options, browserWallets, checked, busy, choosing, choose, press, walletConnect, button, walletConnectDialog } =
     useWalletButton({
       purpose: SIWE_PURPOSE.login,
@@ -76,6 +87,7 @@ export function WalletLogin({
       statement,
       serverTime,
       submit,
+      check,
     });
   const { step, problem, address } = siwe;
 

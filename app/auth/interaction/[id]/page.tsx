@@ -22,6 +22,7 @@ import {
   cancelLogin,
   continueWithSession,
   finishPasskeyLogin,
+  loginStillOpen,
   loginWithUpstream,
   loginWithWalletSignature,
   passkeyOptions,
@@ -137,6 +138,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
               : undefined
         }
         login={loginWithWalletSignature}
+        stillOpen={loginStillOpen}
       />
       <p
         className="mt-6 border-t border-slate-200 pt-4 text-center text-xs leading-relaxed text-slate-700 dark:border-slate-700 dark:text-slate-300"
