@@ -14,13 +14,14 @@ import { loginWithWallet } from "@/lib/siwe/login";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import { loginWithPasskey, signUpWithPasskey } from "@/lib/passkeys/login";
+import { endSession } from "@/lib/sessions/login-session";
 import { loginOptions, PasskeyError, registrationOptions, type PasskeyFailure } from "@/lib/passkeys/passkeys";
 import type { OAuthError } from "@/lib/oauth/errors";
 import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
 import { signIn, upstreamProviders } from "../_upstream/auth";
-import { forgetLogin, rememberLogin, safeReturnTo, startedInThisBrowser } from "./login-cookie";
-import { currentLoginSession, loginClient, setSessionCookie } from "./session-cookie";
+import { forgetLogin, forgetMethod, rememberLogin, rememberMethod, safeReturnTo, startedInThisBrowser } from "./login-cookie";
+import { clearSessionCookie, currentLoginSession, loginClient, setSessionCookie } from "./session-cookie";
 
 /** A form field; "" when absent, or when a hand-made request sent no form at all (a TypeError, a 500, otherwise). */
 const field = (form: FormData, name: string) => {
@@ -54,7 +55,20 @@ export async function continueWithSession(form: FormData): Promise<void> {
   const interactionId = field(form, "interaction");
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
   const { location } = await settle("continue_session", () => completeAuthorization(keyfob(), interactionId, { session }));
+  await rememberMethod(session.identity.provider);
   redirect(location);
+}
+
+/** "Not you?": ends this browser's Keyfob session, then shows the same login's choices again. */
+export async function signOutOfLogin(form: FormData): Promise<void> {
+  const interactionId = field(form, "interaction");
+  if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
+  const k = keyfob();
+  const session = await currentLoginSession();
+  await endSession(k, await clearSessionCookie());
+  await forgetMethod();
+  if (session) k.audit.record({ action: "session.ended", outcome: "success", accountId: session.accountId, detail: "not_you" });
+  redirect(`/auth/interaction/${encodeURIComponent(interactionId)}`);
 }
 
 /**
@@ -105,6 +119,7 @@ export async function loginWithWalletSignature(interactionId: string, message: s
     return refusal(error) ?? walletRefusal(error.why, "refused");
   }
   await setSessionCookie(completion.newSession);
+  await rememberMethod("web3");
   redirect(completion.location);
 }
 
@@ -147,6 +162,7 @@ export async function finishPasskeyLogin(interactionId: string, mode: PasskeyMod
     return refusal(error) ?? passkeyRefusal(caught);
   }
   await setSessionCookie(completion.newSession);
+  await rememberMethod("passkey");
   redirect(completion.location);
 }
 

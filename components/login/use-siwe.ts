@@ -30,8 +30,12 @@ export type SiweProblem = {
   detail?: string;
   /** The login itself is over (expired or used): only starting again helps. */
   restart?: boolean;
+  /** The server's title for its refusal (kind "server"), when it has one of its own. */
+  title?: string;
+  /** Trying again cannot help (e.g. a blocked account): no "Try again". */
+  final?: boolean;
 };
-export type SubmitResult = { error: string; restart?: boolean } | undefined;
+export type SubmitResult = { error: string; restart?: boolean; title?: string; final?: boolean } | undefined;
 
 export type SiweOptions = {
   chainId: number;
@@ -99,7 +103,7 @@ export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverT
       const refused = await check?.();
       if (attempt.current !== mine) return;
       if (refused) {
-        setProblem({ kind: "server", detail: refused.error, restart: refused.restart });
+        setProblem({ kind: "server", detail: refused.error, restart: refused.restart, title: refused.title, final: refused.final });
         setStep("idle");
         return;
       }
@@ -110,7 +114,7 @@ export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverT
       const result = await submit(text, signature);
       if (attempt.current !== mine) return;
       if (result && "error" in result) {
-        setProblem({ kind: "server", detail: result.error, restart: result.restart });
+        setProblem({ kind: "server", detail: result.error, restart: result.restart, title: result.title, final: result.final });
         setStep("idle");
         return;
       }

@@ -12,7 +12,7 @@ import { useConnection, useConnectors } from "wagmi";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { chainName } from "../providers";
 import { Spinner, WalletIcon } from "./icons";
-import { buttonStyles, ShortAddress } from "./ui";
+import { buttonStyles, LastUsedBadge, ShortAddress } from "./ui";
 import type { SiweStep } from "./use-siwe";
 import { useWalletButton } from "./use-wallet-button";
 import type { WalletChoice } from "./wallet-chooser";
@@ -20,7 +20,7 @@ import { WalletConnectDialog } from "./walletconnect-dialog";
 import { WalletChooser } from "./wallet-options";
 import { GetWalletLink, WalletProblem } from "./wallet-problem";
 import { WrongChainNotice } from "./wrong-chain-notice";
-import { loginIsOver, type LoginErrorKey, type LoginResult } from "./login-result";
+import { isFinal, loginIsOver, type LoginErrorKey, type LoginResult } from "./login-result";
 
 export type WalletLoginProps = {
   interactionId: string;
@@ -35,6 +35,8 @@ export type WalletLoginProps = {
   /** The other ways in offered on the page ("Google or Apple"), named when no wallet is found. */
   otherOptions?: string;
   login: (interactionId: string, message: string, signature: string) => Promise<LoginResult>;
+  /** Whether this browser signed in with a wallet last time: the button says so. */
+  lastUsed?: boolean;
   /** Whether the login is still open, asked before the wallet is asked to sign. */
   stillOpen: (interactionId: string) => Promise<LoginResult>;
 };
@@ -56,10 +58,12 @@ export function WalletLogin({
   otherOptions,
   login,
   stillOpen,
+  lastUsed,
   start,
 }: WalletLoginProps & { start?: WalletStart }) {
   const t = useTranslations("wallet");
   const errors = useTranslations("loginErrors");
+  const titles = useTranslations("loginErrorTitles");
   const common = useTranslations("common");
   const chainLabel = chainName(chainId);
   const statement = t("statement", { client: clientName.replace(/[\r\n]+/g, " ") });
@@ -69,9 +73,14 @@ export function WalletLogin({
     (result: LoginResult) => {
       if (!result?.error) return undefined;
       if (loginIsOver(result)) router.refresh();
-      return { error: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }), restart: result.restart };
+      const error = result.error as LoginErrorKey;
+      return {
+        error: errors(error, { seconds: result.seconds ?? 60 }),
+        restart: result.restart,
+        ...(isFinal(error) && { title: titles(error), final: true }),
+      };
     },
-    [errors, router],
+    [errors, router, titles],
   );
   const submit = useCallback(
     async (text: string, signature: string) => refusal(await login(interactionId, text, signature)),
@@ -165,6 +174,7 @@ export function WalletLogin({
         ) : (
           <span>{t("continue")}</span>
         )}
+        {lastUsed && <LastUsedBadge label={common("lastUsed")} />}
       </button>
 
       {choosing && !busy && !address && <WalletChooser id="wallet-chooser" options={options} onChoose={choose} />}

@@ -26,8 +26,9 @@ import {
   loginWithUpstream,
   loginWithWalletSignature,
   passkeyOptions,
+  signOutOfLogin,
 } from "../../actions";
-import { startedInThisBrowser } from "../../login-cookie";
+import { lastMethod, startedInThisBrowser } from "../../login-cookie";
 import { currentLoginSession } from "../../session-cookie";
 import { interactionLocale, loadInteraction } from "./locale";
 
@@ -62,6 +63,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
   const { clientName } = interaction;
   // "Continue as": the browser's session with Keyfob, unless this request needs a new login.
   const current = await currentLoginSession();
+  const lastUsed = await lastMethod();
   const session = current && sessionMayComplete(interaction, current, app.config) ? current : undefined;
 
   const { config } = app;
@@ -90,10 +92,11 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
       {session && (
         <div className="mb-5">
           <ContinueAsSession
-            label={session.identity.email ?? `${session.accountId.slice(0, 6)}…${session.accountId.slice(-4)}`}
+            label={session.identity.email ?? session.accountId}
             connector={session.identity.provider}
             interactionId={interaction.id}
             action={continueWithSession}
+            signOut={signOutOfLogin}
           />
         </div>
       )}
@@ -101,6 +104,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         <>
           <UpstreamButtons
             providers={providers}
+            lastUsed={lastUsed}
             interactionId={interaction.id}
             returnTo={returnTo}
             loginHint={interaction.loginHint}
@@ -115,6 +119,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         restartHref={returnTo}
         getOptions={passkeyOptions}
         finish={finishPasskeyLogin}
+        lastUsed={lastUsed === "passkey"}
       />
       <Divider>{common("or")}</Divider>
       <WalletLauncher
@@ -130,13 +135,12 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         restartHref={returnTo}
         otherOptions={
           providers.length === 2
-            ? t("googleOrApple")
+            ? t("otherTwoOrPasskey")
             : providers.length === 1
-              ? providers[0] === "google"
-                ? "Google"
-                : "Apple"
-              : undefined
+              ? t("otherOrPasskey", { provider: providers[0] === "google" ? "Google" : "Apple" })
+              : t("otherPasskey")
         }
+        lastUsed={lastUsed === "web3"}
         login={loginWithWalletSignature}
         stillOpen={loginStillOpen}
       />
