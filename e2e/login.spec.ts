@@ -513,7 +513,9 @@ test.describe("errors", () => {
     await expect(page.getByRole("button", { name: "Continue with a wallet" })).toBeVisible();
   });
 
-  test("an expired sign-in says so before the wallet is asked to sign or the user leaves for Google", async ({ page }) => {
+  test("an expired sign-in says so before the wallet is asked to sign, the user leaves for Google, or a passkey is asked", async ({
+    page,
+  }) => {
     const client = await registerClient("Acme Fleet");
     const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
     /** Opens the login page, then lets its interaction expire. */
@@ -544,6 +546,12 @@ test.describe("errors", () => {
     await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
     expect(page.url()).toBe(loginPage);
     await expect(page.getByRole("link", { name: "Start again" })).toBeVisible();
+
+    // A passkey's options are refused before the browser's passkey window opens.
+    await expiredLoginPage("st-expired-passkey");
+    await page.getByRole("button", { name: "Continue with a passkey" }).click();
+    await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
+    await expect(page.getByRole("main").getByRole("alert")).toContainText("This sign-in has expired");
   });
 
   test("Google and Apple callbacks are built from ISSUER_URL, whatever the Host headers say", async ({ request }) => {
