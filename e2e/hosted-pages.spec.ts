@@ -264,7 +264,7 @@ test.describe("errors and focus", () => {
     await page.getByRole("button", { name: "Continue with a wallet" }).click();
     const notice = page.getByTestId("wallet-problem");
     await expect(notice).toContainText("No wallet found in this browser");
-    await expect(notice).toContainText("You can also continue with Google or Apple above.");
+    await expect(notice).toContainText("You can also continue with Google, Apple or a passkey above.");
     await expect(notice).toBeFocused();
     await expect(notice.getByRole("link", { name: /Get a wallet/ })).toBeVisible();
     await expect(notice.getByRole("button", { name: "Try again" })).toBeVisible();

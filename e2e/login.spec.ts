@@ -224,6 +224,48 @@ test.describe("login sessions and logout", () => {
     expect((await backAtApplication(page)).get("error")).toBe("login_required");
   });
 
+  test("Continue as names the whole account, Not you? signs out to the same login's choices, and the last way in is marked", async ({
+    page,
+  }) => {
+    const client = await registerClient("Acme Fleet");
+    await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    await page.goto(authorizeUrl({ client_id: client.id }));
+    await expect(page.getByRole("button", { name: "Continue with a wallet" })).toBeVisible();
+    await expect(page.getByText("Last used")).toHaveCount(0);
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    const { ethereum_address: address } = await exchange(client, (await backAtApplication(page)).get("code")!);
+
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-not-you" }));
+    const loginPage = page.url();
+    await expect(page.getByTestId("continue-as-label")).toHaveText(`Continue as ${address}`);
+    await expect(page.getByRole("button", { name: /^Continue with a wallet/ })).toContainText("Last used");
+    await expect(page.getByRole("button", { name: /^Continue with Google/ })).not.toContainText("Last used");
+    await expectNoAxeViolations(page, "the login page with Not you? and Last used");
+    await page.getByRole("button", { name: "Not you? Sign out" }).click();
+    await expect(page.getByRole("button", { name: /^Continue as/ })).toHaveCount(0);
+    expect(page.url()).toBe(loginPage);
+    expect((await page.context().cookies()).find((c) => c.name === "keyfob_session")).toBeUndefined();
+    await expect(page.getByRole("button", { name: /^Continue with a wallet/ })).not.toContainText("Last used");
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    expect((await backAtApplication(page)).get("state")).toBe("st-not-you");
+  });
+
+  test("a blocked account is told so, and not offered Try again", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    await page.goto(authorizeUrl({ client_id: client.id }));
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    const { ethereum_address: address } = await exchange(client, (await backAtApplication(page)).get("code")!);
+    await db.account.update({ where: { id: address as string }, data: { blockedAt: new Date() } });
+
+    await page.goto(authorizeUrl({ client_id: client.id, prompt: "login" }));
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    const problem = page.getByTestId("wallet-problem");
+    await expect(problem).toContainText("This account is blocked");
+    await expect(problem).toContainText("An administrator has blocked this account");
+    await expect(problem.getByRole("button", { name: "Try again" })).toHaveCount(0);
+  });
+
   test("a logout link without an ID token asks first, then shows Keyfob's signed-out page", async ({ page }) => {
     const client = await registerClient("Acme Fleet");
     await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
@@ -276,9 +318,22 @@ test.describe("Google and Apple", () => {
     const again = await exchange(client, silent.get("code")!);
     expect(again.ethereum_address).toBe(claims.ethereum_address);
 
-    // Without prompt=none, the page offers to continue with that session.
+    // Without prompt=none, the page offers to continue with that session: on a phone too, the
+    // whole email address, and the Google icon inside the button; Google is marked as the last way in.
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${baseURL}${authorizeUrl({ client_id: client.id, state: "st-continue" })}`);
-    await page.getByRole("button", { name: `Continue as ${emailOf(login, upstreams.google)}` }).click();
+    const email = emailOf(login, upstreams.google);
+    const continueAs = page.getByRole("button", { name: `Continue as ${email}` });
+    await expect(page.getByTestId("continue-as-label")).toHaveText(`Continue as ${email}`);
+    const fits = await continueAs.evaluate((button) => {
+      const box = button.getBoundingClientRect();
+      const inside = (el: Element) => el.getBoundingClientRect().left >= box.left && el.getBoundingClientRect().right <= box.right;
+      const label = button.querySelector("[data-testid=continue-as-label]")!;
+      return { icon: inside(button.querySelector("svg")!), label: inside(label) && label.scrollWidth <= label.clientWidth };
+    });
+    expect(fits).toEqual({ icon: true, label: true });
+    await expect(page.getByRole("button", { name: /^Continue with Google/ })).toContainText("Last used");
+    await continueAs.click();
     expect((await backAtApplication(page)).get("state")).toBe("st-continue");
   });
 
@@ -431,6 +486,72 @@ test.describe("errors", () => {
     expect(response.get("error")).toBe("access_denied");
     expect(response.get("state")).toBe("st-cancel");
     expect(response.get("iss")).toBe(baseURL);
+  });
+
+  test("Cancel then Back: the page says the sign-in was cancelled, and returns to the application or starts again", async ({ page }) => {
+    const client = await registerClient("Acme Fleet");
+    await page.goto(authorizeUrl({ client_id: client.id, state: "st-ended" }));
+    await page.getByRole("button", { name: "Cancel and return to Acme Fleet" }).click();
+    expect((await backAtApplication(page)).get("error")).toBe("access_denied");
+
+    await page.goBack();
+    await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
+    await expect(page.getByRole("main").getByRole("status")).toContainText("You cancelled this sign-in");
+    await expect(page.getByRole("main")).not.toContainText("took too long");
+    await expectNoAxeViolations(page, "the login page of a cancelled sign-in");
+    await page.getByRole("button", { name: "Return to Acme Fleet" }).click();
+    const back = await backAtApplication(page);
+    expect([back.get("error"), back.get("error_description"), back.get("state")]).toEqual([
+      "access_denied",
+      "the user cancelled the login",
+      "st-ended",
+    ]);
+
+    await page.goBack();
+    await page.getByRole("link", { name: "Start again" }).click();
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Continue with a wallet" })).toBeVisible();
+  });
+
+  test("an expired sign-in says so before the wallet is asked to sign, the user leaves for Google, or a passkey is asked", async ({
+    page,
+  }) => {
+    const client = await registerClient("Acme Fleet");
+    const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+    /** Opens the login page, then lets its interaction expire. */
+    const expiredLoginPage = async (state: string) => {
+      await page.goto(authorizeUrl({ client_id: client.id, state }));
+      await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+      const id = new URL(page.url()).pathname.split("/").pop()!;
+      await db.interaction.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    };
+
+    await expiredLoginPage("st-expired");
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
+    await expect(page.getByRole("main").getByRole("alert")).toContainText("This sign-in has expired");
+    expect(wallet.requests).not.toContain("personal_sign");
+    await expect(page.getByRole("link", { name: "Start again" })).toHaveAttribute("href", /^\/auth\?/);
+    await page.getByRole("button", { name: "Return to Acme Fleet" }).click();
+    const back = await backAtApplication(page);
+    expect([back.get("error"), back.get("error_description"), back.get("state")]).toEqual([
+      "access_denied",
+      "the login expired",
+      "st-expired",
+    ]);
+
+    await expiredLoginPage("st-expired-google");
+    const loginPage = page.url();
+    await page.getByRole("button", { name: "Continue with Google" }).click();
+    await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
+    expect(page.url()).toBe(loginPage);
+    await expect(page.getByRole("link", { name: "Start again" })).toBeVisible();
+
+    // A passkey's options are refused before the browser's passkey window opens.
+    await expiredLoginPage("st-expired-passkey");
+    await page.getByRole("button", { name: "Continue with a passkey" }).click();
+    await expect(page.getByRole("heading", { name: "This sign-in has ended" })).toBeVisible();
+    await expect(page.getByRole("main").getByRole("alert")).toContainText("This sign-in has expired");
   });
 
   test("Google and Apple callbacks are built from ISSUER_URL, whatever the Host headers say", async ({ request }) => {

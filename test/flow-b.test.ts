@@ -15,7 +15,7 @@ import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
 import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
-import { completeAuthorization, interactionRedirect } from "@/lib/interactions/interactions";
+import { completeAuthorization, endedInteraction, leaveInteraction } from "@/lib/interactions/interactions";
 import { loginWithWallet } from "@/lib/siwe/login";
 import { setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
@@ -431,20 +431,36 @@ describe("wallet login on the hosted page", () => {
   it("ends the interaction on Cancel: no login after it, and no Cancel after a login", async () => {
     const app = await registerApp();
     const cancelled = await walletLogin(app);
-    const back = new URL(
-      await interactionRedirect(keyfob(), cancelled.start.interactionId, "access_denied", "the user cancelled the login"),
-    );
-    expect(back.searchParams.get("error")).toBe("access_denied");
+    const back = new URL(await leaveInteraction(keyfob(), cancelled.start.interactionId));
+    expect([back.searchParams.get("error"), back.searchParams.get("error_description")]).toEqual([
+      "access_denied",
+      "the user cancelled the login",
+    ]);
     await expect(cancelled.login()).rejects.toMatchObject({ code: "invalid_request" });
-    await expect(interactionRedirect(keyfob(), cancelled.start.interactionId, "access_denied", "again")).rejects.toMatchObject({
-      code: "invalid_request",
-    });
+    // Back on the login page: it says the user cancelled, and may return to the application again.
+    expect(await endedInteraction(keyfob(), cancelled.start.interactionId)).toMatchObject({ end: "cancelled", mayReturn: true });
+    expect(new URL(await leaveInteraction(keyfob(), cancelled.start.interactionId)).searchParams.get("error")).toBe("access_denied");
 
     const loggedIn = await walletLogin(app);
+    expect(await endedInteraction(keyfob(), loggedIn.start.interactionId)).toBeUndefined();
     await loggedIn.login();
-    await expect(interactionRedirect(keyfob(), loggedIn.start.interactionId, "access_denied", "too late")).rejects.toMatchObject({
+    expect(await endedInteraction(keyfob(), loggedIn.start.interactionId)).toMatchObject({ end: "signed_in", mayReturn: false });
+    await expect(leaveInteraction(keyfob(), loggedIn.start.interactionId)).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(leaveInteraction(keyfob(), "unknown-interaction-id-0000000000000000")).rejects.toMatchObject({
       code: "invalid_request",
     });
+  });
+
+  it("an expired interaction says so, starts again from the same request, and returns to the application", async () => {
+    const app = await registerApp();
+    const { start, login } = await walletLogin(app);
+    await tables(keyfob()).interaction.update({ where: { id: start.interactionId }, data: { expiresAt: new Date(Date.now() - 1) } });
+    const ended = await endedInteraction(keyfob(), start.interactionId);
+    expect(ended).toMatchObject({ end: "expired", mayReturn: true });
+    expect(new URLSearchParams(ended!.restartUrl.replace(/^\/auth\?/, "")).get("client_id")).toBe(app.clientId);
+    const back = new URL(await leaveInteraction(keyfob(), start.interactionId));
+    expect([back.searchParams.get("error"), back.searchParams.get("error_description")]).toEqual(["access_denied", "the login expired"]);
+    await expect(login()).rejects.toMatchObject({ code: "invalid_request" });
   });
 
   it("refuses a signature by another key, and a replay after login", async () => {

@@ -31,7 +31,7 @@ import { POST as tokenPost } from "@/app/token/route";
 import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
-import { completeAuthorization, interactionRedirect } from "@/lib/interactions/interactions";
+import { completeAuthorization, leaveInteraction } from "@/lib/interactions/interactions";
 import { loginWithWallet } from "@/lib/siwe/login";
 import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { toOAuthError } from "@/lib/http/respond";
@@ -479,7 +479,7 @@ describe("static walk: every error description written in the code", () => {
     const { builders, literals, problems } = walkDescriptions([...typescriptSources("lib"), ...typescriptSources("app")]);
     expect(problems).toEqual([]);
     // The walk found the helpers and the messages, so an empty list of problems means something.
-    for (const helper of ["invalidRequest", "invalidGrant", "invalidClient", "tooManyRequests", "invalidToken", "interactionRedirect"]) {
+    for (const helper of ["invalidRequest", "invalidGrant", "invalidClient", "tooManyRequests", "invalidToken"]) {
       expect(builders.has(helper), helper).toBe(true);
     }
     // Every helper of lib/oauth/errors.ts that builds an OAuthError is one the walk follows.
@@ -491,7 +491,7 @@ describe("static walk: every error description written in the code", () => {
     const texts = literals.map((l) => l.text);
     expect(literals.length).toBeGreaterThan(70);
     expect(texts).toContain("unknown state");
-    expect(texts).toContain("the user cancelled the login"); // app/auth/actions.ts, through interactionRedirect
+    expect(texts).toContain("the user cancelled the login"); // lib/interactions/interactions.ts, leaveInteraction
     expect(texts).toContain("; retry after "); // tooManyRequests' own template
     expect(new Set(literals.map((l) => l.file.split(path.sep)[1])).size).toBeGreaterThan(5);
   });
@@ -1296,7 +1296,7 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
     return error;
   }
 
-  it("loginWithWallet, completeAuthorization and interactionRedirect", async () => {
+  it("loginWithWallet, completeAuthorization and leaveInteraction", async () => {
     const k = keyfob();
     const { id, walletNonce } = await pendingLogin();
     const wallet = privateKeyToAccount(generatePrivateKey());
@@ -1324,10 +1324,7 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
         expect(
           (await refused(() => completeAuthorization(k, badId, { identity: google() }), `completeAuthorization: ${e} in the id`)).code,
         ).toBe("invalid_request");
-        expect(
-          (await refused(() => interactionRedirect(k, badId, "access_denied", "the user cancelled the login"), `interactionRedirect: ${e}`))
-            .code,
-        ).toBe("invalid_request");
+        expect((await refused(() => leaveInteraction(k, badId), `leaveInteraction: ${e}`)).code).toBe("invalid_request");
       }
       if (c !== "\n") {
         // Signed as it is: the signature is good, the message is not one.
@@ -1345,9 +1342,9 @@ describe("the login page's lib/ functions refuse NUL and control characters", ()
     expect(await rowCounts()).toEqual(before); // no code, the interaction still pending
     expect((await tables(k).interaction.findUniqueOrThrow({ where: { id } })).completedAt).toBeNull();
     expect(new URL((await loginWithWallet(k, id, message, signature)).location).searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    // Whatever description a caller passes, the redirect's error_description stays in the set.
+    // The cancel's error_description is in the set too.
     const other = await pendingLogin();
-    const cancelled = new URL(await interactionRedirect(k, other.id, "access_denied", `he said "no" \\ \0 ${UNICODE}`));
+    const cancelled = new URL(await leaveInteraction(k, other.id));
     expect(cancelled.searchParams.get("error_description")).toMatch(DESCRIPTION);
   });
 });

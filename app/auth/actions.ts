@@ -9,18 +9,19 @@ import { walletRefusal, type LoginResult } from "@/components/login/login-result
 import type { PasskeyMode, PasskeyOptionsResult } from "@/components/login/passkey-login";
 import { translator } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
-import { completeAuthorization, interactionRedirect, pendingInteraction, type Completion } from "@/lib/interactions/interactions";
+import { completeAuthorization, leaveInteraction, pendingInteraction, type Completion } from "@/lib/interactions/interactions";
 import { loginWithWallet } from "@/lib/siwe/login";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import { loginWithPasskey, signUpWithPasskey } from "@/lib/passkeys/login";
+import { endSession } from "@/lib/sessions/login-session";
 import { loginOptions, PasskeyError, registrationOptions, type PasskeyFailure } from "@/lib/passkeys/passkeys";
 import type { OAuthError } from "@/lib/oauth/errors";
 import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
 import { signIn, upstreamProviders } from "../_upstream/auth";
-import { forgetLogin, rememberLogin, safeReturnTo, startedInThisBrowser } from "./login-cookie";
-import { currentLoginSession, loginClient, setSessionCookie } from "./session-cookie";
+import { forgetLogin, forgetMethod, rememberLogin, rememberMethod, safeReturnTo, startedInThisBrowser } from "./login-cookie";
+import { clearSessionCookie, currentLoginSession, loginClient, setSessionCookie } from "./session-cookie";
 
 /** A form field; "" when absent, or when a hand-made request sent no form at all (a TypeError, a 500, otherwise). */
 const field = (form: FormData, name: string) => {
@@ -36,6 +37,8 @@ export async function loginWithUpstream(form: FormData): Promise<void> {
     redirect("/auth/error?reason=unavailable");
   }
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
+  // A login that is over: its page says so (and offers the ways on) before the trip to the provider.
+  if (!(await pendingInteraction(keyfob(), interactionId))) redirect(`/auth/interaction/${encodeURIComponent(interactionId)}`);
   await rememberLogin({ interactionId, returnTo: safeReturnTo(field(form, "returnTo")) });
   const loginHint = field(form, "loginHint");
   await signIn(
@@ -52,18 +55,44 @@ export async function continueWithSession(form: FormData): Promise<void> {
   const interactionId = field(form, "interaction");
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
   const { location } = await settle("continue_session", () => completeAuthorization(keyfob(), interactionId, { session }));
+  await rememberMethod(session.identity.provider);
   redirect(location);
 }
 
-/** "Cancel": back to the application with error=access_denied (and its state and iss). */
+/** "Not you?": ends this browser's Keyfob session, then shows the same login's choices again. */
+export async function signOutOfLogin(form: FormData): Promise<void> {
+  const interactionId = field(form, "interaction");
+  if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
+  const k = keyfob();
+  const session = await currentLoginSession();
+  await endSession(k, await clearSessionCookie());
+  await forgetMethod();
+  if (session) k.audit.record({ action: "session.ended", outcome: "success", accountId: session.accountId, detail: "not_you" });
+  redirect(`/auth/interaction/${encodeURIComponent(interactionId)}`);
+}
+
+/**
+ * "Cancel", and "Return to the application" once the login is over (cancelled or expired): back to
+ * the application with error=access_denied (and its state and iss).
+ */
 export async function cancelLogin(form: FormData): Promise<void> {
   const interactionId = field(form, "interaction");
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
-  const { location } = await settle("cancel", async () => ({
-    location: await interactionRedirect(keyfob(), interactionId, "access_denied", "the user cancelled the login"),
-  }));
+  const { location } = await settle("cancel", async () => ({ location: await leaveInteraction(keyfob(), interactionId) }));
   await forgetLogin();
   redirect(location);
+}
+
+/** Whether the login is still open: asked before the wallet is asked to sign, so an expired login says so first. */
+export async function loginStillOpen(interactionId: string): Promise<LoginResult> {
+  if (typeof interactionId !== "string") return { error: "unreadable" };
+  if (!(await startedInThisBrowser(interactionId))) return { error: "elsewhere", restart: true };
+  try {
+    return (await pendingInteraction(keyfob(), interactionId)) ? undefined : { error: "expired", restart: true };
+  } catch (caught) {
+    logRefusal("login_open", "server_error", caught);
+    return { error: "unavailable" };
+  }
 }
 
 /** A signed EIP-4361 message from the wallet: on success, 303 to the application with a code. */
@@ -90,6 +119,7 @@ export async function loginWithWalletSignature(interactionId: string, message: s
     return refusal(error) ?? walletRefusal(error.why, "refused");
   }
   await setSessionCookie(completion.newSession);
+  await rememberMethod("web3");
   redirect(completion.location);
 }
 
@@ -132,6 +162,7 @@ export async function finishPasskeyLogin(interactionId: string, mode: PasskeyMod
     return refusal(error) ?? passkeyRefusal(caught);
   }
   await setSessionCookie(completion.newSession);
+  await rememberMethod("passkey");
   redirect(completion.location);
 }
 

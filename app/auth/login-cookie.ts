@@ -11,6 +11,7 @@
  * cannot turn their upstream session into a code.
  */
 import { cookies } from "next/headers";
+import type { Connector } from "@/lib/accounts/accounts";
 import { keyfob } from "@/lib/runtime";
 
 const NAME = "keyfob.login";
@@ -67,4 +68,30 @@ export async function bindInteraction(interactionId: string): Promise<void> {
 export async function startedInThisBrowser(interactionId: string): Promise<boolean> {
   const jar = await cookies();
   return jar.get(INTERACTION)?.value === interactionId || (await rememberedLogin())?.interactionId === interactionId;
+}
+
+/**
+ * How this browser signed in last time, so that the login page marks that way "Last used": not a
+ * secret (it names a method, not an account), kept for a year, forgotten on "Not you?".
+ */
+const METHOD = "keyfob.last_method";
+const METHODS: readonly Connector[] = ["web3", "passkey", "google", "apple"];
+
+export async function rememberMethod(method: Connector): Promise<void> {
+  (await cookies()).set(METHOD, method, {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: keyfob().config.issuerUrl.startsWith("https:"),
+    path: "/auth",
+    maxAge: 365 * 24 * 60 * 60,
+  });
+}
+
+export async function lastMethod(): Promise<Connector | undefined> {
+  const value = (await cookies()).get(METHOD)?.value;
+  return METHODS.find((method) => method === value);
+}
+
+export async function forgetMethod(): Promise<void> {
+  (await cookies()).delete({ name: METHOD, path: "/auth" });
 }

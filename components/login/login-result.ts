@@ -7,6 +7,8 @@ import type { Messages } from "@/i18n/messages";
 import type { Reason, ReasonCode } from "@/lib/oauth/reasons";
 
 export type LoginErrorKey = keyof Messages["loginErrors"];
+/** Refusals that trying again cannot get past: each has a title of its own (`loginErrorTitles`), and no "Try again". */
+export type FinalRefusal = keyof Messages["loginErrorTitles"];
 export type LoginResult = { error: LoginErrorKey; restart?: boolean; seconds?: number } | undefined;
 
 /** The catalog key for each refusal of a wallet's signed message (a login or an account link). */
@@ -34,3 +36,9 @@ export function walletRefusal(why: Reason | undefined, fallback: LoginErrorKey):
   const error = (why && WALLET_REFUSALS[why.code]) ?? fallback;
   return RESTART.has(error) ? { error, restart: true } : { error };
 }
+
+const FINAL: ReadonlySet<string> = new Set<FinalRefusal>(["blocked", "walletTaken"]);
+export const isFinal = (error: LoginErrorKey): error is FinalRefusal => FINAL.has(error);
+
+/** Refusals that mean the login itself is over: the page then shows what happened and the ways on. */
+export const loginIsOver = (result: LoginResult): boolean => result?.error === "expired" || result?.error === "elsewhere";

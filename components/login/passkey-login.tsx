@@ -6,11 +6,12 @@
  * action checks the answer and redirects to the application.
  */
 import { useEffect, useRef, useState } from "react";
+import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import type { PasskeyCreationOptions, PasskeyRequestOptions } from "@/lib/passkeys/passkeys";
 import { PasskeyIcon, Spinner } from "./icons";
-import type { LoginErrorKey, LoginResult } from "./login-result";
-import { buttonStyles, Notice } from "./ui";
+import { isFinal, loginIsOver, type LoginErrorKey, type LoginResult } from "./login-result";
+import { buttonStyles, LastUsedBadge, Notice } from "./ui";
 
 export type PasskeyMode = "login" | "register";
 export type PasskeyOptionsResult =
@@ -19,7 +20,7 @@ export type PasskeyOptionsResult =
   | NonNullable<LoginResult>;
 
 type Step = "idle" | PasskeyMode | "verifying" | "done";
-type Problem = { title: string; message: string; restart?: boolean; offerCreate?: boolean; mode: PasskeyMode };
+type Problem = { title: string; message: string; restart?: boolean; final?: boolean; offerCreate?: boolean; mode: PasskeyMode };
 
 /** What a WebAuthn failure in the browser means for the person. */
 export function browserFailure(error: unknown): "cancelled" | "exists" | "other" {
@@ -35,15 +36,19 @@ export function PasskeyLogin({
   restartHref,
   getOptions,
   finish,
+  lastUsed,
 }: {
   interactionId: string;
   clientName: string;
   restartHref: string;
+  /** Whether this browser signed in with a passkey last time: the button says so. */
+  lastUsed?: boolean;
   getOptions: (interactionId: string, mode: PasskeyMode) => Promise<PasskeyOptionsResult>;
   finish: (interactionId: string, mode: PasskeyMode, answer: unknown) => Promise<LoginResult>;
 }) {
   const t = useTranslations("passkey");
   const errors = useTranslations("loginErrors");
+  const titles = useTranslations("loginErrorTitles");
   const common = useTranslations("common");
   const [step, setStep] = useState<Step>("idle");
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -57,12 +62,19 @@ export function PasskeyLogin({
     if (problem) notice.current?.focus();
   }, [problem]);
 
-  const serverProblem = (mode: PasskeyMode, result: NonNullable<LoginResult>): Problem => ({
-    mode,
-    title: t("problems.failedTitle"),
-    message: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }),
-    restart: result.restart,
-  });
+  const router = useRouter();
+  const serverProblem = (mode: PasskeyMode, result: NonNullable<LoginResult>): Problem => {
+    // A login that is over: the page shows what happened and the ways on.
+    if (loginIsOver(result)) router.refresh();
+    const error = result.error as LoginErrorKey;
+    return {
+      mode,
+      title: isFinal(error) ? titles(error) : t("problems.failedTitle"),
+      message: errors(error, { seconds: result.seconds ?? 60 }),
+      restart: result.restart,
+      final: isFinal(error),
+    };
+  };
 
   const run = async (mode: PasskeyMode) => {
     if (busy) return;
@@ -127,6 +139,7 @@ export function PasskeyLogin({
           {busy ? <Spinner className="size-5" /> : <PasskeyIcon />}
         </span>
         <span>{t("continue")}</span>
+        {lastUsed && <LastUsedBadge label={common("lastUsed")} />}
       </button>
       <p id="passkey-help" className="text-center text-xs leading-relaxed text-slate-600 dark:text-slate-300">
         {t("help")}{" "}
@@ -157,7 +170,7 @@ export function PasskeyLogin({
               <a className={buttonStyles.primary} href={restartHref}>
                 {common("startAgain")}
               </a>
-            ) : (
+            ) : problem.final ? undefined : (
               <>
                 <button type="button" className={buttonStyles.primary} onClick={() => void run(problem.mode)}>
                   {common("tryAgain")}

@@ -18,6 +18,15 @@ export const buttonStyles = {
   quiet: `rounded-md px-2 py-1 text-sm font-medium text-slate-600 underline-offset-4 hover:text-slate-900 hover:underline dark:text-slate-300 dark:hover:text-white ${focusRing}`,
 };
 
+/** "Last used" on the sign-in option this browser used last time, at the option button's top right. */
+export function LastUsedBadge({ label }: { label: string }) {
+  return (
+    <span className="absolute -top-2.5 right-3 rounded-full bg-indigo-600 px-2 py-0.5 text-[11px] leading-4 font-semibold text-white shadow-xs">
+      {label}
+    </span>
+  );
+}
+
 /** Keyfob's own mark: leads pages that have no application (error, account), trails the others. */
 function KeyfobMark({ small }: { small?: boolean }) {
   return (

@@ -8,12 +8,14 @@ import { useTranslations } from "next-intl";
 import type { Connector } from "@/lib/accounts/accounts";
 import { AppleIcon, GoogleIcon, PasskeyIcon, WalletIcon } from "./icons";
 import { SubmitButton } from "./submit-button";
-import { buttonStyles } from "./ui";
+import { buttonStyles, LastUsedBadge } from "./ui";
 
 type FormAction = (form: FormData) => Promise<void>;
 
 export type UpstreamButtonsProps = {
   providers: ("google" | "apple")[];
+  /** How this browser signed in last time: that button says so. */
+  lastUsed?: Connector;
   /** The login this sign-in completes (the hosted login page); none on /account. */
   interactionId?: string;
   returnTo?: string;
@@ -23,8 +25,9 @@ export type UpstreamButtonsProps = {
 
 const LABELS = { google: "Google", apple: "Apple" } as const;
 
-export function UpstreamButtons({ providers, interactionId, returnTo, loginHint, action }: UpstreamButtonsProps) {
+export function UpstreamButtons({ providers, lastUsed, interactionId, returnTo, loginHint, action }: UpstreamButtonsProps) {
   const t = useTranslations("upstream");
+  const common = useTranslations("common");
   return (
     <div className="space-y-3">
       {providers.map((provider) => (
@@ -37,6 +40,7 @@ export function UpstreamButtons({ providers, interactionId, returnTo, loginHint,
             className={buttonStyles.option}
             icon={provider === "google" ? <GoogleIcon /> : <AppleIcon className="size-5 text-black dark:text-white" />}
             pendingLabel={t("opening", { provider: LABELS[provider] })}
+            badge={lastUsed === provider && <LastUsedBadge label={common("lastUsed")} />}
           >
             {t("continueWith", { provider: LABELS[provider] })}
           </SubmitButton>
@@ -46,17 +50,24 @@ export function UpstreamButtons({ providers, interactionId, returnTo, loginHint,
   );
 }
 
-/** "Continue as ...": the browser is signed in with Keyfob, by a wallet, a passkey, Google or Apple. */
+/**
+ * "Continue as ...": the browser is signed in with Keyfob, by a wallet, a passkey, Google or Apple.
+ * The whole identity shows (wrapped on a phone); "Not you?" ends that session and shows the same
+ * login's choices.
+ */
 export function ContinueAsSession({
   label,
   connector,
   interactionId,
   action,
+  signOut,
 }: {
+  /** The email address, or the account's address. */
   label: string;
   connector: Connector;
   interactionId: string;
   action: FormAction;
+  signOut: FormAction;
 }) {
   const t = useTranslations("upstream");
   const icon =
@@ -76,12 +87,22 @@ export function ContinueAsSession({
         ? t("signedInPasskey")
         : t("signedInWith", { provider: LABELS[connector] });
   return (
-    <form action={action} className="rounded-xl border border-indigo-200 bg-indigo-50/60 p-3 dark:border-indigo-800 dark:bg-indigo-950/60">
-      <input type="hidden" name="interaction" value={interactionId} />
+    <div className="rounded-xl border border-indigo-200 bg-indigo-50/60 p-3 dark:border-indigo-800 dark:bg-indigo-950/60">
       <p className="mb-2 text-center text-xs font-medium text-indigo-900 dark:text-indigo-100">{signedIn}</p>
-      <SubmitButton className={buttonStyles.option} icon={icon} pendingLabel={t("signingIn")}>
-        <span className="block max-w-[16rem] truncate">{t("continueAs", { label })}</span>
-      </SubmitButton>
-    </form>
+      <form action={action}>
+        <input type="hidden" name="interaction" value={interactionId} />
+        <SubmitButton className={buttonStyles.option} icon={icon} pendingLabel={t("signingIn")}>
+          <span className="block [overflow-wrap:anywhere]" title={label} data-testid="continue-as-label">
+            {t("continueAs", { label })}
+          </span>
+        </SubmitButton>
+      </form>
+      <form action={signOut} className="mt-2 text-center">
+        <input type="hidden" name="interaction" value={interactionId} />
+        <SubmitButton className={buttonStyles.quiet} pendingLabel={t("signingOut")}>
+          {t("notYou")}
+        </SubmitButton>
+      </form>
+    </div>
   );
 }

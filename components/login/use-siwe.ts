@@ -30,8 +30,12 @@ export type SiweProblem = {
   detail?: string;
   /** The login itself is over (expired or used): only starting again helps. */
   restart?: boolean;
+  /** The server's title for its refusal (kind "server"), when it has one of its own. */
+  title?: string;
+  /** Trying again cannot help (e.g. a blocked account): no "Try again". */
+  final?: boolean;
 };
-export type SubmitResult = { error: string; restart?: boolean } | undefined;
+export type SubmitResult = { error: string; restart?: boolean; title?: string; final?: boolean } | undefined;
 
 export type SiweOptions = {
   chainId: number;
@@ -45,13 +49,18 @@ export type SiweOptions = {
   serverTime: number;
   /** Sends message and signature to the server; an error keeps the person on the page. */
   submit: (message: string, signature: string) => Promise<SubmitResult>;
+  /**
+   * Asked before the wallet is: an error (e.g. the login has expired) ends the attempt there, so
+   * the person is not asked to sign for nothing.
+   */
+  check?: () => Promise<SubmitResult>;
 };
 
 export function hasBrowserWallet(): boolean {
   return typeof window !== "undefined" && Boolean((window as { ethereum?: unknown }).ethereum);
 }
 
-export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverTime, submit }: SiweOptions) {
+export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverTime, submit, check }: SiweOptions) {
   const clockOffset = useMemo(() => serverTime - Date.now(), [serverTime]);
   /** The EIP-4361 message for this address: Keyfob's domain and URI, CHAIN_ID, the nonce, the server's time. */
   const message = useCallback(
@@ -91,6 +100,13 @@ export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverT
   const signAndSubmit = useCallback(
     async (address: Address, mine: number) => {
       setStep("signing");
+      const refused = await check?.();
+      if (attempt.current !== mine) return;
+      if (refused) {
+        setProblem({ kind: "server", detail: refused.error, restart: refused.restart, title: refused.title, final: refused.final });
+        setStep("idle");
+        return;
+      }
       const text = message(getAddress(address));
       const signature = await signMessage.mutateAsync({ message: text, account: getAddress(address) });
       if (attempt.current !== mine) return;
@@ -98,13 +114,13 @@ export function useSiwe({ chainId, issuerUrl, nonce, statement, purpose, serverT
       const result = await submit(text, signature);
       if (attempt.current !== mine) return;
       if (result && "error" in result) {
-        setProblem({ kind: "server", detail: result.error, restart: result.restart });
+        setProblem({ kind: "server", detail: result.error, restart: result.restart, title: result.title, final: result.final });
         setStep("idle");
         return;
       }
       setStep("done");
     },
-    [message, signMessage, submit],
+    [check, message, signMessage, submit],
   );
 
   const fail = useCallback((error: unknown, during: SiweStep, mine: number) => {

@@ -14,7 +14,7 @@
 import { useEffect, useRef, useState, type ComponentType } from "react";
 import { useTranslations } from "next-intl";
 import { Spinner, WalletIcon } from "./icons";
-import { buttonStyles } from "./ui";
+import { buttonStyles, LastUsedBadge } from "./ui";
 import { safeIcon, WalletChooser, type WalletChoice } from "./wallet-chooser";
 import type { LoadedWalletLoginProps } from "./wallet-login-loaded";
 import type { SiweProblem } from "./use-siwe";
@@ -100,6 +100,7 @@ function useWalletChoices(walletConnect: boolean): { options: Choice[]; browserW
 export function WalletLauncher(props: Omit<LoadedWalletLoginProps, "start">) {
   const t = useTranslations("wallet");
   const errors = useTranslations("loginErrors");
+  const common = useTranslations("common");
   const { options, browserWallets, checked } = useWalletChoices(Boolean(props.walletConnect));
   const [Loaded, setLoaded] = useState<Loaded | null>(null);
   const [start, setStart] = useState<WalletStart>();
@@ -163,6 +164,7 @@ export function WalletLauncher(props: Omit<LoadedWalletLoginProps, "start">) {
           {loadingStart ? <Spinner className="size-5" /> : <WalletIcon />}
         </span>
         <span>{t("continue")}</span>
+        {props.lastUsed && <LastUsedBadge label={common("lastUsed")} />}
       </button>
 
       {choosing && !loadingStart && (

@@ -6,12 +6,13 @@
  * and hands it to the server action, which redirects to the application.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { useConnection, useConnectors } from "wagmi";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { chainName } from "../providers";
 import { Spinner, WalletIcon } from "./icons";
-import { buttonStyles, ShortAddress } from "./ui";
+import { buttonStyles, LastUsedBadge, ShortAddress } from "./ui";
 import type { SiweStep } from "./use-siwe";
 import { useWalletButton } from "./use-wallet-button";
 import type { WalletChoice } from "./wallet-chooser";
@@ -19,7 +20,7 @@ import { WalletConnectDialog } from "./walletconnect-dialog";
 import { WalletChooser } from "./wallet-options";
 import { GetWalletLink, WalletProblem } from "./wallet-problem";
 import { WrongChainNotice } from "./wrong-chain-notice";
-import type { LoginErrorKey, LoginResult } from "./login-result";
+import { isFinal, loginIsOver, type LoginErrorKey, type LoginResult } from "./login-result";
 
 export type WalletLoginProps = {
   interactionId: string;
@@ -34,6 +35,10 @@ export type WalletLoginProps = {
   /** The other ways in offered on the page ("Google or Apple"), named when no wallet is found. */
   otherOptions?: string;
   login: (interactionId: string, message: string, signature: string) => Promise<LoginResult>;
+  /** Whether this browser signed in with a wallet last time: the button says so. */
+  lastUsed?: boolean;
+  /** Whether the login is still open, asked before the wallet is asked to sign. */
+  stillOpen: (interactionId: string) => Promise<LoginResult>;
 };
 
 /**
@@ -52,21 +57,36 @@ export function WalletLogin({
   restartHref,
   otherOptions,
   login,
+  stillOpen,
+  lastUsed,
   start,
 }: WalletLoginProps & { start?: WalletStart }) {
   const t = useTranslations("wallet");
   const errors = useTranslations("loginErrors");
+  const titles = useTranslations("loginErrorTitles");
   const common = useTranslations("common");
   const chainLabel = chainName(chainId);
   const statement = t("statement", { client: clientName.replace(/[\r\n]+/g, " ") });
-  const submit = useCallback(
-    async (text: string, signature: string) => {
-      const result = await login(interactionId, text, signature);
-      if (result?.error)
-        return { error: errors(result.error as LoginErrorKey, { seconds: result.seconds ?? 60 }), restart: result.restart };
+  const router = useRouter();
+  /** A refusal in the page's words; a login that is over turns the page into its ended state. */
+  const refusal = useCallback(
+    (result: LoginResult) => {
+      if (!result?.error) return undefined;
+      if (loginIsOver(result)) router.refresh();
+      const error = result.error as LoginErrorKey;
+      return {
+        error: errors(error, { seconds: result.seconds ?? 60 }),
+        restart: result.restart,
+        ...(isFinal(error) && { title: titles(error), final: true }),
+      };
     },
-    [errors, interactionId, login],
+    [errors, router, titles],
   );
+  const submit = useCallback(
+    async (text: string, signature: string) => refusal(await login(interactionId, text, signature)),
+    [interactionId, login, refusal],
+  );
+  const check = useCallback(async () => refusal(await stillOpen(interactionId)), [interactionId, refusal, stillOpen]);
   const { siwe, options, browserWallets, checked, busy, choosing, choose, press, walletConnect, button, walletConnectDialog } =
     useWalletButton({
       purpose: SIWE_PURPOSE.login,
@@ -76,6 +96,7 @@ export function WalletLogin({
       statement,
       serverTime,
       submit,
+      check,
     });
   const { step, problem, address } = siwe;
 
@@ -153,6 +174,7 @@ export function WalletLogin({
         ) : (
           <span>{t("continue")}</span>
         )}
+        {lastUsed && <LastUsedBadge label={common("lastUsed")} />}
       </button>
 
       {choosing && !busy && !address && <WalletChooser id="wallet-chooser" options={options} onChoose={choose} />}

@@ -2,7 +2,7 @@
 /**
  * What went wrong with a wallet, in the page's language. The notice takes focus when it appears, so
  * keyboard and screen-reader users land on it, and offers the way on: "Try again", "Start again"
- * (when the login itself is over), or where to get a wallet.
+ * (when the login itself is over), or where to get a wallet; none when trying again cannot help.
  */
 import { useEffect, useRef, type ReactNode } from "react";
 import { useTranslations } from "next-intl";
@@ -65,7 +65,7 @@ export function WalletProblem({
         {shown.detail ? <span className="mt-1 block text-xs opacity-90">{t("walletSaid", { detail: shown.detail })}</span> : null}
       </>,
     ],
-    server: [t("serverTitle"), shown.detail],
+    server: [shown.title ?? t("serverTitle"), shown.detail],
   };
   const [title, message] = text[shown.kind] ?? text.wallet;
   const tryAgain = (
@@ -82,7 +82,7 @@ export function WalletProblem({
       actions={
         shown.restart ? (
           restart
-        ) : shown.kind === "no-wallet" ? (
+        ) : shown.final ? undefined : shown.kind === "no-wallet" ? (
           <>
             <GetWalletLink className={buttonStyles.secondary} />
             {tryAgain}

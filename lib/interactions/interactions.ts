@@ -8,7 +8,7 @@ import { ADMIN_CLIENT_ID } from "../clients/client-id";
 import { authorizationResponse } from "../clients/redirect-uri";
 import { addressBucket } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
-import { errorDescription, invalidRequest, OAuthError } from "../oauth/errors";
+import { invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { logIn, type FreshLogin } from "../sessions/login";
 import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
@@ -96,7 +96,7 @@ export function sessionMayComplete(
 export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
   const interaction = await keyfob.store.codes.findInteractionWithClient(interactionId);
-  if (!interaction || interaction.completedAt || interaction.expiresAt <= new Date()) return undefined;
+  if (!interaction || endOf(interaction, new Date())) return undefined;
   return {
     id: interaction.id,
     clientId: interaction.clientId,
@@ -112,9 +112,39 @@ export async function pendingInteraction(keyfob: Keyfob, interactionId: string) 
     /** The request's ui_locales: the page's language comes first from it. */
     uiLocales: interaction.uiLocales ?? undefined,
     /** The authorization request again, to start over from. */
-    restartUrl: `/auth?${authorizationRequestQuery(interaction)}`,
+    restartUrl: restartUrl(interaction),
   };
 }
+
+/** How an interaction ended: the user cancelled it, signed in with it, or let it expire. */
+export type InteractionEnd = "cancelled" | "signed_in" | "expired";
+
+function endOf(interaction: { completedAt: Date | null; outcome: string | null; expiresAt: Date }, now: Date): InteractionEnd | undefined {
+  if (interaction.completedAt) return interaction.outcome === "cancelled" ? "cancelled" : "signed_in";
+  return interaction.expiresAt <= now ? "expired" : undefined;
+}
+
+/**
+ * What the login page says of an interaction that is over, and the ways on: start again (the same
+ * authorization request), and back to the application unless the login sent a code there already.
+ * Undefined when the interaction is unknown (the sweep deletes it a while after it expired) or live.
+ */
+export async function endedInteraction(keyfob: Keyfob, interactionId: string) {
+  if (!isOpaque(interactionId)) return undefined;
+  const interaction = await keyfob.store.codes.findInteractionWithClient(interactionId);
+  const end = interaction && endOf(interaction, new Date());
+  if (!interaction || !end) return undefined;
+  return {
+    id: interaction.id,
+    end,
+    clientName: interaction.client.name,
+    restartUrl: restartUrl(interaction),
+    mayReturn: end !== "signed_in",
+  };
+}
+
+/** The authorization request again, as a new login. */
+const restartUrl = (request: PendingRequest) => `/auth?${authorizationRequestQuery(request)}`;
 
 /** The query of the authorization request an interaction was made from. */
 function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
@@ -151,7 +181,7 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
   if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now))
     throw invalidRequest({ code: "needs_new_login" });
-  if (!(await store.codes.completeInteraction(interactionId, now))) throw expiredInteraction();
+  if (!(await store.codes.completeInteraction(interactionId, now, "login"))) throw expiredInteraction();
   if (login.session) {
     keyfob.audit.record({
       action: "login.session_used",
@@ -167,21 +197,25 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
 }
 
 /**
- * Ends an interaction without a login (the user cancelled): it is completed in the same
- * conditional update a login uses, so a login after a cancel (or a cancel after a login, or of an
- * expired interaction) is refused. Returns the error redirect to the application.
+ * Back to the application without a login (Cancel, or "Return to the application" once the login
+ * is over): error=access_denied with the request's state and iss. A live interaction is completed
+ * as cancelled in the same conditional update a login uses, so a login after a cancel (or a cancel
+ * after a login) is refused. A cancelled or expired one may still go back, saying so; one that
+ * ended in a login may not (its code went there already).
  */
-export async function interactionRedirect(keyfob: Keyfob, interactionId: string, error: string, description: string) {
+export async function leaveInteraction(keyfob: Keyfob, interactionId: string): Promise<string> {
   if (!isOpaque(interactionId)) throw expiredInteraction();
+  const { store, config } = keyfob;
   const now = new Date();
-  const interaction = await keyfob.store.codes.completeInteraction(interactionId, now);
-  if (!interaction) throw expiredInteraction();
+  const interaction =
+    (await store.codes.completeInteraction(interactionId, now, "cancelled")) ?? (await store.codes.findInteraction(interactionId));
+  const end = interaction && endOf(interaction, now);
+  if (!interaction || end === "signed_in") throw expiredInteraction();
   return authorizationResponse(interaction.redirectUri, {
-    error,
-    // In RFC 6749's character set whatever the caller wrote, like every OAuthError's.
-    error_description: errorDescription(description),
+    error: "access_denied",
+    error_description: end === "expired" ? "the login expired" : "the user cancelled the login",
     state: interaction.state ?? undefined,
-    iss: keyfob.config.issuerUrl,
+    iss: config.issuerUrl,
   });
 }
 

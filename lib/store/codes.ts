@@ -179,10 +179,10 @@ export function codeStatements({ db, pool }: Connection) {
     },
 
     /** Completes an unfinished, unexpired interaction (a login or a cancel), once: the row, or undefined when it was not. */
-    async completeInteraction(id: string, now: Date) {
+    async completeInteraction(id: string, now: Date, outcome: "login" | "cancelled") {
       const [interaction] = await db.interaction.updateManyAndReturn({
         where: { id, completedAt: null, expiresAt: { gt: now } },
-        data: { completedAt: now },
+        data: { completedAt: now, outcome },
       });
       return interaction;
     },

@@ -9,7 +9,7 @@ import { toOAuthError } from "@/lib/http/respond";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import type { Keyfob } from "@/lib/keyfob";
 import { sessionIdentity } from "../../_upstream/auth";
-import { forgetLogin, rememberedLogin } from "../login-cookie";
+import { forgetLogin, rememberedLogin, rememberMethod } from "../login-cookie";
 import { loginClient, setSessionCookie } from "../session-cookie";
 
 export const dynamic = "force-dynamic";
@@ -27,6 +27,7 @@ export const GET = endpoint("auth_callback", {
     try {
       const { location, newSession } = await completeAuthorization(k, interactionId, { identity, ...(await loginClient()) });
       await setSessionCookie(newSession);
+      await rememberMethod(identity.provider);
       await forgetLogin();
       return seeOther(location);
     } catch (caught) {

@@ -15,7 +15,7 @@ export default async function LoginLayout({ children, params }: { children: Reac
   return (
     <NextIntlClientProvider
       locale={locale}
-      messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "boundary"])}
+      messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "loginErrorTitles", "boundary"])}
       timeZone="UTC"
     >
       <HtmlLang lang={locale} />

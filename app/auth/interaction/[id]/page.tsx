@@ -8,24 +8,27 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { getTranslations, setRequestLocale } from "next-intl/server";
+import { EndedLogin } from "@/components/login/ended-login";
 import { isHttpsUrl } from "@/components/login/https-url";
 import { PasskeyLogin } from "@/components/login/passkey-login";
 import { SubmitButton } from "@/components/login/submit-button";
-import { AuthShell, buttonStyles, Divider, Notice } from "@/components/login/ui";
+import { AuthShell, buttonStyles, Divider } from "@/components/login/ui";
 import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-buttons";
 import { WalletLauncher } from "@/components/login/wallet-launcher";
-import { sessionMayComplete } from "@/lib/interactions/interactions";
+import { endedInteraction, sessionMayComplete } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
 import { upstreamProviders } from "../../../_upstream/auth";
 import {
   cancelLogin,
   continueWithSession,
   finishPasskeyLogin,
+  loginStillOpen,
   loginWithUpstream,
   loginWithWalletSignature,
   passkeyOptions,
+  signOutOfLogin,
 } from "../../actions";
-import { startedInThisBrowser } from "../../login-cookie";
+import { lastMethod, startedInThisBrowser } from "../../login-cookie";
 import { currentLoginSession } from "../../session-cookie";
 import { interactionLocale, loadInteraction } from "./locale";
 
@@ -44,18 +47,23 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
   const common = await getTranslations({ locale, namespace: "common" });
   const app = keyfob();
   const interaction = await loadInteraction(id);
-  if (!interaction || !(await startedInThisBrowser(interaction.id))) {
+  const mine = await startedInThisBrowser(id);
+  if (!interaction || !mine) {
+    const ended = interaction ? undefined : await endedInteraction(app, id);
     return (
-      <AuthShell title={t("endedTitle")} lang={locale}>
-        <Notice tone="error" title={interaction ? t("startedElsewhereTitle") : t("expiredTitle")}>
-          {interaction ? t("startedElsewhere") : t("expired")}
-        </Notice>
-      </AuthShell>
+      <EndedLogin
+        lang={locale}
+        end={ended?.end ?? (interaction ? "elsewhere" : "unknown")}
+        // The ways on only for the browser that started it: another's Back leads nowhere of its own.
+        ended={mine ? ended : undefined}
+        leave={cancelLogin}
+      />
     );
   }
   const { clientName } = interaction;
   // "Continue as": the browser's session with Keyfob, unless this request needs a new login.
   const current = await currentLoginSession();
+  const lastUsed = await lastMethod();
   const session = current && sessionMayComplete(interaction, current, app.config) ? current : undefined;
 
   const { config } = app;
@@ -84,10 +92,11 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
       {session && (
         <div className="mb-5">
           <ContinueAsSession
-            label={session.identity.email ?? `${session.accountId.slice(0, 6)}…${session.accountId.slice(-4)}`}
+            label={session.identity.email ?? session.accountId}
             connector={session.identity.provider}
             interactionId={interaction.id}
             action={continueWithSession}
+            signOut={signOutOfLogin}
           />
         </div>
       )}
@@ -95,6 +104,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         <>
           <UpstreamButtons
             providers={providers}
+            lastUsed={lastUsed}
             interactionId={interaction.id}
             returnTo={returnTo}
             loginHint={interaction.loginHint}
@@ -109,6 +119,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         restartHref={returnTo}
         getOptions={passkeyOptions}
         finish={finishPasskeyLogin}
+        lastUsed={lastUsed === "passkey"}
       />
       <Divider>{common("or")}</Divider>
       <WalletLauncher
@@ -124,14 +135,14 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         restartHref={returnTo}
         otherOptions={
           providers.length === 2
-            ? t("googleOrApple")
+            ? t("otherTwoOrPasskey")
             : providers.length === 1
-              ? providers[0] === "google"
-                ? "Google"
-                : "Apple"
-              : undefined
+              ? t("otherOrPasskey", { provider: providers[0] === "google" ? "Google" : "Apple" })
+              : t("otherPasskey")
         }
+        lastUsed={lastUsed === "web3"}
         login={loginWithWalletSignature}
+        stillOpen={loginStillOpen}
       />
       <p
         className="mt-6 border-t border-slate-200 pt-4 text-center text-xs leading-relaxed text-slate-700 dark:border-slate-700 dark:text-slate-300"
