@@ -173,17 +173,15 @@ test("the integration panel's Flow A snippets run: curl against the real server,
   const { payload } = await jwtVerify(tokens.id_token, jwks, { issuer: baseURL, audience: license.address });
   expect(payload.ethereum_address).toBe(license.address);
 
-  // The client library snippet, as a script of its own.
+  // The client library snippet, as a script of its own, as written: tsx resolves @keyfob/flow-a-client
+  // through the repository's tsconfig paths (test/flow-a-package.test.ts installs it from its tarball).
   const dir = path.resolve("test-results/snippets");
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `flow-a-${license.address.slice(2, 8)}.ts`);
-  await writeFile(
-    file,
-    (await snippet(page, "flow-a-library")).replace(
-      '"./lib/flow-a-client/get-token"',
-      JSON.stringify(path.resolve("lib/flow-a-client/get-token.ts")),
-    ),
-  );
+  const library = await snippet(page, "flow-a-library");
+  expect(library).toContain('from "@keyfob/flow-a-client"');
+  expect(library).not.toMatch(/from "\.{1,2}\//);
+  await writeFile(file, library);
   const run = spawnSync(process.execPath, ["--import", "tsx", file], {
     env: { ...process.env, KEYFOB_PRIVATE_KEY: signerKey },
     encoding: "utf8",

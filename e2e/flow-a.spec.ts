@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { expect, test } from "@playwright/test";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { getToken, KeyfobError } from "../lib/flow-a-client/get-token";
+import { getToken, KeyfobError } from "@keyfob/flow-a-client";
 import { addRedirectUri, addSigner, createClient, revokeSigner } from "../lib/clients/registry";
 import { createStore } from "../lib/store";
 import { baseURL } from "../playwright.config";

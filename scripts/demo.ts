@@ -4,10 +4,10 @@
  * against the published JWKS and prints the decoded claims.
  */
 import "./load-env";
+import { getToken } from "@keyfob/flow-a-client";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { prepareStorage } from "../lib/bootstrap";
-import { getToken } from "../lib/flow-a-client/get-token";
 import { addRedirectUri, addSigner, createClient } from "../lib/clients/registry";
 import { loadConfig } from "../lib/config";
 import { createStore } from "../lib/store";

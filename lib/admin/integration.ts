@@ -64,8 +64,9 @@ export function integration(issuer: string, client: IntegrationClient, options: 
   ].join("\n");
 
   const flowALibrary = [
-    `// Flow A with Keyfob's client library (lib/flow-a-client/get-token.ts): it asks, checks and signs the challenge, and submits it.`,
-    `import { getToken } from "./lib/flow-a-client/get-token";`,
+    `// Flow A with Keyfob's client library, @keyfob/flow-a-client (packages/flow-a-client in Keyfob's repository: npm pack, then`,
+    `// npm install the .tgz): it asks for the challenge, checks and signs it, and submits it.`,
+    `import { getToken } from "@keyfob/flow-a-client";`,
     ``,
     `const tokens = await getToken({`,
     `  authUrl: ${JSON.stringify(issuer)},`,
