@@ -11,8 +11,10 @@ FROM node:24-bookworm-slim AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
 # The dependencies first, in a layer that source changes leave cached. The Prisma schema and
-# config come along because npm ci's postinstall generates the Prisma client from them.
+# config come along because npm ci's postinstall generates the Prisma client from them, and the
+# workspace's package.json because npm ci installs (links) the workspaces the lockfile lists.
 COPY package.json package-lock.json prisma.config.ts ./
+COPY packages/flow-a-client/package.json ./packages/flow-a-client/
 COPY prisma ./prisma/
 COPY scripts/container/build.sh ./scripts/container/
 RUN --mount=type=cache,target=/root/.npm sh scripts/container/build.sh deps

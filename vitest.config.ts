@@ -2,7 +2,13 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  // @keyfob/flow-a-client from its sources, as tsconfig.json's paths say (its dist/ is built only to pack it).
+  resolve: {
+    alias: {
+      "@": path.resolve(import.meta.dirname),
+      "@keyfob/flow-a-client": path.resolve(import.meta.dirname, "packages/flow-a-client/src/index.ts"),
+    },
+  },
   test: {
     include: ["lib/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],

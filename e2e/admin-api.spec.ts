@@ -8,7 +8,7 @@
  */
 import { expect, test } from "@playwright/test";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { getToken } from "../lib/flow-a-client/get-token";
+import { getToken } from "@keyfob/flow-a-client";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
 import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";

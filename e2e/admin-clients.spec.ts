@@ -11,7 +11,7 @@ import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { addRedirectUri, addSigner, createClient, rotateClientSecret } from "../lib/clients/registry";
+import { addRedirectUri, addSigner, createClient, rotateClientSecret, updateClient } from "../lib/clients/registry";
 import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
 import { adminWallet, CHAIN_ID, confirm, screenshot, signIn } from "./support/admin";
@@ -173,17 +173,15 @@ test("the integration panel's Flow A snippets run: curl against the real server,
   const { payload } = await jwtVerify(tokens.id_token, jwks, { issuer: baseURL, audience: license.address });
   expect(payload.ethereum_address).toBe(license.address);
 
-  // The client library snippet, as a script of its own.
+  // The client library snippet, as a script of its own, as written: tsx resolves @keyfob/flow-a-client
+  // through the repository's tsconfig paths (test/flow-a-package.test.ts installs it from its tarball).
   const dir = path.resolve("test-results/snippets");
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, `flow-a-${license.address.slice(2, 8)}.ts`);
-  await writeFile(
-    file,
-    (await snippet(page, "flow-a-library")).replace(
-      '"./lib/flow-a-client/get-token"',
-      JSON.stringify(path.resolve("lib/flow-a-client/get-token.ts")),
-    ),
-  );
+  const library = await snippet(page, "flow-a-library");
+  expect(library).toContain('from "@keyfob/flow-a-client"');
+  expect(library).not.toMatch(/from "\.{1,2}\//);
+  await writeFile(file, library);
   const run = spawnSync(process.execPath, ["--import", "tsx", file], {
     env: { ...process.env, KEYFOB_PRIVATE_KEY: signerKey },
     encoding: "utf8",
@@ -235,8 +233,15 @@ test("Flow B's authorization URL with PKCE works in the browser, and its code ex
     expect(tokens.token_type, JSON.stringify(tokens)).toBe("bearer");
     await jwtVerify(tokens.id_token, jwks, { issuer: baseURL, audience: clientId });
   }
-  // The management API snippet is shown for a confidential client only.
+  // The management API snippet is shown for a confidential client only. Allowed the API, it lists
+  // the clients; with a wrong secret it shows the token endpoint's invalid_client, not a later invalid_token.
   await expect(page.getByTestId("snippet-management-api")).toHaveCount(1);
+  await updateClient(store, confidentialId, { managementApi: true });
+  const managementApi = await snippet(page, "management-api");
+  const clients = JSON.parse(sh(managementApi, { KEYFOB_CLIENT_SECRET: secret }));
+  expect(clients).toMatchObject({ page: 1, items: expect.arrayContaining([expect.objectContaining({ id: expect.any(String) })]) });
+  const refused = JSON.parse(sh(managementApi, { KEYFOB_CLIENT_SECRET: `${secret}x` }));
+  expect(refused.error).toBe("invalid_client");
   await page.goto(`/admin/clients/${publicId}`);
   await expect(page.getByTestId("snippet-management-api")).toHaveCount(0);
 });

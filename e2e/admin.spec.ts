@@ -12,7 +12,7 @@ import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { getAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { getToken, KeyfobError } from "../lib/flow-a-client/get-token";
+import { getToken, KeyfobError } from "@keyfob/flow-a-client";
 import { addRedirectUri, createClient } from "../lib/clients/registry";
 import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";

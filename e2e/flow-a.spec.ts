@@ -7,8 +7,8 @@ import { promisify } from "node:util";
 import { expect, test } from "@playwright/test";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { getToken, KeyfobError } from "../lib/flow-a-client/get-token";
-import { addRedirectUri, addSigner, createClient, revokeSigner } from "../lib/clients/registry";
+import { getToken, KeyfobError } from "@keyfob/flow-a-client";
+import { addRedirectUri, addSigner, createClient, revokeSigner, rotateClientSecret, updateClient } from "../lib/clients/registry";
 import { createStore } from "../lib/store";
 import { baseURL } from "../playwright.config";
 
@@ -23,13 +23,22 @@ async function license() {
   return { owner, clientId: owner.address, domain };
 }
 
-test("npm run demo registers a client, runs Flow A and prints verified claims", async () => {
+test("npm run demo registers a client through the management API, runs Flow A, prints verified claims and deletes the client", async () => {
+  // What an operator provides: a confidential client allowed the management API's keyfob:clients scope.
+  const operator = await createClient(store, { name: "Demo operator" });
+  const secret = await rotateClientSecret(store, operator.id);
+  await updateClient(store, operator.id, { managementApi: true, managementScopes: ["keyfob:clients"] });
+  // No DATABASE_URL: the demo reaches Keyfob over HTTP only.
+  const { DATABASE_URL: _, ...env } = process.env;
   const { stdout } = await promisify(execFile)("npx", ["tsx", "scripts/demo.ts"], {
-    env: { ...process.env, ISSUER_URL: baseURL, KEYFOB_URL: baseURL },
+    env: { ...env, KEYFOB_URL: baseURL, KEYFOB_CLIENT_ID: operator.id, KEYFOB_CLIENT_SECRET: secret },
   });
   expect(stdout).toContain(`tokens verified against ${baseURL}/keys`);
   const claims = JSON.parse(stdout.slice(stdout.indexOf("{"))).access_token_claims;
   expect(claims).toMatchObject({ iss: baseURL, provider_id: "web3", email_verified: false });
+  const demoClient = /registered client (0x[0-9a-fA-F]{40})/.exec(stdout)![1];
+  expect(stdout).toContain(`deleted the demo client ${demoClient} again`);
+  expect(await store.clients.find(demoClient)).toBeUndefined();
 });
 
 test("the client library gets tokens through a signer, and a revoked signer is refused", async () => {

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Hex } from "viem";
-import { getToken } from "../lib/flow-a-client/get-token";
+import { getToken } from "@keyfob/flow-a-client";
 
 const { values } = parseArgs({
   options: {

@@ -1,5 +1,5 @@
 /**
- * The Flow A client library (lib/flow-a-client/get-token.ts) signs only a fresh Flow A challenge
+ * The Flow A client library (packages/flow-a-client, @keyfob/flow-a-client) signs only a fresh Flow A challenge
  * from the Keyfob it asked: a hostile or mistyped authUrl cannot use it as a signing oracle. The
  * server here is a stand-in that answers whatever each test makes it answer, and records what it
  * was sent.
@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkChallenge, getToken, UnsafeChallengeError } from "@/lib/flow-a-client/get-token";
+import { checkChallenge, getToken, UnsafeChallengeError } from "@keyfob/flow-a-client";
 import { createChallengeMessage } from "@/lib/siwe/challenge";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 

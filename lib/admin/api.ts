@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Resource } from "../http/endpoint";
 import type { Keyfob } from "../keyfob";
 import { errorDescription, OAuthError } from "../oauth/errors";
@@ -7,6 +8,7 @@ import type { Admin } from "./access";
 import { parseAuditQuery } from "./audit-filter";
 import { parseHolderQuery, parseSearch, type FilterErrors } from "./filters";
 import { runAdminAction, type AdminActionName } from "./actions";
+import { RESPONSES, type ResponseName } from "./api-schemas";
 import * as ops from "./operations";
 import { ADMIN_SCOPE, covers, type ManagementScope } from "./scopes";
 
@@ -140,6 +142,8 @@ export type ApiRoute = {
   action?: AdminActionName;
   /** The status of a success, when not 200 (the OpenAPI document says it). */
   status?: 201 | 204;
+  /** What a success answers (lib/admin/api-schemas.ts): the answer is encoded through it, and the document describes it. None for 204 and CSV. */
+  response?: ResponseName;
   /** Query parameters of a read. */
   query?: Record<string, string>;
   /** The body fields the route takes (others of the action's input come from the path). */
@@ -228,6 +232,7 @@ function valueList(
       path: `/clients/{clientId}/${path}`,
       summary: `List the client's ${label}`,
       tag: "Clients",
+      response: "values",
       handle: async (c) => ({ items: clientView(await client(c))[part] }),
     },
     {
@@ -236,6 +241,7 @@ function valueList(
       summary: `Add one of the client's ${label}`,
       tag: "Clients",
       status: 201,
+      response: "values",
       action: add,
       body: [field],
       handle: async (c) => {
@@ -269,7 +275,18 @@ export const ROUTES: ApiRoute[] = [
     summary: "List clients, newest first; search by id or name",
     tag: "Clients",
     query: { search: "text found in the id or name, any case (at most 200 characters)", page: "page number, 20 items a page" },
-    handle: (c) => ops.listClients(c.k, c.admin, { search: valid(parseSearch(queryValue(c.query))).search, page: page(c.query) }),
+    response: "clients",
+    handle: async (c) => {
+      const list = await ops.listClients(c.k, c.admin, { search: valid(parseSearch(queryValue(c.query))).search, page: page(c.query) });
+      return {
+        ...list,
+        items: list.items.map(({ _count, ...summary }) => ({
+          ...summary,
+          redirectUriCount: _count.redirectUris,
+          activeSignerCount: _count.signers,
+        })),
+      };
+    },
   },
   {
     method: "POST",
@@ -277,6 +294,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Register a client (id optional: a license address, any id, or generated)",
     tag: "Clients",
     status: 201,
+    response: "client",
     action: "client.create",
     body: ["id", "name", "logoUrl"],
     handle: async (c) => {
@@ -289,6 +307,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/clients/{clientId}",
     summary: "A client with its settings, redirect URIs, origins and signers",
     tag: "Clients",
+    response: "client",
     handle: async (c) => clientView(await client(c)),
   },
   {
@@ -296,6 +315,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/clients/{clientId}",
     summary: "Change a client's settings (any subset); audited with each value before and after",
     tag: "Clients",
+    response: "client",
     action: "client.update",
     body: ["name", "logoUrl", "enabled", "requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi", "managementScopes"],
     handle: async (c) => {
@@ -320,6 +340,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Generate or rotate the client's secret (returned once, stored hashed)",
     tag: "Clients",
     status: 201,
+    response: "secret",
     action: "client.rotate_secret",
     handle: async (c) => ({
       clientId: (await client(c)).id,
@@ -341,6 +362,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/clients/{clientId}/signers",
     summary: "List the client's signers (active, expired and revoked)",
     tag: "Clients",
+    response: "signers",
     handle: async (c) => ({ items: clientView(await client(c)).signers }),
   },
   {
@@ -349,6 +371,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Enable a signer for the client (optional expiry)",
     tag: "Clients",
     status: 201,
+    response: "signerAdded",
     action: "signer.add",
     body: ["address", "expiresAt"],
     handle: (c) => perform(c, "signer.add", { clientId: c.params.clientId }),
@@ -371,6 +394,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/keys",
     summary: "The signing-key schedule: upcoming, current, retired",
     tag: "Signing keys",
+    response: "keys",
     handle: async (c) => ({ items: await ops.keySchedule(c.k, c.admin) }),
   },
   {
@@ -378,6 +402,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/keys/rotate",
     summary: "Publish a new key now; it signs after KEY_PUBLISH_LEAD",
     tag: "Signing keys",
+    response: "keys",
     action: "key.rotate",
     handle: async (c) => {
       await perform(c, "key.rotate", {});
@@ -389,6 +414,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/keys/{kid}/revoke",
     summary: "Emergency revocation: unpublish the key and refuse every token it signed",
     tag: "Signing keys",
+    response: "keyRevocation",
     action: "key.revoke",
     handle: (c) => perform(c, "key.revoke", { kid: c.params.kid }),
   },
@@ -403,6 +429,7 @@ export const ROUTES: ApiRoute[] = [
       search: "an address, an email, or text in an id, subject or email (at most 200 characters)",
       page: "page number, 20 items a page",
     },
+    response: "accounts",
     handle: (c) => ops.listAccounts(c.k, c.admin, { search: valid(parseSearch(queryValue(c.query))).search, page: page(c.query) }),
   },
   {
@@ -410,6 +437,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/accounts/{accountId}",
     summary: "An account (by id, linked wallet address or email): identities, wallets, live sessions, holdings",
     tag: "Accounts",
+    response: "account",
     handle: account,
   },
   {
@@ -417,6 +445,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/accounts/{accountId}/block",
     summary: "Block: no login anywhere, and its sessions, codes, access and refresh tokens revoked at once",
     tag: "Accounts",
+    response: "blocked",
     action: "account.block",
     handle: async (c) => perform(c, "account.block", { accountId: (await account(c)).id }),
   },
@@ -425,6 +454,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/accounts/{accountId}/unblock",
     summary: "Unblock (nothing revoked comes back)",
     tag: "Accounts",
+    response: "account",
     action: "account.unblock",
     handle: async (c) => {
       await perform(c, "account.unblock", { accountId: (await account(c)).id });
@@ -436,6 +466,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/accounts/{accountId}",
     summary: "Delete an account with its identities and sessions, revoking what it holds",
     tag: "Accounts",
+    response: "accountDeleted",
     action: "account.delete",
     handle: async (c) => perform(c, "account.delete", { accountId: (await account(c)).id }),
   },
@@ -444,6 +475,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/accounts/{accountId}/sessions",
     summary: "The account's live login sessions",
     tag: "Sessions",
+    response: "sessions",
     handle: async (c) => ({ items: (await account(c)).sessions }),
   },
   {
@@ -451,6 +483,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/accounts/{accountId}/sessions",
     summary: "Revoke every login session of the account",
     tag: "Sessions",
+    response: "revoked",
     action: "session.revoke",
     handle: async (c) => perform(c, "session.revoke", { accountId: (await account(c)).id }),
   },
@@ -473,6 +506,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Active access tokens of a client and/or an account (its wallets' too), newest first",
     tag: "Tokens",
     query: filterQuery,
+    response: "tokens",
     handle: (c) => ops.listActiveTokens(c.k, c.admin, { ...valid(parseHolderQuery(queryValue(c.query))).filter, page: page(c.query) }),
   },
   {
@@ -480,6 +514,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/tokens/revoke",
     summary: "Revoke one access token (jti), or every active one of a client or an account",
     tag: "Tokens",
+    response: "revoked",
     action: "token.revoke",
     body: ["jti", "clientId", "accountId"],
     handle: (c) => perform(c, "token.revoke", {}),
@@ -490,6 +525,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Live refresh-token grants (one per login) of a client and/or an account",
     tag: "Tokens",
     query: filterQuery,
+    response: "refreshGrants",
     handle: (c) => ops.listRefreshGrants(c.k, c.admin, { ...valid(parseHolderQuery(queryValue(c.query))).filter, page: page(c.query) }),
   },
   {
@@ -497,6 +533,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/refresh-grants/revoke",
     summary: "Revoke one refresh grant (familyId), or every grant of a client or an account, with their access tokens",
     tag: "Tokens",
+    response: "revoked",
     action: "refresh_token.revoke",
     body: ["familyId", "clientId", "accountId"],
     handle: (c) => perform(c, "refresh_token.revoke", {}),
@@ -517,6 +554,7 @@ export const ROUTES: ApiRoute[] = [
       to: "last UTC day (inclusive), YYYY-MM-DD",
       page: "page number, 20 items a page",
     },
+    response: "audit",
     handle: (c) => ops.auditEvents(c.k, c.admin, { ...valid(parseAuditQuery(queryValue(c.query))).filter, page: page(c.query) }),
   },
   {
@@ -544,6 +582,7 @@ export const ROUTES: ApiRoute[] = [
     path: "/admins",
     summary: "Accounts granted the admin role (the configured ones are not listed)",
     tag: "Admins",
+    response: "admins",
     handle: async (c) => ({ items: await ops.listAdmins(c.k, c.admin) }),
   },
   {
@@ -552,6 +591,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Grant the admin role to an account",
     tag: "Admins",
     status: 201,
+    response: "done",
     action: "admin.grant",
     body: ["accountId"],
     handle: (c) => perform(c, "admin.grant", {}),
@@ -658,5 +698,6 @@ async function answerApiRequest(k: Keyfob, request: Request, openapi: (k: Keyfob
   const body = await readBody(request);
   const result = await match.route.handle({ k, admin, params: match.params, query: url.searchParams, body });
   if (result instanceof Response) return result;
-  return apiJson(result ?? {}, match.route.status ?? 200);
+  const { response, status } = match.route;
+  return apiJson(response ? z.encode(RESPONSES[response], result as never) : undefined, status ?? 200);
 }

@@ -64,8 +64,9 @@ export function integration(issuer: string, client: IntegrationClient, options: 
   ].join("\n");
 
   const flowALibrary = [
-    `// Flow A with Keyfob's client library (lib/flow-a-client/get-token.ts): it asks, checks and signs the challenge, and submits it.`,
-    `import { getToken } from "./lib/flow-a-client/get-token";`,
+    `// Flow A with Keyfob's client library, @keyfob/flow-a-client (packages/flow-a-client in Keyfob's repository: npm pack, then`,
+    `// npm install the .tgz): it asks for the challenge, checks and signs it, and submits it.`,
+    `import { getToken } from "@keyfob/flow-a-client";`,
     ``,
     `const tokens = await getToken({`,
     `  authUrl: ${JSON.stringify(issuer)},`,
@@ -152,12 +153,17 @@ export function integration(issuer: string, client: IntegrationClient, options: 
   const managementApi = client.confidential
     ? [
         `# The management API: a token (client_credentials) with every scope the client is allowed`,
-        `# (add scope=keyfob:read, for one, to ask for fewer), then the operations those scopes allow`,
-        `TOKEN=$(curl -sS -X POST ${q(`${issuer}/token`)} \\`,
+        `# (add scope=keyfob:read, for one, to ask for fewer), then the operations those scopes allow.`,
+        `# A refusal of the token (a wrong secret: invalid_client) is printed as /token answered it.`,
+        `if RESPONSE=$(curl -sS --fail-with-body -X POST ${q(`${issuer}/token`)} \\`,
         `  --data-urlencode 'grant_type=client_credentials' \\`,
         `  --data-urlencode ${q(`client_id=${client.id}`)} \\`,
-        `  --data-urlencode "client_secret=$KEYFOB_CLIENT_SECRET" | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
-        `curl -sS ${q(`${issuer}${API_BASE}/clients`)} -H "Authorization: Bearer $TOKEN"`,
+        `  --data-urlencode "client_secret=$KEYFOB_CLIENT_SECRET"); then`,
+        `  TOKEN=$(printf '%s' "$RESPONSE" | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
+        `  curl -sS ${q(`${issuer}${API_BASE}/clients`)} -H "Authorization: Bearer $TOKEN"`,
+        `else`,
+        `  echo "$RESPONSE"`,
+        `fi`,
         `# Every operation: ${issuer}${API_BASE}/openapi.json`,
       ].join("\n")
     : undefined;

@@ -1,12 +1,14 @@
 import { z } from "zod";
 import { ADMIN_TOKEN_TTL } from "../actions/client-credentials";
 import { API_BASE, requiredScope, ROUTES } from "./api";
+import { ERROR, RESPONSES } from "./api-schemas";
 import { actionInput } from "./actions";
 import { MANAGEMENT_SCOPES } from "./scopes";
 
 /**
- * The OpenAPI 3.1 document of the management API, built from the route table (lib/admin/api.ts)
- * and the actions' zod inputs (lib/admin/actions.ts), so it describes exactly what is validated.
+ * The OpenAPI 3.1 document of the management API, built from the route table (lib/admin/api.ts),
+ * the actions' zod inputs (lib/admin/actions.ts) and the answers' zod schemas
+ * (lib/admin/api-schemas.ts), so it describes exactly what is validated and what is answered.
  */
 
 /** How the API takes values that forms send as text: flags as booleans, dates as ISO 8601, an optional logo as null. */
@@ -27,21 +29,18 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
   logoUrl: { type: ["string", "null"], maxLength: 2000, description: "https URL; empty or null: no logo" },
 };
 
-const ERROR = {
-  type: "object",
-  required: ["error", "error_description", "status", "message"],
-  properties: {
-    error: { type: "string", examples: ["invalid_request", "invalid_token", "insufficient_scope", "access_denied", "not_found"] },
-    error_description: { type: "string" },
-    status: { type: "integer" },
-    message: { type: "string", description: "the same text as error_description (the platform SDKs read it)" },
-    field_errors: { type: "object", additionalProperties: { type: "string" }, description: "invalid input: the problem of each field" },
-  },
-};
+/** A zod schema as the JSON Schema (2020-12, OpenAPI 3.1's dialect) of what travels on the wire. */
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+/** A query parameter: page numbers are integers from 1, the rest text. */
+const querySchema = (name: string) => (name === "page" ? { type: "integer", minimum: 1, default: 1, examples: [1] } : { type: "string" });
 
 function bodySchema(route: (typeof ROUTES)[number]): Record<string, unknown> | undefined {
   if (!route.action || !route.body?.length) return undefined;
-  const schema = z.toJSONSchema(actionInput(route.action), { io: "input", unrepresentable: "any" }) as {
+  const schema = jsonSchema(actionInput(route.action)) as {
     properties?: Record<string, unknown>;
     required?: string[];
   };
@@ -67,7 +66,7 @@ export function openApiDocument(issuer: string) {
           name,
           in: "query",
           required: false,
-          schema: { type: "string" },
+          schema: querySchema(name),
           description,
         })),
       ],
@@ -77,9 +76,9 @@ export function openApiDocument(issuer: string) {
           description: route.status === 204 ? "done, no content" : "done",
           ...(route.status === 204
             ? {}
-            : route.path === "/audit.csv"
-              ? { content: { "text/csv": { schema: { type: "string" } } } }
-              : { content: { "application/json": { schema: { type: "object" } } } }),
+            : route.response
+              ? { content: { "application/json": { schema: jsonSchema(RESPONSES[route.response]) } } }
+              : { content: { "text/csv": { schema: { type: "string" } } } }),
         },
         400: { $ref: "#/components/responses/Error" },
         401: { $ref: "#/components/responses/Error" },
@@ -106,7 +105,7 @@ export function openApiDocument(issuer: string) {
       securitySchemes: {
         adminToken: { type: "oauth2", flows: { clientCredentials: { tokenUrl: `${issuer}/token`, scopes: MANAGEMENT_SCOPES } } },
       },
-      schemas: { Error: ERROR },
+      schemas: { Error: jsonSchema(ERROR) },
       responses: {
         Error: { description: "Keyfob's error shape", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
       },

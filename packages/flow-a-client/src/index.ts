@@ -1,6 +1,9 @@
+/**
+ * @keyfob/flow-a-client: Flow A (a wallet or a license key signs Keyfob's challenge) from the
+ * application's side. It depends on viem only; nothing of the Keyfob server is in it.
+ */
 import { getAddress, isAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { isLoopbackHost } from "../clients/redirect-uri";
 
 export type GetTokenOptions = {
   /** Keyfob's base URL, e.g. https://auth.example.com */
@@ -40,10 +43,13 @@ export class UnsafeChallengeError extends Error {
   }
 }
 
+/** This machine: the one place plain http is acceptable. */
+const isLoopbackHost = (hostname: string) => ["localhost", "127.0.0.1", "[::1]"].includes(hostname);
+
 /** How long a challenge's Issued At may be from this machine's clock. */
 const MAX_CLOCK_DIFFERENCE_MS = 5 * 60_000;
 
-/** The Flow A challenge's exact layout (lib/siwe/challenge.ts), and nothing else: no statement of its own, no resources. */
+/** The Flow A challenge's exact layout (Keyfob's lib/siwe/challenge.ts), and nothing else: no statement of its own, no resources. */
 const FLOW_A_CHALLENGE =
   /^(?<host>\S+) wants you to sign in with your Ethereum account:\n(?<address>0x[0-9a-fA-F]{40})\n\n(?<domainHost>\S+) is asking you sign in\.\n\nURI: (?<uri>\S+)\nVersion: 1\nChain ID: (?<chainId>\d+)\nNonce: [0-9A-Za-z]{30}\nIssued At: (?<issuedAt>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/;
 
