@@ -66,6 +66,9 @@ test("an instance keeps serving while npm start rebuilds in its folder", async (
   const serving = await startInstance("npm run serve", env, { cwd: copy });
   running.push(serving);
   await ready(serving);
+  // Ready means the protocol endpoints answer; Next.js lists public/ when it is prepared, which a
+  // page waits for. Without this, a busy machine let it list the file written below (a 200).
+  expect((await fetch(`${serving.url}/admin/signed-out`)).status).toBe(200);
 
   // A source changed since the build: npm start rebuilds before it serves.
   mkdirSync(path.join(copy, "public"), { recursive: true });
