@@ -76,16 +76,17 @@ async function call(
   method: Method,
   template: string,
   values: Record<string, string> = {},
-  options: { query?: string; body?: unknown; token?: string } = {},
+  options: { query?: string; body?: unknown; raw?: { type: string; text: string }; token?: string } = {},
 ) {
   const filled = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name]));
   const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? adminToken}` };
   if (options.body !== undefined) headers["content-type"] = "application/json";
+  if (options.raw) headers["content-type"] = options.raw.type;
   const response = await handlers[method](
     new Request(`${ISSUER}${API_BASE}${filled}${options.query ? `?${options.query}` : ""}`, {
       method,
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.raw ? options.raw.text : options.body === undefined ? undefined : JSON.stringify(options.body),
     }),
   );
   const operation = document.paths[template]?.[method.toLowerCase()];
@@ -186,6 +187,9 @@ it("describes every answer of every operation, successes and errors", async () =
   expect((await call("GET", "/clients", {}, { token: "not-a-token" })).status).toBe(401);
   expect((await call("PATCH", "/clients/{clientId}", { clientId: "kf_nope" }, { body: { enabled: true } })).status).toBe(404);
   expect((await call("POST", "/clients", {}, { body: { name: "" } })).status).toBe(400);
+  expect((await call("POST", "/clients", {}, { raw: { type: "text/plain", text: "name=x" } })).status).toBe(415);
+  const large = JSON.stringify({ name: "x".repeat(20_000) });
+  expect((await call("POST", "/clients", {}, { raw: { type: "application/json", text: large } })).status).toBe(413);
 
   const operations = Object.entries(document.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
   expect([...succeeded].sort()).toEqual(operations.filter((o) => o !== "GET /openapi.json").sort());

@@ -84,6 +84,8 @@ export function openApiDocument(issuer: string) {
         401: { $ref: "#/components/responses/Error" },
         403: { $ref: "#/components/responses/Error" },
         404: { $ref: "#/components/responses/Error" },
+        ...(body && { 413: { $ref: "#/components/responses/Error" }, 415: { $ref: "#/components/responses/Error" } }),
+        503: { $ref: "#/components/responses/Unavailable" },
       },
     };
     paths[route.path] ??= {};
@@ -108,6 +110,11 @@ export function openApiDocument(issuer: string) {
       schemas: { Error: jsonSchema(ERROR) },
       responses: {
         Error: { description: "Keyfob's error shape", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        Unavailable: {
+          description: "The database cannot be reached just now: try again after Retry-After seconds",
+          headers: { "Retry-After": { schema: { type: "integer" } } },
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
       },
     },
     paths: {
