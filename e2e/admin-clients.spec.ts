@@ -64,6 +64,9 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expectNoAxeViolations(page, "a new client's page with its notice");
   await page.reload();
   await expect(notice).toHaveCount(0);
+  // Its generated id is no license: the signers card explains what a signer needs instead of offering one.
+  await expect(page.locator("#signers")).toContainText("This client cannot have signers: its ID is not a license address.");
+  await expect(page.getByRole("button", { name: "Add signer" })).toHaveCount(0);
 
   const settings = page.getByRole("form", { name: "Client settings" });
   // The management API needs a secret first.

@@ -176,6 +176,28 @@ describe("authorization of every dashboard change", () => {
     expect((await overview(k, { accountId: bootstrapWallet, label: "x" })).perDay).toHaveLength(14);
   });
 
+  it("adds signers only to a license: a client with any other id is refused, with the reason audited", async () => {
+    const app = await performAdminAction(k, admin, "client.create", { name: "Generated id" });
+    const clientId = app.ok ? (app.value.clientId as string) : "";
+    expect(clientId).toMatch(/^kf_/);
+    const signer = privateKeyToAccount(generatePrivateKey()).address;
+    expect(await performAdminAction(k, admin, "signer.add", { clientId, address: signer })).toMatchObject({
+      ok: false,
+      status: 400,
+      fieldErrors: { clientId: expect.stringMatching(/only for clients whose id is a license address/) },
+    });
+    expect(await tables(k).signer.count({ where: { clientId } })).toBe(0);
+    const refusal = await tables(k).auditEvent.findFirstOrThrow({ where: { clientId, action: "signer.added" } });
+    expect(refusal).toMatchObject({ outcome: "rejected", detail: expect.stringContaining(`${signer}; clientId: signers are only for`) });
+
+    const license = privateKeyToAccount(generatePrivateKey()).address;
+    expect(await performAdminAction(k, admin, "client.create", { id: license.toLowerCase(), name: "License" })).toMatchObject({ ok: true });
+    expect(await performAdminAction(k, admin, "signer.add", { clientId: license, address: signer })).toMatchObject({
+      ok: true,
+      value: { signer: { address: signer } },
+    });
+  });
+
   it("admits verified allowlisted emails, not unverified ones, and roles granted in the dashboard until revoked", async () => {
     expect(await performAdminAction(k, await signIn(googleUser("boss@example.com")), "key.rotate", {})).toMatchObject({ ok: true });
     expect(await performAdminAction(k, await signIn(googleUser("boss@example.com", false)), "key.rotate", {})).toMatchObject({

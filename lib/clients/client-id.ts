@@ -7,3 +7,6 @@ export const ADMIN_CLIENT_ID = "keyfob-admin";
 export function normalizeClientId(clientId: string): string {
   return isAddress(clientId, { strict: false }) ? getAddress(clientId) : clientId;
 }
+
+/** A client whose id is a license address: the only kind that has signers (Flow A names the client id as `address` for them). */
+export const isLicense = (clientId: string) => isAddress(clientId, { strict: false });

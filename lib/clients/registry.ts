@@ -3,7 +3,7 @@ import { getAddress, type Address } from "viem";
 import { clientSecretHash } from "../oauth/client-auth";
 import { Duplicate, type Store } from "../store";
 import type { ClientSettings } from "../store/clients";
-import { normalizeClientId } from "./client-id";
+import { isLicense, normalizeClientId } from "./client-id";
 import { originProblem, redirectUriProblem } from "./redirect-uri";
 
 /** Bad input to a registry change, naming the field at fault (for the CLI and the dashboard). */
@@ -131,11 +131,21 @@ export async function removePostLogoutRedirectUri(store: Store, clientId: string
   }
 }
 
-/** Enables a signer for the client; adding a revoked or expired signer again enables it anew. */
+/**
+ * Enables a signer for the client; adding a revoked or expired signer again enables it anew. Only
+ * a license has signers: Flow A asks for a challenge with `address` = client id, so a signer of any
+ * other client could never sign one.
+ */
 export async function addSigner(store: Store, clientId: string, address: string, expiresAt?: Date) {
   const signer = parseAddress(address);
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw new RegistryError("expiresAt", "must be in the future");
-  return store.clients.enableSigner(await existingClient(store, clientId), signer, expiresAt ?? null);
+  const id = await existingClient(store, clientId);
+  if (!isLicense(id))
+    throw new RegistryError(
+      "clientId",
+      `signers are only for clients whose id is a license address (0x…); ${id} is not, so Flow A can never ask a signer to sign for it`,
+    );
+  return store.clients.enableSigner(id, signer, expiresAt ?? null);
 }
 
 export async function revokeSigner(store: Store, clientId: string, address: string) {
