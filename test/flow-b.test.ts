@@ -291,6 +291,47 @@ describe("POST /token (code exchange)", () => {
     expect(secretRow.secretHash).not.toContain(app.secret);
   });
 
+  it("says, and audits, what failed in a client's authentication: the secret missing or wrong, the method, the grant", async () => {
+    const app = await registerApp({ confidential: true, settings: { refreshTokensAllowed: true } });
+    const publicApp = await registerApp();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const failures: [Response, string][] = [
+      [
+        await token(app, { code }, "none"),
+        "client authentication failed: the client has a secret, and none was sent (use client_secret_basic or client_secret_post) (none, grant_type authorization_code)",
+      ],
+      [
+        await token({ ...app, secret: "wrong" }, { code }, "basic"),
+        "client authentication failed: wrong client_secret (client_secret_basic, grant_type authorization_code)",
+      ],
+      [
+        await token({ ...app, secret: "wrong" }, { grant_type: "refresh_token", refresh_token: "x".repeat(43) }, "post"),
+        "client authentication failed: wrong client_secret (client_secret_post, grant_type refresh_token)",
+      ],
+      [
+        await token({ ...app, secret: "wrong" }, { grant_type: "client_credentials" }, "post"),
+        "client authentication failed: wrong client_secret (client_secret_post, grant_type client_credentials)",
+      ],
+      [
+        await token({ ...publicApp, secret: "invented" }, { code: "x".repeat(43) }, "post"),
+        "client authentication failed: a client_secret was sent, but the client is public and has none (client_secret_post, grant_type authorization_code)",
+      ],
+    ];
+    for (const [response, description] of failures) {
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: "invalid_client", error_description: description });
+    }
+    await keyfob().audit.flush();
+    const audited = await tables(keyfob()).auditEvent.findMany({
+      where: { action: "token.failed", clientId: { in: [app.clientId, publicApp.clientId] } },
+      orderBy: { id: "asc" },
+    });
+    expect(audited.map((e) => [e.outcome, e.detail])).toEqual(
+      failures.map(([, description]) => ["invalid_client", `token: ${description}`]),
+    );
+    expect(audited.map((e) => e.detail).join()).not.toContain(app.secret);
+  });
+
   it("refuses malformed client authentication and request bodies", async () => {
     const app = await registerApp({ confidential: true });
     const code = (await authorize(app)).searchParams.get("code")!;

@@ -39,7 +39,7 @@ export async function clientCredentials(
   params: Params,
   caller: Caller,
 ): Promise<Issued<ClientCredentialsResponse>> {
-  const client = await authenticateCachedClient(keyfob.clients, request, params);
+  const client = await authenticateCachedClient(keyfob.clients, request, params, { grant: "client_credentials" });
   if (!client.secretHash)
     throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 

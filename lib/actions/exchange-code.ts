@@ -24,7 +24,12 @@ import { newFamily, newRefreshToken } from "../tokens/refresh";
  * the instance's cache, and the consuming statement checks it again (lib/store/codes.ts).
  */
 export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
-  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller);
+  return redeemCode(
+    keyfob,
+    await authenticateCachedClient(keyfob.clients, request, params, { grant: "authorization_code" }),
+    params,
+    caller,
+  );
 }
 
 /** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard), audited for `caller`. */

@@ -56,7 +56,7 @@ export function authenticateCachedClient(
   clients: ClientCache,
   request: Request,
   params: Params,
-  options: { confidential?: boolean } = {},
+  options: { confidential?: boolean; grant?: string } = {},
 ): Promise<AuthenticatedClient> {
   return authenticate((id) => clients.get(id), request, params, options);
 }
@@ -79,14 +79,26 @@ export function confidentialClientId(clients: ClientCache, request: Request, par
 export async function refuseChangedClient(store: Store, client: { id: string; secretHash?: string | null }): Promise<void> {
   const current = await store.clients.findForTokens(client.id);
   if (!current?.enabled) throw invalidClient("unknown or disabled client");
-  if (client.secretHash !== undefined && current.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
+  if (client.secretHash !== undefined && current.secretHash !== client.secretHash)
+    throw invalidClient("client authentication failed: the client's secret was replaced while the request was handled");
+}
+
+/** How a client authenticated (RFC 7591 token_endpoint_auth_method), for the reasons of a refusal. */
+type AuthMethod = "client_secret_basic" | "client_secret_post" | "none";
+
+/**
+ * Why a client's authentication failed, as the client and the audit log are told: what was wrong
+ * with the secret, the method it came by and, at the token endpoint, the grant (never the secret).
+ */
+function authFailure(problem: string, method: AuthMethod, grant: string | undefined) {
+  return invalidClient(`client authentication failed: ${problem} (${method}${grant ? `, grant_type ${grant}` : ""})`);
 }
 
 async function authenticate(
   find: (id: string) => Promise<StoredClient | null | undefined>,
   request: Request,
   params: Params,
-  options: { confidential?: boolean },
+  options: { confidential?: boolean; grant?: string },
 ): Promise<AuthenticatedClient> {
   const basic = parseBasic(request.headers.get("authorization"));
   const postedSecret = params.get("client_secret");
@@ -98,6 +110,7 @@ async function authenticate(
   const rawId = basic?.id ?? postedId;
   if (rawId === undefined) throw invalidClient("client authentication is required");
   const secret = basic?.secret ?? postedSecret;
+  const method: AuthMethod = basic ? "client_secret_basic" : postedSecret !== undefined ? "client_secret_post" : "none";
 
   const client = await find(normalizeClientId(rawId));
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
@@ -107,11 +120,16 @@ async function authenticate(
     managementScopes: client.managementScopes,
   };
   if (client.secretHash) {
-    if (secret === undefined || !sameDigest(clientSecretHash(secret), client.secretHash))
-      throw invalidClient("client authentication failed");
+    if (secret === undefined)
+      throw authFailure(
+        "the client has a secret, and none was sent (use client_secret_basic or client_secret_post)",
+        method,
+        options.grant,
+      );
+    if (!sameDigest(clientSecretHash(secret), client.secretHash)) throw authFailure("wrong client_secret", method, options.grant);
     return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...known };
   }
-  if (secret !== undefined) throw invalidClient("client authentication failed");
+  if (secret !== undefined) throw authFailure("a client_secret was sent, but the client is public and has none", method, options.grant);
   if (options.confidential) throw invalidClient("this endpoint requires a client with a secret");
   return { id: client.id, confidential: false, ...known };
 }
