@@ -313,8 +313,13 @@ export async function revokeSigningKey(k: Keyfob, admin: Admin, kid: string): Pr
     await failed(k, entry, kid, error);
     throw error;
   }
-  if (result.outcome === "unknown") {
-    const refusal = new registry.RegistryError("kid", `no signing key has the kid ${kid}`);
+  if (result.outcome === "unknown" || result.outcome === "unpublished") {
+    const refusal = new registry.RegistryError(
+      "kid",
+      result.outcome === "unknown"
+        ? `no signing key has the kid ${kid}`
+        : `signing key ${kid} retired and left the JWKS on ${result.unpublishedAt.toISOString()} (every token it signed had expired); nothing to revoke`,
+    );
     await failed(k, entry, kid, refusal);
     throw refusal;
   }
@@ -566,6 +571,11 @@ export function listAdmins(k: Keyfob, _admin: Admin) {
 
 export function keySchedule(k: Keyfob, _admin: Admin) {
   return k.keys.schedule();
+}
+
+/** Signing keys out of use for good, newest first (the latest 100): revoked ones, and retired ones no longer published. */
+export function keyHistory(k: Keyfob, _admin: Admin) {
+  return k.store.keys.history(100);
 }
 
 /** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first. */
