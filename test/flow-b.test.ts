@@ -17,7 +17,7 @@ import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization, interactionRedirect } from "@/lib/interactions/interactions";
 import { loginWithWallet } from "@/lib/siwe/login";
-import { setClientEnabled, updateClient } from "@/lib/clients/registry";
+import { endSecretOverlap, RegistryError, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { startSession } from "@/lib/sessions/login-session";
@@ -25,7 +25,7 @@ import { createChallengeMessage } from "@/lib/siwe/challenge";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
-import { authorize, authorizeQuery, FORM, google, pkce, registerApp, token, userinfo, type App } from "./support/flow-b";
+import { authorize, authorizeQuery, basic, FORM, google, pkce, registerApp, token, userinfo, type App } from "./support/flow-b";
 import { tables } from "./support/database";
 
 let jwks: ReturnType<typeof createLocalJWKSet>;
@@ -330,6 +330,51 @@ describe("POST /token (code exchange)", () => {
       failures.map(([, description]) => ["invalid_client", `token: ${description}`]),
     );
     expect(audited.map((e) => e.detail).join()).not.toContain(app.secret);
+  });
+
+  it("keeps the replaced secret valid during a rotation's overlap: both work, the old one not after it, nor once ended early", async () => {
+    const { store } = keyfob();
+    const app = await registerApp({ confidential: true });
+    // Introspection authenticates from the database, /token from the instance's client cache: both are checked.
+    const introspects = async (secret: string) =>
+      (
+        await introspectRoute(
+          new Request(`${ISSUER}/token/introspect`, {
+            method: "POST",
+            headers: { ...FORM, authorization: basic({ ...app, secret }) },
+            body: new URLSearchParams({ token: "x".repeat(43) }),
+          }),
+        )
+      ).status;
+    const exchanges = async (secret: string) =>
+      (await token({ ...app, secret }, { code: (await authorize(app)).searchParams.get("code")! })).status;
+    const first = app.secret!;
+
+    const second = await rotateClientSecret(store, app.clientId, { overlapSeconds: 2 });
+    expect([await introspects(first), await introspects(second), await exchanges(first), await exchanges(second)]).toEqual([
+      200, 200, 200, 200,
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expect([await introspects(first), await introspects(second), await exchanges(first), await exchanges(second)]).toEqual([
+      401, 200, 401, 200,
+    ]);
+    const refused = await token({ ...app, secret: first }, { code: "x".repeat(43) });
+    expect((await refused.json()).error_description).toMatch(/the client_secret is the one the last rotation replaced, valid until \S+Z/);
+
+    // Ended early: the replaced secret stops at once; there is nothing left to end after that.
+    const third = await rotateClientSecret(store, app.clientId, { overlapSeconds: 3600 });
+    expect([await introspects(second), await introspects(third), await exchanges(second)]).toEqual([200, 200, 200]);
+    await endSecretOverlap(store, app.clientId);
+    expect([await introspects(second), await introspects(third), await exchanges(second), await exchanges(third)]).toEqual([
+      401, 200, 401, 200,
+    ]);
+    await expect(endSecretOverlap(store, app.clientId)).rejects.toThrow(/no previous secret that is still valid/);
+
+    // Without an overlap the replaced secret stops at once; a public client has nothing to keep valid.
+    const fourth = await rotateClientSecret(store, app.clientId);
+    expect([await introspects(third), await introspects(fourth)]).toEqual([401, 200]);
+    await expect(rotateClientSecret(store, app.clientId, { overlapSeconds: -1 })).rejects.toBeInstanceOf(RegistryError);
+    await expect(rotateClientSecret(store, (await registerApp()).clientId, { overlapSeconds: 60 })).rejects.toThrow(/no secret yet/);
   });
 
   it("refuses malformed client authentication and request bodies", async () => {

@@ -333,7 +333,20 @@ describe("the management API", () => {
 
     const secret = await api(token, "POST", `/clients/${enc(id)}/secret`);
     expect(secret).toMatchObject({ status: 201, body: { clientId: id, secret: expect.stringMatching(/^[\w-]{43}$/) } });
-    expect((await api(token, "GET", `/clients/${enc(id)}`)).body.confidential).toBe(true);
+    expect((await api(token, "GET", `/clients/${enc(id)}`)).body).toMatchObject({ confidential: true, secretOverlapEndsAt: null });
+    // A rotation with an overlap, ended early.
+    const overlapping = await api(token, "POST", `/clients/${enc(id)}/secret`, { overlapSeconds: 3600 });
+    expect(overlapping).toMatchObject({
+      status: 201,
+      body: { secret: expect.stringMatching(/^[\w-]{43}$/), previousSecretExpiresAt: expect.any(String) },
+    });
+    expect((await api(token, "GET", `/clients/${enc(id)}`)).body.secretOverlapEndsAt).toBe(overlapping.body.previousSecretExpiresAt);
+    expect((await api(token, "POST", `/clients/${enc(id)}/secret`, { overlapSeconds: "soon" })).body).toMatchObject({
+      status: 400,
+      field_errors: { overlapSeconds: expect.any(String) },
+    });
+    expect((await api(token, "DELETE", `/clients/${enc(id)}/secret/previous`)).status).toBe(204);
+    expect((await api(token, "DELETE", `/clients/${enc(id)}/secret/previous`)).body).toMatchObject({ status: 400 });
 
     // Audited like the dashboard's changes, under the API client's name, with before and after.
     const events = await tables(keyfob()).auditEvent.findMany({ where: { clientId: id }, orderBy: { id: "asc" } });

@@ -249,8 +249,12 @@ export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address:
   );
 };
 
-/** Generates or rotates the client's secret; the only time it is seen is in the return value (never in the audit log). */
-export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) => {
+/**
+ * Generates or rotates the client's secret; the only time it is seen is in the return value (never
+ * in the audit log). With `overlapSeconds`, the replaced secret stays valid that long; the result
+ * says until when (null: it stopped at once).
+ */
+export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string, overlapSeconds?: number) => {
   const id = normalizeClientId(clientId);
   let wasConfidential = false;
   return change(
@@ -260,9 +264,31 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
     { clientId: id },
     async (tx) => {
       wasConfidential = (await tx.store.clients.find(id))?.secretHash != null;
-      return registry.rotateClientSecret(tx.store, clientId);
+      const secret = await registry.rotateClientSecret(tx.store, clientId, { overlapSeconds });
+      const previousSecretExpiresAt = (await tx.store.clients.find(id))?.previousSecretExpiresAt ?? null;
+      return { secret, previousSecretExpiresAt };
     },
-    () => (wasConfidential ? "confidential: true -> true (secret replaced)" : "confidential: false -> true"),
+    ({ previousSecretExpiresAt }) =>
+      wasConfidential
+        ? `confidential: true -> true (secret replaced; ${previousSecretExpiresAt ? `the previous one valid until ${previousSecretExpiresAt.toISOString()}` : "the previous one stopped at once"})`
+        : "confidential: false -> true",
+  );
+};
+
+/** Ends a secret rotation's overlap early: the replaced secret stops working now. */
+export const endSecretOverlap = (k: Keyfob, admin: Admin, clientId: string) => {
+  const id = normalizeClientId(clientId);
+  let until: Date | null = null;
+  return change(
+    k,
+    admin,
+    "client.secret_overlap_ended",
+    { clientId: id },
+    async (tx) => {
+      until = (await tx.store.clients.find(id))?.previousSecretExpiresAt ?? null;
+      await registry.endSecretOverlap(tx.store, clientId);
+    },
+    () => `previous secret valid until: ${JSON.stringify(until?.toISOString() ?? null)} -> "ended"`,
   );
 };
 
@@ -523,8 +549,11 @@ export async function listClients(
 export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
   const client = await k.store.clients.detail(normalizeClientId(clientId));
   if (!client) return undefined;
-  const { secretHash, ...rest } = client;
-  return { ...rest, confidential: secretHash !== null };
+  const { secretHash, previousSecretHash, previousSecretExpiresAt, ...rest } = client;
+  // When the secret a rotation replaced stops working, while it still works (never its hash).
+  const secretOverlapEndsAt =
+    previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt > new Date() ? previousSecretExpiresAt : null;
+  return { ...rest, confidential: secretHash !== null, secretOverlapEndsAt };
 }
 
 /** Accounts found by address, email or id (lib/accounts/directory.ts), 20 to a page. */

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { ClientCache } from "../clients/cache";
 import { normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
+import { previousSecret, type PreviousSecret } from "../store/clients";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 
@@ -20,6 +21,7 @@ type StoredClient = {
   id: string;
   enabled: boolean;
   secretHash: string | null;
+  previousSecret: PreviousSecret | null;
   resourceServer: boolean;
   refreshTokensAllowed: boolean;
   managementScopes: string[];
@@ -43,7 +45,9 @@ export function authenticateClient(
 ): Promise<AuthenticatedClient> {
   const find = async (id: string): Promise<StoredClient | undefined> => {
     const client = await store.clients.find(id);
-    return client ? { ...client, managementScopes: client.managementApi ? client.managementScopes : [] } : undefined;
+    return client
+      ? { ...client, previousSecret: previousSecret(client), managementScopes: client.managementApi ? client.managementScopes : [] }
+      : undefined;
   };
   return authenticate(find, request, params, options);
 }
@@ -126,7 +130,17 @@ async function authenticate(
         method,
         options.grant,
       );
-    if (!sameDigest(clientSecretHash(secret), client.secretHash)) throw authFailure("wrong client_secret", method, options.grant);
+    const presented = clientSecretHash(secret);
+    // During a rotation's overlap the secret it replaced works too, until its end.
+    const previous = client.previousSecret && sameDigest(presented, client.previousSecret.hash) ? client.previousSecret : undefined;
+    if (!sameDigest(presented, client.secretHash) && !(previous && previous.expiresAt > new Date()))
+      throw authFailure(
+        previous
+          ? `the client_secret is the one the last rotation replaced, valid until ${previous.expiresAt.toISOString()}`
+          : "wrong client_secret",
+        method,
+        options.grant,
+      );
     return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...known };
   }
   if (secret !== undefined) throw authFailure("a client_secret was sent, but the client is public and has none", method, options.grant);

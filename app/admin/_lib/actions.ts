@@ -76,8 +76,12 @@ export async function deleteClientAction(_: FormState, form: FormData): Promise<
 }
 
 export async function rotateSecretAction(_: FormState, form: FormData): Promise<FormState> {
-  const { state, value } = await perform("client.rotate_secret", fields(form, ["clientId"]));
+  const { state, value } = await perform("client.rotate_secret", fields(form, ["clientId", "overlapSeconds"]));
   return state.ok ? { ...state, secret: String(value!.secret) } : state;
+}
+
+export async function endSecretOverlapAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("client.end_secret_overlap", fields(form, ["clientId"]), "The previous secret no longer works.");
 }
 
 export async function addRedirectUriAction(_: FormState, form: FormData): Promise<FormState> {
