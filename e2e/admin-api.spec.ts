@@ -82,9 +82,12 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
     201,
   );
   expect((await call(token, "POST", `/clients/${id}/allowed-origins`, { origin: "https://spa.api-made.example.com" })).status).toBe(201);
+  // Signers are a license's only: this client's generated id is not an address.
   const signer = privateKeyToAccount(generatePrivateKey()).address;
-  expect((await call(token, "POST", `/clients/${id}/signers`, { address: signer })).status).toBe(201);
-  expect((await call(token, "DELETE", `/clients/${id}/signers/${signer}`)).status).toBe(204);
+  expect((await call(token, "POST", `/clients/${id}/signers`, { address: signer })).body).toMatchObject({
+    status: 400,
+    field_errors: { clientId: expect.stringMatching(/license address/) },
+  });
   expect((await call(token, "POST", `/clients/${id}/secret`)).body.secret).toMatch(/^[\w-]{43}$/);
   const shown = await call(token, "GET", `/clients/${id}`);
   expect(shown.body).toMatchObject({
@@ -92,7 +95,7 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
     redirectUris: ["https://api-made.example.com/cb"],
     postLogoutRedirectUris: ["https://api-made.example.com/bye"],
     allowedOrigins: ["https://spa.api-made.example.com"],
-    signers: [{ address: signer, revokedAt: expect.any(String) }],
+    signers: [],
   });
   expect(
     (await call(token, "DELETE", `/clients/${id}/allowed-origins?origin=${encodeURIComponent("https://spa.api-made.example.com")}`)).status,
@@ -133,11 +136,13 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   await page.goto(`/admin/audit?client=${id}`);
   await page.getByLabel("Outcome").selectOption("rejected");
   await page.getByRole("button", { name: "Apply filter" }).click();
+  // Two refusals, newest first: the signer (this client is no license), then the logo URL.
   const rows = page.getByRole("table").getByRole("row");
-  await expect(rows).toHaveCount(2);
-  await expect(rows.nth(1)).toContainText(`api:${automation}`);
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(1)).toContainText("signer.added");
+  await expect(rows.nth(2)).toContainText(`api:${automation}`);
   await rows
-    .nth(1)
+    .nth(2)
     .getByRole("button", { name: /^Details/ })
     .click();
   const details = page.getByRole("definition").filter({ hasText: "logoUrl: must be an https URL" });

@@ -64,6 +64,9 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expectNoAxeViolations(page, "a new client's page with its notice");
   await page.reload();
   await expect(notice).toHaveCount(0);
+  // Its generated id is no license: the signers card explains what a signer needs instead of offering one.
+  await expect(page.locator("#signers")).toContainText("This client cannot have signers: its ID is not a license address.");
+  await expect(page.getByRole("button", { name: "Add signer" })).toHaveCount(0);
 
   const settings = page.getByRole("form", { name: "Client settings" });
   // The management API needs a secret first.
@@ -71,8 +74,36 @@ test("every setting of a client is edited in the browser and audited with its ol
   await confirm(page, "Generate secret", "Generate secret", undefined, "the generate-secret dialog");
   await expect(page.getByRole("button", { name: "I have stored it: hide the secret" })).toBeVisible();
   await expectNoAxeViolations(page, "the client page showing a new secret");
+  const firstSecret = await page.getByLabel("New client secret").inputValue();
   await page.getByRole("button", { name: "I have stored it: hide the secret" }).click();
   await expect(settings.getByLabel("Management API")).toBeEnabled();
+
+  // Rotating with an overlap (a day, the default choice): both secrets work until it ends, here ended early.
+  const introspects = async (secret: string) =>
+    (
+      await page.request.post("/token/introspect", {
+        headers: {
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`,
+        },
+        form: { token: "x".repeat(43) },
+      })
+    ).status();
+  await page.getByRole("button", { name: "Rotate secret", exact: true }).click();
+  const rotation = page.getByRole("dialog", { name: "Rotate the client secret?" });
+  await expect(rotation.getByLabel("The current secret keeps working for")).toHaveValue("86400");
+  await expectNoAxeViolations(page, "the rotate-secret dialog with its overlap choice");
+  await rotation.getByRole("button", { name: "Rotate secret" }).click();
+  await expect(rotation).toBeHidden();
+  const secondSecret = await page.getByLabel("New client secret").inputValue();
+  expect(secondSecret).not.toBe(firstSecret);
+  await page.getByRole("button", { name: "I have stored it: hide the secret" }).click();
+  const overlap = page.locator("#secret").getByText("Overlap: the previous secret also works until");
+  await expect(overlap).toBeVisible();
+  expect([await introspects(firstSecret), await introspects(secondSecret)]).toEqual([200, 200]);
+  await confirm(page, "End overlap now", "End overlap");
+  await expect(overlap).toHaveCount(0);
+  expect([await introspects(firstSecret), await introspects(secondSecret)]).toEqual([401, 200]);
+  expect((await db.auditEvent.findFirstOrThrow({ where: { clientId, action: "client.secret_overlap_ended" } })).outcome).toBe("success");
 
   await settings.getByLabel("Name").fill("Edited");
   await settings.getByLabel("Logo URL").fill("https://edited.example.com/logo.png");
@@ -128,7 +159,10 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expect(await details("client.disabled")).toContainText("enabled: true -> false");
   await expect(await details("client.enabled")).toContainText("enabled: false -> true");
   await expect(await details("allowed_origin.added")).toContainText('allowedOrigins: [] -> ["https://spa.edited.example.com"]');
-  await expect(await details("client.secret_rotated")).toContainText("confidential: false -> true");
+  await expect(await details("client.secret_rotated", 1)).toContainText("confidential: false -> true"); // the first, newest first
+  await expect(await details("client.secret_rotated", 0)).toContainText(
+    "confidential: true -> true (secret replaced; the previous one valid until ",
+  );
   await expectNoAxeViolations(page, "the audit log with rows expanded");
   await screenshot(page, testInfo, "admin-audit-client-changes");
 

@@ -1,7 +1,8 @@
 /**
  * Emergency revocation of a signing key in the dashboard, in real Chromium against the built
- * server: the confirmation says what it breaks, Cancel changes nothing, and once confirmed the key
- * disappears from the page and from /keys, a new key signs, and the key's tokens stop working.
+ * server: the confirmation says what it breaks and asks to type the kid (as deleting a client asks
+ * for its id), Cancel changes nothing, and once confirmed the key leaves the schedule and /keys for
+ * the key history, a new key signs, and the key's tokens stop working.
  */
 import { mkdir } from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
@@ -73,14 +74,26 @@ test("an admin revokes the current signing key: the confirmation says what break
   expect((await (await request.get("/keys")).json()).keys.map((k: { kid: string }) => k.kid)).toContain(kid);
   expect((await userinfo(before.access_token)).status()).toBe(200);
 
-  // Confirmed: the key leaves the page, a new key is current, and the page says so.
+  // Confirmed only once the kid is typed in full: the key leaves the schedule, a new key is current, and the page says so.
   await trigger.click();
-  await dialog.getByRole("button", { name: "Revoke key" }).click();
+  const revoke = dialog.getByRole("button", { name: "Revoke key" });
+  await expect(revoke).toBeDisabled();
+  const typed = dialog.getByLabel("Type the key ID to confirm");
+  await typed.fill(kid.slice(0, -1));
+  await expect(revoke).toBeDisabled();
+  await typed.fill(kid);
+  await revoke.click();
   await page.waitForURL((url) => url.pathname === "/admin/keys" && url.searchParams.get("revoked") === kid);
   const notice = page.getByRole("status").filter({ hasText: `Key ${kid} was revoked` });
   await expect(notice).toBeVisible();
-  await expect(page.getByRole("row").filter({ hasText: kid })).toHaveCount(0);
-  const current = page.getByRole("row").filter({ has: page.getByText("Current", { exact: true }) });
+  const schedule = page.getByRole("table", { name: "Signing keys, newest first" });
+  await expect(schedule.getByRole("row").filter({ hasText: kid })).toHaveCount(0);
+  // Kept as history, with who revoked it.
+  const historyRow = page.getByRole("table", { name: "Key history, newest first" }).getByRole("row").filter({ hasText: kid });
+  await expect(historyRow.getByText("Revoked", { exact: true })).toBeVisible();
+  await expect(historyRow).toContainText("Revoked by ");
+  await expect(historyRow.getByRole("button", { name: /Revoke/ })).toHaveCount(0);
+  const current = schedule.getByRole("row").filter({ has: page.getByText("Current", { exact: true }) });
   await expect(current).toHaveCount(1);
   const successor = new URL(page.url()).searchParams.get("successor")!;
   await expect(current).toContainText(successor);

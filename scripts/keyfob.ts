@@ -23,7 +23,9 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients enable <client_id>
   clients disable <client_id>
   clients delete <client_id>
-  clients secret <client_id>                       make confidential with a new secret (printed once)
+  clients secret <client_id> [--overlap <seconds>]  make confidential with a new secret (printed once); --overlap
+                                                   keeps the replaced secret valid that long (at most 30 days)
+  clients end-overlap <client_id>                  end the overlap now: the replaced secret stops working
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
               [--management-scopes "<scope> ..."]
@@ -104,10 +106,18 @@ const commands: Record<string, Command> = {
     act(k, "client.disable", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} disabled`)),
   "clients delete": (k, [id]) =>
     act(k, "client.delete", { clientId: need(id, "client_id") }).then(() => console.log(`client ${id} deleted`)),
-  "clients secret": async (k, [id]) => {
-    const { secret } = await act(k, "client.rotate_secret", { clientId: need(id, "client_id") });
+  "clients secret": async (k, [id], o) => {
+    const { secret, previousSecretExpiresAt } = await act(k, "client.rotate_secret", {
+      clientId: need(id, "client_id"),
+      overlapSeconds: o.overlap,
+    });
     console.log(`client secret for ${id} (shown once, stored hashed):\n${secret}`);
+    if (previousSecretExpiresAt) console.log(`the previous secret works until ${(previousSecretExpiresAt as Date).toISOString()}`);
   },
+  "clients end-overlap": (k, [id]) =>
+    act(k, "client.end_secret_overlap", { clientId: need(id, "client_id") }).then(() =>
+      console.log(`the previous secret of ${id} no longer works`),
+    ),
   "clients set": async (k, [id], o) => {
     const { settings } = await act(k, "client.update", {
       clientId: need(id, "client_id"),
@@ -241,6 +251,7 @@ async function main() {
       id: { type: "string" },
       logo: { type: "string" },
       expires: { type: "string" },
+      overlap: { type: "string" },
       "require-pkce": { type: "string" },
       "resource-server": { type: "string" },
       "refresh-tokens": { type: "string" },

@@ -36,6 +36,11 @@ describe("finding accounts", () => {
     expect(await ids(user.accountId.toLowerCase())).toEqual([user.accountId]);
     expect(await ids(user.wallet.address.toLowerCase())).toEqual([user.accountId]);
     expect(await ids(user.identity.email!.toUpperCase())).toEqual([user.accountId]);
+    // Part of an email, with or without its @: the start of the local part, the domain.
+    const [local, domain] = user.identity.email!.split("@");
+    expect(await ids(`${local.slice(0, -2)}`)).toContain(user.accountId);
+    expect(await ids(`${local.slice(2).toUpperCase()}@${domain.slice(0, 3)}`)).toContain(user.accountId);
+    expect(await ids(`@${domain}`)).toContain(user.accountId);
     expect(await ids(user.accountId.slice(2, 14))).toContain(user.accountId);
     expect(await ids("nobody-has-this@example.com")).toEqual([]);
     expect(await resolveAccountReference(adminSide, admin, user.wallet.address)).toEqual({ id: user.accountId });

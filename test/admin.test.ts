@@ -10,7 +10,7 @@ import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { ADMIN_ACTIONS, performAdminAction, type AdminActionName } from "@/lib/admin/actions";
-import { auditCsv, overview } from "@/lib/admin/operations";
+import { auditCsv, getClient, overview } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin, readAdminSession } from "@/lib/admin/session";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
@@ -55,6 +55,7 @@ function sampleInput(name: AdminActionName, clientId: string): Record<string, un
     "client.disable": { clientId },
     "client.delete": { clientId },
     "client.rotate_secret": { clientId },
+    "client.end_secret_overlap": { clientId },
     "redirect_uri.add": { clientId, uri: "https://new.example.com/cb" },
     "redirect_uri.remove": { clientId, uri: "https://app.example.com/cb" },
     "client.update": { clientId, requirePkce: "true", name: "Renamed" },
@@ -174,6 +175,74 @@ describe("authorization of every dashboard change", () => {
     expect(csv.split("\r\n")[0]).toBe("at,actor,action,clientId,accountId,ip,outcome,detail");
     expect(csv).toContain('"client.secret_rotated"');
     expect((await overview(k, { accountId: bootstrapWallet, label: "x" })).perDay).toHaveLength(14);
+  });
+
+  it("adds signers only to a license: a client with any other id is refused, with the reason audited", async () => {
+    const app = await performAdminAction(k, admin, "client.create", { name: "Generated id" });
+    const clientId = app.ok ? (app.value.clientId as string) : "";
+    expect(clientId).toMatch(/^kf_/);
+    const signer = privateKeyToAccount(generatePrivateKey()).address;
+    expect(await performAdminAction(k, admin, "signer.add", { clientId, address: signer })).toMatchObject({
+      ok: false,
+      status: 400,
+      fieldErrors: { clientId: expect.stringMatching(/only for clients whose id is a license address/) },
+    });
+    expect(await tables(k).signer.count({ where: { clientId } })).toBe(0);
+    const refusal = await tables(k).auditEvent.findFirstOrThrow({ where: { clientId, action: "signer.added" } });
+    expect(refusal).toMatchObject({ outcome: "rejected", detail: expect.stringContaining(`${signer}; clientId: signers are only for`) });
+
+    const license = privateKeyToAccount(generatePrivateKey()).address;
+    expect(await performAdminAction(k, admin, "client.create", { id: license.toLowerCase(), name: "License" })).toMatchObject({ ok: true });
+    expect(await performAdminAction(k, admin, "signer.add", { clientId: license, address: signer })).toMatchObject({
+      ok: true,
+      value: { signer: { address: signer } },
+    });
+  });
+
+  it("rotates a secret with an overlap, shows its end, ends it early, and audits each step", async () => {
+    const app = await performAdminAction(k, admin, "client.create", { name: "Overlap" });
+    const clientId = app.ok ? (app.value.clientId as string) : "";
+    expect(await performAdminAction(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "60" })).toMatchObject({
+      ok: false,
+      fieldErrors: { overlapSeconds: "the client has no secret yet to keep valid" },
+    });
+    expect(await performAdminAction(k, admin, "client.rotate_secret", { clientId })).toMatchObject({
+      ok: true,
+      value: { previousSecretExpiresAt: null },
+    });
+    expect(await performAdminAction(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "2592001" })).toMatchObject({
+      ok: false,
+      fieldErrors: { overlapSeconds: expect.stringMatching(/at most 30 days/) },
+    });
+    const before = Date.now();
+    const rotated = await performAdminAction(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "86400" });
+    const until = rotated.ok ? (rotated.value.previousSecretExpiresAt as Date) : new Date(0);
+    expect(until.getTime() - before).toBeGreaterThanOrEqual(86400_000 - 1000);
+    expect(until.getTime() - before).toBeLessThan(86400_000 + 5000);
+    expect((await getClient(k, { accountId: bootstrapWallet, label: "x" }, clientId))?.secretOverlapEndsAt).toEqual(until);
+    expect(await performAdminAction(k, admin, "client.end_secret_overlap", { clientId })).toMatchObject({ ok: true });
+    expect((await getClient(k, { accountId: bootstrapWallet, label: "x" }, clientId))?.secretOverlapEndsAt).toBeNull();
+    expect(await performAdminAction(k, admin, "client.end_secret_overlap", { clientId })).toMatchObject({
+      ok: false,
+      status: 400,
+      fieldErrors: { clientId: "the client has no previous secret that is still valid" },
+    });
+    const events = await tables(k).auditEvent.findMany({
+      where: { clientId, action: { in: ["client.secret_rotated", "client.secret_overlap_ended"] } },
+      orderBy: { id: "asc" },
+    });
+    expect(events.map((e) => [e.action, e.outcome, e.detail])).toEqual([
+      ["client.secret_rotated", "rejected", "overlapSeconds: the client has no secret yet to keep valid"],
+      ["client.secret_rotated", "success", "confidential: false -> true"],
+      ["client.secret_rotated", "rejected", "invalid input: overlapSeconds: must be at most 30 days (2592000 seconds)"],
+      [
+        "client.secret_rotated",
+        "success",
+        `confidential: true -> true (secret replaced; the previous one valid until ${until.toISOString()})`,
+      ],
+      ["client.secret_overlap_ended", "success", `previous secret valid until: "${until.toISOString()}" -> "ended"`],
+      ["client.secret_overlap_ended", "rejected", "clientId: the client has no previous secret that is still valid"],
+    ]);
   });
 
   it("admits verified allowlisted emails, not unverified ones, and roles granted in the dashboard until revoked", async () => {

@@ -227,7 +227,7 @@ describe("the client cache across two instances", () => {
     expect(await exchange(b, app, pending, app.secret)).toMatchObject({
       status: 401,
       error: "invalid_client",
-      description: "client authentication failed",
+      description: expect.stringMatching(/^client authentication failed: wrong client_secret \(client_secret_/),
     });
     expect(await exchange(b, app, pending, secret)).toMatchObject({ status: 200, accessToken: expect.any(String) });
   });
@@ -253,7 +253,7 @@ describe("the client cache across two instances", () => {
     expect(await exchange(b, app, pending)).toMatchObject({
       status: 401,
       error: "invalid_client",
-      description: "client authentication failed",
+      description: "client authentication failed: the client's secret was replaced while the request was handled",
     });
     expect(await codeState(pending)).toEqual({ tokens: 0, used: false });
     expect(await authenticates(b, app, "a-new-secret")).toBe(false); // the stale entry

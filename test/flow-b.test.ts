@@ -17,7 +17,7 @@ import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization, endedInteraction, leaveInteraction } from "@/lib/interactions/interactions";
 import { loginWithWallet } from "@/lib/siwe/login";
-import { setClientEnabled, updateClient } from "@/lib/clients/registry";
+import { endSecretOverlap, RegistryError, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { startSession } from "@/lib/sessions/login-session";
@@ -25,7 +25,7 @@ import { createChallengeMessage } from "@/lib/siwe/challenge";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
-import { authorize, authorizeQuery, FORM, google, pkce, registerApp, token, userinfo, type App } from "./support/flow-b";
+import { authorize, authorizeQuery, basic, FORM, google, pkce, registerApp, token, userinfo, type App } from "./support/flow-b";
 import { tables } from "./support/database";
 
 let jwks: ReturnType<typeof createLocalJWKSet>;
@@ -289,6 +289,92 @@ describe("POST /token (code exchange)", () => {
     expect((await token(app, { code }, "basic")).status).toBe(200); // failed attempts did not consume it
     const secretRow = await tables(keyfob()).client.findUniqueOrThrow({ where: { id: app.clientId } });
     expect(secretRow.secretHash).not.toContain(app.secret);
+  });
+
+  it("says, and audits, what failed in a client's authentication: the secret missing or wrong, the method, the grant", async () => {
+    const app = await registerApp({ confidential: true, settings: { refreshTokensAllowed: true } });
+    const publicApp = await registerApp();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const failures: [Response, string][] = [
+      [
+        await token(app, { code }, "none"),
+        "client authentication failed: the client has a secret, and none was sent (use client_secret_basic or client_secret_post) (none, grant_type authorization_code)",
+      ],
+      [
+        await token({ ...app, secret: "wrong" }, { code }, "basic"),
+        "client authentication failed: wrong client_secret (client_secret_basic, grant_type authorization_code)",
+      ],
+      [
+        await token({ ...app, secret: "wrong" }, { grant_type: "refresh_token", refresh_token: "x".repeat(43) }, "post"),
+        "client authentication failed: wrong client_secret (client_secret_post, grant_type refresh_token)",
+      ],
+      [
+        await token({ ...app, secret: "wrong" }, { grant_type: "client_credentials" }, "post"),
+        "client authentication failed: wrong client_secret (client_secret_post, grant_type client_credentials)",
+      ],
+      [
+        await token({ ...publicApp, secret: "invented" }, { code: "x".repeat(43) }, "post"),
+        "client authentication failed: a client_secret was sent, but the client is public and has none (client_secret_post, grant_type authorization_code)",
+      ],
+    ];
+    for (const [response, description] of failures) {
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: "invalid_client", error_description: description });
+    }
+    await keyfob().audit.flush();
+    const audited = await tables(keyfob()).auditEvent.findMany({
+      where: { action: "token.failed", clientId: { in: [app.clientId, publicApp.clientId] } },
+      orderBy: { id: "asc" },
+    });
+    expect(audited.map((e) => [e.outcome, e.detail])).toEqual(
+      failures.map(([, description]) => ["invalid_client", `token: ${description}`]),
+    );
+    expect(audited.map((e) => e.detail).join()).not.toContain(app.secret);
+  });
+
+  it("keeps the replaced secret valid during a rotation's overlap: both work, the old one not after it, nor once ended early", async () => {
+    const { store } = keyfob();
+    const app = await registerApp({ confidential: true });
+    // Introspection authenticates from the database, /token from the instance's client cache: both are checked.
+    const introspects = async (secret: string) =>
+      (
+        await introspectRoute(
+          new Request(`${ISSUER}/token/introspect`, {
+            method: "POST",
+            headers: { ...FORM, authorization: basic({ ...app, secret }) },
+            body: new URLSearchParams({ token: "x".repeat(43) }),
+          }),
+        )
+      ).status;
+    const exchanges = async (secret: string) =>
+      (await token({ ...app, secret }, { code: (await authorize(app)).searchParams.get("code")! })).status;
+    const first = app.secret!;
+
+    const second = await rotateClientSecret(store, app.clientId, { overlapSeconds: 2 });
+    expect([await introspects(first), await introspects(second), await exchanges(first), await exchanges(second)]).toEqual([
+      200, 200, 200, 200,
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expect([await introspects(first), await introspects(second), await exchanges(first), await exchanges(second)]).toEqual([
+      401, 200, 401, 200,
+    ]);
+    const refused = await token({ ...app, secret: first }, { code: "x".repeat(43) });
+    expect((await refused.json()).error_description).toMatch(/the client_secret is the one the last rotation replaced, valid until \S+Z/);
+
+    // Ended early: the replaced secret stops at once; there is nothing left to end after that.
+    const third = await rotateClientSecret(store, app.clientId, { overlapSeconds: 3600 });
+    expect([await introspects(second), await introspects(third), await exchanges(second)]).toEqual([200, 200, 200]);
+    await endSecretOverlap(store, app.clientId);
+    expect([await introspects(second), await introspects(third), await exchanges(second), await exchanges(third)]).toEqual([
+      401, 200, 401, 200,
+    ]);
+    await expect(endSecretOverlap(store, app.clientId)).rejects.toThrow(/no previous secret that is still valid/);
+
+    // Without an overlap the replaced secret stops at once; a public client has nothing to keep valid.
+    const fourth = await rotateClientSecret(store, app.clientId);
+    expect([await introspects(third), await introspects(fourth)]).toEqual([401, 200]);
+    await expect(rotateClientSecret(store, app.clientId, { overlapSeconds: -1 })).rejects.toBeInstanceOf(RegistryError);
+    await expect(rotateClientSecret(store, (await registerApp()).clientId, { overlapSeconds: 60 })).rejects.toThrow(/no secret yet/);
   });
 
   it("refuses malformed client authentication and request bodies", async () => {

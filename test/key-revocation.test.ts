@@ -18,6 +18,7 @@ import { introspectToken } from "@/lib/actions/introspect";
 import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { userinfo } from "@/lib/actions/userinfo";
 import { performAdminAction } from "@/lib/admin/actions";
+import { keyHistory, revokeSigningKey } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
@@ -389,5 +390,19 @@ describe("emergency key revocation and the rotation schedule (controlled clock)"
     ]);
     expect((await k.keys.publicKeys()).map((key) => key.kid)).not.toContain(first);
     expect((await k.keys.publicKeys()).map((key) => key.kid)).not.toContain(next.kid);
+
+    // Retired keys whose tokens have all expired are unpublished, not deleted: the history lists
+    // them with the revoked ones, newest first, and none can be revoked or loaded again.
+    const operator = { accountId: "test", label: "test" };
+    const history = await keyHistory(k, operator);
+    expect(history.map((key) => key.kid)).toEqual(expect.arrayContaining([first, next.kid, successor.kid]));
+    expect(history.map((key) => key.activatesAt.getTime())).toEqual(history.map((key) => key.activatesAt.getTime()).sort((x, y) => y - x));
+    const unpublished = history.find((key) => key.kid === successor.kid)!;
+    expect(unpublished).toMatchObject({ revokedAt: null, unpublishedAt: expect.any(Date) });
+    expect(history.find((key) => key.kid === first)).toMatchObject({ revokedBy: "test" });
+    expect(Object.keys(unpublished)).not.toContain("privateJwe");
+    await expect(revokeSigningKey(k, operator, successor.kid)).rejects.toThrow(/retired and left the JWKS .* nothing to revoke/);
+    const schedule = (await k.keys.schedule()).map((key) => key.kid);
+    for (const key of history) expect(schedule).not.toContain(key.kid);
   });
 });

@@ -104,7 +104,16 @@ describe("KeyStore", () => {
     advance(0.2);
     await a.refresh();
     expect(await kids(a)).toEqual([second]);
-    expect(await db.signingKey.count()).toBe(1);
+    // Kept as history, unpublished, its private half erased: never loaded again.
+    expect(await db.signingKey.findUniqueOrThrow({ where: { kid: first } })).toMatchObject({
+      unpublishedAt: now,
+      privateJwe: "",
+      revokedAt: null,
+    });
+    expect((await storage.keys.history(10)).map((key) => key.kid)).toEqual([first]);
+    const c = new KeyStore(storage, secret, policy, clock); // a fresh instance does not take it back
+    expect(await kids(c)).toEqual([second]);
+    expect(await signingKid(c)).toBe(second);
   });
 
   it("after a long downtime keeps signing with the last key until its successor has been published", async () => {

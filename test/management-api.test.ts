@@ -309,21 +309,44 @@ describe("the management API", () => {
       (await api(token, "POST", `/clients/${enc(id)}/redirect-uris`, { uri: "http://api.example.com/cb" })).body.field_errors.uri,
     ).toMatch(/https/);
 
+    // Signers are a license's: a client with a generated id is refused one, as the dashboard and CLI refuse it.
     const signer = privateKeyToAccount(generatePrivateKey()).address;
-    const added = await api(token, "POST", `/clients/${enc(id)}/signers`, {
+    const refused = await api(token, "POST", `/clients/${enc(id)}/signers`, { address: signer });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: "invalid_request", status: 400, field_errors: { clientId: expect.stringMatching(/license address/) } },
+    });
+    expect((await api(token, "GET", `/clients/${enc(id)}/signers`)).body.items).toEqual([]);
+    const license = privateKeyToAccount(generatePrivateKey()).address;
+    expect((await api(token, "POST", "/clients", { id: license, name: "A license" })).status).toBe(201);
+    const added = await api(token, "POST", `/clients/${enc(license)}/signers`, {
       address: signer.toLowerCase(),
       expiresAt: "2099-01-01T00:00:00Z",
     });
     expect(added).toMatchObject({ status: 201, body: { signer: { address: signer, expiresAt: "2099-01-01T00:00:00.000Z" } } });
-    expect((await api(token, "DELETE", `/clients/${enc(id)}/signers/${signer}`)).status).toBe(204);
-    expect((await api(token, "GET", `/clients/${enc(id)}/signers`)).body.items[0]).toMatchObject({
+    expect((await api(token, "DELETE", `/clients/${enc(license)}/signers/${signer}`)).status).toBe(204);
+    expect((await api(token, "GET", `/clients/${enc(license)}/signers`)).body.items[0]).toMatchObject({
       address: signer,
       revokedAt: expect.any(String),
     });
+    expect((await api(token, "DELETE", `/clients/${enc(license)}`)).status).toBe(204);
 
     const secret = await api(token, "POST", `/clients/${enc(id)}/secret`);
     expect(secret).toMatchObject({ status: 201, body: { clientId: id, secret: expect.stringMatching(/^[\w-]{43}$/) } });
-    expect((await api(token, "GET", `/clients/${enc(id)}`)).body.confidential).toBe(true);
+    expect((await api(token, "GET", `/clients/${enc(id)}`)).body).toMatchObject({ confidential: true, secretOverlapEndsAt: null });
+    // A rotation with an overlap, ended early.
+    const overlapping = await api(token, "POST", `/clients/${enc(id)}/secret`, { overlapSeconds: 3600 });
+    expect(overlapping).toMatchObject({
+      status: 201,
+      body: { secret: expect.stringMatching(/^[\w-]{43}$/), previousSecretExpiresAt: expect.any(String) },
+    });
+    expect((await api(token, "GET", `/clients/${enc(id)}`)).body.secretOverlapEndsAt).toBe(overlapping.body.previousSecretExpiresAt);
+    expect((await api(token, "POST", `/clients/${enc(id)}/secret`, { overlapSeconds: "soon" })).body).toMatchObject({
+      status: 400,
+      field_errors: { overlapSeconds: expect.any(String) },
+    });
+    expect((await api(token, "DELETE", `/clients/${enc(id)}/secret/previous`)).status).toBe(204);
+    expect((await api(token, "DELETE", `/clients/${enc(id)}/secret/previous`)).body).toMatchObject({ status: 400 });
 
     // Audited like the dashboard's changes, under the API client's name, with before and after.
     const events = await tables(keyfob()).auditEvent.findMany({ where: { clientId: id }, orderBy: { id: "asc" } });

@@ -127,6 +127,9 @@ it("describes every answer of every operation, successes and errors", async () =
   await call("GET", "/clients/{clientId}", c);
   await call("PATCH", "/clients/{clientId}", c, { body: { refreshTokensAllowed: true, requirePkce: true } });
   expect((await call("POST", "/clients/{clientId}/secret", c)).status).toBe(201);
+  const rotated = await call("POST", "/clients/{clientId}/secret", c, { body: { overlapSeconds: 3600 } });
+  expect(rotated.body).toMatchObject({ previousSecretExpiresAt: expect.any(String) });
+  expect((await call("DELETE", "/clients/{clientId}/secret/previous", c)).status).toBe(204);
   for (const [list, field, value] of [
     ["redirect-uris", "uri", "https://app.example.com/callback"],
     ["post-logout-redirect-uris", "uri", "https://app.example.com/bye"],
@@ -136,16 +139,20 @@ it("describes every answer of every operation, successes and errors", async () =
     await call("GET", `/clients/{clientId}/${list}`, c);
     expect((await call("DELETE", `/clients/{clientId}/${list}`, c, { query: `${field}=${encodeURIComponent(value)}` })).status).toBe(204);
   }
+  // Signers belong to a license: a client whose id is an address.
+  const licensed = { clientId: privateKeyToAccount(generatePrivateKey()).address };
+  expect((await call("POST", "/clients", {}, { body: { id: licensed.clientId, name: "OpenAPI license" } })).status).toBe(201);
   const signer = privateKeyToAccount(generatePrivateKey()).address;
   const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-  expect((await call("POST", "/clients/{clientId}/signers", c, { body: { address: signer, expiresAt } })).status).toBe(201);
-  await call("GET", "/clients/{clientId}/signers", c);
-  expect((await call("DELETE", "/clients/{clientId}/signers/{address}", { ...c, address: signer })).status).toBe(204);
+  expect((await call("POST", "/clients/{clientId}/signers", c, { body: { address: signer, expiresAt } })).status).toBe(400);
+  expect((await call("POST", "/clients/{clientId}/signers", licensed, { body: { address: signer, expiresAt } })).status).toBe(201);
+  await call("GET", "/clients/{clientId}/signers", licensed);
+  expect((await call("DELETE", "/clients/{clientId}/signers/{address}", { ...licensed, address: signer })).status).toBe(204);
 
   // Signing keys: rotate, then revoke the upcoming key the rotation published (no token carries it yet).
   await call("GET", "/keys");
-  const rotated = (await call("POST", "/keys/rotate")).body as { items: { kid: string; status: string }[] };
-  const upcoming = rotated.items.find((key) => key.status === "upcoming")!;
+  const keysRotated = (await call("POST", "/keys/rotate")).body as { items: { kid: string; status: string }[] };
+  const upcoming = keysRotated.items.find((key) => key.status === "upcoming")!;
   expect((await call("POST", "/keys/{kid}/revoke", { kid: upcoming.kid })).status).toBe(200);
   expect((await call("POST", "/keys/{kid}/revoke", { kid: "0".repeat(40) })).status).toBe(400);
 
@@ -182,6 +189,7 @@ it("describes every answer of every operation, successes and errors", async () =
   await call("GET", "/audit", {}, { query: `client=${clientId}&page=1` });
   await call("GET", "/audit.csv", {}, { query: `client=${clientId}` });
   expect((await call("DELETE", "/clients/{clientId}", c)).status).toBe(204);
+  expect((await call("DELETE", "/clients/{clientId}", licensed)).status).toBe(204);
 
   // Errors: no token, a bad token, invalid input.
   expect((await call("GET", "/clients", {}, { token: "not-a-token" })).status).toBe(401);

@@ -18,13 +18,8 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
  */
 export function searchAccounts(store: Store, query: string | undefined, page: number, pageSize: number) {
   const text = query?.trim() ?? "";
-  const search: AccountQuery = ADDRESS.test(text)
-    ? { address: getAddress(text) }
-    : text.includes("@")
-      ? { email: text }
-      : text
-        ? { text }
-        : {};
+  // Anything but a whole address is looked for as part of an id, subject or email ("alice@", "@example.com").
+  const search: AccountQuery = ADDRESS.test(text) ? { address: getAddress(text) } : text ? { text } : {};
   return store.accounts.search(search, (page - 1) * pageSize, pageSize);
 }
 

@@ -82,7 +82,7 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
     if (current && !current.client.refreshTokensAllowed)
       throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
     if (current && client.secretHash !== undefined && (await store.clients.findForTokens(client.id))?.secretHash !== client.secretHash)
-      throw invalidClient("client authentication failed");
+      throw invalidClient("client authentication failed: the client's secret was replaced while the request was handled");
     throw invalidGrant("the refresh token has been revoked or has expired");
   }
   const asked = requestedScope === undefined ? original : (requestedScope.split(" ").filter(Boolean) as Scope[]);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { claimedClientId } from "../clients/client-id";
-import { RegistryError, type ClientSettings } from "../clients/registry";
+import { MAX_SECRET_OVERLAP_SECONDS, RegistryError, type ClientSettings } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { hasControlCharacter } from "../oauth/params";
 import { AdminAccessError, requireAdmin, type Admin } from "./access";
@@ -72,8 +72,28 @@ const actions = {
   "client.enable": action("client.enabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, true).then(none)),
   "client.disable": action("client.disabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, false).then(none)),
   "client.delete": action("client.deleted", clientInput, (k, a, i) => ops.deleteClient(k, a, i.clientId).then(none)),
-  "client.rotate_secret": action("client.secret_rotated", clientInput, (k, a, i) =>
-    ops.rotateClientSecret(k, a, i.clientId).then((secret) => ({ secret })),
+  "client.rotate_secret": action(
+    "client.secret_rotated",
+    z.object({
+      clientId,
+      // How long the replaced secret stays valid (seconds); absent or 0: it stops at once.
+      overlapSeconds: z.preprocess(
+        (v) => (v === "" || v === null ? undefined : v),
+        z.coerce
+          .number({ message: "must be a number of seconds" })
+          .int("must be a whole number of seconds")
+          .min(0, "must not be negative")
+          .max(MAX_SECRET_OVERLAP_SECONDS, "must be at most 30 days (2592000 seconds)")
+          .optional(),
+      ),
+    }),
+    (k, a, i) =>
+      ops
+        .rotateClientSecret(k, a, i.clientId, i.overlapSeconds)
+        .then(({ secret, previousSecretExpiresAt }) => ({ secret, previousSecretExpiresAt })),
+  ),
+  "client.end_secret_overlap": action("client.secret_overlap_ended", clientInput, (k, a, i) =>
+    ops.endSecretOverlap(k, a, i.clientId).then(none),
   ),
   "client.update": action(
     "client.updated",

@@ -43,6 +43,9 @@ export const clientSchema = z.object({
     .meta({ examples: ["https://fleet.example.com/logo.png"] }),
   enabled: z.boolean(),
   confidential: z.boolean().meta({ description: "has a secret" }),
+  secretOverlapEndsAt: time
+    .nullable()
+    .meta({ description: "when the secret the last rotation replaced stops working; null: no overlap under way" }),
   requirePkce: z.boolean(),
   resourceServer: z.boolean(),
   refreshTokensAllowed: z.boolean(),
@@ -169,6 +172,9 @@ export const RESPONSES = {
   secret: z.object({
     clientId,
     secret: z.string().meta({ description: "shown this once; Keyfob keeps only its hash", examples: ["kfs_Xq2…"] }),
+    previousSecretExpiresAt: time
+      .nullable()
+      .meta({ description: "when the replaced secret stops working (overlapSeconds); null: it stopped at once" }),
   }),
   values: items(z.string()).meta({ examples: [{ items: ["https://fleet.example.com/callback"] }] }),
   signers: items(signer),

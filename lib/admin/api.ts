@@ -204,6 +204,8 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
     logoUrl: found.logoUrl,
     enabled: found.enabled,
     confidential: found.confidential,
+    // When the secret a rotation replaced stops working (null: no overlap under way).
+    secretOverlapEndsAt: found.secretOverlapEndsAt,
     requirePkce: found.requirePkce,
     resourceServer: found.resourceServer,
     refreshTokensAllowed: found.refreshTokensAllowed,
@@ -337,15 +339,28 @@ export const ROUTES: ApiRoute[] = [
   {
     method: "POST",
     path: "/clients/{clientId}/secret",
-    summary: "Generate or rotate the client's secret (returned once, stored hashed)",
+    summary:
+      "Generate or rotate the client's secret (returned once, stored hashed); overlapSeconds keeps the replaced one valid that long (previousSecretExpiresAt)",
     tag: "Clients",
     status: 201,
     response: "secret",
     action: "client.rotate_secret",
+    body: ["overlapSeconds"],
     handle: async (c) => ({
       clientId: (await client(c)).id,
       ...(await perform(c, "client.rotate_secret", { clientId: c.params.clientId })),
     }),
+  },
+  {
+    method: "DELETE",
+    path: "/clients/{clientId}/secret/previous",
+    summary: "End a secret rotation's overlap now: the replaced secret stops working",
+    tag: "Clients",
+    status: 204,
+    action: "client.end_secret_overlap",
+    handle: async (c) => {
+      await perform(c, "client.end_secret_overlap", { clientId: c.params.clientId });
+    },
   },
   ...valueList("redirect-uris", "redirect URIs", "uri", "redirectUris", "redirect_uri.add", "redirect_uri.remove"),
   ...valueList(

@@ -14,6 +14,12 @@ import { MANAGEMENT_SCOPES } from "./scopes";
 /** How the API takes values that forms send as text: flags as booleans, dates as ISO 8601, an optional logo as null. */
 const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
   enabled: { type: "boolean" },
+  overlapSeconds: {
+    type: "integer",
+    minimum: 0,
+    maximum: 2592000,
+    description: "how long the replaced secret stays valid, in seconds (0 or absent: it stops at once)",
+  },
   requirePkce: { type: "boolean", description: "PKCE for a confidential client too (public clients always need it)" },
   resourceServer: { type: "boolean", description: "may introspect other clients' tokens" },
   refreshTokensAllowed: { type: "boolean", description: "may get refresh tokens (offline_access)" },

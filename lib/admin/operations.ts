@@ -249,8 +249,12 @@ export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address:
   );
 };
 
-/** Generates or rotates the client's secret; the only time it is seen is in the return value (never in the audit log). */
-export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) => {
+/**
+ * Generates or rotates the client's secret; the only time it is seen is in the return value (never
+ * in the audit log). With `overlapSeconds`, the replaced secret stays valid that long; the result
+ * says until when (null: it stopped at once).
+ */
+export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string, overlapSeconds?: number) => {
   const id = normalizeClientId(clientId);
   let wasConfidential = false;
   return change(
@@ -260,9 +264,31 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string) =>
     { clientId: id },
     async (tx) => {
       wasConfidential = (await tx.store.clients.find(id))?.secretHash != null;
-      return registry.rotateClientSecret(tx.store, clientId);
+      const secret = await registry.rotateClientSecret(tx.store, clientId, { overlapSeconds });
+      const previousSecretExpiresAt = (await tx.store.clients.find(id))?.previousSecretExpiresAt ?? null;
+      return { secret, previousSecretExpiresAt };
     },
-    () => (wasConfidential ? "confidential: true -> true (secret replaced)" : "confidential: false -> true"),
+    ({ previousSecretExpiresAt }) =>
+      wasConfidential
+        ? `confidential: true -> true (secret replaced; ${previousSecretExpiresAt ? `the previous one valid until ${previousSecretExpiresAt.toISOString()}` : "the previous one stopped at once"})`
+        : "confidential: false -> true",
+  );
+};
+
+/** Ends a secret rotation's overlap early: the replaced secret stops working now. */
+export const endSecretOverlap = (k: Keyfob, admin: Admin, clientId: string) => {
+  const id = normalizeClientId(clientId);
+  let until: Date | null = null;
+  return change(
+    k,
+    admin,
+    "client.secret_overlap_ended",
+    { clientId: id },
+    async (tx) => {
+      until = (await tx.store.clients.find(id))?.previousSecretExpiresAt ?? null;
+      await registry.endSecretOverlap(tx.store, clientId);
+    },
+    () => `previous secret valid until: ${JSON.stringify(until?.toISOString() ?? null)} -> "ended"`,
   );
 };
 
@@ -313,8 +339,13 @@ export async function revokeSigningKey(k: Keyfob, admin: Admin, kid: string): Pr
     await failed(k, entry, kid, error);
     throw error;
   }
-  if (result.outcome === "unknown") {
-    const refusal = new registry.RegistryError("kid", `no signing key has the kid ${kid}`);
+  if (result.outcome === "unknown" || result.outcome === "unpublished") {
+    const refusal = new registry.RegistryError(
+      "kid",
+      result.outcome === "unknown"
+        ? `no signing key has the kid ${kid}`
+        : `signing key ${kid} retired and left the JWKS on ${result.unpublishedAt.toISOString()} (every token it signed had expired); nothing to revoke`,
+    );
     await failed(k, entry, kid, refusal);
     throw refusal;
   }
@@ -518,8 +549,11 @@ export async function listClients(
 export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
   const client = await k.store.clients.detail(normalizeClientId(clientId));
   if (!client) return undefined;
-  const { secretHash, ...rest } = client;
-  return { ...rest, confidential: secretHash !== null };
+  const { secretHash, previousSecretHash, previousSecretExpiresAt, ...rest } = client;
+  // When the secret a rotation replaced stops working, while it still works (never its hash).
+  const secretOverlapEndsAt =
+    previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt > new Date() ? previousSecretExpiresAt : null;
+  return { ...rest, confidential: secretHash !== null, secretOverlapEndsAt };
 }
 
 /** Accounts found by address, email or id (lib/accounts/directory.ts), 20 to a page. */
@@ -566,6 +600,11 @@ export function listAdmins(k: Keyfob, _admin: Admin) {
 
 export function keySchedule(k: Keyfob, _admin: Admin) {
   return k.keys.schedule();
+}
+
+/** Signing keys out of use for good, newest first (the latest 100): revoked ones, and retired ones no longer published. */
+export function keyHistory(k: Keyfob, _admin: Admin) {
+  return k.store.keys.history(100);
 }
 
 /** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first. */

@@ -24,3 +24,6 @@ export function claimedClientId(value: string | undefined | null): string | unde
 export function generateClientId(): string {
   return `kf_${randomBytes(16).toString("base64url")}`;
 }
+
+/** A client whose id is a license address: the only kind that has signers (Flow A names the client id as `address` for them). */
+export const isLicense = (clientId: string) => isAddress(clientId, { strict: false });

@@ -3,7 +3,7 @@ import { getAddress, type Address } from "viem";
 import { clientSecretHash } from "../oauth/client-auth";
 import { Duplicate, type Store } from "../store";
 import type { ClientSettings } from "../store/clients";
-import { CLIENT_ID, generateClientId, normalizeClientId } from "./client-id";
+import { CLIENT_ID, generateClientId, isLicense, normalizeClientId } from "./client-id";
 import { originProblem, redirectUriProblem } from "./redirect-uri";
 
 /** Bad input to a registry change, naming the field at fault (for the CLI and the dashboard). */
@@ -49,11 +49,32 @@ export async function deleteClient(store: Store, clientId: string) {
   await store.clients.delete(await existingClient(store, clientId));
 }
 
-/** Makes the client confidential with a new secret, replacing any previous one. The secret is returned once and stored hashed. */
-export async function rotateClientSecret(store: Store, clientId: string): Promise<string> {
+/** The longest overlap a rotation may give the secret it replaces. */
+export const MAX_SECRET_OVERLAP_SECONDS = 30 * 86400;
+
+/**
+ * Makes the client confidential with a new secret, replacing any previous one. The secret is
+ * returned once and stored hashed. With `overlapSeconds`, the secret it replaces stays valid that
+ * long (a rotation's overlap, as Keycloak's secret rotation policy), so applications can move to
+ * the new one without an outage; without, it stops at once. A new rotation ends any earlier overlap.
+ */
+export async function rotateClientSecret(store: Store, clientId: string, options: { overlapSeconds?: number } = {}): Promise<string> {
+  const { overlapSeconds = 0 } = options;
+  if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_SECRET_OVERLAP_SECONDS)
+    throw new RegistryError("overlapSeconds", `must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS} (30 days)`);
+  const id = await existingClient(store, clientId);
+  const current = (await store.clients.find(id))?.secretHash;
+  if (overlapSeconds > 0 && !current) throw new RegistryError("overlapSeconds", "the client has no secret yet to keep valid");
   const secret = randomBytes(32).toString("base64url");
-  await store.clients.setSecretHash(await existingClient(store, clientId), clientSecretHash(secret));
+  const previous = overlapSeconds > 0 && current ? { hash: current, expiresAt: new Date(Date.now() + overlapSeconds * 1000) } : null;
+  await store.clients.setSecretHash(id, clientSecretHash(secret), previous);
   return secret;
+}
+
+/** Ends a rotation's overlap early: the secret it replaced stops working now. */
+export async function endSecretOverlap(store: Store, clientId: string) {
+  if (!(await store.clients.endSecretOverlap(await existingClient(store, clientId), new Date())))
+    throw new RegistryError("clientId", "the client has no previous secret that is still valid");
 }
 
 export type { ClientSettings };
@@ -115,11 +136,21 @@ export async function removePostLogoutRedirectUri(store: Store, clientId: string
   }
 }
 
-/** Enables a signer for the client; adding a revoked or expired signer again enables it anew. */
+/**
+ * Enables a signer for the client; adding a revoked or expired signer again enables it anew. Only
+ * a license has signers: Flow A asks for a challenge with `address` = client id, so a signer of any
+ * other client could never sign one.
+ */
 export async function addSigner(store: Store, clientId: string, address: string, expiresAt?: Date) {
   const signer = parseAddress(address);
   if (expiresAt && expiresAt.getTime() <= Date.now()) throw new RegistryError("expiresAt", "must be in the future");
-  return store.clients.enableSigner(await existingClient(store, clientId), signer, expiresAt ?? null);
+  const id = await existingClient(store, clientId);
+  if (!isLicense(id))
+    throw new RegistryError(
+      "clientId",
+      `signers are only for clients whose id is a license address (0x…); ${id} is not, so Flow A can never ask a signer to sign for it`,
+    );
+  return store.clients.enableSigner(id, signer, expiresAt ?? null);
 }
 
 export async function revokeSigner(store: Store, clientId: string, address: string) {

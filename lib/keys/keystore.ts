@@ -66,6 +66,8 @@ type StoredKey = ScheduledKey & { publicJwk: JWK; privateJwe: string };
 export type KeyRevocation =
   | { outcome: "unknown" }
   | { outcome: "already-revoked"; revokedAt: Date; revokedBy: string | null }
+  /** Retired and out of the JWKS already (every token it signed has expired): nothing to revoke. */
+  | { outcome: "unpublished"; unpublishedAt: Date }
   | { outcome: "revoked"; revokedAt: Date; was: "current" | "upcoming" | "retired"; successor?: string };
 
 /** A rotation started now: the upcoming key before it (null: none) and after it (the one created, or the one already upcoming). */
@@ -199,11 +201,16 @@ export class KeyStore {
    * Tokens it signed are refused by verifyAccessToken, which checks the key with the token's row.
    * `within` runs in the same transaction when the kid is known (an admin's audit record).
    */
-  async revoke(kid: string, by: string, within?: WithinKeyChange<Exclude<KeyRevocation, { outcome: "unknown" }>>): Promise<KeyRevocation> {
+  async revoke(
+    kid: string,
+    by: string,
+    within?: WithinKeyChange<Exclude<KeyRevocation, { outcome: "unknown" | "unpublished" }>>,
+  ): Promise<KeyRevocation> {
     const result = await this.store.transaction(async (tx): Promise<KeyRevocation> => {
       await tx.keys.lock();
       const row = await tx.keys.find(kid);
       if (!row) return { outcome: "unknown" };
+      if (row.unpublishedAt) return { outcome: "unpublished", unpublishedAt: row.unpublishedAt };
       if (row.revokedAt) {
         const already = { outcome: "already-revoked", revokedAt: row.revokedAt, revokedBy: row.revokedBy } as const;
         await within?.(tx, already);
@@ -326,13 +333,13 @@ export class KeyStore {
       await tx.keys.lock();
       const locked = await this.load(tx);
       const { create, expired } = planRotation(locked, this.clock(), this.policy);
-      if (expired.length > 0) await tx.keys.delete(expired);
+      if (expired.length > 0) await tx.keys.unpublish(expired, this.clock());
       if (create) await tx.keys.create(await this.newKey(create));
       return create || expired.length > 0 ? this.load(tx) : locked;
     });
   }
 
-  /** The keys in use (revoked ones never are), by activation time. */
+  /** The keys in use (revoked and unpublished ones never are), by activation time. */
   private async load(store: Store): Promise<StoredKey[]> {
     const rows: SigningKeyRow[] = await store.keys.live();
     return rows.map((row) => ({

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { ClientCache } from "../clients/cache";
 import { normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
+import { previousSecret, type PreviousSecret } from "../store/clients";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 
@@ -20,6 +21,7 @@ type StoredClient = {
   id: string;
   enabled: boolean;
   secretHash: string | null;
+  previousSecret: PreviousSecret | null;
   resourceServer: boolean;
   refreshTokensAllowed: boolean;
   managementScopes: string[];
@@ -43,7 +45,9 @@ export function authenticateClient(
 ): Promise<AuthenticatedClient> {
   const find = async (id: string): Promise<StoredClient | undefined> => {
     const client = await store.clients.find(id);
-    return client ? { ...client, managementScopes: client.managementApi ? client.managementScopes : [] } : undefined;
+    return client
+      ? { ...client, previousSecret: previousSecret(client), managementScopes: client.managementApi ? client.managementScopes : [] }
+      : undefined;
   };
   return authenticate(find, request, params).then((client) => checked(client, options));
 }
@@ -87,7 +91,19 @@ export async function confidentialClientId(clients: ClientCache, request: Reques
 export async function refuseChangedClient(store: Store, client: { id: string; secretHash?: string | null }): Promise<void> {
   const current = await store.clients.findForTokens(client.id);
   if (!current?.enabled) throw invalidClient("unknown or disabled client");
-  if (client.secretHash !== undefined && current.secretHash !== client.secretHash) throw invalidClient("client authentication failed");
+  if (client.secretHash !== undefined && current.secretHash !== client.secretHash)
+    throw invalidClient("client authentication failed: the client's secret was replaced while the request was handled");
+}
+
+/** How a client authenticated (RFC 7591 token_endpoint_auth_method), for the reasons of a refusal. */
+type AuthMethod = "client_secret_basic" | "client_secret_post" | "none";
+
+/**
+ * Why a client's authentication failed, as the client and the audit log are told: what was wrong
+ * with the secret, the method it came by and, at the token endpoint, the grant (never the secret).
+ */
+function authFailure(problem: string, method: AuthMethod, grant: string | undefined) {
+  return invalidClient(`client authentication failed: ${problem} (${method}${grant ? `, grant_type ${grant}` : ""})`);
 }
 
 async function authenticate(
@@ -105,6 +121,9 @@ async function authenticate(
   const rawId = basic?.id ?? postedId;
   if (rawId === undefined) throw invalidClient("client authentication is required");
   const secret = basic?.secret ?? postedSecret;
+  const method: AuthMethod = basic ? "client_secret_basic" : postedSecret !== undefined ? "client_secret_post" : "none";
+  // At the token endpoint, the grant the request asked for (revocation and introspection have none).
+  const grant = params.get("grant_type");
 
   const client = await find(normalizeClientId(rawId));
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
@@ -114,11 +133,22 @@ async function authenticate(
     managementScopes: client.managementScopes,
   };
   if (client.secretHash) {
-    if (secret === undefined || !sameDigest(clientSecretHash(secret), client.secretHash))
-      throw invalidClient("client authentication failed");
+    if (secret === undefined)
+      throw authFailure("the client has a secret, and none was sent (use client_secret_basic or client_secret_post)", method, grant);
+    const presented = clientSecretHash(secret);
+    // During a rotation's overlap the secret it replaced works too, until its end.
+    const previous = client.previousSecret && sameDigest(presented, client.previousSecret.hash) ? client.previousSecret : undefined;
+    if (!sameDigest(presented, client.secretHash) && !(previous && previous.expiresAt > new Date()))
+      throw authFailure(
+        previous
+          ? `the client_secret is the one the last rotation replaced, valid until ${previous.expiresAt.toISOString()}`
+          : "wrong client_secret",
+        method,
+        grant,
+      );
     return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...known };
   }
-  if (secret !== undefined) throw invalidClient("client authentication failed");
+  if (secret !== undefined) throw authFailure("a client_secret was sent, but the client is public and has none", method, grant);
   return { id: client.id, confidential: false, ...known };
 }
 

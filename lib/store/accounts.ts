@@ -12,8 +12,8 @@ const ACCOUNT_VIEW = {
   },
 } satisfies Prisma.AccountSelect;
 
-/** How admins look for accounts: by an address (the account's own or a linked wallet's), an email (any case), or text anywhere. */
-export type AccountQuery = { address: string } | { email: string } | { text: string } | Record<string, never>;
+/** How admins look for accounts: by an address (the account's own or a linked wallet's), or text anywhere in an id, subject or email (any case). */
+export type AccountQuery = { address: string } | { text: string } | Record<string, never>;
 
 export type IdentityKey = { provider: string; subject: string };
 
@@ -283,7 +283,6 @@ export function accountStatements({ db }: Connection) {
 
 function accountWhere(query: AccountQuery): Prisma.AccountWhereInput {
   if ("address" in query) return { OR: [{ id: query.address }, { identities: { some: { provider: "web3", subject: query.address } } }] };
-  if ("email" in query) return { identities: { some: { email: { equals: query.email, mode: "insensitive" } } } };
   if ("text" in query) {
     return {
       OR: [

@@ -7,6 +7,8 @@ export type TokenClientRow = {
   enabled: boolean;
   /** SHA-256 of the client secret (confidential clients), else null. */
   secretHash: string | null;
+  /** The secret the last rotation replaced and until when it is still accepted (a rotation's overlap), if any. */
+  previousSecret: PreviousSecret | null;
   resourceServer: boolean;
   refreshTokensAllowed: boolean;
   /** The management API scopes the client may get (client_credentials); none unless an admin allowed it the API. */
@@ -14,6 +16,12 @@ export type TokenClientRow = {
   /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
   origins: ReadonlySet<string>;
 };
+
+export type PreviousSecret = { hash: string; expiresAt: Date };
+
+/** The previous secret of a client row, when it has one. */
+export const previousSecret = (row: { previousSecretHash: string | null; previousSecretExpiresAt: Date | null }): PreviousSecret | null =>
+  row.previousSecretHash && row.previousSecretExpiresAt ? { hash: row.previousSecretHash, expiresAt: row.previousSecretExpiresAt } : null;
 
 /** The settings of a client that can change after it is created. */
 export type ClientSettings = {
@@ -89,6 +97,8 @@ export function clientStatements({ db, pool }: Connection) {
         id: string;
         enabled: boolean;
         secret_hash: string | null;
+        previous_secret_hash: string | null;
+        previous_secret_expires_ms: number | null;
         resource_server: boolean;
         refresh_tokens_allowed: boolean;
         management_scopes: string[] | null;
@@ -96,7 +106,10 @@ export function clientStatements({ db, pool }: Connection) {
         allowed_origins: string[];
       }>({
         name: "keyfob_client",
-        text: `SELECT c.id, c.enabled, c.secret_hash, c.resource_server, c.refresh_tokens_allowed,
+        // The overlap's end as epoch milliseconds: the column holds UTC digits without a zone.
+        text: `SELECT c.id, c.enabled, c.secret_hash, c.previous_secret_hash,
+                      EXTRACT(EPOCH FROM c.previous_secret_expires_at)::float8 * 1000 AS previous_secret_expires_ms,
+                      c.resource_server, c.refresh_tokens_allowed,
                       CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
                       ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
                       ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
@@ -109,6 +122,10 @@ export function clientStatements({ db, pool }: Connection) {
         id: row.id,
         enabled: row.enabled,
         secretHash: row.secret_hash,
+        previousSecret: previousSecret({
+          previousSecretHash: row.previous_secret_hash,
+          previousSecretExpiresAt: row.previous_secret_expires_ms === null ? null : new Date(row.previous_secret_expires_ms),
+        }),
         resourceServer: row.resource_server,
         refreshTokensAllowed: row.refresh_tokens_allowed,
         managementScopes: row.management_scopes ?? [],
@@ -159,8 +176,21 @@ export function clientStatements({ db, pool }: Connection) {
       });
     },
 
-    async setSecretHash(id: string, secretHash: string): Promise<void> {
-      await db.client.update({ where: { id }, data: { secretHash } });
+    /** A new secret; `previous` keeps the one it replaces valid for a while (null: it stops at once). */
+    async setSecretHash(id: string, secretHash: string, previous: PreviousSecret | null = null): Promise<void> {
+      await db.client.update({
+        where: { id },
+        data: { secretHash, previousSecretHash: previous?.hash ?? null, previousSecretExpiresAt: previous?.expiresAt ?? null },
+      });
+    },
+
+    /** Ends a rotation's overlap now: the previous secret stops working. False when none was still valid at `now`. */
+    async endSecretOverlap(id: string, now: Date): Promise<boolean> {
+      const { count } = await db.client.updateMany({
+        where: { id, previousSecretHash: { not: null }, previousSecretExpiresAt: { gt: now } },
+        data: { previousSecretHash: null, previousSecretExpiresAt: null },
+      });
+      return count > 0;
     },
 
     async delete(id: string): Promise<void> {

@@ -12,9 +12,19 @@ export function keyStatements({ db }: Connection) {
       await db.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
     },
 
-    /** The keys in use (revoked ones never are), by activation time. */
+    /** The keys in use (revoked and unpublished ones never are), by activation time. */
     live() {
-      return db.signingKey.findMany({ where: { revokedAt: null }, orderBy: { activatesAt: "asc" } });
+      return db.signingKey.findMany({ where: { revokedAt: null, unpublishedAt: null }, orderBy: { activatesAt: "asc" } });
+    },
+
+    /** Keys out of use for good (revoked, or unpublished after retiring), newest first: history, without key material. */
+    history(limit: number) {
+      return db.signingKey.findMany({
+        where: { OR: [{ revokedAt: { not: null } }, { unpublishedAt: { not: null } }] },
+        orderBy: { activatesAt: "desc" },
+        take: limit,
+        select: { kid: true, alg: true, createdAt: true, activatesAt: true, revokedAt: true, revokedBy: true, unpublishedAt: true },
+      });
     },
 
     async find(kid: string) {
@@ -30,8 +40,9 @@ export function keyStatements({ db }: Connection) {
       await db.signingKey.update({ where: { kid }, data: { revokedAt: now, revokedBy: by, privateJwe: "" } });
     },
 
-    async delete(kids: string[]): Promise<void> {
-      await db.signingKey.deleteMany({ where: { kid: { in: kids } } });
+    /** Takes retired keys out of the JWKS for good, their private halves erased; their rows stay as history. */
+    async unpublish(kids: string[], now: Date): Promise<void> {
+      await db.signingKey.updateMany({ where: { kid: { in: kids } }, data: { unpublishedAt: now, privateJwe: "" } });
     },
 
     /** Tells every instance (this one too) on `channel`, when the transaction commits (keyfob_changed: a NOTIFY, and a version for polling). */

@@ -76,8 +76,12 @@ export async function deleteClientAction(_: FormState, form: FormData): Promise<
 }
 
 export async function rotateSecretAction(_: FormState, form: FormData): Promise<FormState> {
-  const { state, value } = await perform("client.rotate_secret", fields(form, ["clientId"]));
+  const { state, value } = await perform("client.rotate_secret", fields(form, ["clientId", "overlapSeconds"]));
   return state.ok ? { ...state, secret: String(value!.secret) } : state;
+}
+
+export async function endSecretOverlapAction(_: FormState, form: FormData): Promise<FormState> {
+  return done("client.end_secret_overlap", fields(form, ["clientId"]), "The previous secret no longer works.");
 }
 
 export async function addRedirectUriAction(_: FormState, form: FormData): Promise<FormState> {
@@ -148,14 +152,23 @@ export async function revokeAdminAction(_: FormState, form: FormData): Promise<F
   return done("admin.revoke", fields(form, ["accountId"]), "Admin role revoked.");
 }
 
-/** Emergency revocation of a signing key: back to the keys page, which says what happened (the key's row is gone). */
+/** Emergency revocation of a signing key: back to the keys page, which says what happened (the key moves to the history). */
 export async function revokeKeyAction(_: FormState, form: FormData): Promise<FormState> {
   const input = fields(form, ["kid"]);
-  const { state, value } = await perform("key.revoke", input);
+  // The dialog asked to type the kid, as deleting a client asks for its id; checked here too.
+  if (value(form, "confirm").trim() !== input.kid) {
+    return {
+      ok: false,
+      error: "type the key ID exactly to revoke it",
+      fieldErrors: { confirm: "does not match the key ID" },
+      at: Date.now(),
+    };
+  }
+  const { state, value: revocation } = await perform("key.revoke", input);
   if (!state.ok) return state;
-  const kid = String(value!.kid);
-  const outcome = new URLSearchParams(value!.revoked ? { revoked: kid } : { unchanged: kid });
-  if (value!.successor) outcome.set("successor", String(value!.successor));
+  const kid = String(revocation!.kid);
+  const outcome = new URLSearchParams(revocation!.revoked ? { revoked: kid } : { unchanged: kid });
+  if (revocation!.successor) outcome.set("successor", String(revocation!.successor));
   redirect(`/admin/keys?${outcome}`);
 }
 

@@ -1,9 +1,14 @@
-/** The client page's signers: keys that may sign Flow A challenges for its license, each revocable, with a form to add one. */
+/**
+ * The client page's signers: keys that may sign Flow A challenges for its license, each revocable,
+ * with a form to add one. Only a license (a client whose id is an address) has signers; for any
+ * other client the card says what a signer needs instead of offering one.
+ */
 import { addSignerAction, revokeSignerAction } from "@/app/admin/_lib/actions";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { actionsColumn, type Column, DataTable } from "@/components/admin/data-table";
 import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
 import { CopyableId } from "@/components/admin/id";
+import { isLicense } from "@/lib/clients/client-id";
 import { Badge, button, Card, DateText } from "@/components/admin/ui";
 import type { AdminClient } from "./types";
 
@@ -46,6 +51,29 @@ const columns = (client: AdminClient, now: Date): Column<Signer>[] => [
 export function Signers({ client }: { client: AdminClient }) {
   const now = new Date();
   const activeSigners = client.signers.filter((s) => !s.revokedAt && (!s.expiresAt || s.expiresAt > now)).length;
+  const license = isLicense(client.id);
+  const table = (
+    <DataTable
+      caption="Signers"
+      columns={columns(client, now)}
+      rows={client.signers}
+      rowKey={(signer) => signer.address}
+      empty={<p className="text-sm text-slate-600">No signers. The license address itself can always sign for itself.</p>}
+    />
+  );
+  if (!license) {
+    return (
+      <Card id="signers" title="Signers" description="Keys that sign Flow A challenges on behalf of a developer license.">
+        <p className="text-sm text-slate-700">
+          This client cannot have signers: its ID is not a license address. Flow A asks a signer to sign for the address that is the client
+          ID, so signers belong to clients created with a license address (0x…) as their ID. Here each wallet signs Flow A challenges for
+          itself.
+        </p>
+        {/* Signers added before this rule: still listed, so they can be revoked. */}
+        {client.signers.length > 0 && <div className="mt-4">{table}</div>}
+      </Card>
+    );
+  }
   return (
     <Card
       id="signers"
@@ -54,15 +82,7 @@ export function Signers({ client }: { client: AdminClient }) {
         <>Keys that may sign Flow A challenges for this license ({activeSigners} active). Revocation applies to the next token request.</>
       }
     >
-      <div className="mb-4">
-        <DataTable
-          caption="Signers"
-          columns={columns(client, now)}
-          rows={client.signers}
-          rowKey={(signer) => signer.address}
-          empty={<p className="text-sm text-slate-600">No signers. The license address itself can always sign for itself.</p>}
-        />
-      </div>
+      <div className="mb-4">{table}</div>
       <ActionForm
         action={addSignerAction}
         fields={["address", "expiresAt"]}

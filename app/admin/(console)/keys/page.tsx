@@ -1,14 +1,15 @@
 /**
  * /admin/keys: the signing-key schedule. Upcoming keys are already published in the JWKS; the
  * current key signs; retired keys stay published until the tokens they signed have expired. Any
- * key can be revoked at once (a compromised key): it then disappears from this page and the JWKS.
+ * key can be revoked at once (a compromised key), after typing its kid: it leaves the JWKS and the
+ * schedule. Revoked keys, and retired keys no longer published, stay listed below as history.
  */
 import type { Metadata } from "next";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { CopyableId } from "@/components/admin/id";
 import { type Column, DataTable } from "@/components/admin/data-table";
 import { Badge, Banner, button, Card, DateText, EmptyState, Mono, PageHeader } from "@/components/admin/ui";
-import { keySchedule } from "@/lib/admin/operations";
+import { keyHistory, keySchedule } from "@/lib/admin/operations";
 import { JWKS_MAX_AGE_SECONDS } from "@/lib/http/metadata";
 import { revokeKeyAction, rotateKeyAction } from "../../_lib/actions";
 import { adminPage, param, type SearchParams } from "../../_lib/guard";
@@ -56,6 +57,7 @@ const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
           confirmLabel="Revoke key"
           pendingLabel="Revoking…"
           subject={key.kid}
+          typeToConfirm={{ value: key.kid, label: "the key ID" }}
         >
           <p className="mb-2 font-medium text-slate-900">For a compromised key: this cannot be undone.</p>
           <ul className="list-disc space-y-1 pl-5">
@@ -90,6 +92,25 @@ const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
   },
 ];
 
+type HistoryRow = Awaited<ReturnType<typeof keyHistory>>[number];
+
+const historyColumns: Column<HistoryRow>[] = [
+  { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} /> },
+  { header: "Status", cell: (key) => (key.revokedAt ? <Badge tone="red">Revoked</Badge> : <Badge tone="slate">Retired</Badge>) },
+  { header: "Signed from", cell: (key) => <DateText date={key.activatesAt} /> },
+  {
+    header: "Out of use since",
+    cell: (key) => (
+      <>
+        <DateText date={key.revokedAt ?? key.unpublishedAt} />
+        <span className="block text-xs text-slate-600">
+          {key.revokedAt ? `Revoked${key.revokedBy ? ` by ${key.revokedBy}` : ""}` : "Unpublished: its tokens had all expired"}
+        </span>
+      </>
+    ),
+  },
+];
+
 export default async function KeysPage({ searchParams }: { searchParams: SearchParams }) {
   const { k, admin } = await adminPage();
   const query = await searchParams;
@@ -97,7 +118,8 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   const successor = kidParam(query.successor);
   const unchanged = kidParam(query.unchanged);
   const jwksCache = duration(JWKS_MAX_AGE_SECONDS);
-  const keys = [...(await keySchedule(k, admin))].sort((a, b) => a.activatesAt.getTime() - b.activatesAt.getTime());
+  const [schedule, history] = await Promise.all([keySchedule(k, admin), keyHistory(k, admin)]);
+  const keys = [...schedule].sort((a, b) => a.activatesAt.getTime() - b.activatesAt.getTime());
   const upcoming = keys.find((key) => key.status === "upcoming");
   const { keyRotationPeriod, keyPublishLead } = k.config;
   const rows = keys.map((key, i) => ({ ...key, until: keys[i + 1]?.activatesAt })).reverse();
@@ -158,6 +180,21 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
           }
         />
       </Card>
+      <div className="mt-6">
+        <Card
+          id="history"
+          title="Key history"
+          description="Keys out of use for good: revoked, or retired and unpublished once every token they signed had expired. Never published or used again."
+        >
+          <DataTable
+            caption="Key history, newest first"
+            columns={historyColumns}
+            rows={history}
+            rowKey={(key) => key.kid}
+            empty={<p className="text-sm text-slate-600">No key has been revoked or unpublished yet.</p>}
+          />
+        </Card>
+      </div>
     </>
   );
 }
