@@ -2,12 +2,15 @@
  * Account self-service at /account (lib/accounts/self-service.ts), on real PostgreSQL: the
  * account's ways in, sessions and passkeys as listed; unlinking, never the last way in (not even
  * two removals at once); naming and removing passkeys; signing sessions out (dashboard sessions
- * started from them end too); deleting the account with what it holds.
+ * started from them end too); deleting the account with what it holds; signing in through the
+ * hosted login page as /account's own client.
  */
 import { randomBytes } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
+import { accountLoginUrl, accountReturnUri } from "@/lib/accounts/account-login";
 import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
+import { startAuthorization } from "@/lib/actions/authorize";
 import { accountOverview, deleteOwnAccount, removeWayIn, renamePasskey, signOutSessions } from "@/lib/accounts/self-service";
 import { readAdminSession } from "@/lib/admin/session";
 import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
@@ -201,5 +204,22 @@ describe("deleting the account", () => {
       detail: expect.stringMatching(/^by its owner at \/account; 2 access tokens revoked, 1 sessions ended$/),
     });
     await expect(deleteOwnAccount(keyfob(), user.accountId)).rejects.toMatchObject(refusal("no_account"));
+  });
+});
+
+describe("signing in at /account", () => {
+  it("goes to the hosted login page as /account's own client, in the page's language, returning to /account/return", async () => {
+    const url = new URL(await accountLoginUrl(keyfob(), "de"));
+    expect(url.pathname).toBe("/auth");
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      client_id: "keyfob-account",
+      redirect_uri: accountReturnUri(keyfob()),
+      ui_locales: "de",
+      code_challenge_method: "S256",
+    });
+    const start = await startAuthorization(keyfob(), url.searchParams);
+    expect(start).toMatchObject({ kind: "login", clientName: "Keyfob account" });
+    // Registering the client again (every sign-in does) changes nothing.
+    expect(new URL(await accountLoginUrl(keyfob(), "en")).searchParams.get("client_id")).toBe("keyfob-account");
   });
 });

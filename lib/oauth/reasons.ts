@@ -38,6 +38,7 @@ export const REASONS = {
   passkey_name: "a passkey's name must be 1 to {max} characters, without control characters",
   unknown_session: "this account has no live session with this id",
   no_account: "this account no longer exists",
+  delete_unconfirmed: "deleting the account needs its owner's confirmation",
 } as const;
 
 export type ReasonCode = keyof typeof REASONS;
