@@ -72,6 +72,11 @@ describe("message catalogs", () => {
         label: "a@b",
         email: "a@b",
         max: 16384,
+        name: "Work laptop",
+        browser: "Firefox 133",
+        os: "Linux",
+        device: "Firefox 133 on Linux",
+        ip: "203.0.113.7",
       };
       for (const [key, message] of catalog) {
         expect(slots(message), key).toEqual(slots(english.get(key)!));

@@ -1,13 +1,17 @@
 "use server";
 /**
  * Server actions of /account: sign in or out, link a wallet to the signed-in account, and add a
- * passkey to it. Failures answer a key of the page's message catalog (`loginErrors`).
+ * passkey to it (failures answer a key of the page's message catalog, `loginErrors`); unlink a way
+ * in, name or remove a passkey, sign sessions out and delete the account (plain forms: each goes
+ * back to /account with what happened, `done`, or the refusal's reason code, `refused`).
  */
 import { walletRefusal, type LoginErrorKey } from "@/components/login/login-result";
 import { translator } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
+import { deleteOwnAccount, removeWayIn, renamePasskey as namePasskey, signOutSessions, type WayIn } from "@/lib/accounts/self-service";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
+import { invalidRequest } from "@/lib/oauth/errors";
 import { addPasskey, addPasskeyOptions, PasskeyError, type PasskeyCreationOptions } from "@/lib/passkeys/passkeys";
 import { limitProtocolRequest } from "@/lib/rate-limit";
 import { keyfob } from "@/lib/runtime";
@@ -43,8 +47,16 @@ export async function linkWalletToAccount(message: string, signature: string): P
   if (!account) return { error: "signedOut", restart: true };
   if (typeof message !== "string" || typeof signature !== "string" || message.length > 4096) return { error: "unreadable" };
   try {
-    const wallet = await verifyAccountLink(keyfob(), account.accountId, message, signature);
+    const k = keyfob();
+    const wallet = await verifyAccountLink(k, account.accountId, message, signature);
     log.info("wallet linked", { endpoint: "account", provider: account.provider });
+    k.audit.record({
+      action: "account.wallet_linked",
+      outcome: "success",
+      accountId: account.accountId,
+      ip: (await loginClient()).ip,
+      detail: `web3:${wallet}; signed in with ${account.provider}`,
+    });
     return { linked: wallet };
   } catch (caught) {
     const error = toOAuthError(caught);
@@ -111,4 +123,60 @@ function failure(what: string, caught: unknown): Failure {
     };
   }
   return { error: "refused" };
+}
+
+/** What a form on /account did, shown on the page it returns to. */
+export type AccountDone = "unlinked" | "renamed" | "removed" | "signedOut" | "signedOutEverywhere" | "deleted";
+
+const field = (form: FormData, name: string) => {
+  const value = form instanceof FormData ? form.get(name) : null; // a hand-made request may send anything
+  return typeof value === "string" ? value.slice(0, 1024) : "";
+};
+
+/**
+ * Runs a change for the signed-in account, then goes back to /account: with what was done, or
+ * with the reason code of a refusal (the page words it). Signed out, it just goes back.
+ */
+async function change(done: AccountDone, work: (accountId: string, ip?: string, sessionId?: string) => Promise<unknown>) {
+  const account = await signedInAccount();
+  if (!account) redirect("/account");
+  let outcome: string;
+  try {
+    await work(account.accountId, (await loginClient()).ip, account.sessionId);
+    outcome = `done=${done}`;
+  } catch (caught) {
+    const error = toOAuthError(caught);
+    log.info("account change refused", { endpoint: "account", error: error.code });
+    outcome = error.why ? `refused=${error.why.code}` : `refused=${error.status >= 500 ? "unavailable" : "refused"}`;
+  }
+  redirect(`/account?${outcome}`);
+}
+
+/** Unlinks a wallet, Google or Apple identity (`provider`, `subject`), or removes a passkey (`passkey`). */
+export async function unlinkWayIn(form: FormData): Promise<void> {
+  const passkey = field(form, "passkey");
+  const wayIn: WayIn = passkey ? { passkey } : { identity: { provider: field(form, "provider"), subject: field(form, "subject") } };
+  await change(passkey ? "removed" : "unlinked", (accountId, ip) => removeWayIn(keyfob(), accountId, wayIn, { ip }));
+}
+
+export async function renamePasskey(form: FormData): Promise<void> {
+  await change("renamed", (accountId, ip) => namePasskey(keyfob(), accountId, field(form, "passkey"), field(form, "name"), { ip }));
+}
+
+/** Signs one session out (`session`), or every one; this browser's too when it is among them. */
+export async function signOutSession(form: FormData): Promise<void> {
+  const session = field(form, "session") || undefined;
+  await change(session ? "signedOut" : "signedOutEverywhere", async (accountId, ip, current) => {
+    await signOutSessions(keyfob(), accountId, session, { ip });
+    if (!session || session === current) await clearSessionCookie();
+  });
+}
+
+/** Deletes the signed-in account, once the person has confirmed it (`confirm`). */
+export async function deleteAccount(form: FormData): Promise<void> {
+  await change("deleted", async (accountId, ip) => {
+    if (field(form, "confirm") !== "delete") throw invalidRequest({ code: "delete_unconfirmed" });
+    await deleteOwnAccount(keyfob(), accountId, { ip });
+    await clearSessionCookie();
+  });
 }

@@ -7,9 +7,11 @@
 import type { Connector } from "@/lib/accounts/accounts";
 import { currentLoginSession } from "../auth/session-cookie";
 
-export type SignedIn = { accountId: string; provider: Connector; email?: string };
+export type SignedIn = { accountId: string; provider: Connector; email?: string; sessionId: string };
 
 export async function signedInAccount(): Promise<SignedIn | undefined> {
   const session = await currentLoginSession();
-  return session && { accountId: session.accountId, provider: session.identity.provider, email: session.identity.email };
+  return (
+    session && { accountId: session.accountId, provider: session.identity.provider, email: session.identity.email, sessionId: session.id }
+  );
 }

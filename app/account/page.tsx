@@ -1,26 +1,31 @@
 /**
- * /account: a signed-in person (Google or Apple on this page, or the browser's login session with
- * Keyfob: wallet, passkey, Google, Apple) sees their Keyfob account (its address), its passkeys,
- * and can add a passkey or link a wallet, which then sign in to the same account. Its language:
- * the browser's Accept-Language.
+ * /account: a signed-in person (the browser's login session with Keyfob: wallet, passkey, Google,
+ * Apple) sees their Keyfob account: its address, its ways in (wallets, Google, Apple, passkeys)
+ * with their last use, its login sessions with device, place and last use; they can link a
+ * wallet, add, name and remove passkeys, unlink a way in (never the last), sign sessions out and
+ * delete the account. Signed out, it offers Google and Apple here and every way in through the
+ * hosted login page. Its language: the browser's Accept-Language.
  */
 import type { Metadata } from "next";
 import { NextIntlClientProvider } from "next-intl";
-import { getFormatter, getTranslations, setRequestLocale } from "next-intl/server";
+import { getTranslations, setRequestLocale } from "next-intl/server";
 import { AddPasskey } from "@/components/account/add-passkey";
 import { LinkWallet } from "@/components/account/link-wallet";
+import { DeleteAccount, Sessions, WaysIn } from "@/components/account/self-service";
 import { HtmlLang } from "@/components/login/html-lang";
+import { PasskeyIcon } from "@/components/login/icons";
 import { SubmitButton } from "@/components/login/submit-button";
 import { UpstreamButtons } from "@/components/login/upstream-buttons";
-import { AuthShell, buttonStyles, Notice } from "@/components/login/ui";
+import { AuthShell, buttonStyles, Divider, Notice } from "@/components/login/ui";
 import { Web3Providers } from "@/components/providers";
-import { pickMessages } from "@/i18n/messages";
+import { pickMessages, reasonText } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
-import { listPasskeys } from "@/lib/passkeys/passkeys";
+import { accountOverview } from "@/lib/accounts/self-service";
+import { REASONS, type ReasonCode } from "@/lib/oauth/reasons";
 import { keyfob } from "@/lib/runtime";
 import { accountLinkNonce } from "@/lib/siwe/login";
 import { upstreamProviders } from "../_upstream/auth";
-import { accountSignIn, accountSignOut, finishAddingPasskey, linkWalletToAccount, startAddingPasskey } from "./actions";
+import { type AccountDone, accountSignIn, accountSignOut, finishAddingPasskey, linkWalletToAccount, startAddingPasskey } from "./actions";
 import { signedInAccount } from "./identity";
 
 export const dynamic = "force-dynamic";
@@ -30,39 +35,58 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: t("metaTitle"), robots: { index: false, follow: false } };
 }
 
+const DONE: AccountDone[] = ["unlinked", "renamed", "removed", "signedOut", "signedOutEverywhere", "deleted"];
+
 export default async function AccountPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const problem = (await searchParams).problem;
+  const { problem, done, refused } = await searchParams;
   const locale = await requestLocale();
   setRequestLocale(locale);
   const t = await getTranslations({ locale, namespace: "account" });
-  const format = await getFormatter({ locale });
+  const common = await getTranslations({ locale, namespace: "common" });
   const app = keyfob();
   const account = await signedInAccount();
   const providers = upstreamProviders(app.config);
+  // What the last form did: a known outcome, or a refusal's reason (anything else: "try again").
+  const outcome = DONE.includes(done as AccountDone) ? (
+    <Notice tone="info" title={t("doneTitle")} testId="account-outcome">
+      {t(`done.${done as AccountDone}`)}
+    </Notice>
+  ) : typeof refused === "string" ? (
+    <Notice tone="error" title={t("refusedTitle")} testId="account-outcome">
+      {Object.hasOwn(REASONS, refused) ? reasonText(locale, { code: refused as ReasonCode }) : t("problems.unavailable")}
+    </Notice>
+  ) : null;
 
   if (!account) {
     return (
       <AuthShell title={t("title")} subtitle={t("signInPrompt")} lang={locale}>
         <HtmlLang lang={locale} />
+        {outcome && <div className="mb-5">{outcome}</div>}
         {(problem === "blocked" || problem === "unavailable") && (
-          <Notice tone="error" title={t("problemTitle")}>
-            {t(`problems.${problem}`)}
-          </Notice>
+          <div className="mb-5">
+            <Notice tone="error" title={t("problemTitle")}>
+              {t(`problems.${problem}`)}
+            </Notice>
+          </div>
         )}
-        {providers.length === 0 ? (
-          <Notice tone="info" title={t("nothingTitle")}>
-            {t("nothing")}
-          </Notice>
-        ) : (
-          <UpstreamButtons providers={providers} action={accountSignIn} />
+        {providers.length > 0 && (
+          <>
+            <UpstreamButtons providers={providers} action={accountSignIn} />
+            <Divider>{common("or")}</Divider>
+          </>
         )}
+        {/* A plain link: the hosted login page loads whole (lib/accounts/account-login.ts). */}
+        <a href="/account/login" className={buttonStyles.option}>
+          <PasskeyIcon />
+          {t("otherMethods")}
+        </a>
+        <p className="mt-3 text-center text-xs leading-relaxed text-slate-600 dark:text-slate-300">{t("otherMethodsHelp")}</p>
       </AuthShell>
     );
   }
 
   const provider = t(`providers.${account.provider}`);
-  const passkeys = await listPasskeys(app, account.accountId);
-  const date = (value: Date) => format.dateTime(value, { dateStyle: "medium", timeZone: "UTC" });
+  const overview = await accountOverview(app, account.accountId);
   return (
     <AuthShell
       lang={locale}
@@ -90,6 +114,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
         messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "account"])}
         timeZone="UTC"
       >
+        {outcome && <div className="mb-5">{outcome}</div>}
         <dl className="rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200 dark:bg-slate-800 dark:ring-slate-700">
           <dt className="text-xs font-medium uppercase tracking-wider text-slate-600 dark:text-slate-300">{t("address")}</dt>
           <dd className="mt-1 break-all font-mono text-sm text-slate-900 dark:text-slate-50" data-testid="account-address">
@@ -97,25 +122,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
           </dd>
         </dl>
 
-        <h2 className="mt-6 text-sm font-semibold text-slate-900 dark:text-slate-50">{t("passkeysTitle")}</h2>
-        <p className="mb-3 mt-1 text-sm leading-relaxed text-slate-600 dark:text-slate-300">{t("passkeysHelp")}</p>
-        {passkeys.length === 0 ? (
-          <p className="mb-3 text-sm text-slate-600 dark:text-slate-300">{t("passkeysNone")}</p>
-        ) : (
-          <ul className="mb-3 space-y-2" data-testid="passkeys">
-            {passkeys.map((passkey) => (
-              <li key={passkey.id} className="rounded-lg border border-slate-200 px-3 py-2 text-sm dark:border-slate-700">
-                <span className="font-medium text-slate-900 dark:text-slate-50">
-                  {t("passkeyItem", { created: date(passkey.createdAt) })}
-                </span>
-                <span className="block text-xs text-slate-600 dark:text-slate-300">
-                  {passkey.lastUsedAt ? t("passkeyLastUsed", { used: date(passkey.lastUsedAt) }) : t("passkeyNeverUsed")} ·{" "}
-                  {passkey.backedUp ? t("passkeySynced") : t("passkeyDevice")}
-                </span>
-              </li>
-            ))}
-          </ul>
-        )}
+        <WaysIn overview={overview} />
         <AddPasskey start={startAddingPasskey} finish={finishAddingPasskey} />
 
         <h2 className="mt-8 text-sm font-semibold text-slate-900 dark:text-slate-50">{t("linkTitle")}</h2>
@@ -137,6 +144,9 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
             link={linkWalletToAccount}
           />
         </Web3Providers>
+
+        <Sessions currentSessionId={account.sessionId} sessions={overview.sessions} />
+        <DeleteAccount />
       </NextIntlClientProvider>
     </AuthShell>
   );

@@ -1,5 +1,9 @@
 "use client";
-/** "Link wallet" on /account: the wallet (chosen as on the login page) signs an EIP-4361 message carrying the account's link nonce. */
+/**
+ * "Link wallet" on /account: the wallet (chosen as on the login page) signs an EIP-4361 message
+ * carrying the account's link nonce; then the page's list of ways in refreshes.
+ */
+import { useRouter } from "next/navigation";
 import { useCallback, useState } from "react";
 import { useTranslations } from "next-intl";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
@@ -28,14 +32,16 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
   const wallet = useTranslations("wallet");
   const errors = useTranslations("loginErrors");
   const [linked, setLinked] = useState<string | null>(null);
+  const router = useRouter();
   const chainLabel = chainName(chainId);
   const submit = useCallback(
     async (text: string, signature: string) => {
       const result = await link(text, signature);
       if ("error" in result) return { error: errors(result.error, { seconds: result.seconds ?? 60 }), restart: result.restart };
       setLinked(result.linked);
+      router.refresh();
     },
-    [errors, link],
+    [errors, link, router],
   );
   const { siwe, options, busy, choosing, choose, press, walletConnect, button, walletConnectDialog } = useWalletButton({
     purpose: SIWE_PURPOSE.linkWallet,

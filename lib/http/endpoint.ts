@@ -39,6 +39,8 @@ const ENDPOINTS = {
   admin_callback: { answer: "page", limit: "admin_signin" },
   auth_callback: { answer: "page", limit: false },
   account_callback: { answer: "page", limit: false },
+  account_login: { answer: "page", limit: "protocol" },
+  account_return: { answer: "page", limit: false },
   admin_try_start: { answer: "page", limit: false },
   admin_try_callback: { answer: "page", limit: false },
   discovery: { answer: "resource", limit: false },

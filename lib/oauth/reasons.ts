@@ -31,6 +31,14 @@ export const REASONS = {
   wallet_link_expired: "the link request has expired; try again",
   wallet_link_contract: "a smart-account (contract) signature cannot link a wallet; sign with the wallet's own key",
   wallet_taken: "this wallet already belongs to an account",
+  // Account self-service (/account).
+  last_way_in: "this is the account's last way to sign in; add another before removing it",
+  own_wallet: "the wallet whose address is the account's address cannot be unlinked",
+  not_a_way_in: "this account has no such way to sign in",
+  passkey_name: "a passkey's name must be 1 to {max} characters, without control characters",
+  unknown_session: "this account has no live session with this id",
+  no_account: "this account no longer exists",
+  delete_unconfirmed: "deleting the account needs its owner's confirmation",
 } as const;
 
 export type ReasonCode = keyof typeof REASONS;

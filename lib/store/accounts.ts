@@ -147,6 +147,39 @@ export function accountStatements({ db }: Connection) {
       await refusingDuplicates(db.identity.create({ data: identity }));
     },
 
+    /** An account's identities, oldest first: what /account lists. */
+    identities(accountId: string) {
+      return db.identity.findMany({
+        where: { accountId },
+        orderBy: [{ createdAt: "asc" }, { provider: "asc" }],
+        select: { provider: true, subject: true, email: true, createdAt: true, lastLoginAt: true },
+      });
+    },
+
+    /**
+     * Holds the account's row until the transaction ends (`tx` must be a transaction's store), so
+     * changes to its ways in wait for each other; false when there is no such account. Prisma has
+     * no FOR UPDATE, hence plain SQL.
+     */
+    async lockAccount(accountId: string): Promise<boolean> {
+      const rows = await db.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+      return rows.length === 1;
+    },
+
+    /** The ways into an account: its identities other than its passkey identity, and its passkeys. */
+    async waysIn(accountId: string): Promise<number> {
+      const [identities, passkeys] = await Promise.all([
+        db.identity.count({ where: { accountId, provider: { not: "passkey" } } }),
+        db.passkeyCredential.count({ where: { accountId } }),
+      ]);
+      return identities + passkeys;
+    },
+
+    /** Deletes an identity of the account; false when it has none such. */
+    async removeIdentity(accountId: string, key: IdentityKey): Promise<boolean> {
+      return (await db.identity.deleteMany({ where: { ...key, accountId } })).count === 1;
+    },
+
     /** The subject of the account's first identity of `provider`. */
     async identitySubject(accountId: string, provider: string) {
       return (await db.identity.findFirst({ where: { provider, accountId }, select: { subject: true } }))?.subject;
@@ -189,8 +222,18 @@ export function accountStatements({ db }: Connection) {
       return db.passkeyCredential.findMany({
         where: { accountId },
         orderBy: { createdAt: "desc" },
-        select: { id: true, createdAt: true, lastUsedAt: true, deviceType: true, backedUp: true },
+        select: { id: true, name: true, createdAt: true, lastUsedAt: true, deviceType: true, backedUp: true },
       });
+    },
+
+    /** Names a passkey of the account; false when it has none of this id. */
+    async renamePasskey(accountId: string, id: string, name: string): Promise<boolean> {
+      return (await db.passkeyCredential.updateMany({ where: { id, accountId }, data: { name } })).count === 1;
+    },
+
+    /** Deletes a passkey of the account; false when it has none of this id. */
+    async removePasskey(accountId: string, id: string): Promise<boolean> {
+      return (await db.passkeyCredential.deleteMany({ where: { id, accountId } })).count === 1;
     },
 
     // Login sessions.

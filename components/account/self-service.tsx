@@ -1,0 +1,218 @@
+/**
+ * /account's lists for the signed-in person (lib/accounts/self-service.ts): ways in (wallets,
+ * Google, Apple, passkeys) with rename, unlink and remove; login sessions with sign-out; deleting
+ * the account. Plain forms on server actions, which go back to /account with what happened.
+ */
+import type { ReactNode } from "react";
+import { getFormatter, getTranslations } from "next-intl/server";
+import { deleteAccount, renamePasskey, signOutSession, unlinkWayIn } from "@/app/account/actions";
+import type { accountOverview } from "@/lib/accounts/self-service";
+import { PASSKEY_NAME_MAX } from "@/lib/accounts/self-service";
+import { AppleIcon, GoogleIcon, PasskeyIcon, WalletIcon } from "../login/icons";
+import { SubmitButton } from "../login/submit-button";
+import { buttonStyles } from "../login/ui";
+
+type Overview = Awaited<ReturnType<typeof accountOverview>>;
+
+const item = "rounded-lg border border-slate-200 px-3 py-2.5 text-sm dark:border-slate-700";
+const name = "font-medium text-slate-900 dark:text-slate-50";
+const meta = "block text-xs text-slate-600 dark:text-slate-300";
+const heading = "mt-8 text-sm font-semibold text-slate-900 dark:text-slate-50";
+const help = "mb-3 mt-1 text-sm leading-relaxed text-slate-600 dark:text-slate-300";
+const small = `${buttonStyles.secondary} min-h-9 px-3 py-1.5`;
+/** The login pages' primary button in red: the one action here that cannot be undone. */
+const danger = buttonStyles.primary
+  .replace(/\b(hover:|active:)?bg-indigo-\d+/g, "")
+  .concat(" bg-red-700 hover:bg-red-600 active:bg-red-800");
+
+async function dateFormats() {
+  const format = await getFormatter();
+  return {
+    day: (value: Date) => format.dateTime(value, { dateStyle: "medium", timeZone: "UTC" }),
+    moment: (value: Date) => format.dateTime(value, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }),
+  };
+}
+
+/** A row: what it is on the left, its actions on the right (below it at phone width). */
+function Row({ icon, children, actions, testId }: { icon?: ReactNode; children: ReactNode; actions?: ReactNode; testId?: string }) {
+  return (
+    <li className={item} data-testid={testId}>
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+        {icon && <span className="shrink-0 text-slate-700 dark:text-slate-200">{icon}</span>}
+        <div className="min-w-0 flex-1">{children}</div>
+        {actions && <div className="flex flex-wrap gap-2">{actions}</div>}
+      </div>
+    </li>
+  );
+}
+
+export async function WaysIn({ overview }: { overview: Overview }) {
+  const t = await getTranslations("account");
+  const { day, moment } = await dateFormats();
+  const icons = { web3: <WalletIcon />, google: <GoogleIcon />, apple: <AppleIcon /> } as Record<string, ReactNode>;
+  return (
+    <>
+      <h2 className={heading}>{t("identitiesTitle")}</h2>
+      <p className={help}>{t("identitiesHelp")}</p>
+      <ul className="mb-3 space-y-2" data-testid="identities">
+        {overview.identities.map((identity) => {
+          const kind = t(`kinds.${identity.provider as "web3"}`);
+          const label = identity.email ?? identity.subject;
+          return (
+            <Row
+              key={`${identity.provider}:${identity.subject}`}
+              icon={icons[identity.provider]}
+              testId="identity"
+              actions={
+                !identity.own && (
+                  <form action={unlinkWayIn}>
+                    <input type="hidden" name="provider" value={identity.provider} />
+                    <input type="hidden" name="subject" value={identity.subject} />
+                    <SubmitButton className={small} pendingLabel={t("unlinking")}>
+                      <span aria-hidden="true">{t("unlink")}</span>
+                      <span className="sr-only">{t("unlinkLabel", { name: `${kind} ${label}` })}</span>
+                    </SubmitButton>
+                  </form>
+                )
+              }
+            >
+              <span className={name}>{kind}</span>
+              <span className={`${meta} break-all ${identity.provider === "web3" ? "font-mono" : ""}`}>{label}</span>
+              <span className={meta}>
+                {identity.own ? `${t("ownWallet")} · ` : ""}
+                {t("addedOn", { created: day(identity.createdAt) })} · {t("lastUsed", { used: moment(identity.lastLoginAt) })}
+              </span>
+            </Row>
+          );
+        })}
+      </ul>
+
+      <h2 className={heading}>{t("passkeysTitle")}</h2>
+      <p className={help}>{t("passkeysHelp")}</p>
+      {overview.passkeys.length === 0 ? (
+        <p className="mb-3 text-sm text-slate-600 dark:text-slate-300">{t("passkeysNone")}</p>
+      ) : (
+        <ul className="mb-3 space-y-2" data-testid="passkeys">
+          {overview.passkeys.map((passkey) => {
+            const label = passkey.name ?? t("passkeyItem", { created: day(passkey.createdAt) });
+            return (
+              <Row
+                key={passkey.id}
+                icon={<PasskeyIcon />}
+                testId="passkey"
+                actions={
+                  <form action={unlinkWayIn}>
+                    <input type="hidden" name="passkey" value={passkey.id} />
+                    <SubmitButton className={small} pendingLabel={t("removing")}>
+                      <span aria-hidden="true">{t("remove")}</span>
+                      <span className="sr-only">{t("removeLabel", { name: label })}</span>
+                    </SubmitButton>
+                  </form>
+                }
+              >
+                <span className={`${name} break-words`}>{label}</span>
+                <span className={meta}>
+                  {passkey.name ? `${t("addedOn", { created: day(passkey.createdAt) })} · ` : ""}
+                  {passkey.lastUsedAt ? t("passkeyLastUsed", { used: moment(passkey.lastUsedAt) }) : t("passkeyNeverUsed")} ·{" "}
+                  {passkey.backedUp ? t("passkeySynced") : t("passkeyDevice")}
+                </span>
+                <details className="mt-2">
+                  <summary className={`${buttonStyles.link} inline-block cursor-pointer`}>
+                    <span aria-hidden="true">{t("rename")}</span>
+                    <span className="sr-only">{t("renameLabel", { name: label })}</span>
+                  </summary>
+                  <form action={renamePasskey} className="mt-2 flex flex-wrap items-end gap-2">
+                    <input type="hidden" name="passkey" value={passkey.id} />
+                    <label className="min-w-0 flex-1 text-xs font-medium text-slate-700 dark:text-slate-200">
+                      {t("passkeyName")}
+                      <input
+                        name="name"
+                        required
+                        maxLength={PASSKEY_NAME_MAX}
+                        defaultValue={passkey.name ?? ""}
+                        className="mt-1 block w-full min-w-40 rounded-lg border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-800 dark:text-slate-50"
+                      />
+                    </label>
+                    <SubmitButton className={small} pendingLabel={t("saving")}>
+                      {t("save")}
+                    </SubmitButton>
+                  </form>
+                </details>
+              </Row>
+            );
+          })}
+        </ul>
+      )}
+    </>
+  );
+}
+
+export async function Sessions({ currentSessionId, sessions }: { currentSessionId: string; sessions: Overview["sessions"] }) {
+  const t = await getTranslations("account");
+  const { moment } = await dateFormats();
+  return (
+    <>
+      <h2 className={heading}>{t("sessionsTitle")}</h2>
+      <p className={help}>{t("sessionsHelp")}</p>
+      <ul className="mb-3 space-y-2" data-testid="sessions">
+        {sessions.map((session) => {
+          const { browser, os } = session.device;
+          const device = browser && os ? t("device", { browser, os }) : (browser ?? os ?? t("unknownDevice"));
+          const used = moment(session.lastSeenAt);
+          return (
+            <Row
+              key={session.id}
+              testId="session"
+              actions={
+                <form action={signOutSession}>
+                  <input type="hidden" name="session" value={session.id} />
+                  <SubmitButton className={small} pendingLabel={t("signingOut")}>
+                    <span aria-hidden="true">{t("signOutSession")}</span>
+                    <span className="sr-only">{t("signOutSessionLabel", { device, used })}</span>
+                  </SubmitButton>
+                </form>
+              }
+            >
+              <span className={name}>
+                {device}
+                {session.id === currentSessionId && (
+                  <span className="ml-2 rounded-full bg-indigo-50 px-2 py-0.5 text-xs font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200">
+                    {t("thisDevice")}
+                  </span>
+                )}
+              </span>
+              <span className={`${meta} break-all`}>{session.ip ? t("place", { ip: session.ip }) : t("unknownPlace")}</span>
+              <span className={meta}>{t("sessionUsed", { used })}</span>
+            </Row>
+          );
+        })}
+      </ul>
+      <form action={signOutSession}>
+        <SubmitButton className={`${buttonStyles.secondary} w-full`} pendingLabel={t("signingOutEverywhere")}>
+          {t("signOutEverywhere")}
+        </SubmitButton>
+      </form>
+    </>
+  );
+}
+
+export async function DeleteAccount() {
+  const t = await getTranslations("account");
+  return (
+    <section className="mt-8 rounded-xl border border-red-200 p-4 dark:border-red-900" aria-labelledby="delete-account">
+      <h2 id="delete-account" className="text-sm font-semibold text-red-800 dark:text-red-200">
+        {t("deleteTitle")}
+      </h2>
+      <p className={help}>{t("deleteHelp")}</p>
+      <form action={deleteAccount} className="space-y-3">
+        <label className="flex items-start gap-2 text-sm text-slate-800 dark:text-slate-100">
+          <input type="checkbox" name="confirm" value="delete" required className="mt-1 size-4 shrink-0 accent-red-600" />
+          <span>{t("deleteConfirm")}</span>
+        </label>
+        <SubmitButton className={`${danger} w-full`} pendingLabel={t("deleting")}>
+          {t("deleteButton")}
+        </SubmitButton>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,121 @@
+import type { Keyfob } from "../keyfob";
+import { invalidRequest } from "../oauth/errors";
+import { liveSessions, revokeSessions } from "../sessions/login-session";
+import type { IdentityKey } from "../store/accounts";
+import { describeDevice } from "../sessions/device";
+import { deleteAccount } from "./directory";
+
+/**
+ * What a signed-in person does with their own account at /account, as Clerk's profile and
+ * Keycloak's account console offer: see its ways in (wallets, Google, Apple, passkeys) and login
+ * sessions, unlink a way in (never the last), name and remove passkeys, sign sessions out, and
+ * delete the account. Every change is written to the audit log; those of the account's ways in and
+ * its deletion in the change's transaction.
+ */
+
+/** Where the person acts from, for the audit log. */
+export type Requester = { ip?: string };
+
+/** A way into an account that can be taken away: an identity (not its passkey identity) or one passkey. */
+export type WayIn = { identity: IdentityKey } | { passkey: string };
+
+/** The longest passkey name. */
+export const PASSKEY_NAME_MAX = 64;
+
+/** The account as /account shows it: its identities, passkeys and live login sessions. */
+export async function accountOverview(k: Keyfob, accountId: string, now = new Date()) {
+  const [identities, passkeys, sessions] = await Promise.all([
+    k.store.accounts.identities(accountId),
+    k.store.accounts.passkeys(accountId),
+    liveSessions(k, accountId, now),
+  ]);
+  return {
+    // The passkey identity is the account's passkeys' shared user handle: they are listed one by one.
+    identities: identities
+      .filter((identity) => identity.provider !== "passkey")
+      .map((identity) => ({ ...identity, own: isOwnWallet(accountId, identity) })),
+    passkeys,
+    sessions: sessions.map(({ idHash, userAgent, ...session }) => ({ id: idHash, device: describeDevice(userAgent), ...session })),
+  };
+}
+
+/** The wallet whose address is the account's: a new login of it would find the account again, so it stays. */
+const isOwnWallet = (accountId: string, key: IdentityKey) => key.provider === "web3" && key.subject === accountId;
+
+/**
+ * Takes a way in away from an account: refused when it is the account's own wallet, not the
+ * account's, or the last way in. The account's row is locked for the change, so two removals at
+ * once cannot each leave the other's as the last and end with none.
+ */
+export async function removeWayIn(k: Keyfob, accountId: string, wayIn: WayIn, requester: Requester = {}): Promise<void> {
+  if ("identity" in wayIn && (wayIn.identity.provider === "passkey" || isOwnWallet(accountId, wayIn.identity))) {
+    throw invalidRequest({ code: wayIn.identity.provider === "passkey" ? "not_a_way_in" : "own_wallet" });
+  }
+  await k.store.transaction(async (tx) => {
+    if (!(await tx.accounts.lockAccount(accountId))) throw invalidRequest({ code: "no_account" });
+    const removed =
+      "identity" in wayIn
+        ? await tx.accounts.removeIdentity(accountId, wayIn.identity)
+        : await tx.accounts.removePasskey(accountId, wayIn.passkey);
+    if (!removed) throw invalidRequest({ code: "not_a_way_in" });
+    // Rolls the removal back.
+    if ((await tx.accounts.waysIn(accountId)) === 0) throw invalidRequest({ code: "last_way_in" });
+    await k.audit.writeWithin(tx, {
+      action: "identity" in wayIn ? "account.identity_unlinked" : "account.passkey_removed",
+      outcome: "success",
+      accountId,
+      ip: requester.ip,
+      detail: "identity" in wayIn ? `${wayIn.identity.provider}:${wayIn.identity.subject} at /account` : "at /account",
+    });
+  });
+}
+
+/** Names a passkey of the account: 1 to PASSKEY_NAME_MAX characters, no control characters, spaces trimmed. */
+export async function renamePasskey(k: Keyfob, accountId: string, passkeyId: string, name: string, requester: Requester = {}) {
+  const trimmed = name.trim();
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (!trimmed || trimmed.length > PASSKEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+    throw invalidRequest({ code: "passkey_name", params: { max: PASSKEY_NAME_MAX } });
+  }
+  if (!(await k.store.accounts.renamePasskey(accountId, passkeyId, trimmed))) throw invalidRequest({ code: "not_a_way_in" });
+  k.audit.record({ action: "account.passkey_renamed", outcome: "success", accountId, ip: requester.ip, detail: "at /account" });
+  return trimmed;
+}
+
+/**
+ * Signs the account's login sessions out: one (by its id) or every one. Through the session-ending
+ * code the dashboard's revocation uses, so dashboard sessions started from them end too. Returns
+ * how many ended.
+ */
+export async function signOutSessions(k: Keyfob, accountId: string, sessionId: string | undefined, requester: Requester = {}) {
+  const ended = await revokeSessions(k, accountId, sessionId);
+  if (sessionId && ended === 0) throw invalidRequest({ code: "unknown_session" });
+  k.audit.record({
+    action: "session.ended",
+    outcome: "success",
+    accountId,
+    ip: requester.ip,
+    detail: sessionId ? "signed out at /account: one session" : `signed out everywhere at /account: ${ended} sessions`,
+  });
+  return ended;
+}
+
+/**
+ * Deletes the account at its owner's request, as the dashboard does (lib/accounts/directory.ts):
+ * its tokens revoked, its identities and sessions deleted, with the audit record in the same
+ * transaction.
+ */
+export function deleteOwnAccount(k: Keyfob, accountId: string, requester: Requester = {}) {
+  return k.store.transaction(async (tx) => {
+    const deleted = await deleteAccount({ ...k, store: tx }, accountId);
+    if (!deleted) throw invalidRequest({ code: "no_account" });
+    await k.audit.writeWithin(tx, {
+      action: "account.deleted",
+      outcome: "success",
+      accountId,
+      ip: requester.ip,
+      detail: `by its owner at /account; ${deleted.revokedTokens} access tokens revoked, ${deleted.endedSessions} sessions ended`,
+    });
+    return deleted;
+  });
+}

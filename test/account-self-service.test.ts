@@ -1,0 +1,225 @@
+/**
+ * Account self-service at /account (lib/accounts/self-service.ts), on real PostgreSQL: the
+ * account's ways in, sessions and passkeys as listed; unlinking, never the last way in (not even
+ * two removals at once); naming and removing passkeys; signing sessions out (dashboard sessions
+ * started from them end too); deleting the account with what it holds; signing in through the
+ * hosted login page as /account's own client.
+ */
+import { randomBytes } from "node:crypto";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { describe, expect, it } from "vitest";
+import { accountLoginUrl, accountReturnUri } from "@/lib/accounts/account-login";
+import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
+import { startAuthorization } from "@/lib/actions/authorize";
+import { accountOverview, deleteOwnAccount, removeWayIn, renamePasskey, signOutSessions } from "@/lib/accounts/self-service";
+import { readAdminSession } from "@/lib/admin/session";
+import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
+import { keyfob } from "@/lib/runtime";
+import { findSession, startSession } from "@/lib/sessions/login-session";
+import { expectError } from "./support/flow-a";
+import { activeUser, google, userinfo } from "./support/flow-b";
+import { tables } from "./support/database";
+
+const CHROME_ON_MAC =
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const SAFARI_ON_IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+
+/** A Google account, with a wallet linked when asked. */
+async function googleAccount(withWallet = false) {
+  const identity = google();
+  const accountId = await resolveAccount(keyfob(), identity);
+  const wallet = privateKeyToAccount(generatePrivateKey()).address;
+  if (withWallet) await linkWallet(keyfob(), accountId, wallet);
+  return { accountId, identity, wallet };
+}
+
+/** A passkey row of the account (the WebAuthn ceremonies are passkeys.test.ts's). */
+async function passkeyOf(accountId: string) {
+  const id = randomBytes(16).toString("base64url");
+  await keyfob().store.accounts.addPasskey({
+    id,
+    accountId,
+    userHandle: randomBytes(32).toString("base64url"),
+    publicKey: randomBytes(77),
+    transports: ["internal"],
+    deviceType: "multiDevice",
+    backedUp: true,
+  });
+  return id;
+}
+
+const refusal = (code: string) => ({ code: "invalid_request", why: { code } });
+
+async function auditEvents(accountId: string) {
+  await keyfob().audit.flush();
+  return tables(keyfob()).auditEvent.findMany({ where: { accountId }, orderBy: { id: "asc" }, select: { action: true, detail: true } });
+}
+
+describe("the account's overview", () => {
+  it("lists its identities with last use, its passkeys, and its live sessions with device and place", async () => {
+    const { accountId, wallet } = await googleAccount(true);
+    const passkey = await passkeyOf(accountId);
+    const identity = { provider: "google" as const, subject: "x", emailVerified: false };
+    await startSession(keyfob(), { accountId, identity, ip: "203.0.113.7", userAgent: CHROME_ON_MAC });
+    await startSession(keyfob(), { accountId, identity, ip: "2001:db8::1", userAgent: SAFARI_ON_IPHONE });
+
+    const overview = await accountOverview(keyfob(), accountId);
+    expect(overview.identities.map((i) => [i.provider, i.own, i.lastLoginAt instanceof Date])).toEqual([
+      ["google", false, true],
+      ["web3", false, true],
+    ]);
+    expect(overview.identities[1].subject).toBe(wallet);
+    expect(overview.passkeys.map((p) => [p.id, p.name])).toEqual([[passkey, null]]);
+    expect(overview.sessions.map((s) => [s.ip, s.device]).sort()).toEqual([
+      ["2001:db8::1", { browser: "Mobile Safari 17", os: "iOS", mobile: true }],
+      ["203.0.113.7", { browser: "Chrome 131", os: "Mac OS", mobile: false }],
+    ]);
+    expect(overview.sessions[0].id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe("unlinking", () => {
+  it("takes a wallet away, audited, but never the last way in", async () => {
+    const { accountId, identity, wallet } = await googleAccount(true);
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, { ip: "203.0.113.9" });
+    expect(await keyfob().store.accounts.findIdentity({ provider: "web3", subject: wallet })).toBeUndefined();
+
+    await expect(removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } })).rejects.toMatchObject(
+      refusal("last_way_in"),
+    );
+    expect(await keyfob().store.accounts.findIdentity({ provider: "google", subject: identity.subject })).toBeDefined();
+    // Gone already, or not the account's.
+    await expect(removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } })).rejects.toMatchObject(
+      refusal("not_a_way_in"),
+    );
+    const other = await googleAccount();
+    await expect(
+      removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: other.identity.subject } }),
+    ).rejects.toMatchObject(refusal("not_a_way_in"));
+    expect(await auditEvents(accountId)).toEqual([{ action: "account.identity_unlinked", detail: `web3:${wallet} at /account` }]);
+  });
+
+  it("refuses the wallet whose address is the account's", async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey()).address;
+    const accountId = await resolveAccount(keyfob(), { provider: "web3", subject: wallet, emailVerified: false });
+    await resolveAccount(keyfob(), google()).then((other) => expect(other).not.toBe(accountId));
+    await passkeyOf(accountId);
+    await expect(removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } })).rejects.toMatchObject(
+      refusal("own_wallet"),
+    );
+  });
+
+  it("of two removals at once, lets only one leave the account with a way in", async () => {
+    for (let round = 0; round < 3; round++) {
+      const { accountId, identity, wallet } = await googleAccount(true);
+      const results = await Promise.allSettled([
+        removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }),
+        removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } }),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: refusal("last_way_in") });
+      expect(await keyfob().store.accounts.waysIn(accountId)).toBe(1);
+    }
+  });
+});
+
+describe("passkeys", () => {
+  it("are named (trimmed, 1 to 64 characters) and removed while another way in is left", async () => {
+    const { accountId, identity } = await googleAccount();
+    const passkey = await passkeyOf(accountId);
+    expect(await renamePasskey(keyfob(), accountId, passkey, "  Work laptop ")).toBe("Work laptop");
+    expect((await accountOverview(keyfob(), accountId)).passkeys.map((p) => p.name)).toEqual(["Work laptop"]);
+    for (const bad of ["", "   ", "x".repeat(65), "tab\there"]) {
+      await expect(renamePasskey(keyfob(), accountId, passkey, bad)).rejects.toMatchObject(refusal("passkey_name"));
+    }
+    const other = await googleAccount();
+    await expect(renamePasskey(keyfob(), other.accountId, passkey, "Mine now")).rejects.toMatchObject(refusal("not_a_way_in"));
+
+    // The passkey is the last way in once Google is gone.
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } });
+    await expect(removeWayIn(keyfob(), accountId, { passkey })).rejects.toMatchObject(refusal("last_way_in"));
+    expect((await accountOverview(keyfob(), accountId)).passkeys).toHaveLength(1);
+    const second = await passkeyOf(accountId);
+    await removeWayIn(keyfob(), accountId, { passkey });
+    expect((await accountOverview(keyfob(), accountId)).passkeys.map((p) => p.id)).toEqual([second]);
+    // The rename is queued, the removals written with their change: compared in any order.
+    expect((await auditEvents(accountId)).map((e) => e.action).sort()).toEqual([
+      "account.identity_unlinked",
+      "account.passkey_removed",
+      "account.passkey_renamed",
+    ]);
+  });
+});
+
+describe("signing out", () => {
+  it("ends one session or every one, and the dashboard sessions started from them", async () => {
+    const { accountId, identity } = await googleAccount();
+    const first = await startSession(keyfob(), { accountId, identity });
+    const second = await startSession(keyfob(), { accountId, identity });
+    const third = await startSession(keyfob(), { accountId, identity });
+    const adminToken = randomOpaque();
+    await keyfob().store.accounts.createAdminSession({
+      idHash: opaqueDigest(adminToken),
+      accountId,
+      loginSessionId: first.session.id,
+      expiresAt: new Date(Date.now() + 3600_000),
+    });
+    expect(await readAdminSession(keyfob(), adminToken)).toBeDefined();
+
+    expect(await signOutSessions(keyfob(), accountId, first.session.id)).toBe(1);
+    expect(await findSession(keyfob(), first.token)).toBeUndefined();
+    expect(await readAdminSession(keyfob(), adminToken)).toBeUndefined();
+    expect(await findSession(keyfob(), second.token)).toBeDefined();
+    await expect(signOutSessions(keyfob(), accountId, first.session.id)).rejects.toMatchObject(refusal("unknown_session"));
+    // Another account's session is not this account's to end.
+    const other = await googleAccount();
+    const theirs = await startSession(keyfob(), { accountId: other.accountId, identity: other.identity });
+    await expect(signOutSessions(keyfob(), accountId, theirs.session.id)).rejects.toMatchObject(refusal("unknown_session"));
+    expect(await findSession(keyfob(), theirs.token)).toBeDefined();
+
+    expect(await signOutSessions(keyfob(), accountId, undefined)).toBe(2);
+    expect(await findSession(keyfob(), second.token)).toBeUndefined();
+    expect(await findSession(keyfob(), third.token)).toBeUndefined();
+    expect((await accountOverview(keyfob(), accountId)).sessions).toEqual([]);
+    expect((await auditEvents(accountId)).map((e) => e.detail)).toEqual([
+      "signed out at /account: one session",
+      "signed out everywhere at /account: 2 sessions",
+    ]);
+  });
+});
+
+describe("deleting the account", () => {
+  it("deletes it with its identities and sessions and revokes its tokens, as the dashboard's delete does", async () => {
+    const user = await activeUser();
+    expect((await userinfo(user.tokens.access_token)).status).toBe(200);
+    const deleted = await deleteOwnAccount(keyfob(), user.accountId, { ip: "203.0.113.5" });
+    expect(deleted).toMatchObject({ endedSessions: 1, identities: 2 });
+    expect(await keyfob().store.accounts.find(user.accountId)).toBeUndefined();
+    expect(await findSession(keyfob(), user.session.token)).toBeUndefined();
+    await expectError(await userinfo(user.tokens.access_token), 401, "invalid_token");
+    await expectError(await userinfo(user.walletTokens.access_token), 401, "invalid_token");
+    expect(await auditEvents(user.accountId)).toContainEqual({
+      action: "account.deleted",
+      detail: expect.stringMatching(/^by its owner at \/account; 2 access tokens revoked, 1 sessions ended$/),
+    });
+    await expect(deleteOwnAccount(keyfob(), user.accountId)).rejects.toMatchObject(refusal("no_account"));
+  });
+});
+
+describe("signing in at /account", () => {
+  it("goes to the hosted login page as /account's own client, in the page's language, returning to /account/return", async () => {
+    const url = new URL(await accountLoginUrl(keyfob(), "de"));
+    expect(url.pathname).toBe("/auth");
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      client_id: "keyfob-account",
+      redirect_uri: accountReturnUri(keyfob()),
+      ui_locales: "de",
+      code_challenge_method: "S256",
+    });
+    const start = await startAuthorization(keyfob(), url.searchParams);
+    expect(start).toMatchObject({ kind: "login", clientName: "Keyfob account" });
+    // Registering the client again (every sign-in does) changes nothing.
+    expect(new URL(await accountLoginUrl(keyfob(), "en")).searchParams.get("client_id")).toBe("keyfob-account");
+  });
+});
