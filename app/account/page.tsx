@@ -111,7 +111,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
       <HtmlLang lang={locale} />
       <NextIntlClientProvider
         locale={locale}
-        messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "account"])}
+        messages={pickMessages(locale, ["common", "wallet", "passkey", "loginErrors", "loginErrorTitles", "account"])}
         timeZone="UTC"
       >
         {outcome && <div className="mb-5">{outcome}</div>}

@@ -8,7 +8,7 @@ import { useCallback, useState } from "react";
 import { useTranslations } from "next-intl";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { Spinner, WalletIcon } from "../login/icons";
-import type { LoginErrorKey } from "../login/login-result";
+import { isFinal, type LoginErrorKey } from "../login/login-result";
 import { buttonStyles, Notice, ShortAddress } from "../login/ui";
 import type { SiweStep } from "../login/use-siwe";
 import { useWalletButton } from "../login/use-wallet-button";
@@ -31,17 +31,26 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
   const t = useTranslations("account");
   const wallet = useTranslations("wallet");
   const errors = useTranslations("loginErrors");
+  const titles = useTranslations("loginErrorTitles");
   const [linked, setLinked] = useState<string | null>(null);
   const router = useRouter();
   const chainLabel = chainName(chainId);
   const submit = useCallback(
     async (text: string, signature: string) => {
       const result = await link(text, signature);
-      if ("error" in result) return { error: errors(result.error, { seconds: result.seconds ?? 60 }), restart: result.restart };
+      if ("error" in result) {
+        const { error } = result;
+        // A wallet of another account is no failure to retry: it says so, with no "Try again".
+        return {
+          error: errors(error, { seconds: result.seconds ?? 60 }),
+          restart: result.restart,
+          ...(isFinal(error) && { title: titles(error), final: true }),
+        };
+      }
       setLinked(result.linked);
       router.refresh();
     },
-    [errors, link, router],
+    [errors, link, router, titles],
   );
   const { siwe, options, busy, choosing, choose, press, walletConnect, button, walletConnectDialog } = useWalletButton({
     purpose: SIWE_PURPOSE.linkWallet,
