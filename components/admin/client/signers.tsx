@@ -21,7 +21,7 @@ function signerStatus(signer: { expiresAt: Date | null; revokedAt: Date | null }
 }
 
 const columns = (client: AdminClient, now: Date): Column<Signer>[] => [
-  { header: "Address", cell: (signer) => <CopyableId value={signer.address} label={`signer ${signer.address}`} /> },
+  { header: "Address", cell: (signer) => <CopyableId value={signer.address} label={`signer ${signer.address}`} truncate /> },
   { header: "Status", cell: (signer) => signerStatus(signer, now) },
   { header: "Enabled", hideBelow: "md", cell: (signer) => <DateText date={signer.enabledAt} /> },
   {

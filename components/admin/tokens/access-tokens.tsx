@@ -11,7 +11,7 @@ const columns: Column<ActiveToken>[] = [
   {
     header: "Token ID (jti)",
     className: "min-w-[10rem]",
-    cell: (token) => <CopyableId value={token.jti} label={`token ID ${token.jti}`} />,
+    cell: (token) => <CopyableId value={token.jti} label={`token ID ${token.jti}`} truncate />,
   },
   {
     header: "Client",

@@ -18,7 +18,7 @@ export function HolderLink({
   hash?: string;
 }) {
   return (
-    <CopyableId value={value} label={label}>
+    <CopyableId value={value} label={label} truncate>
       <Link className="hover:underline" href={`/admin/tokens?${new URLSearchParams({ [filter]: value })}${hash}`}>
         <Mono>{value}</Mono>
       </Link>

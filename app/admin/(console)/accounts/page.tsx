@@ -17,7 +17,7 @@ const columns: Column<AccountSummary>[] = [
   {
     header: "Account",
     cell: (account) => (
-      <CopyableId value={account.id} label={`account ${account.id}`}>
+      <CopyableId value={account.id} label={`account ${account.id}`} truncate>
         <Link href={`/admin/accounts/${account.id}`} className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline">
           {account.id}
         </Link>

@@ -24,7 +24,7 @@ const columns = (self: string): Column<AdminRole>[] => [
     className: "min-w-[12rem]",
     cell: (role) => (
       <>
-        <CopyableId value={role.accountId} label={`account ${role.accountId}`}>
+        <CopyableId value={role.accountId} label={`account ${role.accountId}`} truncate>
           <Link className="font-mono text-[13px] wrap-anywhere text-indigo-700 hover:underline" href={`/admin/accounts/${role.accountId}`}>
             {role.accountId}
           </Link>
@@ -33,7 +33,7 @@ const columns = (self: string): Column<AdminRole>[] => [
       </>
     ),
   },
-  { header: "Granted by", hideBelow: "md", cell: (role) => <Mono>{role.grantedBy}</Mono> },
+  { header: "Granted by", hideBelow: "md", cell: (role) => <CopyableId value={role.grantedBy} label="granter" truncate /> },
   { header: "Granted", cell: (role) => <DateText date={role.grantedAt} /> },
   actionsColumn((role) => (
     <ConfirmAction

@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { SearchableList } from "@/components/admin/searchable-list";
 import { type Column, DataTable } from "@/components/admin/data-table";
+import { CopyableId } from "@/components/admin/id";
 import { Badge, Banner, button, DateText, Mono, PageHeader } from "@/components/admin/ui";
 import { parseSearch } from "@/lib/admin/filters";
 import { listClients } from "@/lib/admin/operations";
@@ -22,7 +23,7 @@ const columns: Column<ClientSummary>[] = [
       </Link>
     ),
   },
-  { header: "Client ID", cell: (client) => <Mono>{client.id}</Mono> },
+  { header: "Client ID", cell: (client) => <CopyableId value={client.id} label={`client ID ${client.id}`} truncate /> },
   { header: "Status", cell: (client) => (client.enabled ? <Badge tone="green">Enabled</Badge> : <Badge tone="red">Disabled</Badge>) },
   { header: "Redirect URIs", hideBelow: "md", className: "tabular-nums", cell: (client) => client._count.redirectUris },
   { header: "Active signers", hideBelow: "md", className: "tabular-nums", cell: (client) => client._count.signers },

@@ -35,7 +35,7 @@ type KeyRow = Awaited<ReturnType<typeof keySchedule>>[number] & { until?: Date }
 
 /** The schedule's columns; revoking says how long verifiers may cache the JWKS and how early a key is published. */
 const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
-  { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} /> },
+  { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} truncate /> },
   { header: "Status", cell: (key) => <Badge tone={tone[key.status]}>{key.status[0].toUpperCase() + key.status.slice(1)}</Badge> },
   { header: "Signs from", cell: (key) => <DateText date={key.activatesAt} /> },
   {
@@ -95,7 +95,7 @@ const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
 type HistoryRow = Awaited<ReturnType<typeof keyHistory>>[number];
 
 const historyColumns: Column<HistoryRow>[] = [
-  { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} /> },
+  { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} truncate /> },
   { header: "Status", cell: (key) => (key.revokedAt ? <Badge tone="red">Revoked</Badge> : <Badge tone="slate">Retired</Badge>) },
   { header: "Signed from", cell: (key) => <DateText date={key.activatesAt} /> },
   {
