@@ -105,8 +105,22 @@ test("no dashboard page scrolls sideways at 390 px, with data; the nav shows eve
   expect(scroll.theadWidth).toBe(scroll.tbodyWidth);
   await screenshot(page, testInfo, "admin-tokens-mobile");
 
-  // The audit log at phone width: a row opens to show every field.
+  // The audit log at phone width: each row a card with its time, action, outcome and reason on
+  // screen, nothing behind a sideways scroll; a row opens to show every field.
   await page.goto(`/admin/audit?client=${license}&action=token.failed`);
+  const events = page.getByRole("region", { name: "Audit events" });
+  expect(await events.evaluate((box) => box.scrollWidth - box.clientWidth)).toBe(0);
+  const refused = await db.auditEvent.findFirstOrThrow({ where: { clientId: license, action: "token.failed" }, orderBy: { at: "desc" } });
+  const event = events.locator("tbody tr").first();
+  await event.scrollIntoViewIfNeeded(); // below the filter form
+  for (const part of [
+    event.locator("time"),
+    event.getByText("token.failed", { exact: true }),
+    event.getByText(refused.outcome, { exact: true }),
+    event.getByText("submit_challenge: "),
+  ]) {
+    await expect(part).toBeInViewport({ ratio: 1 });
+  }
   await page
     .getByRole("button", { name: /^Details of event/ })
     .first()

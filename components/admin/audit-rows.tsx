@@ -1,12 +1,13 @@
 "use client";
 /**
- * The audit log's rows: the essentials on one line, and a Details button that opens a row below
- * with every field of the event (its reason in full, both times, links to what it names).
+ * The audit log's rows: the essentials on one line (at phone width a card: time and outcome, action,
+ * reason, who), and a Details button that opens a row below with every field of the event (its
+ * reason in full, both times, links to what it names).
  */
 import Link from "next/link";
 import { Fragment, useState } from "react";
 import { CopyableId } from "./id";
-import { td } from "./data-table";
+import { stackedTd } from "./data-table";
 import { Badge, DateText, Mono } from "./ui";
 import { utcText } from "./time";
 
@@ -82,17 +83,19 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
         const detailsId = `audit-event-${event.id}`;
         return (
           <Fragment key={event.id}>
-            <tr className={expanded ? "bg-slate-50" : undefined}>
-              <td className={td}>
+            <tr
+              className={`max-sm:grid max-sm:grid-cols-[1fr_auto] max-sm:items-center max-sm:gap-x-3 max-sm:gap-y-1 max-sm:px-4 max-sm:py-3 ${expanded ? "bg-slate-50" : ""}`}
+            >
+              <td className={`${stackedTd} max-sm:col-start-1 max-sm:row-start-1`}>
                 <DateText date={event.at} />
               </td>
-              <td className={`${td} whitespace-nowrap`}>
+              <td className={`${stackedTd} max-sm:col-start-1 max-sm:row-start-2 max-sm:min-w-0 sm:whitespace-nowrap`}>
                 <Mono>{event.action}</Mono>
               </td>
-              <td className={td}>
+              <td className={`${stackedTd} max-sm:col-start-2 max-sm:row-start-1 max-sm:text-right`}>
                 <Badge tone={tone(event.outcome)}>{event.outcome}</Badge>
               </td>
-              <td className={`${td} min-w-[14rem]`}>
+              <td className={`${stackedTd} max-sm:col-span-2 max-sm:row-start-4 sm:min-w-[14rem]`}>
                 <dl className="grid grid-cols-[3.5rem_1fr] gap-x-2 gap-y-0.5">
                   <Party label="by" value={event.actor} />
                   <Party label="client" value={event.clientId} />
@@ -100,11 +103,13 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
                 </dl>
                 {!event.actor && !event.clientId && !event.accountId && none}
               </td>
-              <td className={`${td} hidden max-w-[28rem] min-w-[10rem] lg:table-cell`}>
+              <td
+                className={`${stackedTd} hidden max-sm:col-span-2 max-sm:row-start-3 max-sm:block lg:table-cell lg:max-w-[28rem] lg:min-w-[10rem]`}
+              >
                 {event.detail ? <Mono className="line-clamp-2">{event.detail}</Mono> : none}
               </td>
-              <td className={`${td} hidden whitespace-nowrap xl:table-cell`}>{event.ip ? <Mono>{event.ip}</Mono> : none}</td>
-              <td className={`${td} text-right`}>
+              <td className={`${stackedTd} hidden whitespace-nowrap xl:table-cell`}>{event.ip ? <Mono>{event.ip}</Mono> : none}</td>
+              <td className={`${stackedTd} text-right max-sm:col-start-2 max-sm:row-start-2`}>
                 <button
                   type="button"
                   aria-expanded={expanded}
@@ -124,8 +129,8 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
                 </button>
               </td>
             </tr>
-            <tr id={detailsId} hidden={!expanded} className="bg-slate-50">
-              <td colSpan={7} className="px-4 pt-1 pb-4 sm:pl-0">
+            <tr id={detailsId} hidden={!expanded} className="bg-slate-50 max-sm:block">
+              <td colSpan={7} className="px-4 pt-1 pb-4 max-sm:block sm:pl-0">
                 <dl className="grid gap-2 rounded-lg bg-white p-3 ring-1 ring-slate-200 sm:p-4" aria-label={`Event ${event.id}`}>
                   <Field name="Event">
                     <Mono>#{event.id}</Mono>

@@ -36,6 +36,8 @@ export type ColumnHeader = Pick<Column<never>, "header" | "srOnly" | "hideBelow"
 
 export const th = "px-4 py-2.5 whitespace-nowrap first:pl-4 sm:first:pl-0";
 export const td = "px-4 py-3 align-top first:pl-4 sm:first:pl-0";
+/** A cell of a stacked table's row (Table's `stacked`): td from the sm breakpoint up, no padding of its own in the card below it. */
+export const stackedTd = "align-top sm:px-4 sm:py-3 sm:first:pl-0";
 
 // Whole class names, for Tailwind to find.
 const hidden = { md: "hidden md:table-cell", lg: "hidden lg:table-cell", xl: "hidden xl:table-cell" } as const;
@@ -44,9 +46,20 @@ const classes = (...names: (string | false | undefined)[]) => names.filter(Boole
 /**
  * A table that scrolls sideways on narrow screens rather than squeezing its cells: the scroll box
  * holds the whole table, header included, and is a focusable region named by the caption so keyboard
- * users can scroll it.
+ * users can scroll it. With `stacked`, below the sm breakpoint it is a list of cards instead: the
+ * header is left to screen readers and the body's rows lay out their own cells (see AuditRows).
  */
-export function Table({ caption, head, children }: { caption: string; head: ReactNode; children: ReactNode }) {
+export function Table({
+  caption,
+  head,
+  children,
+  stacked = false,
+}: {
+  caption: string;
+  head: ReactNode;
+  children: ReactNode;
+  stacked?: boolean;
+}) {
   return (
     // biome-ignore lint/a11y/useSemanticElements: a scroll box with an explicit region role, which the tests find it by
     <div
@@ -56,10 +69,12 @@ export function Table({ caption, head, children }: { caption: string; head: Reac
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll box takes focus so that it scrolls by keyboard
       tabIndex={0}
     >
-      <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
+      <table className={classes("min-w-full divide-y divide-slate-200 text-left text-sm", stacked && "max-sm:block")}>
         <caption className="sr-only">{caption}</caption>
-        <thead className="text-xs font-semibold tracking-wide text-slate-500 uppercase">{head}</thead>
-        <tbody className="divide-y divide-slate-100">{children}</tbody>
+        <thead className={classes("text-xs font-semibold tracking-wide text-slate-500 uppercase", stacked && "max-sm:sr-only")}>
+          {head}
+        </thead>
+        <tbody className={classes("divide-y divide-slate-100", stacked && "max-sm:block")}>{children}</tbody>
       </table>
     </div>
   );

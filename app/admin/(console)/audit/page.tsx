@@ -114,7 +114,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
               : "Admin changes and token requests are recorded here."}
           </EmptyState>
         ) : (
-          <Table caption="Audit events" head={<ColumnHeaders columns={columns} />}>
+          <Table caption="Audit events" head={<ColumnHeaders columns={columns} />} stacked>
             <AuditRows events={result.items.map((event) => ({ ...event, at: event.at.toISOString() }))} />
           </Table>
         )}
