@@ -1,5 +1,6 @@
 /**
- * A client's page in the browser: every setting edited and audited with before and after; the
+ * A client's page in the browser: its sections all on the page, each linked from the page's section
+ * navigation; every setting edited and audited with before and after, the logo previewed; the
  * integration panel's snippets actually run (Flow A's curl commands and the client library against
  * the real server, Flow B's authorization URL in the browser and its code exchange with curl);
  * "Try a sign-in" runs the hosted login as the client and shows the decoded tokens; deleting asks
@@ -64,6 +65,10 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expectNoAxeViolations(page, "a new client's page with its notice");
   await page.reload();
   await expect(notice).toHaveCount(0);
+  // Every section is on the page (none hidden behind a tab), each one linked from the section navigation.
+  const sections = page.getByRole("navigation", { name: "Sections of this client" }).getByRole("link");
+  await expect(sections).toHaveCount(9);
+  for (const link of await sections.all()) await expect(page.locator((await link.getAttribute("href"))!)).toBeVisible();
   // Its generated id is no license: the signers card explains what a signer needs instead of offering one.
   await expect(page.locator("#signers")).toContainText("This client cannot have signers: its ID is not a license address.");
   await expect(page.getByRole("button", { name: "Add signer" })).toHaveCount(0);
@@ -105,11 +110,26 @@ test("every setting of a client is edited in the browser and audited with its ol
   expect([await introspects(firstSecret), await introspects(secondSecret)]).toEqual([401, 200]);
   expect((await db.auditEvent.findFirstOrThrow({ where: { clientId, action: "client.secret_overlap_ended" } })).outcome).toBe("success");
 
+  // The logo's preview: the sign-in page's initial until there is one, then the image at its fixed size.
+  const preview = page.getByTestId("logo-preview");
+  await expect(preview.getByTestId("client-logo-fallback")).toHaveText("E");
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+  await page.route("https://edited.example.com/logo.png", (route) => route.fulfill({ body: png, contentType: "image/png" }));
   await settings.getByLabel("Name").fill("Edited");
   await settings.getByLabel("Logo URL").fill("https://edited.example.com/logo.png");
   for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Management API"]) await settings.getByLabel(label).check();
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
+  const logo = preview.getByTestId("client-logo");
+  await expect(logo).toHaveAttribute("src", "https://edited.example.com/logo.png");
+  await expect
+    .poll(() =>
+      logo.evaluate((img: HTMLImageElement) => {
+        const box = img.getBoundingClientRect(); // the tile, padding included, as on the sign-in page
+        return [img.complete && img.naturalWidth, box.width, box.height];
+      }),
+    )
+    .toEqual([1, 56, 56]);
   await expectNoAxeViolations(page, "the client page after saving its settings");
   expect(await db.client.findUniqueOrThrow({ where: { id: clientId } })).toMatchObject({
     name: "Edited",

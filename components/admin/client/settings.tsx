@@ -1,7 +1,8 @@
-/** The client page's settings: name, logo, PKCE, resource server, refresh tokens, management API and its scopes. */
+/** The client page's settings: name, logo (previewed as the sign-in page shows it), PKCE, resource server, refresh tokens, management API and its scopes. */
 import { updateClientAction } from "@/app/admin/_lib/actions";
 import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
 import { button, Card, Mono } from "@/components/admin/ui";
+import { ClientLogo } from "@/components/login/client-logo";
 import { MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
 import type { AdminClient } from "./types";
 
@@ -26,16 +27,24 @@ export function ClientSettings({ client }: { client: AdminClient }) {
       >
         <div className="grid gap-4 sm:grid-cols-2">
           <Field name="name" label="Name" initialValue={client.name} autoComplete="off" />
-          <Field
-            name="logoUrl"
-            label="Logo URL"
-            optional
-            initialValue={client.logoUrl ?? ""}
-            type="url"
-            autoComplete="off"
-            spellCheck={false}
-            hint="https only; shown on the sign-in page."
-          />
+          <div className="flex items-start gap-3">
+            <Field
+              name="logoUrl"
+              label="Logo URL"
+              optional
+              initialValue={client.logoUrl ?? ""}
+              type="url"
+              autoComplete="off"
+              spellCheck={false}
+              hint="https only; shown on the sign-in page."
+              className="min-w-0 flex-1"
+            />
+            <div className="flex shrink-0 flex-col items-center gap-1 pt-6" data-testid="logo-preview">
+              {/* Keyed by the saved URL: a new logo gets a fresh try at loading. */}
+              <ClientLogo key={client.logoUrl ?? ""} name={client.name} src={client.logoUrl} />
+              <span className="text-xs text-slate-500">On sign-in</span>
+            </div>
+          </div>
         </div>
         <fieldset className="space-y-3">
           <legend className="sr-only">Options</legend>

@@ -2,13 +2,15 @@
  * /admin/clients/[clientId]: one client. Enable/disable, every setting, the integration panel
  * (endpoints, snippets, try a sign-in), redirect URIs (shown exactly as stored), post-logout URIs,
  * allowed origins, signers of a developer license, the client secret (shown once), delete (after
- * typing the client's id). Each part is a section of components/admin/client.
+ * typing the client's id). Each part is a section of components/admin/client, all on the page,
+ * with links to each beside them (above them on narrow screens).
  */
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { DeleteClient } from "@/components/admin/client/danger-zone";
 import { ClientDetails } from "@/components/admin/client/details";
 import { ClientHeader } from "@/components/admin/client/header";
+import { ClientSections } from "@/components/admin/client/sections";
 import { AllowedOrigins } from "@/components/admin/client/origins";
 import { PostLogoutRedirectUris, RedirectUris } from "@/components/admin/client/redirect-uris";
 import { ClientSecret } from "@/components/admin/client/secret";
@@ -40,16 +42,19 @@ export default async function ClientPage({ params, searchParams }: { params: Par
   return (
     <>
       <ClientHeader client={client} created={created} />
-      <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
-        <ClientDetails client={client} />
-        <IntegrationPanel clientId={client.id} data={integrationData} tryHref={`/admin/clients/${encodeURIComponent(client.id)}/try`} />
-        <RedirectUris client={client} />
-        <PostLogoutRedirectUris client={client} />
-        <AllowedOrigins client={client} />
-        <Signers client={client} />
-        <ClientSecret client={client} />
-        <ClientSettings client={client} />
-        <DeleteClient client={client} />
+      <div className="grid grid-cols-[minmax(0,1fr)] gap-6 lg:grid-cols-[10rem_minmax(0,1fr)]">
+        <ClientSections />
+        <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
+          <ClientDetails client={client} />
+          <IntegrationPanel clientId={client.id} data={integrationData} tryHref={`/admin/clients/${encodeURIComponent(client.id)}/try`} />
+          <RedirectUris client={client} />
+          <PostLogoutRedirectUris client={client} />
+          <AllowedOrigins client={client} />
+          <Signers client={client} />
+          <ClientSecret client={client} />
+          <ClientSettings client={client} />
+          <DeleteClient client={client} />
+        </div>
       </div>
     </>
   );
