@@ -17,9 +17,9 @@ export function Snippet({ id, title, code, children }: { id: string; title: stri
   return (
     <div className="min-w-0">
       <div className="mb-1.5 flex items-end justify-between gap-2">
-        <h4 className="text-sm font-medium text-slate-800" id={`${id}-title`}>
+        <h3 className="text-sm font-medium text-slate-800" id={`${id}-title`}>
           {title}
-        </h4>
+        </h3>
         <CopyButton value={code} label={`Copy: ${title}`} compact />
       </div>
       {children && <div className="mb-2 text-xs text-slate-600">{children}</div>}

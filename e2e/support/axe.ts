@@ -23,6 +23,8 @@ export type AxeOptions = {
    * says at its call why the node is not ours.
    */
   exclude?: string[];
+  /** Also axe's best-practice rules (unique landmarks, heading order…), for pages that meet them. */
+  bestPractice?: boolean;
 };
 
 /** Fails, with a readable list, when axe-core finds a WCAG A/AA violation on the page as it is now. */
@@ -34,7 +36,7 @@ export async function expectNoAxeViolations(page: Page, context: string, options
     for (const scheme of schemes) {
       await page.emulateMedia({ colorScheme: scheme });
       await settled(page);
-      let builder = new AxeBuilder({ page }).withTags(WCAG_TAGS);
+      let builder = new AxeBuilder({ page }).withTags(options.bestPractice ? [...WCAG_TAGS, "best-practice"] : WCAG_TAGS);
       for (const selector of options.exclude ?? []) builder = builder.exclude(selector);
       const { violations, incomplete } = await builder.analyze();
       // What axe could not decide (text over a gradient, a cell under a sticky header): not a

@@ -28,7 +28,7 @@ export function Identities({ account }: { account: AdminAccount }) {
   return (
     <Card id="identities" title="Identities" description="The ways into this account.">
       <DataTable
-        caption="Identities"
+        caption="Identities of this account"
         columns={columns}
         rows={account.identities}
         rowKey={(identity) => `${identity.provider}:${identity.subject}`}

@@ -54,7 +54,7 @@ export function Signers({ client }: { client: AdminClient }) {
   const license = isLicense(client.id);
   const table = (
     <DataTable
-      caption="Signers"
+      caption="Signers of this client"
       columns={columns(client, now)}
       rows={client.signers}
       rowKey={(signer) => signer.address}
