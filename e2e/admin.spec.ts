@@ -77,7 +77,7 @@ test("an admin registers a client with a redirect URI and a signer; Flow A works
   await expect(page.getByRole("heading", { name: "Clients" })).toBeVisible();
   await page.getByRole("link", { name: "New client" }).click();
   const license = privateKeyToAccount(generatePrivateKey()).address;
-  await page.getByLabel("Client ID").fill(license.toLowerCase());
+  await page.getByLabel(/^Client ID/).fill(license.toLowerCase());
   await page.getByLabel("Logo URL").fill("http://insecure.example.com/logo.png");
   await page.getByRole("button", { name: "Create client" }).click();
   const main = page.getByRole("main");
