@@ -1,6 +1,7 @@
 /**
  * axe-core on a page as it is at this moment (a state: an error shown, a dialog open), in light
- * and in dark mode: the WCAG 2.0, 2.1 and 2.2 A and AA rules. The page is not reloaded: the colour
+ * and in dark mode: the WCAG 2.0, 2.1 and 2.2 A and AA rules, and axe's best-practice rules
+ * (unique landmarks, heading order…). The page is not reloaded: the colour
  * scheme is switched in place, so the state stays, and switched back afterwards. A violation fails
  * the test with a list that says what is wrong and where: the rule, its impact, each node's
  * selector, the start of its HTML and axe's reason. AXE_INCOMPLETE=1 also prints what axe could
@@ -23,11 +24,9 @@ export type AxeOptions = {
    * says at its call why the node is not ours.
    */
   exclude?: string[];
-  /** Also axe's best-practice rules (unique landmarks, heading order…), for pages that meet them. */
-  bestPractice?: boolean;
 };
 
-/** Fails, with a readable list, when axe-core finds a WCAG A/AA violation on the page as it is now. */
+/** Fails, with a readable list, when axe-core finds a WCAG A/AA violation or a best-practice finding on the page as it is now. */
 export async function expectNoAxeViolations(page: Page, context: string, options: AxeOptions = {}) {
   const initial: Scheme = (await page.evaluate(() => matchMedia("(prefers-color-scheme: dark)").matches)) ? "dark" : "light";
   const schemes = options.schemes ?? [initial, initial === "light" ? "dark" : "light"];
@@ -36,7 +35,7 @@ export async function expectNoAxeViolations(page: Page, context: string, options
     for (const scheme of schemes) {
       await page.emulateMedia({ colorScheme: scheme });
       await settled(page);
-      let builder = new AxeBuilder({ page }).withTags(options.bestPractice ? [...WCAG_TAGS, "best-practice"] : WCAG_TAGS);
+      let builder = new AxeBuilder({ page }).withTags([...WCAG_TAGS, "best-practice"]);
       for (const selector of options.exclude ?? []) builder = builder.exclude(selector);
       const { violations, incomplete } = await builder.analyze();
       // What axe could not decide (text over a gradient, a cell under a sticky header): not a
@@ -52,7 +51,7 @@ export async function expectNoAxeViolations(page: Page, context: string, options
     if (schemes.at(-1) !== initial) await page.emulateMedia({ colorScheme: initial });
   }
   // Soft: the test goes on, so one run reports every state that fails, not only the first.
-  expect.soft(found, `axe-core: WCAG A/AA violations on ${context} (${page.url()})`).toEqual([]);
+  expect.soft(found, `axe-core: WCAG A/AA violations and best-practice findings on ${context} (${page.url()})`).toEqual([]);
 }
 
 /** A rule's finding on one node: the rule, its impact, where, the start of the HTML, and why. */
