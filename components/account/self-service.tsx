@@ -46,6 +46,27 @@ function Row({ icon, children, actions, testId }: { icon?: ReactNode; children: 
   );
 }
 
+/** A row's one-button form: the row's identifiers as hidden fields, a visible verb, and for screen readers what it acts on. */
+function RowAction(props: {
+  action: (form: FormData) => Promise<void>;
+  fields: Record<string, string>;
+  verb: string;
+  spoken: string;
+  pending: string;
+}) {
+  return (
+    <form action={props.action}>
+      {Object.entries(props.fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <SubmitButton className={small} pendingLabel={props.pending}>
+        <span aria-hidden="true">{props.verb}</span>
+        <span className="sr-only">{props.spoken}</span>
+      </SubmitButton>
+    </form>
+  );
+}
+
 export async function WaysIn({ overview }: { overview: Overview }) {
   const t = await getTranslations("account");
   const { day, moment } = await dateFormats();
@@ -65,14 +86,13 @@ export async function WaysIn({ overview }: { overview: Overview }) {
               testId="identity"
               actions={
                 !identity.own && (
-                  <form action={unlinkWayIn}>
-                    <input type="hidden" name="provider" value={identity.provider} />
-                    <input type="hidden" name="subject" value={identity.subject} />
-                    <SubmitButton className={small} pendingLabel={t("unlinking")}>
-                      <span aria-hidden="true">{t("unlink")}</span>
-                      <span className="sr-only">{t("unlinkLabel", { name: `${kind} ${label}` })}</span>
-                    </SubmitButton>
-                  </form>
+                  <RowAction
+                    action={unlinkWayIn}
+                    fields={{ provider: identity.provider, subject: identity.subject }}
+                    verb={t("unlink")}
+                    spoken={t("unlinkLabel", { name: `${kind} ${label}` })}
+                    pending={t("unlinking")}
+                  />
                 )
               }
             >
@@ -101,13 +121,13 @@ export async function WaysIn({ overview }: { overview: Overview }) {
                 icon={<PasskeyIcon />}
                 testId="passkey"
                 actions={
-                  <form action={unlinkWayIn}>
-                    <input type="hidden" name="passkey" value={passkey.id} />
-                    <SubmitButton className={small} pendingLabel={t("removing")}>
-                      <span aria-hidden="true">{t("remove")}</span>
-                      <span className="sr-only">{t("removeLabel", { name: label })}</span>
-                    </SubmitButton>
-                  </form>
+                  <RowAction
+                    action={unlinkWayIn}
+                    fields={{ passkey: passkey.id }}
+                    verb={t("remove")}
+                    spoken={t("removeLabel", { name: label })}
+                    pending={t("removing")}
+                  />
                 }
               >
                 <span className={`${name} break-words`}>{label}</span>
@@ -164,13 +184,13 @@ export async function Sessions({ currentSessionId, sessions }: { currentSessionI
               key={session.id}
               testId="session"
               actions={
-                <form action={signOutSession}>
-                  <input type="hidden" name="session" value={session.id} />
-                  <SubmitButton className={small} pendingLabel={t("signingOut")}>
-                    <span aria-hidden="true">{t("signOutSession")}</span>
-                    <span className="sr-only">{t("signOutSessionLabel", { device, used })}</span>
-                  </SubmitButton>
-                </form>
+                <RowAction
+                  action={signOutSession}
+                  fields={{ session: session.id }}
+                  verb={t("signOutSession")}
+                  spoken={t("signOutSessionLabel", { device, used })}
+                  pending={t("signingOut")}
+                />
               }
             >
               <span className={name}>
