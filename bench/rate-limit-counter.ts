@@ -1,6 +1,6 @@
 /**
  * The rate-limit counter under one busy key (a client's backend, or many callers behind one
- * address): hits/s of keyfob_rate_limit_hit, the statement every protocol request runs, from
+ * address): hits/s of keyfob_rate_limit_hit counting single hits (what a small budget costs each request; a large one leases them), from
  * `concurrency` connections at once, on one row (a budget in one shard), on the shards Keyfob
  * splits a large budget into, and on a key per connection (the floor: nothing shared).
  */
@@ -25,7 +25,7 @@ export async function measureCounters(databaseUrl: string, options: { seconds: n
             const sent = performance.now();
             await pool.query({
               name: "bench_rate_limit_hit",
-              text: "SELECT allowed FROM keyfob_rate_limit_hit($1, $2, $3, $4, $5)",
+              text: "SELECT allowed FROM keyfob_rate_limit_hit($1, $2, $3, $4, $5, 1)",
               values: [key, LIMIT.max, LIMIT.windowSeconds, shards, Date.now() / 1000],
             });
             latencies.push(performance.now() - sent);

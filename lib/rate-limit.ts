@@ -59,17 +59,79 @@ const SHARD_SHARE = 250;
 const MAX_SHARDS = 16;
 export const shardsFor = (limit: NonNullable<RateLimit>) => Math.min(MAX_SHARDS, Math.max(1, Math.floor(limit.max / SHARD_SHARE)));
 
+/**
+ * Hits leased in advance: a budget of several shards gives an instance up to MAX_LEASE hits at once
+ * (at most 1/LEASE_SHARE of a shard's share), spent without a round trip until they run out or the
+ * window ends. They are counted when leased, so the budget's bound stays exact across instances; an
+ * instance loses what it leaves unspent at the window's end, and a small budget (one shard) is counted
+ * hit by hit as before. Measured (npm run bench, /token): the count was one of an exchange's three
+ * statements, about 0.3 ms of server and PostgreSQL CPU per request.
+ */
+const LEASE_SHARE = 100;
+const MAX_LEASE = 64;
+export const leaseSizeFor = (limit: NonNullable<RateLimit>) => {
+  const shards = shardsFor(limit);
+  return shards === 1 ? 1 : Math.min(MAX_LEASE, Math.max(1, Math.floor(limit.max / shards / LEASE_SHARE)));
+};
+
+/** An instance's hits leased for one key in one window; `full` once no shard had room for a lease. */
+type Lease = { window: number; left: number; full: boolean; pending?: Promise<void> };
+/** Keys with a lease, per store (an instance), oldest first; beyond the bound the oldest is forgotten (its hits lost). */
+const MAX_LEASED_KEYS = 10_000;
+const leasesByStore = new WeakMap<Store, Map<string, Lease>>();
+
+/** Takes a hit from this instance's lease for the key, leasing more when it ran out; false when none could be leased. */
+async function spendLeased(store: Store, check: LimitCheck, size: number, now: number): Promise<boolean> {
+  let leases = leasesByStore.get(store);
+  if (!leases) {
+    leases = new Map();
+    leasesByStore.set(store, leases);
+  }
+  const window = Math.floor(now / 1000 / check.limit.windowSeconds);
+  for (;;) {
+    let lease = leases.get(check.key);
+    if (lease?.window !== window) lease = undefined;
+    if (lease && lease.left > 0) {
+      lease.left--;
+      return true;
+    }
+    if (lease?.full) return false;
+    if (lease?.pending) {
+      // Requests that find a lease being taken wait for it rather than take one each.
+      await lease.pending;
+      continue;
+    }
+    const taken: Lease = lease ?? { window, left: 0, full: false };
+    leases.delete(check.key);
+    leases.set(check.key, taken);
+    if (leases.size > MAX_LEASED_KEYS) leases.delete(leases.keys().next().value as string);
+    taken.pending = store.limits
+      .hit(check.key, check.limit.max, check.limit.windowSeconds, shardsFor(check.limit), now / 1000, size)
+      .then((hit) => {
+        if (hit.allowed) taken.left += size;
+        else taken.full = true;
+      })
+      .finally(() => {
+        taken.pending = undefined;
+      });
+    await taken.pending;
+  }
+}
+
 /** Counts one hit and refuses (429, Retry-After) when it is over the limit. */
 export async function enforceRateLimit(store: Store, endpoint: string, check: LimitCheck, now = Date.now()): Promise<void> {
+  const failClosed = (error: unknown): never => {
+    // Fail closed: a request that cannot be counted is refused, whatever stopped the count.
+    log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
+    throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, {
+      retryAfter: 5,
+    });
+  };
+  const size = leaseSizeFor(check.limit);
+  if (size > 1 && (await spendLeased(store, check, size, now).catch(failClosed))) return;
   const hit = await store.limits
     .hit(check.key, check.limit.max, check.limit.windowSeconds, shardsFor(check.limit), now / 1000)
-    .catch((error: unknown) => {
-      // Fail closed: a request that cannot be counted is refused, whatever stopped the count.
-      log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
-      throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, {
-        retryAfter: 5,
-      });
-    });
+    .catch(failClosed);
   if (hit.allowed) return;
   rateLimited.inc({ endpoint, limit: check.name });
   const retryAfter = Math.max(1, secondsUntilAllowed(check.limit, hit.hits, hit.previousHits, now));

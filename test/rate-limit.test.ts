@@ -15,7 +15,7 @@ import { createStore } from "@/lib/store";
 import { CLIENT_IP_HEADER, clientIp } from "@/lib/http/client-ip";
 import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
-import { enforceRateLimit, secondsUntilAllowed, shardsFor } from "@/lib/rate-limit";
+import { enforceRateLimit, leaseSizeFor, secondsUntilAllowed, shardsFor } from "@/lib/rate-limit";
 import type { OAuthError } from "@/lib/oauth/errors";
 import { challengeParams, expectError, ISSUER, registerLicense, submit, type License } from "./support/flow-a";
 import { connectionPool, emptyDatabase, tables } from "./support/database";
@@ -132,6 +132,7 @@ describe("rate limits shared by instances", () => {
   it("splits a large budget into shards and admits exactly its limit from 1,100 concurrent hits on two instances", async () => {
     const limit = { max: 1000, windowSeconds: 60 };
     expect(shardsFor(limit)).toBe(4);
+    expect(leaseSizeFor(limit)).toBe(2);
     const key = `client:busy-${randomUUID()}`;
     // At a window's start, so that only this window counts.
     const now = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
@@ -143,20 +144,56 @@ describe("rate limits shared by instances", () => {
         ),
       ),
     );
-    expect(outcomes.filter((o) => o === "allowed")).toHaveLength(1000);
-    expect(outcomes.filter((o) => o === 429)).toHaveLength(100);
+    let allowed = outcomes.filter((o) => o === "allowed").length;
+    expect(outcomes.filter((o) => o === 429)).toHaveLength(1100 - allowed);
+    // An instance may still hold a leased hit no request took: the rest of the budget, and no more.
+    const hit = (k: Keyfob) =>
+      enforceRateLimit(k.store, "test", { key, limit, name: "client" }, now).then(
+        () => true,
+        () => false,
+      );
+    for (const k of [a, b]) while (await hit(k)) allowed++;
+    expect(allowed).toBe(1000);
     const { rows } = await connectionPool(a).query<{ key: string; hits: number }>(
       "SELECT key, hits FROM rate_limits WHERE key LIKE $1 ORDER BY key",
       [`${key}#%`],
     );
     // Each shard gave its share; the refusals were counted on top.
     expect(rows.map((r) => r.key)).toEqual([0, 1, 2, 3].map((i) => `${key}#${i}`));
-    expect(rows.reduce((sum, r) => sum + r.hits, 0)).toBe(1100);
     for (const row of rows) expect(row.hits).toBeGreaterThanOrEqual(250);
+    expect(rows.reduce((sum, r) => sum + r.hits, 0)).toBeGreaterThanOrEqual(1100);
     // A refusal's Retry-After comes from the whole budget: the window's end, give or take a second.
     const refused = await enforceRateLimit(a.store, "test", { key, limit, name: "client" }, now + 1000).catch((error: OAuthError) => error);
     expect(refused).toMatchObject({ status: 429 });
     expect((refused as OAuthError).retryAfter).toBeGreaterThanOrEqual(59);
+  });
+
+  it("leases a large budget's hits to each instance for the window, counted when leased", async () => {
+    const limit = { max: 100_000, windowSeconds: 60 };
+    const size = leaseSizeFor(limit);
+    expect(size).toBe(62);
+    const key = `client:leased-${randomUUID()}`;
+    const now = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
+    const counted = async () =>
+      (await connectionPool(a).query<{ sum: number }>("SELECT sum(hits)::integer AS sum FROM rate_limits WHERE key LIKE $1", [`${key}#%`]))
+        .rows[0].sum;
+    // 20 concurrent requests on each instance: one lease each, not a statement per request.
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => enforceRateLimit((i % 2 ? b : a).store, "test", { key, limit, name: "client" }, now)),
+    );
+    expect(await counted()).toBe(2 * size);
+    // Spending the rest of a's lease takes no new one; the next request does.
+    for (let i = 0; i < size - 20; i++) await enforceRateLimit(a.store, "test", { key, limit, name: "client" }, now + 1000);
+    expect(await counted()).toBe(2 * size);
+    await enforceRateLimit(a.store, "test", { key, limit, name: "client" }, now + 1000);
+    expect(await counted()).toBe(3 * size);
+    // A new window leases anew: what was left of the old one is not carried over.
+    await enforceRateLimit(b.store, "test", { key, limit, name: "client" }, now + 60_000);
+    const { rows } = await connectionPool(a).query<{ hits: number }>('SELECT hits FROM rate_limits WHERE key LIKE $1 AND "window" = $2', [
+      `${key}#%`,
+      Math.floor(now / 60_000) + 1,
+    ]);
+    expect(rows.reduce((sum, r) => sum + r.hits, 0)).toBe(size);
   });
 
   it("counts IPv6 callers per /64", async () => {

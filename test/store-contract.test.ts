@@ -234,9 +234,19 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
     const now = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
     const hit = (k: Keyfob, checked = key) => enforceRateLimit(k.store, "contract", { key: checked, limit, name: "ip" }, now);
     const settled = await Promise.allSettled(Array.from({ length: hits }, (_, i) => hit(i % 2 ? b : a)));
-    expect(settled.filter((s) => s.status === "fulfilled")).toHaveLength(max);
     for (const refused of settled.filter((s) => s.status === "rejected"))
       expect((refused as PromiseRejectedResult).reason).toMatchObject({ status: 429 });
+    // An instance may still hold leased hits no request took (lib/rate-limit.ts): they are the rest of the budget.
+    let allowed = settled.filter((s) => s.status === "fulfilled").length;
+    for (const k of [a, b])
+      while (
+        await hit(k).then(
+          () => true,
+          () => false,
+        )
+      )
+        allowed++;
+    expect(allowed).toBe(max);
     await expect(hit(a)).rejects.toMatchObject({ status: 429 });
     await expect(hit(b, `${key}-other`)).resolves.toBeUndefined();
   });
