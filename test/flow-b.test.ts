@@ -177,6 +177,9 @@ describe("POST /token (code exchange)", () => {
     const confidential = await registerApp({ confidential: true });
     const plain = (await authorize(confidential)).searchParams.get("code")!;
     await expectError(await token(confidential, { code: plain, code_verifier: verifier }), 400, "invalid_grant");
+    await expectError(await token(confidential, { code: plain, code_verifier: "short" }), 400, "invalid_grant");
+    // A refused verifier does not use the code up.
+    expect((await token(confidential, { code: plain })).status).toBe(200);
   });
 
   it("refuses credentials in the URL of /token, revocation and introspection (RFC 6749 2.3.1)", async () => {

@@ -4,15 +4,16 @@ import { authenticateCachedClient, refuseChangedClient, type AuthenticatedClient
 import { invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
-import { verifyCodeVerifier } from "../oauth/pkce";
-import { OFFLINE_ACCESS, withoutOfflineAccess, type Scope } from "../oauth/scope";
-import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
+import { expectedCodeChallenge, verifyCodeVerifier } from "../oauth/pkce";
+import type { Scope } from "../oauth/scope";
+import { issueTokens, newAccessTokenId, tokenLifetimes, type Issued } from "../tokens/issue";
 import { newFamily, newRefreshToken } from "../tokens/refresh";
 
 /**
  * Flow B (`POST /token`, grant_type=authorization_code): redeems a one-time code for tokens. The
- * code is consumed and the token recorded with its audit event in one statement; presenting a redeemed code again is
- * refused and revokes every token issued from it (RFC 6749 4.1.2), refresh tokens included.
+ * code is checked and consumed, and the token recorded with its audit event, in one statement before
+ * the tokens are signed (lib/store/codes.ts); presenting a redeemed code again is refused and revokes
+ * every token issued from it (RFC 6749 4.1.2), refresh tokens included.
  *
  * offline_access (OpenID Connect Core 11) is granted when the client is allowed refresh tokens
  * (an admin's setting, Keyfob's condition in place of prompt=consent): the response then carries a
@@ -20,8 +21,7 @@ import { newFamily, newRefreshToken } from "../tokens/refresh";
  * Otherwise offline_access is dropped, and the response's `scope` says what was granted (RFC 6749
  * 5.1); the login does not fail.
  *
- * Two round trips: the code is read, and consumed with the token recorded; the client comes from
- * the instance's cache, and the consuming statement checks it again (lib/store/codes.ts).
+ * One round trip when the code is good; a refused one is read again to say why.
  */
 export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
   return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller);
@@ -30,10 +30,74 @@ export async function exchangeCode(keyfob: Keyfob, request: Request, params: Par
 /** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard), audited for `caller`. */
 export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
   const { store, config } = keyfob;
-  const code = required(params, "code");
+  const codeHash = opaqueDigest(required(params, "code"));
   const redirectUri = required(params, "redirect_uri");
+  const verifier = params.get("code_verifier");
+  const now = new Date();
+  const lifetimes = tokenLifetimes(config);
+  const token = newAccessTokenId(lifetimes, now.getTime());
+  // Stored only when offline_access is granted, which the statement decides.
+  const refreshToken = newRefreshToken();
+  const grant = await store.codes.redeemCode(
+    {
+      codeHash,
+      clientId: client.id,
+      redirectUri,
+      verifierChallenge: expectedCodeChallenge(verifier),
+      confidential: client.confidential,
+      secretHash: client.secretHash,
+      token,
+      refresh: { tokenHash: refreshToken.tokenHash, ...newFamily(config, now) },
+      codeTtl: config.authorizationCodeTtl,
+    },
+    caller,
+    now,
+  );
+  if (!grant) return refused(keyfob, client, codeHash, redirectUri, verifier);
+  const scope = grant.grantedScope.split(" ") as Scope[];
+  const { response } = await issueTokens(
+    keyfob.keys,
+    config.issuerUrl,
+    lifetimes,
+    {
+      clientId: client.id,
+      userId: grant.accountId,
+      connector: grant.connector,
+      scope,
+      ethereumAddress: grant.accountId,
+      nonce: grant.nonce ?? undefined,
+      email: grant.email ?? undefined,
+      emailVerified: grant.emailVerified,
+      authTime: grant.authTime ?? undefined,
+      amr: grant.amr?.split(" "),
+      offlineAccess: grant.offlineAccess,
+    },
+    token,
+  );
+  return {
+    response: {
+      ...response,
+      ...(grant.offlineAccess && { refresh_token: refreshToken.value }),
+      ...(grant.grantedScope !== grant.scope && { scope: grant.grantedScope }),
+    },
+    flow: "code_exchange",
+    connector: grant.connector,
+  };
+}
 
-  const codeHash = opaqueDigest(code);
+/**
+ * Why the redeeming statement found nothing to redeem, as the client is told, from the code as it
+ * is now: unknown, already used (which revokes what it gave: most often a concurrent redemption),
+ * expired, another redirect URI or verifier, else the client disabled or given a new secret since
+ * it was read.
+ */
+async function refused(
+  { store }: Keyfob,
+  client: AuthenticatedClient,
+  codeHash: string,
+  redirectUri: string,
+  verifier: string | undefined,
+): Promise<never> {
   const grant = await store.codes.findCode(codeHash);
   if (!grant || grant.clientId !== client.id) throw invalidGrant("unknown authorization code");
   if (grant.usedAt) {
@@ -44,72 +108,7 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
   if (grant.redirectUri !== redirectUri) throw invalidGrant("redirect_uri differs from the one of the authorization request");
   // A public client's code must have been requested with PKCE (startAuthorization refuses it otherwise).
   if (!client.confidential && grant.codeChallenge === null) throw invalidGrant("a public client must use PKCE");
-  verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
-
-  const requested = grant.scope.split(" ") as Scope[];
-  const offlineAccess =
-    requested.includes(OFFLINE_ACCESS) && (client.refreshTokensAllowed ?? (await refreshTokensAllowed(keyfob, client.id)));
-  const scope = offlineAccess ? requested : withoutOfflineAccess(requested);
-  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
-    clientId: client.id,
-    userId: grant.accountId,
-    connector: grant.connector,
-    scope,
-    ethereumAddress: grant.accountId,
-    nonce: grant.nonce ?? undefined,
-    email: grant.email ?? undefined,
-    emailVerified: grant.emailVerified,
-    authTime: grant.authTime ?? undefined,
-    amr: grant.amr?.split(" "),
-    offlineAccess,
-  });
-  const now = new Date();
-  const refreshToken = offlineAccess ? newRefreshToken() : undefined;
-  const refresh = refreshToken && {
-    tokenHash: refreshToken.tokenHash,
-    grant: newFamily(
-      config,
-      {
-        scope: scope.join(" "),
-        email: grant.email,
-        emailVerified: grant.emailVerified,
-        // Codes record when the user logged in; one from before they did was issued right after the login.
-        authTime: grant.authTime ?? new Date(grant.expiresAt.getTime() - config.authorizationCodeTtl * 1000),
-        amr: grant.amr ?? "",
-      },
-      now,
-    ),
-  };
-  const record = { jti, userId: grant.accountId, connector: grant.connector, scope: scope.join(" "), expiresAt };
-  const redeemed = await store.codes.consumeCode(codeHash, record, caller, now, refresh, { secretHash: client.secretHash });
-  if (!redeemed) await refused(keyfob, client, codeHash);
-  return {
-    response: {
-      ...response,
-      ...(refreshToken && { refresh_token: refreshToken.value }),
-      ...(scope.length !== requested.length && { scope: scope.join(" ") }),
-    },
-    flow: "code_exchange",
-    connector: grant.connector,
-  };
-}
-
-/**
- * Why the consuming statement found nothing to consume, as the client is told: most often a
- * concurrent redemption of the same code (which revokes what it got), else the client disabled or
- * given a new secret since it was read, or the code's end passed meanwhile.
- */
-async function refused({ store }: Keyfob, client: AuthenticatedClient, codeHash: string): Promise<never> {
-  if ((await store.codes.findCode(codeHash))?.usedAt) {
-    await store.tokens.revokeTokensOfCode(codeHash);
-    throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
-  }
+  verifyCodeVerifier(grant.codeChallenge, verifier);
   await refuseChangedClient(store, client);
   throw invalidGrant("the authorization code has expired");
-}
-
-/** Whether an admin allowed the client refresh tokens (asked only when the request holds offline_access). */
-async function refreshTokensAllowed({ store }: Keyfob, clientId: string): Promise<boolean> {
-  const client = await store.clients.find(clientId);
-  return client?.refreshTokensAllowed === true;
 }

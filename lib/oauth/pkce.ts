@@ -17,6 +17,15 @@ export function parseCodeChallenge(challenge: string | undefined, method: string
   return challenge;
 }
 
+/**
+ * What a code's challenge must be for the request's code_verifier (RFC 7636 4.6): null without one,
+ * the S256 of a well-formed one, and for a malformed one a value that no challenge is.
+ */
+export function expectedCodeChallenge(verifier: string | undefined): string | null {
+  if (verifier === undefined) return null;
+  return VERIFIER.test(verifier) ? createHash("sha256").update(verifier).digest("base64url") : "";
+}
+
 /** Checks the verifier against the challenge the code was issued with (RFC 7636 4.6). */
 export function verifyCodeVerifier(challenge: string | null, verifier: string | undefined): void {
   if (challenge === null) {
@@ -25,7 +34,7 @@ export function verifyCodeVerifier(challenge: string | null, verifier: string | 
   }
   if (verifier === undefined) throw invalidGrant("code_verifier is required: the authorization request had a code_challenge");
   if (!VERIFIER.test(verifier)) throw invalidGrant("code_verifier must be 43 to 128 unreserved characters");
-  const computed = Buffer.from(createHash("sha256").update(verifier).digest("base64url"));
+  const computed = Buffer.from(expectedCodeChallenge(verifier) as string);
   const expected = Buffer.from(challenge);
   if (computed.length !== expected.length || !timingSafeEqual(computed, expected))
     throw invalidGrant("code_verifier does not match the code_challenge");

@@ -90,9 +90,17 @@ function auditWhere(filter: AuditFilter): Prisma.AuditEventWhereInput {
  */
 export function issuedWithEvent(insertToken: string, params: { at: number; endpoint: number; ip: number }): string {
   return `issued AS (${insertToken} RETURNING client_id, user_id)
-    INSERT INTO audit_events (at, action, outcome, client_id, account_id, ip, detail)
-    SELECT $${params.at}, 'token.issued', 'success', client_id, user_id, $${params.ip}, $${params.endpoint} FROM issued`;
+    ${tokenIssuedEvent(params)}`;
 }
+
+/** issuedWithEvent as two CTEs (`issued`, `issued_event`), for a statement that goes on to return what it read. */
+export function issuedWithEventCtes(insertToken: string, params: { at: number; endpoint: number; ip: number }): string {
+  return `issued AS (${insertToken} RETURNING client_id, user_id), issued_event AS (${tokenIssuedEvent(params)})`;
+}
+
+const tokenIssuedEvent = (params: { at: number; endpoint: number; ip: number }) =>
+  `INSERT INTO audit_events (at, action, outcome, client_id, account_id, ip, detail)
+    SELECT $${params.at}, 'token.issued', 'success', client_id, user_id, $${params.ip}, $${params.endpoint} FROM issued`;
 
 /** The endpoint and the caller's address as issuedWithEvent's parameters, stored as the audit log stores values. */
 export function callerValues(caller: Caller): [string, string | null] {

@@ -62,6 +62,14 @@ export const tokenLifetimes = (config: { accessTokenTtl: number; idTokenTtl: num
   idToken: config.idTokenTtl,
 });
 
+/** An access token's id and times, fixed before it is signed when the statement that records it runs first. */
+export type AccessTokenId = { jti: string; iat: number; expiresAt: Date };
+
+export function newAccessTokenId(lifetimes: TokenLifetimes, now = Date.now()): AccessTokenId {
+  const iat = Math.floor(now / 1000);
+  return { jti: randomUUID(), iat, expiresAt: new Date((iat + lifetimes.accessToken) * 1000) };
+}
+
 /**
  * Issues an access token and an ID token (RS256, with kid) carrying the platform's claims. The
  * access token is typed `at+jwt` and names its client (RFC 9068), so that a resource server can
@@ -72,9 +80,10 @@ export async function issueTokens(
   issuer: string,
   lifetimes: TokenLifetimes,
   grant: Grant,
+  id: AccessTokenId = newAccessTokenId(lifetimes),
 ): Promise<{ response: TokenResponse; jti: string; kid: string; expiresAt: Date }> {
   const { kid, privateKey } = await signer.signingKey();
-  const iat = Math.floor(Date.now() / 1000);
+  const { jti, iat } = id;
   const exp = iat + lifetimes.accessToken;
   const claims: JWTPayload = {
     iss: issuer,
@@ -92,7 +101,6 @@ export async function issueTokens(
   const sign = (payload: JWTPayload, typ?: string) =>
     new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey);
 
-  const jti = randomUUID();
   const scope = grant.offlineAccess ? grant.scope : withoutOfflineAccess(grant.scope);
   const accessToken = await sign({ ...claims, exp, client_id: grant.clientId, jti, scope: scope.join(" ") }, ACCESS_TOKEN_TYPE);
   const idToken = await sign({

@@ -24,14 +24,10 @@ export function newRefreshToken(): NewRefreshToken {
 
 export type RefreshLifetimes = { refreshTokenIdleTtl: number; refreshTokenMaxAge: number };
 
-/** The first token of a new family: it ends unused after the idle lifetime, the family at the maximum age. */
-export function newFamily(
-  config: RefreshLifetimes,
-  grant: Pick<RefreshGrant, "scope" | "email" | "emailVerified" | "authTime" | "amr">,
-  now: Date,
-): RefreshGrant {
+/** A new family's id and ends: its first token ends unused after the idle lifetime, the family at the maximum age. */
+export function newFamily(config: RefreshLifetimes, now: Date): Pick<RefreshGrant, "familyId" | "expiresAt" | "familyExpiresAt"> {
   const familyExpiresAt = new Date(now.getTime() + config.refreshTokenMaxAge * 1000);
-  return { ...grant, familyId: randomUUID(), familyExpiresAt, expiresAt: successorExpiry(config, familyExpiresAt, now) };
+  return { familyId: randomUUID(), familyExpiresAt, expiresAt: successorExpiry(config, familyExpiresAt, now) };
 }
 
 /** A successor's end: the idle lifetime from now, never past its family's end. */
