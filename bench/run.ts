@@ -411,7 +411,8 @@ function report(
   const { load } = opts;
   console.log(
     `\n${load.concurrency} concurrent clients on ${Math.min(load.workers, load.concurrency)} worker threads, ` +
-      `${load.durationSeconds} s measured after ${load.warmupSeconds} s warm-up per target, ${opts.rounds} alternating round(s)`,
+      `${load.durationSeconds} s measured after ${load.warmupSeconds} s warm-up per target, ${opts.rounds} alternating round(s), ` +
+      `every target on Node.js ${process.version}`,
   );
   const flowA = summaries.filter((s) => s.workload === "flow-a");
   const token = summaries.filter((s) => s.workload === "token");

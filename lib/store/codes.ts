@@ -73,8 +73,8 @@ export type CodeRedemption = {
   /** The secret the client authenticated with, checked again as the statement runs; undefined when not checked. */
   secretHash?: string | null;
   token: Pick<TokenRecord, "jti" | "expiresAt">;
-  /** The refresh family stored when offline_access is granted: its first token and ends. */
-  refresh: { tokenHash: string; familyId: string; expiresAt: Date; familyExpiresAt: Date };
+  /** The refresh family stored when offline_access is granted: its first token and ends; none, none granted. */
+  refresh?: { tokenHash: string; familyId: string; expiresAt: Date; familyExpiresAt: Date };
   /** A code that recorded no login time was issued right after the login: its end less this lifetime (seconds). */
   codeTtl: number;
 };
@@ -261,10 +261,10 @@ export function codeStatements({ db, pool }: Connection) {
           redemption.secretHash ?? null,
           redemption.token.jti,
           utc(redemption.token.expiresAt),
-          refresh.tokenHash,
-          refresh.familyId,
-          utc(refresh.expiresAt),
-          utc(refresh.familyExpiresAt),
+          refresh?.tokenHash ?? null,
+          refresh?.familyId ?? null,
+          refresh ? utc(refresh.expiresAt) : null,
+          refresh ? utc(refresh.familyExpiresAt) : null,
           redemption.codeTtl,
           ...callerValues(caller),
         ],
@@ -320,7 +320,7 @@ const REDEEM_CODE = `WITH code AS (
       AND a.code_challenge IS NOT DISTINCT FROM $5::text AND (a.code_challenge IS NOT NULL OR $6::boolean)
       AND c.id = a.client_id AND c.enabled AND (NOT $7::boolean OR c.secret_hash IS NOT DISTINCT FROM $8::text)
     RETURNING a.client_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr, a.expires_at,
-      c.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(a.scope, ' ')) AS offline
+      $11::text IS NOT NULL AND c.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(a.scope, ' ')) AS offline
   ), granted AS (
     SELECT *, CASE WHEN offline THEN scope ELSE array_to_string(array_remove(string_to_array(scope, ' '), 'offline_access'), ' ') END AS granted_scope
     FROM code
