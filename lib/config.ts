@@ -257,7 +257,7 @@ const table = {
     group: "Server",
     type: z.enum(["direct", "next"], "expected direct or next"),
     default: "direct",
-    doc: "Who answers the protocol endpoints (`/token`, `/token/revoke`, `/token/introspect`, `/userinfo`, Flow A, `/keys`, discovery, health) under `npm start`/`npm run serve`: `direct`, their route handlers called by Keyfob's server without Next.js's request pipeline (`server/protocol-routes.ts`, faster), or `next`. `npm run dev` always uses Next.js.",
+    doc: "Who answers the protocol endpoints (`/token`, `/token/revoke`, `/token/introspect`, `/par`, `/userinfo`, Flow A, `/keys`, discovery, health) under `npm start`/`npm run serve`: `direct`, their route handlers called by Keyfob's server without Next.js's request pipeline (`server/protocol-routes.ts`, faster), or `next`. `npm run dev` always uses Next.js.",
   }),
 
   databaseUrl: setting("DATABASE_URL", {
@@ -466,7 +466,7 @@ const table = {
       group: "Limits",
       type: rateLimit,
       default: "6000/1m",
-      doc: "Requests of a client that authenticates with its secret (`/token`, `/token/revoke`, `/token/introspect`), from any address.",
+      doc: "Requests of a client that authenticates with its secret (`/par`, `/token`, `/token/revoke`, `/token/introspect`), from any address.",
     }),
     adminSignIn: setting("RATE_LIMIT_ADMIN_SIGNIN", {
       group: "Limits",

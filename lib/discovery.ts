@@ -14,6 +14,9 @@ export function openidConfiguration(issuer: string) {
     introspection_endpoint: `${issuer}/token/introspect`,
     jwks_uri: `${issuer}/keys`,
     end_session_endpoint: `${issuer}/session/end`,
+    pushed_authorization_request_endpoint: `${issuer}/par`,
+    /** Per client (its require_pushed_authorization_requests), not for all (RFC 9126 5). */
+    require_pushed_authorization_requests: false,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: GRANT_TYPES,

@@ -24,6 +24,7 @@ const METHODS = ["GET", "POST", "OPTIONS", "PUT", "PATCH", "DELETE"] as const;
 export const PROTOCOL_ROUTES: Record<string, () => Promise<RouteModule>> = {
   "/token": () => import("../app/token/route"),
   "/token/revoke": () => import("../app/token/revoke/route"),
+  "/par": () => import("../app/par/route"),
   "/token/introspect": () => import("../app/token/introspect/route"),
   "/userinfo": () => import("../app/userinfo/route"),
   "/auth/web3/generate_challenge": () => import("../app/auth/web3/generate_challenge/route"),

@@ -31,6 +31,7 @@ const NEXT_VARY = "rsc, next-router-state-tree, next-router-prefetch, next-route
 const EXPECTED: Record<string, string[]> = {
   "/token": ["POST", "OPTIONS"],
   "/token/revoke": ["POST", "OPTIONS"],
+  "/par": ["POST", "OPTIONS"],
   "/token/introspect": ["POST"],
   "/userinfo": ["GET", "POST", "OPTIONS"],
   "/auth/web3/generate_challenge": ["GET", "POST", "OPTIONS"],

@@ -249,6 +249,7 @@ describe("the management API", () => {
     }
     expect(body.paths["/clients/{clientId}"].patch.requestBody.content["application/json"].schema.properties).toMatchObject({
       requirePkce: { type: "boolean" },
+      requirePushedAuthorizationRequests: { type: "boolean" },
       managementApi: { type: "boolean" },
       name: { type: "string", maxLength: 200 },
     });
@@ -274,9 +275,11 @@ describe("the management API", () => {
       refreshTokensAllowed: true,
       logoUrl: null,
       enabled: false,
+      requirePushedAuthorizationRequests: true,
     });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ requirePkce: true, refreshTokensAllowed: true, logoUrl: null, enabled: false });
+    expect(patched.body.requirePushedAuthorizationRequests).toBe(true);
     // The dashboard's validation: field errors, 400, nothing changed, and the refusal audited with its reason.
     const bad = await api(token, "PATCH", `/clients/${enc(id)}`, { logoUrl: "http://insecure.example.com/logo.png", name: "" });
     expect(bad.status).toBe(400);

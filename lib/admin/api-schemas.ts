@@ -51,6 +51,7 @@ export const clientSchema = z.object({
   refreshTokensAllowed: z.boolean(),
   managementApi: z.boolean(),
   managementScopes: z.array(z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]])),
+  requirePushedAuthorizationRequests: z.boolean().meta({ description: "authorization requests only through PAR (RFC 9126)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),

@@ -22,6 +22,10 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
   },
   requirePkce: { type: "boolean", description: "PKCE for a confidential client too (public clients always need it)" },
   resourceServer: { type: "boolean", description: "may introspect other clients' tokens" },
+  requirePushedAuthorizationRequests: {
+    type: "boolean",
+    description: "authorization requests only through PAR (RFC 9126): /auth refuses any without a pushed request_uri",
+  },
   refreshTokensAllowed: { type: "boolean", description: "may get refresh tokens (offline_access)" },
   managementApi: { type: "boolean", description: "may get management API tokens with client_credentials (confidential clients only)" },
   managementScopes: {

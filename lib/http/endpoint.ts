@@ -5,7 +5,7 @@ import { log } from "../log";
 import { requestDuration, requests, tokensIssued } from "../metrics";
 import { claimedClientId } from "../clients/client-id";
 import { confidentialClientId, parseBasic } from "../oauth/client-auth";
-import { readParams, type Params } from "../oauth/params";
+import { readParams, type Params, type ReadParams } from "../oauth/params";
 import { limitAdminSignIn, limitProtocolRequest } from "../rate-limit";
 import { keyfob as runtimeKeyfob } from "../runtime";
 import type { Issued } from "../tokens/issue";
@@ -17,7 +17,8 @@ import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
 /**
  * What each endpoint gets from the wrapper, in one place. JSON endpoints (the protocol's APIs): CORS
  * for browser applications (the calling client's origins), where credentials may be sent, and, for
- * token endpoints, their failures' audit events and the issued tokens' count. Page endpoints (the
+ * token endpoints, their failures' audit events and the issued tokens' count; `creates`: answered
+ * 201 Created (PAR, RFC 9126 2.2). Page endpoints (the
  * browser's: redirects and HTML pages) answer and refuse in their own way (see Page). Resource
  * endpoints (metadata, health, metrics, the management API, Auth.js, dashboard downloads) build
  * their whole answer, headers included (see Resource). Every one: its
@@ -31,6 +32,7 @@ const ENDPOINTS = {
   submit_challenge: { answer: "json", cors: true, limit: "protocol", issues: true },
   token: { answer: "json", cors: true, limit: "protocol", issues: true, credentialsInBody: true },
   revoke: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true },
+  pushed_authorization_request: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true, creates: true },
   introspect: { answer: "json", cors: false, limit: "protocol", credentialsInBody: true },
   userinfo: { answer: "json", cors: true, limit: false },
   authorize: { answer: "page", limit: "protocol" },
@@ -61,15 +63,15 @@ const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "t
 export type EndpointName = keyof typeof ENDPOINTS;
 type Limit = "protocol" | "admin_signin" | false;
 type Policy =
-  | { answer: "json"; cors: boolean; limit: Limit; issues?: boolean; credentialsInBody?: boolean }
-  | { answer: "page" | "resource"; limit: Limit; cors?: undefined; issues?: undefined; credentialsInBody?: undefined };
+  | { answer: "json"; cors: boolean; limit: Limit; issues?: boolean; credentialsInBody?: boolean; creates?: boolean }
+  | { answer: "page" | "resource"; limit: Limit; cors?: undefined; issues?: undefined; credentialsInBody?: undefined; creates?: undefined };
 type JsonName = { [N in EndpointName]: (typeof ENDPOINTS)[N]["answer"] extends "json" ? N : never }[EndpointName];
 
 /** A JSON endpoint's action: its answer, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for `caller`). */
 type Action<N extends EndpointName> = (
   keyfob: Keyfob,
   request: Request,
-  params: Params,
+  params: ReadParams,
   caller: Caller,
 ) => Promise<(typeof ENDPOINTS)[N] extends { issues: true } ? Issued<unknown> : unknown>;
 
@@ -159,8 +161,8 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       if (readError) throw readError;
       if (page) return shown(await page.answer(k, request, params, caller));
       if (policy.cors) cors = await clientCors(k, request, clientId);
-      const result = await (definition as Action<N>)(k, request, params as Params, caller);
-      if (!policy.issues) return jsonResponse(result, 200, cors);
+      const result = await (definition as Action<N>)(k, request, params as ReadParams, caller);
+      if (!policy.issues) return jsonResponse(result, policy.creates ? 201 : 200, cors);
       const { response, flow, connector } = result as Issued<unknown>;
       tokensIssued.inc({ flow, connector });
       return jsonResponse(response, 200, cors);

@@ -49,13 +49,16 @@ export type Params = {
   get(name: string): string | undefined;
 };
 
+/** Parameters as readParams read them: each one too, for an endpoint that keeps the whole request (PAR). */
+export type ReadParams = Params & { entries(): Iterable<[string, string]> };
+
 /**
  * Reads OAuth parameters from the query string and an `application/x-www-form-urlencoded` body,
  * which existing clients mix: some send everything in the query with an empty body and no
  * Content-Type. A parameter repeated with another value is refused (RFC 6749 3.1), and so are the
  * `bodyOnly` parameters in the query.
  */
-export async function readParams(request: Request, bodyOnly: readonly string[] = []): Promise<Params> {
+export async function readParams(request: Request, bodyOnly: readonly string[] = []): Promise<ReadParams> {
   const query = new URL(request.url).searchParams;
   for (const name of bodyOnly) {
     if (query.has(name)) throw invalidRequest(`parameter ${name} must be sent in the request body, not in the URL`);
@@ -70,7 +73,7 @@ export async function readParams(request: Request, bodyOnly: readonly string[] =
       merged.set(name, value);
     }
   }
-  return { get: (name) => merged.get(name) || undefined };
+  return { get: (name) => merged.get(name) || undefined, entries: () => merged.entries() };
 }
 
 async function readFormBody(request: Request): Promise<URLSearchParams> {

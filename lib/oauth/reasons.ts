@@ -10,6 +10,7 @@ export const REASONS = {
   client_parameter_control_character: "client_id or redirect_uri contains a control character.",
   unknown_client: "This application is unknown or disabled.",
   unregistered_redirect_uri: "The redirect_uri is not registered for this application.",
+  unknown_request_uri: "The request_uri is unknown, has expired, was already used or was pushed by another application.",
   invalid_id_token_hint: "The id_token_hint is not an ID token issued by Keyfob.",
   id_token_hint_other_client: "The client_id is not the one the id_token_hint was issued to.",
   unregistered_post_logout_redirect_uri: "The post_logout_redirect_uri is not registered for this application.",

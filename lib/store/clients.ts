@@ -39,6 +39,8 @@ export type ClientSettings = {
   managementApi: boolean;
   /** The management API scopes it may get (lib/admin/scopes.ts, which the admin actions check). */
   managementScopes: string[];
+  /** Authorization requests only through PAR (RFC 9126 6). */
+  requirePushedAuthorizationRequests: boolean;
 };
 
 const SETTINGS = {
@@ -50,6 +52,7 @@ const SETTINGS = {
   refreshTokensAllowed: true,
   managementApi: true,
   managementScopes: true,
+  requirePushedAuthorizationRequests: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */

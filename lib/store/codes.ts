@@ -4,8 +4,8 @@ import { utc, utcTypes, type Connection } from "./connection";
 import type { TokenRecord } from "./tokens";
 
 /**
- * Single-use things a login goes through: Flow A's challenges, the hosted login's interactions,
- * authorization codes, and passkey challenges. Flow A's statements and the code exchange's are
+ * Single-use things a login goes through: Flow A's challenges, pushed authorization requests, the
+ * hosted login's interactions, authorization codes, and passkey challenges. Flow A's statements and the code exchange's are
  * plain SQL on the pool, as named (prepared) statements: each step is one round trip with no ORM
  * query compilation, which measured at a third of Flow A's server time, and cost more than the rest
  * of the exchange's database work (bench/README.md).
@@ -271,6 +271,20 @@ export function codeStatements({ db, pool }: Connection) {
         types: utcTypes,
       });
       return rows[0];
+    },
+
+    async createPushedRequest(data: Prisma.PushedAuthorizationRequestUncheckedCreateInput): Promise<void> {
+      await db.pushedAuthorizationRequest.create({ data });
+    },
+
+    /** Uses up a client's unused, unexpired pushed request: its parameters, or undefined when there was none. */
+    async consumePushedRequest(requestHash: string, clientId: string, now: Date): Promise<string | undefined> {
+      const [row] = await db.pushedAuthorizationRequest.updateManyAndReturn({
+        where: { requestHash, clientId, usedAt: null, expiresAt: { gt: now } },
+        data: { usedAt: now },
+        select: { parameters: true },
+      });
+      return row?.parameters;
     },
 
     /** Stores a passkey challenge, sweeping those that expired before `sweepBefore` on the way. */

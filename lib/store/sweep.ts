@@ -22,6 +22,7 @@ export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditB
         SELECT expires_at FROM challenges WHERE used_at IS NULL ORDER BY expires_at DESC OFFSET ${challengesTotal} LIMIT 1)`,
     db.challenge.deleteMany({ where }),
     db.interaction.deleteMany({ where }),
+    db.pushedAuthorizationRequest.deleteMany({ where }),
     db.authorizationCode.deleteMany({ where }),
     db.issuedToken.deleteMany({ where }),
     db.loginSession.deleteMany({ where: { OR: [where, { revokedAt: { lt: cutoff } }, { lastSeenAt: { lt: idleSince } }] } }),

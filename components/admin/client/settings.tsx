@@ -20,8 +20,8 @@ export function ClientSettings({ client }: { client: AdminClient }) {
           clientId: client.id,
           settings:
             client.confidential || client.managementApi
-              ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes"
-              : "requirePkce resourceServer refreshTokensAllowed",
+              ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes requirePushedAuthorizationRequests"
+              : "requirePkce resourceServer refreshTokensAllowed requirePushedAuthorizationRequests",
         }}
         label="Client settings"
       >
@@ -57,6 +57,12 @@ export function ClientSettings({ client }: { client: AdminClient }) {
                 ? "Authorization requests without a code challenge (S256) are refused. Public clients always need PKCE."
                 : "Public clients always need PKCE, whatever this says; it applies if the client gets a secret."
             }
+          />
+          <Checkbox
+            name="requirePushedAuthorizationRequests"
+            label="Require pushed authorization requests (PAR)"
+            defaultChecked={client.requirePushedAuthorizationRequests}
+            hint="Authorization requests must be pushed to /par first (RFC 9126); /auth refuses any other."
           />
           <Checkbox
             name="resourceServer"

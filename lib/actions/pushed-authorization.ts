@@ -1,0 +1,43 @@
+import type { Keyfob } from "../keyfob";
+import { authenticateClient } from "../oauth/client-auth";
+import { OAuthError } from "../oauth/errors";
+import { opaqueDigest, randomOpaque } from "../oauth/opaque";
+import type { ReadParams } from "../oauth/params";
+import { checkAuthorizationRequest, REQUEST_URI_PREFIX } from "./authorize";
+
+/** How long a pushed request waits for its authorization request: long enough to send the browser, short as RFC 9126 7.3 asks. */
+export const PUSHED_REQUEST_LIFETIME_SECONDS = 90;
+
+/** Client authentication's parameters: they authenticate the push and are never part of the request kept. */
+const AUTHENTICATION_PARAMETERS = new Set(["client_secret"]);
+
+/**
+ * `POST /par` (RFC 9126 2): the client, authenticated as at the token endpoint, pushes an
+ * authorization request; it is validated as /auth validates one (checkAuthorizationRequest), every
+ * failure answered here as JSON (2.3), and kept for a short while under a single-use request_uri
+ * that only this client may use at /auth.
+ */
+export async function pushAuthorizationRequest(
+  keyfob: Keyfob,
+  request: Request,
+  params: ReadParams,
+): Promise<{ request_uri: string; expires_in: number }> {
+  const client = await authenticateClient(keyfob.store, request, params);
+  const query = new URLSearchParams();
+  for (const [name, value] of params.entries()) {
+    if (value !== "" && !AUTHENTICATION_PARAMETERS.has(name)) query.set(name, value);
+  }
+  // With Basic authentication the client_id may be left out of the body: it is the authenticated one.
+  query.set("client_id", client.id);
+  const checked = await checkAuthorizationRequest(keyfob, query, true);
+  if (checked.kind === "untrusted") throw new OAuthError("invalid_request", { code: checked.reason.code });
+  if (checked.kind === "refused") throw checked.error;
+  const random = randomOpaque();
+  await keyfob.store.codes.createPushedRequest({
+    requestHash: opaqueDigest(random),
+    clientId: client.id,
+    parameters: query.toString(),
+    expiresAt: new Date(Date.now() + PUSHED_REQUEST_LIFETIME_SECONDS * 1000),
+  });
+  return { request_uri: `${REQUEST_URI_PREFIX}${random}`, expires_in: PUSHED_REQUEST_LIFETIME_SECONDS };
+}
