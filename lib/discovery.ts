@@ -14,6 +14,9 @@ export function openidConfiguration(issuer: string) {
     introspection_endpoint: `${issuer}/token/introspect`,
     jwks_uri: `${issuer}/keys`,
     end_session_endpoint: `${issuer}/session/end`,
+    // Back-Channel Logout 1.0: logout tokens to each client's backchannel_logout_uri, always with sid.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: GRANT_TYPES,
@@ -37,6 +40,7 @@ export function openidConfiguration(issuer: string) {
       "at_hash",
       "auth_time",
       "amr",
+      "sid",
       "provider_id",
       "ethereum_address",
       "email",

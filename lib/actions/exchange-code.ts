@@ -5,6 +5,7 @@ import { invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
+import { sessionSid } from "../sessions/login-session";
 import { OFFLINE_ACCESS, withoutOfflineAccess, type Scope } from "../oauth/scope";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import { newFamily, newRefreshToken } from "../tokens/refresh";
@@ -61,6 +62,7 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
     emailVerified: grant.emailVerified,
     authTime: grant.authTime ?? undefined,
     amr: grant.amr?.split(" "),
+    sid: grant.sessionId ? sessionSid(grant.sessionId) : undefined,
     offlineAccess,
   });
   const now = new Date();

@@ -108,6 +108,9 @@ const actions = {
       refreshTokensAllowed: flag,
       managementApi: flag,
       managementScopes: managementScopes.optional(),
+      // null or empty: no back-channel logout.
+      backchannelLogoutUri: z.preprocess((v) => (v === null ? "" : v), text(2000).optional()),
+      backchannelLogoutSessionRequired: flag,
     }),
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),

@@ -39,6 +39,10 @@ export type ClientSettings = {
   managementApi: boolean;
   /** The management API scopes it may get (lib/admin/scopes.ts, which the admin actions check). */
   managementScopes: string[];
+  /** Where logout tokens are POSTed (Back-Channel Logout 1.0); null: none. */
+  backchannelLogoutUri: string | null;
+  /** The client needs `sid` in ID and logout tokens. */
+  backchannelLogoutSessionRequired: boolean;
 };
 
 const SETTINGS = {
@@ -50,6 +54,8 @@ const SETTINGS = {
   refreshTokensAllowed: true,
   managementApi: true,
   managementScopes: true,
+  backchannelLogoutUri: true,
+  backchannelLogoutSessionRequired: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */

@@ -214,7 +214,8 @@ export function codeStatements({ db, pool }: Connection) {
     },
 
     /**
-     * Consumes an authorization code and records the token issued from it with its audit event, in
+     * Consumes an authorization code and records the token issued from it with its audit event, and
+     * the client as one that got tokens in the code's login session (back-channel logout), in
      * one statement (issuedWithEvent): of concurrent redemptions exactly one sees a row, and the token remembers its code, so reusing the
      * code finds it to revoke. With offline_access granted, the same statement stores the first
      * refresh token of a new family, and the access token remembers the family.
@@ -312,7 +313,11 @@ const CODE_CONSUMED = `WITH consumed AS (
     UPDATE authorization_codes a SET used_at = $2
     WHERE a.code_hash = $1 AND a.used_at IS NULL AND a.expires_at > $2
       AND EXISTS (SELECT 1 FROM clients c WHERE c.id = a.client_id AND c.enabled AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
-    RETURNING a.client_id
+    RETURNING a.client_id, a.session_id
+  ), session_client AS (
+    INSERT INTO login_session_clients (session_id, client_id, created_at)
+    SELECT s.id_hash, consumed.client_id, $2 FROM consumed JOIN login_sessions s ON s.id_hash = consumed.session_id
+    ON CONFLICT DO NOTHING
   )`;
 const CODE_TOKEN_ISSUED = issuedWithEvent(
   `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
