@@ -8,11 +8,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { decodeJwt } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { deleteAccount } from "@/lib/accounts/directory";
 import { startAuthorization } from "@/lib/actions/authorize";
+import { exchangeCode } from "@/lib/actions/exchange-code";
 import { performAdminAction } from "@/lib/admin/actions";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { updateClient } from "@/lib/clients/registry";
@@ -20,6 +22,7 @@ import { loadConfig } from "@/lib/config";
 import { openidConfiguration } from "@/lib/discovery";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
+import { readParams } from "@/lib/oauth/params";
 import { keyfob } from "@/lib/runtime";
 import { LEASE_MS } from "@/lib/sessions/backchannel-logout";
 import { endSession, findSession, revokeSessions } from "@/lib/sessions/login-session";
@@ -29,7 +32,7 @@ import { cli } from "./support/cli";
 import { isolatedDatabase, tables } from "./support/database";
 import { sessionWith, TestRp, until } from "./support/backchannel";
 import { ISSUER } from "./support/flow-a";
-import { google, registerApp, type App } from "./support/flow-b";
+import { authorizeQuery, google, registerApp, tokenRequest, type App } from "./support/flow-b";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -160,6 +163,20 @@ describe("back-channel logout", () => {
       where: { action: "logout.backchannel", clientId: { in: [a.clientId, b.clientId] } },
     });
     expect(audit.map((e) => e.outcome)).toEqual(["success", "success"]);
+  });
+
+  it("a code redeemed after its session ended: the client is told at once", async () => {
+    const app = await rpClient();
+    const identity = google();
+    const start = await startAuthorization(keyfob(), authorizeQuery(app));
+    if (start.kind !== "login") throw new Error("expected the login page");
+    const { location, newSession } = await completeAuthorization(keyfob(), start.interactionId, { identity });
+    expect(await endSession(keyfob(), newSession!.token)).toBe(true);
+    const request = tokenRequest(app, { code: new URL(location).searchParams.get("code")! });
+    const { response } = await exchangeCode(keyfob(), request, await readParams(request.clone()), { endpoint: "token" });
+    const idToken = decodeJwt(response.id_token);
+    await until(() => rp.to(app.clientId).length > 0, 10_000, "the logout token");
+    expect(rp.to(app.clientId)).toMatchObject([{ aud: app.clientId, sub: idToken.sub, sid: idToken.sid }]);
   });
 
   it("an admin's revocation of one session tells that session's clients", async () => {

@@ -215,8 +215,8 @@ export function codeStatements({ db, pool }: Connection) {
 
     /**
      * Consumes an authorization code and records the token issued from it with its audit event, and
-     * the client as one that got tokens in the code's login session (back-channel logout), in
-     * one statement (issuedWithEvent): of concurrent redemptions exactly one sees a row, and the token remembers its code, so reusing the
+     * the client as one that got tokens in the code's login session (back-channel logout; a session
+     * that ended meanwhile queues the client's logout token at once), in one statement (issuedWithEvent): of concurrent redemptions exactly one sees a row, and the token remembers its code, so reusing the
      * code finds it to revoke. With offline_access granted, the same statement stores the first
      * refresh token of a new family, and the access token remembers the family.
      *
@@ -314,10 +314,20 @@ const CODE_CONSUMED = `WITH consumed AS (
     WHERE a.code_hash = $1 AND a.used_at IS NULL AND a.expires_at > $2
       AND EXISTS (SELECT 1 FROM clients c WHERE c.id = a.client_id AND c.enabled AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
     RETURNING a.client_id, a.session_id
+  ), session AS (
+    -- FOR SHARE waits for a revocation under way and reads its outcome; one that comes later waits
+    -- for this, then finds the client below: either way the client hears of the session's end.
+    SELECT s.id_hash, s.account_id, s.connector, s.revoked_at IS NOT NULL AS ended
+    FROM login_sessions s JOIN consumed ON s.id_hash = consumed.session_id FOR SHARE OF s
   ), session_client AS (
     INSERT INTO login_session_clients (session_id, client_id, created_at)
-    SELECT s.id_hash, consumed.client_id, $2 FROM consumed JOIN login_sessions s ON s.id_hash = consumed.session_id
+    SELECT session.id_hash, consumed.client_id, $2 FROM consumed, session WHERE NOT session.ended
     ON CONFLICT DO NOTHING
+  ), ended_session_logout AS (
+    INSERT INTO backchannel_logouts (client_id, session_id, account_id, connector, created_at, next_attempt_at)
+    SELECT c.id, session.id_hash, session.account_id, session.connector, $2, $2
+    FROM consumed JOIN clients c ON c.id = consumed.client_id, session
+    WHERE session.ended AND c.backchannel_logout_uri IS NOT NULL
   )`;
 const CODE_TOKEN_ISSUED = issuedWithEvent(
   `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
