@@ -67,7 +67,7 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expect(notice).toHaveCount(0);
   // Every section is on the page (none hidden behind a tab), each one linked from the section navigation.
   const sections = page.getByRole("navigation", { name: "Sections of this client" }).getByRole("link");
-  await expect(sections).toHaveCount(9);
+  await expect(sections).toHaveCount(10);
   for (const link of await sections.all()) await expect(page.locator((await link.getAttribute("href"))!)).toBeVisible();
   // Its generated id is no license: the signers card explains what a signer needs instead of offering one.
   await expect(page.locator("#signers")).toContainText("This client cannot have signers: its ID is not a license address.");
@@ -190,6 +190,21 @@ test("every setting of a client is edited in the browser and audited with its ol
 
   // Deleting asks to type the id; the button stays disabled until it matches.
   await page.goto(`/admin/clients/${encodeURIComponent(clientId)}`);
+
+  // Back-channel logout: an http URI off localhost is refused with the reason; an https one is saved.
+  const backchannel = page.getByRole("form", { name: "Back-channel logout settings" });
+  await backchannel.getByLabel("Back-channel logout URI").fill("http://edited.example.com/logout");
+  await backchannel.getByRole("button", { name: "Save back-channel logout" }).click();
+  await expect(backchannel).toContainText("http is allowed only on localhost");
+  await backchannel.getByLabel("Back-channel logout URI").fill("https://edited.example.com/logout");
+  await backchannel.getByLabel("Session required").check();
+  await backchannel.getByRole("button", { name: "Save back-channel logout" }).click();
+  await expect(backchannel.getByRole("status")).toHaveText("Settings saved.");
+  await expectNoAxeViolations(page, "the client page after saving its back-channel logout");
+  expect(await db.client.findUniqueOrThrow({ where: { id: clientId } })).toMatchObject({
+    backchannelLogoutUri: "https://edited.example.com/logout",
+    backchannelLogoutSessionRequired: true,
+  });
   await page.getByRole("button", { name: "Delete client" }).click();
   const dialog = page.getByRole("dialog");
   await dialog.getByLabel("Type the client ID to confirm").fill(clientId.slice(0, -1));

@@ -17,6 +17,9 @@ export function openidConfiguration(issuer: string) {
     pushed_authorization_request_endpoint: `${issuer}/par`,
     /** Per client (its require_pushed_authorization_requests), not for all (RFC 9126 5). */
     require_pushed_authorization_requests: false,
+    // Back-Channel Logout 1.0: logout tokens to each client's backchannel_logout_uri, always with sid.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: GRANT_TYPES,
@@ -40,6 +43,7 @@ export function openidConfiguration(issuer: string) {
       "at_hash",
       "auth_time",
       "amr",
+      "sid",
       "provider_id",
       "ethereum_address",
       "email",

@@ -5,6 +5,7 @@ import { createStore, type ChangeFeed, type Store } from "./store";
 import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
+import { LogoutDelivery } from "./sessions/backchannel-logout";
 import { createRecovery } from "./siwe/recovery";
 import { createChainVerifier, type SignatureVerifiers } from "./siwe/signature";
 
@@ -28,6 +29,8 @@ export type Keyfob = {
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification by the RPC_URL providers when there are any. */
   signatures: SignatureVerifiers;
+  /** Delivers back-channel logout tokens from the outbox (started by lib/runtime.ts in a server). */
+  logouts: LogoutDelivery;
   /** Writes buffered audit events, stops the recovery threads and notifications and, if it opened it, closes the store. */
   close(): Promise<void>;
 };
@@ -57,6 +60,7 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
     { notifications },
   );
   const clients = new ClientCache(store, notifications);
+  const logouts = new LogoutDelivery({ store, keys, audit, issuerUrl: config.issuerUrl });
   return {
     config,
     store,
@@ -66,8 +70,10 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
     keys,
     clients,
     notifications,
+    logouts,
     signatures: { recover, onChain: createChainVerifier(config.rpcUrls, config.chainId, config.rpcQuorum) },
     async close() {
+      await logouts.close();
       await audit.close();
       await recover.close();
       await keys.close();

@@ -68,11 +68,17 @@ export const rateLimited = counter("keyfob_rate_limited_total", "Requests refuse
   "limit",
 ]);
 
+export const backchannelLogouts = counter(
+  "keyfob_backchannel_logouts_total",
+  "Back-channel logout attempts, by outcome: sent, retried (failed, to be tried again), failed (given up).",
+  ["outcome"],
+);
+
 /**
  * What a scrape reads of the runtime's Keyfob (lib/runtime.ts), if one was built in this process.
  * Typed by what it reads, not as Keyfob: lib/keyfob.ts imports what records these metrics.
  */
-type Scraped = { store: Pick<Store, "poolStats">; keys: Pick<KeyStore, "schedule"> };
+type Scraped = { store: Pick<Store, "poolStats" | "logouts">; keys: Pick<KeyStore, "schedule"> };
 const current = () => (globalThis as { keyfob?: Scraped }).keyfob;
 
 gauge(
@@ -99,6 +105,16 @@ gauge(
     const now = Date.now();
     for (const key of await keys.schedule())
       this.set({ kid: key.kid, status: key.status }, Math.round((now - key.activatesAt.getTime()) / 1000));
+  },
+);
+
+gauge(
+  "keyfob_backchannel_logouts_pending",
+  "Logout tokens queued for back-channel delivery (all instances), not yet delivered nor given up.",
+  [],
+  async function () {
+    const store = current()?.store;
+    if (store) this.set(await store.logouts.pending());
   },
 );
 

@@ -29,12 +29,15 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
               [--management-scopes "<scope> ..."] [--require-par yes|no]
+              [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]
                                                    change settings: PKCE for a confidential client too (public clients
                                                    always need it), introspecting other clients' tokens, offline_access,
                                                    the management API (client_credentials; confidential only) and its
                                                    scopes: keyfob:admin (all), keyfob:read, keyfob:clients,
                                                    keyfob:accounts, keyfob:keys; --require-par: authorization
-                                                   requests only through PAR (POST /par, RFC 9126)
+                                                   requests only through PAR (POST /par, RFC 9126); where logout
+                                                   tokens are POSTed when a session ends ("" for none), and
+                                                   whether the client needs sid in them
   redirect-uris add <client_id> <uri>
   redirect-uris remove <client_id> <uri>
   post-logout-uris add <client_id> <uri>           where the client may send the browser after logout
@@ -87,6 +90,8 @@ const commands: Record<string, Command> = {
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
       for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
       for (const o of c.allowedOrigins) console.log(`    origin        ${o.origin}`);
+      if (c.backchannelLogoutUri)
+        console.log(`    back-channel  ${c.backchannelLogoutUri}${c.backchannelLogoutSessionRequired ? "  (sid required)" : ""}`);
       for (const s of c.signers) {
         const status = s.revokedAt
           ? `revoked ${s.revokedAt.toISOString()}`
@@ -131,6 +136,8 @@ const commands: Record<string, Command> = {
       managementApi: yes(yesNo(o["management-api"], "management-api")),
       managementScopes: o["management-scopes"],
       requirePushedAuthorizationRequests: yes(yesNo(o["require-par"], "require-par")),
+      backchannelLogoutUri: o["backchannel-logout-uri"],
+      backchannelLogoutSessionRequired: yes(yesNo(o["backchannel-logout-session-required"], "backchannel-logout-session-required")),
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
@@ -261,6 +268,8 @@ async function main() {
       "management-api": { type: "string" },
       "management-scopes": { type: "string" },
       "require-par": { type: "string" },
+      "backchannel-logout-uri": { type: "string" },
+      "backchannel-logout-session-required": { type: "string" },
     },
   });
   const command = commands[positionals.slice(0, 2).join(" ")];

@@ -293,6 +293,22 @@ describe("the management API", () => {
       field_errors: { managementApi: expect.stringMatching(/confidential/) },
     });
     expect((await api(token, "PATCH", `/clients/${enc(id)}`, { enabled: true })).body.enabled).toBe(true);
+    // Back-channel logout: its URI (https, or http on localhost) and whether the client needs sid.
+    const backchannel = await api(token, "PATCH", `/clients/${enc(id)}`, {
+      backchannelLogoutUri: "https://api.example.com/backchannel-logout",
+      backchannelLogoutSessionRequired: true,
+    });
+    expect(backchannel.body).toMatchObject({
+      backchannelLogoutUri: "https://api.example.com/backchannel-logout",
+      backchannelLogoutSessionRequired: true,
+    });
+    expect(
+      (await api(token, "PATCH", `/clients/${enc(id)}`, { backchannelLogoutUri: "http://api.example.com/logout" })).body,
+    ).toMatchObject({
+      status: 400,
+      field_errors: { backchannelLogoutUri: expect.stringMatching(/http is allowed only on localhost/) },
+    });
+    expect((await api(token, "PATCH", `/clients/${enc(id)}`, { backchannelLogoutUri: null })).body.backchannelLogoutUri).toBeNull();
 
     for (const [path, field, value] of [
       ["redirect-uris", "uri", "https://api.example.com/cb"],

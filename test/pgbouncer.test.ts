@@ -2,8 +2,8 @@
  * Keyfob behind a real PgBouncer in transaction mode (Debian's 1.18, no prepared-statement
  * support), with only DATABASE_URL pointing at it (DATABASE_POOLED=true, no direct connection):
  * two instances starting together on an empty database migrate once and both serve; Flow A runs on
- * both with no session state on the pooled connections (no named prepared statements); and the
- * admin CLI works through it. What storage promises behind the pooler as well as directly (single
+ * both with no session state on the pooled connections (no named prepared statements); both
+ * deliver back-channel logouts from the outbox, each once; and the admin CLI works through it. What storage promises behind the pooler as well as directly (single
  * use, revocation, limits, audit, cache invalidation) is test/store-contract.test.ts.
  */
 import pg from "pg";
@@ -11,10 +11,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { localMigrations, migrateDatabase } from "@/lib/db/migrate";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
+import { updateClient } from "@/lib/clients/registry";
+import { endSession } from "@/lib/sessions/login-session";
+import { freePort } from "../scripts/free-port";
+import { sessionWith, TestRp } from "./support/backchannel";
 import { cliOn } from "./support/cli";
 import { emptyDatabase } from "./support/database";
 import { challengeParams, registerLicense, submitParams } from "./support/flow-a";
 import { startPgbouncer, type Pooler } from "./support/pgbouncer";
+import { registerApp } from "./support/flow-b";
 import { formPost, routesOn } from "./support/routes";
 
 let pooler: Pooler;
@@ -72,6 +77,30 @@ describe("behind PgBouncer in transaction mode", () => {
     expect(submitted.map((response) => response.status)).toEqual(submitted.map(() => 200));
     expect(statements.length).toBeGreaterThan(80);
     expect(statements.filter((statement) => typeof statement === "object" && statement.name)).toEqual([]);
+  });
+
+  it("both instances deliver back-channel logouts through the pooler, each once, with no named statements", {
+    timeout: 120_000,
+  }, async () => {
+    const rp = new TestRp(await freePort(), () => a);
+    await rp.start();
+    try {
+      const app = await registerApp({ on: a });
+      await updateClient(a.store, app.clientId, { backchannelLogoutUri: rp.uri(app.clientId) });
+      const sessions = [];
+      for (let i = 0; i < 12; i++) sessions.push(await sessionWith([app], undefined, i % 2 ? a : b));
+      for (const [i, session] of sessions.entries()) expect(await endSession(i % 2 ? b : a, session.token)).toBe(true);
+      const sent = vi.spyOn(pg.Client.prototype, "query");
+      await Promise.all([a.logouts.deliverDue(), b.logouts.deliverDue()]);
+      const statements = sent.mock.calls.map(([statement]) => statement as string | { name?: string });
+      sent.mockRestore();
+      const sids = rp.to(app.clientId).map((claims) => claims.sid);
+      expect(sids.toSorted()).toEqual(sessions.map((s) => s.idTokens.get(app.clientId)!.sid).toSorted());
+      expect(await a.store.logouts.pending()).toBe(0);
+      expect(statements.filter((statement) => typeof statement === "object" && statement.name)).toEqual([]);
+    } finally {
+      await rp.stop();
+    }
   });
 
   it("runs the admin CLI through the pooler", { timeout: 120_000 }, async () => {

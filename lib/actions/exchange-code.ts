@@ -7,6 +7,7 @@ import { required, type Params } from "../oauth/params";
 import { expectedCodeChallenge, verifyCodeVerifier } from "../oauth/pkce";
 import type { Scope } from "../oauth/scope";
 import { issueTokens, newAccessTokenId, tokenLifetimes, type Issued } from "../tokens/issue";
+import { sessionSid } from "../sessions/login-session";
 import { newFamily, newRefreshToken } from "../tokens/refresh";
 
 /**
@@ -71,6 +72,7 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
       emailVerified: grant.emailVerified,
       authTime: grant.authTime ?? undefined,
       amr: grant.amr?.split(" "),
+      sid: grant.sessionId ? sessionSid(grant.sessionId) : undefined,
       offlineAccess: grant.offlineAccess,
     },
     token,

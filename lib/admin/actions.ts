@@ -109,6 +109,9 @@ const actions = {
       managementApi: flag,
       managementScopes: managementScopes.optional(),
       requirePushedAuthorizationRequests: flag,
+      // null or empty: no back-channel logout.
+      backchannelLogoutUri: z.preprocess((v) => (v === null ? "" : v), text(2000).optional()),
+      backchannelLogoutSessionRequired: flag,
     }),
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),

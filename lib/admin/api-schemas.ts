@@ -52,6 +52,14 @@ export const clientSchema = z.object({
   managementApi: z.boolean(),
   managementScopes: z.array(z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]])),
   requirePushedAuthorizationRequests: z.boolean().meta({ description: "authorization requests only through PAR (RFC 9126)" }),
+  backchannelLogoutUri: z
+    .string()
+    .nullable()
+    .meta({
+      description: "where logout tokens are POSTed (Back-Channel Logout 1.0); null: none",
+      examples: ["https://fleet.example.com/logout"],
+    }),
+  backchannelLogoutSessionRequired: z.boolean().meta({ description: "the client needs sid in ID and logout tokens" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),

@@ -212,6 +212,8 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
     managementApi: found.managementApi,
     managementScopes: found.managementScopes,
     requirePushedAuthorizationRequests: found.requirePushedAuthorizationRequests,
+    backchannelLogoutUri: found.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: found.backchannelLogoutSessionRequired,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -330,6 +332,8 @@ export const ROUTES: ApiRoute[] = [
       "managementApi",
       "managementScopes",
       "requirePushedAuthorizationRequests",
+      "backchannelLogoutUri",
+      "backchannelLogoutSessionRequired",
     ],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });

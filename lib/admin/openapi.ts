@@ -37,6 +37,12 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
   },
   expiresAt: { type: "string", format: "date-time", description: "ISO 8601; absent: never expires" },
   logoUrl: { type: ["string", "null"], maxLength: 2000, description: "https URL; empty or null: no logo" },
+  backchannelLogoutUri: {
+    type: ["string", "null"],
+    maxLength: 2000,
+    description: "where logout tokens are POSTed (Back-Channel Logout 1.0): https, or http on localhost; empty or null: none",
+  },
+  backchannelLogoutSessionRequired: { type: "boolean", description: "the client needs sid in ID and logout tokens" },
 };
 
 /** A zod schema as the JSON Schema (2020-12, OpenAPI 3.1's dialect) of what travels on the wire. */

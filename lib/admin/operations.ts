@@ -119,6 +119,8 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
     managementApi: client.managementApi,
     managementScopes: client.managementScopes,
     requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests,
+    backchannelLogoutUri: client.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: client.postLogoutRedirectUris.map((r) => r.uri),

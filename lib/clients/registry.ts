@@ -93,6 +93,11 @@ export async function updateClient(
     changes.logoUrl = changes.logoUrl?.trim() || null;
     if (changes.logoUrl && !/^https:\/\/[^\s]+$/.test(changes.logoUrl)) throw new RegistryError("logoUrl", "must be an https URL");
   }
+  if (changes.backchannelLogoutUri !== undefined) {
+    changes.backchannelLogoutUri = changes.backchannelLogoutUri?.trim() || null;
+    const problem = changes.backchannelLogoutUri && redirectUriProblem(changes.backchannelLogoutUri);
+    if (problem) throw new RegistryError("backchannelLogoutUri", `back-channel logout URI ${problem}`);
+  }
   return store.clients.update(await existingClient(store, clientId), changes, ({ secretHash }) => {
     // Only a client that authenticates with a secret may get admin tokens (RFC 6749 4.4: confidential clients).
     if (changes.managementApi && secretHash === null)

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Connector, LoginIdentity } from "../accounts/accounts";
 import type { Keyfob } from "../keyfob";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
@@ -43,6 +44,12 @@ export function authenticationMethods(connector: Connector, contractSignature = 
   if (connector !== "web3") return [connector];
   return contractSignature ? ["wallet", CONTRACT_SIGNATURE] : ["wallet"];
 }
+
+/**
+ * The session's `sid` in ID and logout tokens (Back-Channel Logout 1.0): derived from its id, so
+ * clients never hold the id admins and /account revoke it by.
+ */
+export const sessionSid = (id: string) => createHash("sha256").update(`sid:${id}`).digest("base64url");
 
 /** Starts a session after a login; the token goes into the cookie and is never stored. */
 export async function startSession(

@@ -1,5 +1,6 @@
 import type { Prisma } from "../db/generated/client";
 import { refusingDuplicates, type Connection } from "./connection";
+import { queueLogouts } from "./logouts";
 
 /** What an account is made of, as listed and shown to admins. */
 const ACCOUNT_VIEW = {
@@ -35,6 +36,23 @@ export function accountStatements({ db }: Connection) {
     const tokens = await tx.issuedToken.updateMany({ where: { userId: { in: holderIds }, revokedAt: null }, data: { revokedAt: now } });
     await tx.refreshToken.updateMany({ where: { accountId, revokedAt: null }, data: { revokedAt: now } });
     return tokens.count;
+  };
+  /**
+   * Ends the unrevoked sessions `where` selects, in `tx`, queueing back-channel logouts for those
+   * still live (an expired one ended already); returns how many it ended.
+   */
+  const endSessions = async (tx: Prisma.TransactionClient, where: Prisma.LoginSessionWhereInput, now: Date) => {
+    const ended = await tx.loginSession.updateManyAndReturn({
+      where: { ...where, revokedAt: null },
+      data: { revokedAt: now },
+      select: { idHash: true, expiresAt: true },
+    });
+    await queueLogouts(
+      tx,
+      ended.filter((s) => s.expiresAt > now).map((s) => s.idHash),
+      now,
+    );
+    return ended.length;
   };
 
   return {
@@ -85,9 +103,9 @@ export function accountStatements({ db }: Connection) {
           data: { blockedAt: now },
           include: { identities: { where: { provider: "web3" } } },
         });
-        const sessions = await tx.loginSession.updateMany({ where: { accountId, revokedAt: null }, data: { revokedAt: now } });
+        const revokedSessions = await endSessions(tx, { accountId }, now);
         const revokedTokens = await revokeHoldings(tx, accountId, [account.id, ...account.identities.map((i) => i.subject)], now);
-        return { revokedTokens, revokedSessions: sessions.count };
+        return { revokedTokens, revokedSessions };
       });
     },
 
@@ -97,7 +115,8 @@ export function accountStatements({ db }: Connection) {
 
     /**
      * Deletes an account with its identities and login sessions, in one transaction that first
-     * revokes what it holds and removes its admin role; undefined when there is no such account.
+     * revokes what it holds (queueing back-channel logouts for its live sessions) and removes its
+     * admin role; undefined when there is no such account.
      */
     delete(accountId: string, now: Date) {
       return db.$transaction(async (tx) => {
@@ -107,11 +126,19 @@ export function accountStatements({ db }: Connection) {
         });
         if (!account) return undefined;
         const holderIds = await holders(tx, accountId);
-        const sessions = await tx.loginSession.count({ where: { accountId, revokedAt: null, expiresAt: { gt: now } } });
+        const sessions = await tx.loginSession.findMany({
+          where: { accountId, revokedAt: null, expiresAt: { gt: now } },
+          select: { idHash: true },
+        });
+        await queueLogouts(
+          tx,
+          sessions.map((s) => s.idHash),
+          now,
+        );
         const revokedTokens = await revokeHoldings(tx, accountId, holderIds, now);
         await tx.adminRole.deleteMany({ where: { accountId } });
         await tx.account.delete({ where: { id: accountId } });
-        return { revokedTokens, endedSessions: sessions, identities: account._count.identities };
+        return { revokedTokens, endedSessions: sessions.length, identities: account._count.identities };
       });
     },
 
@@ -255,9 +282,12 @@ export function accountStatements({ db }: Connection) {
       return (await db.loginSession.findUnique({ where: { idHash } })) ?? undefined;
     },
 
-    /** Revokes the unrevoked sessions of an account (one of them, by id), or the one of `idHash`; returns how many. */
-    async revokeSessions(target: { accountId?: string; idHash?: string }): Promise<number> {
-      return (await db.loginSession.updateMany({ where: { ...target, revokedAt: null }, data: { revokedAt: new Date() } })).count;
+    /**
+     * Revokes the unrevoked sessions of an account (one of them, by id), or the one of `idHash`, with
+     * their back-channel logouts queued in the same transaction; returns how many.
+     */
+    revokeSessions(target: { accountId?: string; idHash?: string }, now = new Date()): Promise<number> {
+      return db.$transaction((tx) => endSessions(tx, target, now));
     },
 
     /** An account's live sessions, most recently used first. */

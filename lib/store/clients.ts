@@ -41,6 +41,10 @@ export type ClientSettings = {
   managementScopes: string[];
   /** Authorization requests only through PAR (RFC 9126 6). */
   requirePushedAuthorizationRequests: boolean;
+  /** Where logout tokens are POSTed (Back-Channel Logout 1.0); null: none. */
+  backchannelLogoutUri: string | null;
+  /** The client needs `sid` in ID and logout tokens. */
+  backchannelLogoutSessionRequired: boolean;
 };
 
 const SETTINGS = {
@@ -53,6 +57,8 @@ const SETTINGS = {
   managementApi: true,
   managementScopes: true,
   requirePushedAuthorizationRequests: true,
+  backchannelLogoutUri: true,
+  backchannelLogoutSessionRequired: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */

@@ -80,7 +80,10 @@ export type CodeRedemption = {
 };
 
 /** A redeemed code's grant: what its tokens say, the scope granted, and whether the refresh family was stored. */
-export type RedeemedCode = Pick<CodeRow, "accountId" | "connector" | "scope" | "nonce" | "email" | "emailVerified" | "authTime" | "amr"> & {
+export type RedeemedCode = Pick<
+  CodeRow,
+  "accountId" | "connector" | "scope" | "nonce" | "email" | "emailVerified" | "authTime" | "amr" | "sessionId"
+> & {
   grantedScope: string;
   offlineAccess: boolean;
 };
@@ -239,7 +242,9 @@ export function codeStatements({ db, pool }: Connection) {
      * only if it is this client's, unused, unexpired, for this redirect URI and this PKCE verifier
      * (or none, for a confidential client), and its client still enabled with the secret it
      * authenticated with (the client may come from a cache, lib/clients/cache.ts). The same statement
-     * records the access token with its audit event and, when offline_access is granted (the client
+     * records the access token with its audit event, the client as one that got tokens in the code's
+     * login session (back-channel logout; a session that ended meanwhile queues the client's logout
+     * token at once) and, when offline_access is granted (the client
      * allowed refresh tokens), the first refresh token of a new family. Of concurrent redemptions
      * exactly one gets the grant; the token remembers its code, so reusing the code finds it to
      * revoke. Undefined when any check fails. Measured (npm run bench, /token): reading the code
@@ -333,8 +338,22 @@ const REDEEM_CODE = `WITH code AS (
     WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $4
       AND a.code_challenge IS NOT DISTINCT FROM $5::text AND (a.code_challenge IS NOT NULL OR $6::boolean)
       AND c.id = a.client_id AND c.enabled AND (NOT $7::boolean OR c.secret_hash IS NOT DISTINCT FROM $8::text)
-    RETURNING a.client_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr, a.expires_at,
+    RETURNING a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr, a.expires_at,
       $11::text IS NOT NULL AND c.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(a.scope, ' ')) AS offline
+  ), session AS (
+    -- FOR SHARE waits for a revocation under way and reads its outcome; one that comes later waits
+    -- for this, then finds the client below: either way the client hears of the session's end.
+    SELECT s.id_hash, s.account_id, s.connector, s.revoked_at IS NOT NULL AS ended
+    FROM login_sessions s JOIN code ON s.id_hash = code.session_id FOR SHARE OF s
+  ), session_client AS (
+    INSERT INTO login_session_clients (session_id, client_id, created_at)
+    SELECT session.id_hash, code.client_id, $2 FROM code, session WHERE NOT session.ended
+    ON CONFLICT DO NOTHING
+  ), ended_session_logout AS (
+    INSERT INTO backchannel_logouts (client_id, session_id, account_id, connector, created_at, next_attempt_at)
+    SELECT c.id, session.id_hash, session.account_id, session.connector, $2, $2
+    FROM code JOIN clients c ON c.id = code.client_id, session
+    WHERE session.ended AND c.backchannel_logout_uri IS NOT NULL
   ), granted AS (
     SELECT *, CASE WHEN offline THEN scope ELSE array_to_string(array_remove(string_to_array(scope, ' '), 'offline_access'), ' ') END AS granted_scope
     FROM code
@@ -349,5 +368,5 @@ const REDEEM_CODE = `WITH code AS (
     { at: 2, endpoint: 16, ip: 17 },
   )}
   SELECT account_id AS "accountId", connector, scope, granted_scope AS "grantedScope", offline AS "offlineAccess", nonce, email,
-         email_verified AS "emailVerified", auth_time AS "authTime", amr
+         email_verified AS "emailVerified", auth_time AS "authTime", amr, session_id AS "sessionId"
   FROM granted`;

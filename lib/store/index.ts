@@ -2,7 +2,7 @@
  * The store: every statement Keyfob runs on its tables lives in this folder, one module per table
  * group (codes.ts: challenges, pushed requests, interactions, authorization codes, passkey challenges; tokens.ts:
  * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
- * login and dashboard sessions, admin roles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
+ * login and dashboard sessions, admin roles; logouts.ts: the back-channel logout outbox; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
  * across them; changes.ts, the change feed).
  *
  * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
@@ -23,6 +23,7 @@ import { codeStatements } from "./codes";
 import { createConnection, enclosedIn, type Connection } from "./connection";
 import { keyStatements } from "./keys";
 import { limitStatements } from "./limits";
+import { logoutStatements } from "./logouts";
 import { sweep, type SweepBounds } from "./sweep";
 import { tokenStatements } from "./tokens";
 
@@ -34,6 +35,8 @@ export type Store = {
   keys: ReturnType<typeof keyStatements>;
   audit: ReturnType<typeof auditStatements>;
   limits: ReturnType<typeof limitStatements>;
+  /** The back-channel logout outbox. */
+  logouts: ReturnType<typeof logoutStatements>;
   /** Deletes what has expired, across the groups (./sweep.ts). */
   sweep(bounds: SweepBounds): Promise<number>;
   /**
@@ -76,6 +79,7 @@ function storeOn(connection: Connection): Store {
     keys: keyStatements(connection),
     audit: auditStatements(connection),
     limits: limitStatements(connection),
+    logouts: logoutStatements(connection),
     sweep: (bounds) => sweep(connection, bounds),
     transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool }))),
     changeFeed: (directUrl) =>

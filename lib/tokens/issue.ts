@@ -23,6 +23,8 @@ export type Grant = {
   /** When and how the user authenticated (Flow B): the ID token's auth_time and amr. */
   authTime?: Date;
   amr?: string[];
+  /** The login session's `sid` (Back-Channel Logout 1.0 2.1), when the tokens come from one. */
+  sid?: string;
   /**
    * A refresh token comes with these tokens. Only then does the access token's scope keep
    * offline_access: a flow that issues none (Flow A) never grants it.
@@ -110,6 +112,7 @@ export async function issueTokens(
     at_hash: accessTokenHash(accessToken),
     ...(grant.authTime && { auth_time: Math.floor(grant.authTime.getTime() / 1000) }),
     ...(grant.amr && { amr: grant.amr }),
+    ...(grant.sid && { sid: grant.sid }),
   });
   return {
     response: { access_token: accessToken, token_type: "bearer", expires_in: lifetimes.accessToken, id_token: idToken },

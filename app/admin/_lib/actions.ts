@@ -92,12 +92,21 @@ export async function removeRedirectUriAction(_: FormState, form: FormData): Pro
   return done("redirect_uri.remove", fields(form, ["clientId", "uri"]), "Redirect URI removed.");
 }
 
-const CLIENT_FLAGS = ["requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi", "requirePushedAuthorizationRequests"];
+const CLIENT_FLAGS = [
+  "requirePkce",
+  "resourceServer",
+  "refreshTokensAllowed",
+  "managementApi",
+  "requirePushedAuthorizationRequests",
+  "backchannelLogoutSessionRequired",
+];
+/** The text settings a form may send (each form sends its own). */
+const CLIENT_TEXTS = ["name", "logoUrl", "backchannelLogoutUri"];
 
 export async function updateClientAction(_: FormState, form: FormData): Promise<FormState> {
   // An unchecked checkbox is not sent: the form says which settings it shows, and those are false unless checked.
   const shown = value(form, "settings").split(" ");
-  const input = fields(form, ["clientId", ...["name", "logoUrl"].filter((name) => form instanceof FormData && form.has(name))]);
+  const input = fields(form, ["clientId", ...CLIENT_TEXTS.filter((name) => form instanceof FormData && form.has(name))]);
   for (const name of shown.filter((name) => CLIENT_FLAGS.includes(name))) input[name] = value(form, name) === "on" ? "true" : "false";
   // The scopes of a client allowed the API (unchanged while it is not, so they come back with it).
   if (shown.includes("managementScopes") && input.managementApi === "true") {

@@ -12,6 +12,7 @@ const SECTIONS = [
   ["signers", "Signers"],
   ["secret", "Client secret"],
   ["settings", "Settings"],
+  ["backchannel-logout", "Back-channel logout"],
   ["danger", "Delete client"],
 ] as const;
 

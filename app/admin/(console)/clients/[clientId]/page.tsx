@@ -1,12 +1,13 @@
 /**
  * /admin/clients/[clientId]: one client. Enable/disable, every setting, the integration panel
  * (endpoints, snippets, try a sign-in), redirect URIs (shown exactly as stored), post-logout URIs,
- * allowed origins, signers of a developer license, the client secret (shown once), delete (after
+ * allowed origins, back-channel logout, signers of a developer license, the client secret (shown once), delete (after
  * typing the client's id). Each part is a section of components/admin/client, all on the page,
  * with links to each beside them (above them on narrow screens).
  */
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { BackchannelLogout } from "@/components/admin/client/backchannel-logout";
 import { DeleteClient } from "@/components/admin/client/danger-zone";
 import { ClientDetails } from "@/components/admin/client/details";
 import { ClientHeader } from "@/components/admin/client/header";
@@ -53,6 +54,7 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           <Signers client={client} />
           <ClientSecret client={client} />
           <ClientSettings client={client} />
+          <BackchannelLogout client={client} />
           <DeleteClient client={client} />
         </div>
       </div>

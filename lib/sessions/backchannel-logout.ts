@@ -1,0 +1,125 @@
+import type { AuditLog } from "../audit";
+import { log } from "../log";
+import { backchannelLogouts } from "../metrics";
+import type { Store } from "../store";
+import type { LogoutRow } from "../store/logouts";
+import type { TokenSigner } from "../tokens/issue";
+import { signLogoutToken } from "../tokens/logout-token";
+import { sessionSid } from "./login-session";
+
+/** How often each instance looks for due logout tokens. */
+export const POLL_MS = 1_000;
+/** How long a client's back-channel logout URI has to answer. */
+export const REQUEST_TIMEOUT_MS = 5_000;
+/** How long a claim holds: past the request's timeout, so only a dead instance's claim lapses. */
+export const LEASE_MS = 15_000;
+/** The wait after the first failed attempt, doubled after each further one up to MAX_BACKOFF_MS. */
+export const FIRST_BACKOFF_MS = 2_000;
+export const MAX_BACKOFF_MS = 10 * 60_000;
+/** A logout token not delivered within this long after the session ended is given up. */
+export const MAX_AGE_MS = 24 * 3600_000;
+/** Rows one pass claims. */
+const BATCH = 20;
+
+/** What delivery needs of Keyfob. */
+export type DeliveryDeps = { store: Store; keys: TokenSigner; audit: AuditLog; issuerUrl: string };
+
+/** One attempt's outcome: delivered, worth another try later, or refused for good (an answer other than 2xx, 5xx, 408 or 429). */
+type Outcome = { kind: "sent" } | { kind: "retry" | "refused"; error: string };
+
+/**
+ * OpenID Connect Back-Channel Logout 1.0, the sending side. Ending a login session queues a row
+ * per client that got tokens in it (lib/store/logouts.ts, in the session's transaction); every
+ * instance runs one of these, which claims due rows (SKIP LOCKED, with a lease that a killed
+ * instance's claim outlives by at most LEASE_MS), signs a logout token at send time and POSTs it.
+ * A failed attempt is tried again after 2 s, 4 s, 8 s… (at most 10 minutes apart) until a day after
+ * the logout; then, or when the client refuses it, it is given up and recorded in the audit log.
+ */
+export class LogoutDelivery {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly deps: DeliveryDeps) {}
+
+  /** Delivers on a timer for as long as the process runs. */
+  start(): void {
+    this.timer ??= setInterval(() => void this.deliverDue(), POLL_MS);
+    this.timer.unref();
+  }
+
+  /** One pass (unless one is under way): claims due rows and delivers them, until none are due. */
+  deliverDue(now = () => new Date()): Promise<void> {
+    this.running ??= this.drain(now)
+      .catch((error) => log.error("back-channel logout delivery failed", { error: String(error) }))
+      .finally(() => {
+        this.running = undefined;
+      });
+    return this.running;
+  }
+
+  /** Stops: in-flight requests are aborted (their rows are tried again, here or by another instance). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.abort.abort();
+    await this.running;
+  }
+
+  private async drain(now: () => Date): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      const start = now();
+      const rows = await this.deps.store.logouts.claim(start, new Date(start.getTime() + LEASE_MS), BATCH);
+      if (rows.length === 0) return;
+      await Promise.all(rows.map((row) => this.deliver(row, now)));
+    }
+  }
+
+  private async deliver(row: LogoutRow, now: () => Date): Promise<void> {
+    const { store, audit } = this.deps;
+    const outcome = row.uri ? await this.send(row, row.uri) : { kind: "refused" as const, error: "no back-channel logout URI any more" };
+    const at = now();
+    const entry = { action: "logout.backchannel", clientId: row.clientId, accountId: row.accountId };
+    if (outcome.kind === "sent") {
+      await store.logouts.remove(row.id);
+      backchannelLogouts.inc({ outcome: "sent" });
+      audit.record({ ...entry, outcome: "success", detail: `attempt ${row.attempts}` });
+      return;
+    }
+    const nextAttemptAt = new Date(at.getTime() + Math.min(FIRST_BACKOFF_MS * 2 ** (row.attempts - 1), MAX_BACKOFF_MS));
+    if (outcome.kind === "retry" && nextAttemptAt.getTime() - row.createdAt.getTime() <= MAX_AGE_MS) {
+      await store.logouts.retryAt(row.id, nextAttemptAt, outcome.error);
+      backchannelLogouts.inc({ outcome: "retried" });
+      return;
+    }
+    await store.logouts.remove(row.id);
+    backchannelLogouts.inc({ outcome: "failed" });
+    audit.record({ ...entry, outcome: "delivery_failed", detail: `given up after ${row.attempts} attempts: ${outcome.error}` });
+    log.warn("back-channel logout given up", { client_id: row.clientId, attempts: row.attempts, error: outcome.error });
+  }
+
+  /** Signs the token now and POSTs it (never logged); the answer decides whether to try again. */
+  private async send(row: LogoutRow, uri: string): Promise<Outcome> {
+    const { keys, issuerUrl } = this.deps;
+    const token = await signLogoutToken(keys, issuerUrl, {
+      clientId: row.clientId,
+      subject: { userId: row.accountId, connector: row.connector },
+      sid: sessionSid(row.sessionId),
+    });
+    let response: Response;
+    try {
+      response = await fetch(uri, {
+        method: "POST",
+        body: new URLSearchParams({ logout_token: token }),
+        redirect: "manual",
+        signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
+      });
+      await response.body?.cancel();
+    } catch (error) {
+      const { name, cause } = error as Error & { cause?: { code?: string } };
+      return { kind: "retry", error: name === "TimeoutError" ? "no answer in time" : `unreachable (${cause?.code ?? name})` };
+    }
+    if (response.ok) return { kind: "sent" };
+    const transient = response.status >= 500 || response.status === 408 || response.status === 429;
+    return { kind: transient ? "retry" : "refused", error: `HTTP ${response.status}` };
+  }
+}
