@@ -14,6 +14,7 @@ export function openidConfiguration(issuer: string) {
     introspection_endpoint: `${issuer}/token/introspect`,
     jwks_uri: `${issuer}/keys`,
     end_session_endpoint: `${issuer}/session/end`,
+    device_authorization_endpoint: `${issuer}/device/authorization`,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: GRANT_TYPES,

@@ -28,7 +28,7 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients end-overlap <client_id>                  end the overlap now: the replaced secret stops working
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
-              [--management-scopes "<scope> ..."]
+              [--management-scopes "<scope> ..."] [--device-flow yes|no]
                                                    change settings: PKCE for a confidential client too (public clients
                                                    always need it), introspecting other clients' tokens, offline_access,
                                                    the management API (client_credentials; confidential only) and its
@@ -82,6 +82,7 @@ const commands: Record<string, Command> = {
       console.log(`    PKCE          ${c.secretHash && !c.requirePkce ? "optional" : "required"}`);
       if (c.resourceServer) console.log("    resource server (introspects other clients' tokens)");
       if (c.refreshTokensAllowed) console.log("    refresh tokens allowed");
+      if (c.deviceFlow) console.log("    device authorization grant allowed");
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
       for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
       for (const o of c.allowedOrigins) console.log(`    origin        ${o.origin}`);
@@ -128,6 +129,7 @@ const commands: Record<string, Command> = {
       refreshTokensAllowed: yes(yesNo(o["refresh-tokens"], "refresh-tokens")),
       managementApi: yes(yesNo(o["management-api"], "management-api")),
       managementScopes: o["management-scopes"],
+      deviceFlow: yes(yesNo(o["device-flow"], "device-flow")),
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
@@ -256,6 +258,7 @@ async function main() {
       "resource-server": { type: "string" },
       "refresh-tokens": { type: "string" },
       "management-api": { type: "string" },
+      "device-flow": { type: "string" },
       "management-scopes": { type: "string" },
     },
   });

@@ -32,6 +32,7 @@ const EXPECTED: Record<string, string[]> = {
   "/token": ["POST", "OPTIONS"],
   "/token/revoke": ["POST", "OPTIONS"],
   "/token/introspect": ["POST"],
+  "/device/authorization": ["POST", "OPTIONS"],
   "/userinfo": ["GET", "POST", "OPTIONS"],
   "/auth/web3/generate_challenge": ["GET", "POST", "OPTIONS"],
   "/auth/web3/submit_challenge": ["POST", "OPTIONS"],

@@ -6,7 +6,9 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { verifyCodeVerifier } from "../oauth/pkce";
 import { OFFLINE_ACCESS, withoutOfflineAccess, type Scope } from "../oauth/scope";
-import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
+import type { NewRefreshFamily } from "../store/codes";
+import type { TokenRecord } from "../store/tokens";
+import { issueTokens, tokenLifetimes, type Issued, type TokenResponse } from "../tokens/issue";
 import { newFamily, newRefreshToken } from "../tokens/refresh";
 
 /**
@@ -29,7 +31,7 @@ export async function exchangeCode(keyfob: Keyfob, request: Request, params: Par
 
 /** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard), audited for `caller`. */
 export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
-  const { store, config } = keyfob;
+  const { store } = keyfob;
   const code = required(params, "code");
   const redirectUri = required(params, "redirect_uri");
 
@@ -46,6 +48,41 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
   if (!client.confidential && grant.codeChallenge === null) throw invalidGrant("a public client must use PKCE");
   verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
 
+  const { response, redeemed } = await issueForLogin(keyfob, client, grant, (record, refresh) =>
+    store.codes.consumeCode(codeHash, record, caller, new Date(), refresh, { secretHash: client.secretHash }),
+  );
+  if (!redeemed) await refused(keyfob, client, codeHash);
+  return { response, flow: "code_exchange", connector: grant.connector };
+}
+
+/** A login's grant, as a code or an approved device code carries it. */
+export type LoginGrant = {
+  accountId: string;
+  connector: string;
+  scope: string;
+  nonce?: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  authTime: Date | null;
+  amr: string | null;
+  expiresAt: Date;
+};
+
+/**
+ * Signs the tokens of a login's grant and hands them to `consume`, which uses the grant up and
+ * records them (with the refresh token's family, when there is one) in one statement: false when it
+ * found nothing to use, and the tokens are then never sent.
+ *
+ * offline_access (OpenID Connect Core 11) is granted when the client is allowed refresh tokens;
+ * otherwise it is dropped, and the response's `scope` says what was granted (RFC 6749 5.1).
+ */
+export async function issueForLogin(
+  keyfob: Keyfob,
+  client: AuthenticatedClient,
+  grant: LoginGrant,
+  consume: (record: TokenRecord, refresh: NewRefreshFamily | undefined) => Promise<boolean>,
+): Promise<{ response: TokenResponse; redeemed: boolean }> {
+  const { config } = keyfob;
   const requested = grant.scope.split(" ") as Scope[];
   const offlineAccess =
     requested.includes(OFFLINE_ACCESS) && (client.refreshTokensAllowed ?? (await refreshTokensAllowed(keyfob, client.id)));
@@ -81,16 +118,14 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
     ),
   };
   const record = { jti, userId: grant.accountId, connector: grant.connector, scope: scope.join(" "), expiresAt };
-  const redeemed = await store.codes.consumeCode(codeHash, record, caller, now, refresh, { secretHash: client.secretHash });
-  if (!redeemed) await refused(keyfob, client, codeHash);
+  const redeemed = await consume(record, refresh);
   return {
     response: {
       ...response,
       ...(refreshToken && { refresh_token: refreshToken.value }),
       ...(scope.length !== requested.length && { scope: scope.join(" ") }),
     },
-    flow: "code_exchange",
-    connector: grant.connector,
+    redeemed,
   };
 }
 

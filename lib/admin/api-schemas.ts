@@ -51,6 +51,7 @@ export const clientSchema = z.object({
   refreshTokensAllowed: z.boolean(),
   managementApi: z.boolean(),
   managementScopes: z.array(z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]])),
+  deviceFlow: z.boolean().meta({ description: "may use the device authorization grant (RFC 8628)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),

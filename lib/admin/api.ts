@@ -211,6 +211,7 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
     refreshTokensAllowed: found.refreshTokensAllowed,
     managementApi: found.managementApi,
     managementScopes: found.managementScopes,
+    deviceFlow: found.deviceFlow,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -319,7 +320,17 @@ export const ROUTES: ApiRoute[] = [
     tag: "Clients",
     response: "client",
     action: "client.update",
-    body: ["name", "logoUrl", "enabled", "requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi", "managementScopes"],
+    body: [
+      "name",
+      "logoUrl",
+      "enabled",
+      "requirePkce",
+      "resourceServer",
+      "refreshTokensAllowed",
+      "managementApi",
+      "managementScopes",
+      "deviceFlow",
+    ],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });
       return clientView(await client(c));

@@ -23,6 +23,7 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
   requirePkce: { type: "boolean", description: "PKCE for a confidential client too (public clients always need it)" },
   resourceServer: { type: "boolean", description: "may introspect other clients' tokens" },
   refreshTokensAllowed: { type: "boolean", description: "may get refresh tokens (offline_access)" },
+  deviceFlow: { type: "boolean", description: "may use the device authorization grant (RFC 8628)" },
   managementApi: { type: "boolean", description: "may get management API tokens with client_credentials (confidential clients only)" },
   managementScopes: {
     type: "array",

@@ -118,6 +118,7 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
     refreshTokensAllowed: client.refreshTokensAllowed,
     managementApi: client.managementApi,
     managementScopes: client.managementScopes,
+    deviceFlow: client.deviceFlow,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: client.postLogoutRedirectUris.map((r) => r.uri),

@@ -39,6 +39,8 @@ export type ClientSettings = {
   managementApi: boolean;
   /** The management API scopes it may get (lib/admin/scopes.ts, which the admin actions check). */
   managementScopes: string[];
+  /** May use the device authorization grant (RFC 8628). */
+  deviceFlow: boolean;
 };
 
 const SETTINGS = {
@@ -50,6 +52,7 @@ const SETTINGS = {
   refreshTokensAllowed: true,
   managementApi: true,
   managementScopes: true,
+  deviceFlow: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */

@@ -1,6 +1,6 @@
 import type { Prisma } from "../db/generated/client";
 import { callerValues, issuedWithEvent, type Caller } from "./audit";
-import { utc, utcTypes, type Connection } from "./connection";
+import { refusingDuplicates, utc, utcTypes, type Connection } from "./connection";
 import type { RefreshGrant, TokenRecord } from "./tokens";
 
 /**
@@ -59,6 +59,35 @@ export type CodeRow = {
   sessionId: string | null;
   expiresAt: Date;
   usedAt: Date | null;
+};
+
+/** A device authorization as its device's poll finds it (RFC 8628 3.4), after the poll was recorded. */
+export type DevicePollRow = {
+  clientId: string;
+  scope: string;
+  status: "pending" | "approved" | "denied";
+  accountId: string | null;
+  connector: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  authTime: Date | null;
+  amr: string | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+  /** The interval from now on (with slow_down's 5 seconds when this poll came too soon). */
+  interval: number;
+  /** The poll came sooner than the interval after the previous one (slow_down). */
+  tooSoon: boolean;
+};
+
+/** What approves a device authorization: the login, as the tokens will tell it. */
+export type DeviceApproval = {
+  accountId: string;
+  connector: string;
+  email: string | null;
+  emailVerified: boolean;
+  authTime: Date;
+  amr: string;
 };
 
 /** The first refresh token of a family, stored with the code's access token (offline_access). */
@@ -224,7 +253,7 @@ export function codeStatements({ db, pool }: Connection) {
      * with: the client may have been read from a cache (lib/clients/cache.ts), and a client disabled or
      * given a new secret must not get tokens from the next request on. False when any check fails.
      */
-    async consumeCode(
+    consumeCode(
       codeHash: string,
       token: TokenRecord,
       caller: Caller,
@@ -232,40 +261,115 @@ export function codeStatements({ db, pool }: Connection) {
       refresh?: NewRefreshFamily,
       client: { secretHash?: string | null } = {},
     ): Promise<boolean> {
-      const values: unknown[] = [
-        codeHash,
-        utc(now),
-        token.jti,
-        token.userId,
-        token.connector,
-        token.scope,
-        utc(token.expiresAt),
-        refresh?.grant.familyId ?? null,
-        client.secretHash !== undefined,
-        client.secretHash ?? null,
-        ...callerValues(caller),
-      ];
-      if (!refresh) {
-        const { rowCount } = await pool.query({ name: "keyfob_consume_code", text: CONSUME_CODE, values });
-        return rowCount === 1;
-      }
-      const { grant } = refresh;
-      const { rowCount } = await pool.query({
-        name: "keyfob_consume_code_with_refresh",
-        text: CONSUME_CODE_WITH_REFRESH,
+      return consume(pool, CODE_CONSUMED, "code", codeHash, token, caller, now, refresh, client);
+    },
+
+    async createDeviceAuthorization(data: Prisma.DeviceAuthorizationUncheckedCreateInput): Promise<void> {
+      await refusingDuplicates(db.deviceAuthorization.create({ data }));
+    },
+
+    /** The pending, unexpired device authorization of a user code, with what /device shows of its client. */
+    async findDeviceByUserCode(userCodeHash: string, now: Date) {
+      return (
+        (await db.deviceAuthorization.findFirst({
+          where: { userCodeHash, status: "pending", expiresAt: { gt: now }, client: { enabled: true, deviceFlow: true } },
+          select: { scope: true, expiresAt: true, client: { select: { name: true, logoUrl: true } } },
+        })) ?? undefined
+      );
+    },
+
+    /**
+     * The user confirmed a user code: it is used up (a user code works once) and the hosted login's
+     * interaction for its device authorization is created, in one statement, so of two confirmations
+     * only one gets an interaction. Undefined when the code is unknown, used, expired, or its client
+     * is disabled or no longer allowed the grant.
+     */
+    async enterUserCode(
+      userCodeHash: string,
+      interaction: { id: string; redirectUri: string; walletNonce: string; ip: string | null; expiresAt: Date; uiLocales: string | null },
+      now: Date,
+    ): Promise<{ id: string } | undefined> {
+      const { rows } = await pool.query<{ id: string }>({
+        text: `WITH entered AS (
+                 UPDATE device_authorizations d SET user_code_hash = NULL
+                 WHERE d.user_code_hash = $1 AND d.status = 'pending' AND d.expires_at > $2
+                   AND EXISTS (SELECT 1 FROM clients c WHERE c.id = d.client_id AND c.enabled AND c.device_flow)
+                 RETURNING d.device_code_hash, d.client_id, d.scope, d.expires_at
+               )
+               INSERT INTO interactions (id, client_id, redirect_uri, scope, wallet_nonce, ip, ui_locales, expires_at, device_code_hash)
+               SELECT $3, client_id, $4, scope, $5, $6, $7, LEAST($8::timestamp, expires_at), device_code_hash FROM entered
+               RETURNING id`,
         values: [
-          ...values,
-          refresh.tokenHash,
-          grant.scope,
-          grant.email,
-          grant.emailVerified,
-          utc(grant.authTime),
-          grant.amr,
-          utc(grant.expiresAt),
-          utc(grant.familyExpiresAt),
+          userCodeHash,
+          utc(now),
+          interaction.id,
+          interaction.redirectUri,
+          interaction.walletNonce,
+          interaction.ip,
+          interaction.uiLocales,
+          utc(interaction.expiresAt),
         ],
       });
-      return rowCount === 1;
+      return rows[0];
+    },
+
+    /** Denies the pending, unexpired device authorization of a user code, using the code up; false when there was none. */
+    async declineUserCode(userCodeHash: string, now: Date): Promise<boolean> {
+      const { count } = await db.deviceAuthorization.updateMany({
+        where: { userCodeHash, status: "pending", expiresAt: { gt: now } },
+        data: { userCodeHash: null, status: "denied" },
+      });
+      return count === 1;
+    },
+
+    /** Ends a pending, unexpired device authorization: approved by a login, or denied; false when it was not pending. */
+    async settleDeviceAuthorization(deviceCodeHash: string, now: Date, outcome: { approved: DeviceApproval } | { denied: true }) {
+      const { count } = await db.deviceAuthorization.updateMany({
+        where: { deviceCodeHash, status: "pending", expiresAt: { gt: now } },
+        data: "approved" in outcome ? { status: "approved", ...outcome.approved } : { status: "denied" },
+      });
+      return count === 1;
+    },
+
+    /**
+     * Records a device's poll and reads its device authorization, in one statement: the row is
+     * locked, so concurrent polls (on any instance) each see the one before. A poll sooner than the
+     * interval after the previous one adds 5 seconds to it (RFC 8628 3.5, slow_down).
+     */
+    async pollDeviceAuthorization(deviceCodeHash: string, now: Date): Promise<DevicePollRow | undefined> {
+      const { rows } = await pool.query<DevicePollRow>({
+        name: "keyfob_poll_device",
+        text: `WITH previous AS (
+                 SELECT device_code_hash, poll_interval,
+                        last_polled_at IS NOT NULL AND last_polled_at > $2::timestamp - make_interval(secs => poll_interval) AS too_soon
+                 FROM device_authorizations WHERE device_code_hash = $1 FOR UPDATE
+               )
+               UPDATE device_authorizations d
+               SET last_polled_at = $2, poll_interval = CASE WHEN p.too_soon THEN p.poll_interval + 5 ELSE p.poll_interval END
+               FROM previous p WHERE d.device_code_hash = p.device_code_hash
+               RETURNING d.client_id AS "clientId", d.scope, d.status, d.account_id AS "accountId", d.connector, d.email,
+                         d.email_verified AS "emailVerified", d.auth_time AS "authTime", d.amr, d.expires_at AS "expiresAt",
+                         d.used_at AS "usedAt", d.poll_interval AS "interval", p.too_soon AS "tooSoon"`,
+        values: [deviceCodeHash, utc(now)],
+        types: utcTypes,
+      });
+      return rows[0];
+    },
+
+    /**
+     * Uses an approved device authorization and records the token issued for it with its audit
+     * event (and, with offline_access, the first refresh token of a new family), in one statement,
+     * checked as consumeCode checks a code: of concurrent polls exactly one gets the tokens.
+     */
+    consumeDeviceCode(
+      deviceCodeHash: string,
+      token: TokenRecord,
+      caller: Caller,
+      now: Date,
+      refresh: NewRefreshFamily | undefined,
+      client: { secretHash?: string | null },
+    ): Promise<boolean> {
+      return consume(pool, DEVICE_CODE_CONSUMED, "device", deviceCodeHash, token, caller, now, refresh, client);
     },
 
     /** Stores a passkey challenge, sweeping those that expired before `sweepBefore` on the way. */
@@ -308,6 +412,57 @@ const CONSUME_CHALLENGE = `WITH consumed AS (
     { at: 2, endpoint: 8, ip: 9 },
   )}`;
 
+/**
+ * Uses a code (an authorization code, or an approved device code: `consumed`, $1 its hash) and records
+ * its token with its audit event, and the first refresh token of a family when given.
+ */
+async function consume(
+  pool: Connection["pool"],
+  consumed: string,
+  kind: "code" | "device",
+  hash: string,
+  token: TokenRecord,
+  caller: Caller,
+  now: Date,
+  refresh: NewRefreshFamily | undefined,
+  client: { secretHash?: string | null },
+): Promise<boolean> {
+  const values: unknown[] = [
+    hash,
+    utc(now),
+    token.jti,
+    token.userId,
+    token.connector,
+    token.scope,
+    utc(token.expiresAt),
+    refresh?.grant.familyId ?? null,
+    client.secretHash !== undefined,
+    client.secretHash ?? null,
+    ...callerValues(caller),
+  ];
+  if (!refresh) {
+    const { rowCount } = await pool.query({ name: `keyfob_consume_${kind}`, text: `${consumed}, ${CODE_TOKEN_ISSUED}`, values });
+    return rowCount === 1;
+  }
+  const { grant } = refresh;
+  const { rowCount } = await pool.query({
+    name: `keyfob_consume_${kind}_with_refresh`,
+    text: `${consumed}, ${REFRESH_STORED}, ${CODE_TOKEN_ISSUED}`,
+    values: [
+      ...values,
+      refresh.tokenHash,
+      grant.scope,
+      grant.email,
+      grant.emailVerified,
+      utc(grant.authTime),
+      grant.amr,
+      utc(grant.expiresAt),
+      utc(grant.familyExpiresAt),
+    ],
+  });
+  return rowCount === 1;
+}
+
 const CODE_CONSUMED = `WITH consumed AS (
     UPDATE authorization_codes a SET used_at = $2
     WHERE a.code_hash = $1 AND a.used_at IS NULL AND a.expires_at > $2
@@ -319,8 +474,15 @@ const CODE_TOKEN_ISSUED = issuedWithEvent(
    SELECT $3, client_id, $4, $5, $6, $1, $8, $2, $7 FROM consumed`,
   { at: 2, endpoint: 11, ip: 12 },
 );
-const CONSUME_CODE = `${CODE_CONSUMED}, ${CODE_TOKEN_ISSUED}`;
-const CONSUME_CODE_WITH_REFRESH = `${CODE_CONSUMED}, refresh AS (
+const REFRESH_STORED = `refresh AS (
     INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
     SELECT $13, $8, client_id, $4, $5, $14, $15, $16, $17, $18, $2, $19, $20 FROM consumed
-  ), ${CODE_TOKEN_ISSUED}`;
+  )`;
+/** An approved device code, used once; its tokens are recorded with its hash as an authorization code's are. */
+const DEVICE_CODE_CONSUMED = `WITH consumed AS (
+    UPDATE device_authorizations d SET used_at = $2
+    WHERE d.device_code_hash = $1 AND d.status = 'approved' AND d.used_at IS NULL AND d.expires_at > $2
+      AND EXISTS (SELECT 1 FROM clients c WHERE c.id = d.client_id AND c.enabled AND c.device_flow
+                  AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
+    RETURNING d.client_id
+  )`;
