@@ -1,7 +1,8 @@
 /**
  * The hosted login's interaction, from the validated authorization request to its end: created by
- * /auth, shown by the login page, completed by a login (wallet, passkey, Google/Apple, or the
- * browser's session) with an authorization code, or cancelled. Every login method ends here.
+ * /auth (or, for a device authorization, /device), shown by the login page, completed by a login
+ * (wallet, passkey, Google/Apple, or the browser's session) with an authorization code (or the
+ * device authorization's approval), or cancelled. Every login method ends here.
  */
 import type { LoginIdentity } from "../accounts/accounts";
 import { ADMIN_CLIENT_ID } from "../clients/client-id";

@@ -5,7 +5,7 @@ import type { RefreshGrant, TokenRecord } from "./tokens";
 
 /**
  * Single-use things a login goes through: Flow A's challenges, the hosted login's interactions,
- * authorization codes, and passkey challenges. Flow A's statements and the code exchange's are
+ * authorization codes, device authorizations (RFC 8628), and passkey challenges. Flow A's statements and the code exchange's are
  * plain SQL on the pool, as named (prepared) statements: each step is one round trip with no ORM
  * query compilation, which measured at a third of Flow A's server time, and cost more than the rest
  * of the exchange's database work (bench/README.md).

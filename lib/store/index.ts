@@ -1,7 +1,7 @@
 /**
  * The store: every statement Keyfob runs on its tables lives in this folder, one module per table
- * group (codes.ts: challenges, interactions, authorization codes, passkey challenges; tokens.ts:
- * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
+ * group (codes.ts: challenges, interactions, authorization codes, device authorizations, passkey
+ * challenges; tokens.ts: access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
  * login and dashboard sessions, admin roles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
  * across them; changes.ts, the change feed).
  *
