@@ -26,14 +26,18 @@ export function proxy(request: NextRequest) {
 }
 
 /**
- * Login URLs carry states, codes and interaction ids: no referrer at all. Elsewhere only Keyfob's own
+ * Login URLs carry states, codes, interaction ids and (/device) user codes: no referrer at all. Elsewhere only Keyfob's own
  * pages get one, because with no referrer a browser sends `Origin: null` on same-origin form posts,
  * which the dashboard's sign-out and the logout confirmation check (a logout URL's ID token then
  * reaches Keyfob's own pages only).
  */
 function carriesSecrets(pathname: string): boolean {
   return (
-    pathname === "/auth" || pathname.startsWith("/auth/") || pathname === "/admin/callback" || pathname.startsWith("/api/auth/callback/")
+    pathname === "/auth" ||
+    pathname.startsWith("/auth/") ||
+    pathname === "/device" ||
+    pathname === "/admin/callback" ||
+    pathname.startsWith("/api/auth/callback/")
   );
 }
 
@@ -80,6 +84,7 @@ export const config = {
     "/admin",
     "/admin/:path*",
     "/session/end",
+    "/device",
     "/api/auth/:path*",
   ],
 };

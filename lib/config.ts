@@ -421,6 +421,18 @@ const table = {
     default: "60s",
     doc: "Lifetime of a Flow B authorization code.",
   }),
+  deviceCodeTtl: setting("DEVICE_CODE_TTL", {
+    group: "Tokens and keys",
+    type: duration,
+    default: "10m",
+    doc: "Lifetime of a device code and its user code (device authorization grant, RFC 8628).",
+  }),
+  devicePollInterval: setting("DEVICE_POLL_INTERVAL", {
+    group: "Tokens and keys",
+    type: duration,
+    default: "5s",
+    doc: "Seconds a device waits between polls of `/token` (RFC 8628 `interval`); each `slow_down` adds 5.",
+  }),
   refreshTokenIdleTtl: setting("REFRESH_TOKEN_IDLE_TTL", {
     group: "Tokens and keys",
     type: duration,
@@ -473,6 +485,21 @@ const table = {
       type: rateLimit,
       default: "30/1m",
       doc: "Admin sign-in steps per address.",
+    }),
+  },
+  /** Guessing user codes on /device (RFC 8628 5.1), limited apart from the protocol's budget. */
+  userCodeLimits: {
+    perIp: setting("RATE_LIMIT_USER_CODE_PER_IP", {
+      group: "Limits",
+      type: rateLimit,
+      default: "10/1m",
+      doc: "User codes entered on `/device` per address (against guessing).",
+    }),
+    total: setting("RATE_LIMIT_USER_CODE_TOTAL", {
+      group: "Limits",
+      type: rateLimit,
+      default: "600/1m",
+      doc: "User codes entered on `/device` from all addresses together (against guessing from many).",
     }),
   },
   pendingCaps: {

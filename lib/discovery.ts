@@ -20,6 +20,7 @@ export function openidConfiguration(issuer: string) {
     // Back-Channel Logout 1.0: logout tokens to each client's backchannel_logout_uri, always with sid.
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    device_authorization_endpoint: `${issuer}/device/authorization`,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
     grant_types_supported: GRANT_TYPES,

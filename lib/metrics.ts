@@ -41,7 +41,7 @@ export const requestDuration = histogram(
 
 export const tokensIssued = counter(
   "keyfob_tokens_issued_total",
-  "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials) and connector.",
+  "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials, device_code) and connector.",
   ["flow", "connector"],
 );
 

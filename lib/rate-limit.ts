@@ -18,7 +18,7 @@ import type { Store } from "./store";
  */
 
 /** A limit to check: what is counted (`ip:…`, `client:…`) and how much is allowed. */
-export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip" | "client" };
+export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip" | "client" | "total" };
 
 /**
  * Counts a protocol request (Flow A, /auth, the token endpoints): a client that authenticated with
@@ -49,6 +49,17 @@ export function limitAdminSignIn({ store, config }: Keyfob, ip: string | undefin
   return ip && limit
     ? enforceRateLimit(store, "admin_signin", { key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" })
     : Promise.resolve();
+}
+
+/**
+ * Counts a user code entered on /device (RFC 8628 5.1: guessing must be limited): against the
+ * caller's address (RATE_LIMIT_USER_CODE_PER_IP), then against everyone's together
+ * (RATE_LIMIT_USER_CODE_TOTAL), so that many addresses cannot share out a search of the codes.
+ */
+export async function limitUserCodeEntry({ store, config }: Keyfob, ip: string | undefined): Promise<void> {
+  const { perIp, total } = config.userCodeLimits;
+  if (ip && perIp) await enforceRateLimit(store, "device", { key: `user-code:${addressBucket(ip)}`, limit: perIp, name: "ip" });
+  if (total) await enforceRateLimit(store, "device", { key: "user-code", limit: total, name: "total" });
 }
 
 /**
@@ -135,7 +146,8 @@ export async function enforceRateLimit(store: Store, endpoint: string, check: Li
   if (hit.allowed) return;
   rateLimited.inc({ endpoint, limit: check.name });
   const retryAfter = Math.max(1, secondsUntilAllowed(check.limit, hit.hits, hit.previousHits, now));
-  throw tooManyRequests(retryAfter, check.name === "ip" ? "too many requests from this address" : "too many requests for this client");
+  const whose = { ip: "from this address", client: "for this client", total: "from everyone just now" }[check.name];
+  throw tooManyRequests(retryAfter, `too many requests ${whose}`);
 }
 
 /**

@@ -28,7 +28,7 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients end-overlap <client_id>                  end the overlap now: the replaced secret stops working
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
-              [--management-scopes "<scope> ..."] [--require-par yes|no]
+              [--management-scopes "<scope> ..."] [--require-par yes|no] [--device-flow yes|no]
               [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]
                                                    change settings: PKCE for a confidential client too (public clients
                                                    always need it), introspecting other clients' tokens, offline_access,
@@ -87,6 +87,7 @@ const commands: Record<string, Command> = {
       if (c.resourceServer) console.log("    resource server (introspects other clients' tokens)");
       if (c.refreshTokensAllowed) console.log("    refresh tokens allowed");
       if (c.requirePushedAuthorizationRequests) console.log("    pushed authorization requests (PAR) required");
+      if (c.deviceFlow) console.log("    device authorization grant allowed");
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
       for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
       for (const o of c.allowedOrigins) console.log(`    origin        ${o.origin}`);
@@ -138,6 +139,7 @@ const commands: Record<string, Command> = {
       requirePushedAuthorizationRequests: yes(yesNo(o["require-par"], "require-par")),
       backchannelLogoutUri: o["backchannel-logout-uri"],
       backchannelLogoutSessionRequired: yes(yesNo(o["backchannel-logout-session-required"], "backchannel-logout-session-required")),
+      deviceFlow: yes(yesNo(o["device-flow"], "device-flow")),
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
@@ -266,6 +268,7 @@ async function main() {
       "resource-server": { type: "string" },
       "refresh-tokens": { type: "string" },
       "management-api": { type: "string" },
+      "device-flow": { type: "string" },
       "management-scopes": { type: "string" },
       "require-par": { type: "string" },
       "backchannel-logout-uri": { type: "string" },

@@ -1,9 +1,17 @@
 /**
- * Gets tokens through Flow A and prints them as JSON.
+ * Gets tokens and prints them as JSON.
+ *
+ * Flow A (a wallet's key signs in directly):
  *   npm run token -- --auth-url http://localhost:3000 --client-id 0x... --domain https://app.example --private-key 0x...
  * The private key may come from KEYFOB_PRIVATE_KEY instead, to keep it out of the shell history.
+ *
+ * The device authorization grant (RFC 8628), as a terminal or car screen does it: prints the code
+ * and where to enter it (a phone, any hosted login method), then polls until the user approved:
+ *   npm run token -- --device --client-id <id> [--client-secret <secret>] [--scope 'openid email']
+ * The secret (confidential clients) may come from KEYFOB_CLIENT_SECRET instead.
  */
 import { parseArgs } from "node:util";
+import * as client from "openid-client";
 import type { Hex } from "viem";
 import { getToken } from "@keyfob/flow-a-client";
 
@@ -16,26 +24,60 @@ const { values } = parseArgs({
     address: { type: "string" },
     scope: { type: "string" },
     "chain-id": { type: "string" },
+    device: { type: "boolean" },
+    "client-secret": { type: "string" },
   },
 });
-const privateKey = values["private-key"] ?? process.env.KEYFOB_PRIVATE_KEY;
-if (!values["client-id"] || !values.domain || !privateKey) {
-  console.error(
-    "usage: npm run token -- --client-id <id> --domain <redirect URI> --private-key <0x...> [--auth-url URL] [--address 0x...] [--scope 'openid email'] [--chain-id 1]",
-  );
-  process.exit(2);
+
+function fail(error: unknown): never {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
 }
-getToken({
-  authUrl: values["auth-url"]!,
-  clientId: values["client-id"],
-  domain: values.domain,
-  privateKey: privateKey as Hex,
-  address: values.address,
-  scope: values.scope,
-  chainId: values["chain-id"] ? Number(values["chain-id"]) : undefined,
-})
-  .then((tokens) => console.log(JSON.stringify(tokens, null, 2)))
-  .catch((error) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  });
+
+/** The device flow: the user code on stderr for the person, the tokens on stdout. */
+async function deviceFlow(clientId: string) {
+  const issuer = new URL(values["auth-url"]!);
+  const secret = values["client-secret"] ?? process.env.KEYFOB_CLIENT_SECRET;
+  const config = await client.discovery(
+    issuer,
+    clientId,
+    undefined,
+    secret ? client.ClientSecretBasic(secret) : client.None(),
+    issuer.protocol === "http:" ? { execute: [client.allowInsecureRequests] } : undefined,
+  );
+  const started = await client.initiateDeviceAuthorization(config, { scope: values.scope ?? "openid" });
+  console.error(`On your phone, open ${started.verification_uri} and enter the code\n\n    ${started.user_code}\n`);
+  if (started.verification_uri_complete) console.error(`(or open ${started.verification_uri_complete})\n`);
+  console.error(`Waiting for you to sign in (the code expires in ${Math.round(started.expires_in / 60)} minutes)…`);
+  const tokens = await client.pollDeviceAuthorizationGrant(config, started);
+  console.log(JSON.stringify(tokens, null, 2));
+}
+
+const clientId = values["client-id"];
+if (values.device) {
+  if (!clientId) {
+    console.error("usage: npm run token -- --device --client-id <id> [--client-secret <secret>] [--auth-url URL] [--scope 'openid email']");
+    process.exit(2);
+  }
+  deviceFlow(clientId).catch(fail);
+} else {
+  const privateKey = values["private-key"] ?? process.env.KEYFOB_PRIVATE_KEY;
+  if (!clientId || !values.domain || !privateKey) {
+    console.error(
+      "usage: npm run token -- --client-id <id> --domain <redirect URI> --private-key <0x...> [--auth-url URL] [--address 0x...] [--scope 'openid email'] [--chain-id 1]\n" +
+        "       npm run token -- --device --client-id <id> [--client-secret <secret>] [--auth-url URL] [--scope 'openid email']",
+    );
+    process.exit(2);
+  }
+  getToken({
+    authUrl: values["auth-url"]!,
+    clientId,
+    domain: values.domain,
+    privateKey: privateKey as Hex,
+    address: values.address,
+    scope: values.scope,
+    chainId: values["chain-id"] ? Number(values["chain-id"]) : undefined,
+  })
+    .then((tokens) => console.log(JSON.stringify(tokens, null, 2)))
+    .catch(fail);
+}

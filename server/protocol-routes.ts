@@ -26,6 +26,7 @@ export const PROTOCOL_ROUTES: Record<string, () => Promise<RouteModule>> = {
   "/token/revoke": () => import("../app/token/revoke/route"),
   "/par": () => import("../app/par/route"),
   "/token/introspect": () => import("../app/token/introspect/route"),
+  "/device/authorization": () => import("../app/device/authorization/route"),
   "/userinfo": () => import("../app/userinfo/route"),
   "/auth/web3/generate_challenge": () => import("../app/auth/web3/generate_challenge/route"),
   "/auth/web3/submit_challenge": () => import("../app/auth/web3/submit_challenge/route"),

@@ -33,6 +33,7 @@ const EXPECTED: Record<string, string[]> = {
   "/token/revoke": ["POST", "OPTIONS"],
   "/par": ["POST", "OPTIONS"],
   "/token/introspect": ["POST"],
+  "/device/authorization": ["POST", "OPTIONS"],
   "/userinfo": ["GET", "POST", "OPTIONS"],
   "/auth/web3/generate_challenge": ["GET", "POST", "OPTIONS"],
   "/auth/web3/submit_challenge": ["POST", "OPTIONS"],

@@ -309,6 +309,9 @@ describe("the management API", () => {
       field_errors: { backchannelLogoutUri: expect.stringMatching(/http is allowed only on localhost/) },
     });
     expect((await api(token, "PATCH", `/clients/${enc(id)}`, { backchannelLogoutUri: null })).body.backchannelLogoutUri).toBeNull();
+    // The device authorization grant (RFC 8628) is allowed per client, off until an admin allows it.
+    expect(created.body.deviceFlow).toBe(false);
+    expect((await api(token, "PATCH", `/clients/${enc(id)}`, { deviceFlow: true })).body.deviceFlow).toBe(true);
 
     for (const [path, field, value] of [
       ["redirect-uris", "uri", "https://api.example.com/cb"],

@@ -6,9 +6,10 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import { expectedCodeChallenge, verifyCodeVerifier } from "../oauth/pkce";
 import type { Scope } from "../oauth/scope";
-import { issueTokens, newAccessTokenId, tokenLifetimes, type Issued } from "../tokens/issue";
 import { sessionSid } from "../sessions/login-session";
-import { newFamily, newRefreshToken } from "../tokens/refresh";
+import type { GrantRedemption, RedeemedGrant } from "../store/codes";
+import { issueTokens, newAccessTokenId, tokenLifetimes, type AccessTokenId, type Issued, type TokenResponse } from "../tokens/issue";
+import { newFamily, newRefreshToken, type NewRefreshToken } from "../tokens/refresh";
 
 /**
  * Flow B (`POST /token`, grant_type=authorization_code): redeems a one-time code for tokens. The
@@ -30,42 +31,60 @@ export async function exchangeCode(keyfob: Keyfob, request: Request, params: Par
 
 /** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard), audited for `caller`. */
 export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
-  const { store, config } = keyfob;
   const codeHash = opaqueDigest(required(params, "code"));
   const redirectUri = required(params, "redirect_uri");
   const verifier = params.get("code_verifier");
-  const now = new Date();
-  const lifetimes = tokenLifetimes(config);
-  const token = newAccessTokenId(lifetimes, now.getTime());
-  // Stored only when offline_access is granted, which the statement decides; not made for a client
-  // known not to get refresh tokens (its random value and digest measured 0.07 ms per exchange).
-  const refreshToken = client.refreshTokensAllowed === false ? undefined : newRefreshToken();
-  const grant = await store.codes.redeemCode(
+  const redemption = grantRedemption(keyfob, client);
+  const grant = await keyfob.store.codes.redeemCode(
     {
+      ...redemption,
       codeHash,
-      clientId: client.id,
       redirectUri,
       verifierChallenge: expectedCodeChallenge(verifier),
       confidential: client.confidential,
-      secretHash: client.secretHash,
-      token,
-      refresh: refreshToken && { tokenHash: refreshToken.tokenHash, ...newFamily(config, now) },
-      codeTtl: config.authorizationCodeTtl,
     },
     caller,
-    now,
+    redemption.now,
   );
   if (!grant) return refused(keyfob, client, codeHash, redirectUri, verifier);
-  const scope = grant.grantedScope.split(" ") as Scope[];
+  return { response: await issueGrant(keyfob, client, redemption, grant), flow: "code_exchange", connector: grant.connector };
+}
+
+/** What a grant's redemption records, made before it runs: the access token's id and, when the client may get one, a refresh token. */
+export type PreparedRedemption = GrantRedemption & { now: Date; token: AccessTokenId; refreshToken?: NewRefreshToken };
+
+export function grantRedemption({ config }: Keyfob, client: AuthenticatedClient): PreparedRedemption {
+  const now = new Date();
+  // Stored only when offline_access is granted, which the statement decides; not made for a client
+  // known not to get refresh tokens (its random value and digest measured 0.07 ms per exchange).
+  const refreshToken = client.refreshTokensAllowed === false ? undefined : newRefreshToken();
+  return {
+    now,
+    clientId: client.id,
+    secretHash: client.secretHash,
+    token: newAccessTokenId(tokenLifetimes(config), now.getTime()),
+    refreshToken,
+    refresh: refreshToken && { tokenHash: refreshToken.tokenHash, ...newFamily(config, now) },
+    codeTtl: config.authorizationCodeTtl,
+  };
+}
+
+/** Signs the tokens of a redeemed grant: the response, with the refresh token when one was stored and the scope when it differs from the request's. */
+export async function issueGrant(
+  { keys, config }: Keyfob,
+  client: AuthenticatedClient,
+  redemption: PreparedRedemption,
+  grant: RedeemedGrant,
+): Promise<TokenResponse> {
   const { response } = await issueTokens(
-    keyfob.keys,
+    keys,
     config.issuerUrl,
-    lifetimes,
+    tokenLifetimes(config),
     {
       clientId: client.id,
       userId: grant.accountId,
       connector: grant.connector,
-      scope,
+      scope: grant.grantedScope.split(" ") as Scope[],
       ethereumAddress: grant.accountId,
       nonce: grant.nonce ?? undefined,
       email: grant.email ?? undefined,
@@ -75,16 +94,12 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
       sid: grant.sessionId ? sessionSid(grant.sessionId) : undefined,
       offlineAccess: grant.offlineAccess,
     },
-    token,
+    redemption.token,
   );
   return {
-    response: {
-      ...response,
-      ...(grant.offlineAccess && refreshToken && { refresh_token: refreshToken.value }),
-      ...(grant.grantedScope !== grant.scope && { scope: grant.grantedScope }),
-    },
-    flow: "code_exchange",
-    connector: grant.connector,
+    ...response,
+    ...(grant.offlineAccess && redemption.refreshToken && { refresh_token: redemption.refreshToken.value }),
+    ...(grant.grantedScope !== grant.scope && { scope: grant.grantedScope }),
   };
 }
 

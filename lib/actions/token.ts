@@ -4,6 +4,7 @@ import { OAuthError } from "../oauth/errors";
 import { required, type Params } from "../oauth/params";
 import type { Issued } from "../tokens/issue";
 import { clientCredentials } from "./client-credentials";
+import { DEVICE_CODE_GRANT, deviceCode } from "./device-code";
 import { exchangeCode } from "./exchange-code";
 import { refreshToken } from "./refresh-token";
 
@@ -12,6 +13,7 @@ const GRANTS: Record<string, (keyfob: Keyfob, request: Request, params: Params, 
   authorization_code: exchangeCode,
   refresh_token: refreshToken,
   client_credentials: clientCredentials,
+  [DEVICE_CODE_GRANT]: deviceCode,
 };
 
 /** What discovery lists as grant_types_supported. */

@@ -112,6 +112,7 @@ const actions = {
       // null or empty: no back-channel logout.
       backchannelLogoutUri: z.preprocess((v) => (v === null ? "" : v), text(2000).optional()),
       backchannelLogoutSessionRequired: flag,
+      deviceFlow: flag,
     }),
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),

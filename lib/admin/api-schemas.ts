@@ -60,6 +60,7 @@ export const clientSchema = z.object({
       examples: ["https://fleet.example.com/logout"],
     }),
   backchannelLogoutSessionRequired: z.boolean().meta({ description: "the client needs sid in ID and logout tokens" }),
+  deviceFlow: z.boolean().meta({ description: "may use the device authorization grant (RFC 8628)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),

@@ -214,6 +214,7 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
     requirePushedAuthorizationRequests: found.requirePushedAuthorizationRequests,
     backchannelLogoutUri: found.backchannelLogoutUri,
     backchannelLogoutSessionRequired: found.backchannelLogoutSessionRequired,
+    deviceFlow: found.deviceFlow,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -334,6 +335,7 @@ export const ROUTES: ApiRoute[] = [
       "requirePushedAuthorizationRequests",
       "backchannelLogoutUri",
       "backchannelLogoutSessionRequired",
+      "deviceFlow",
     ],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });

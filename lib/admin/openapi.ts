@@ -27,6 +27,7 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
     description: "authorization requests only through PAR (RFC 9126): /auth refuses any without a pushed request_uri",
   },
   refreshTokensAllowed: { type: "boolean", description: "may get refresh tokens (offline_access)" },
+  deviceFlow: { type: "boolean", description: "may use the device authorization grant (RFC 8628)" },
   managementApi: { type: "boolean", description: "may get management API tokens with client_credentials (confidential clients only)" },
   managementScopes: {
     type: "array",

@@ -121,6 +121,7 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
     requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests,
     backchannelLogoutUri: client.backchannelLogoutUri,
     backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
+    deviceFlow: client.deviceFlow,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: client.postLogoutRedirectUris.map((r) => r.uri),

@@ -33,6 +33,7 @@ const ENDPOINTS = {
   token: { answer: "json", cors: true, limit: "protocol", issues: true, credentialsInBody: true },
   revoke: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true },
   pushed_authorization_request: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true, creates: true },
+  device_authorization: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true },
   introspect: { answer: "json", cors: false, limit: "protocol", credentialsInBody: true },
   userinfo: { answer: "json", cors: true, limit: false },
   authorize: { answer: "page", limit: "protocol" },
@@ -58,7 +59,7 @@ const ENDPOINTS = {
 } as const satisfies Record<string, Policy>;
 
 /** Secrets that never belong in a URL, where logs and histories keep them (RFC 6749 2.3.1, RFC 9700 4.14). */
-const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "token"];
+const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "token", "device_code"];
 
 export type EndpointName = keyof typeof ENDPOINTS;
 type Limit = "protocol" | "admin_signin" | false;

@@ -1,7 +1,8 @@
 /**
  * The hosted login's interaction, from the validated authorization request to its end: created by
- * /auth, shown by the login page, completed by a login (wallet, passkey, Google/Apple, or the
- * browser's session) with an authorization code, or cancelled. Every login method ends here.
+ * /auth (or, for a device authorization, /device), shown by the login page, completed by a login
+ * (wallet, passkey, Google/Apple, or the browser's session) with an authorization code (or the
+ * device authorization's approval), or cancelled. Every login method ends here.
  */
 import type { LoginIdentity } from "../accounts/accounts";
 import { ADMIN_CLIENT_ID } from "../clients/client-id";
@@ -13,6 +14,8 @@ import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { logIn, type FreshLogin } from "../sessions/login";
 import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
 import { generateNonce } from "../siwe/challenge";
+import { rateLimited } from "../metrics";
+import { tooManyRequests } from "../rate-limit";
 
 /** How long the user has to log in on the hosted page. */
 const INTERACTION_TTL_MS = 10 * 60_000;
@@ -59,6 +62,42 @@ export async function createInteraction(keyfob: Keyfob, request: PendingRequest,
     expiresAt: new Date(now.getTime() + INTERACTION_TTL_MS),
   });
   return { id: interaction.id, walletNonce: interaction.walletNonce! };
+}
+
+/**
+ * Starts the hosted login that approves a device authorization, from its user code (which this uses
+ * up): undefined when the code is unknown, used or expired; refused (429) when the caller has as
+ * many unfinished logins as the cap allows. Its redirect URI is Keyfob's /device page, where the
+ * login ends.
+ */
+export async function createDeviceInteraction(
+  keyfob: Keyfob,
+  userCodeHash: string,
+  context: { ip?: string; uiLocales?: string },
+): Promise<string | undefined> {
+  const { store, config } = keyfob;
+  const now = new Date();
+  const caller = context.ip ? addressBucket(context.ip) : null;
+  if (caller) {
+    const cap = config.pendingCaps.loginsPerIp;
+    if ((await store.codes.pendingInteractions(caller, cap, now)) >= cap) {
+      rateLimited.inc({ endpoint: "device", limit: "pending_logins" });
+      throw tooManyRequests(INTERACTION_TTL_MS / 1000, "too many unfinished sign-ins from this address; finish or wait for them to expire");
+    }
+  }
+  const interaction = await store.codes.enterUserCode(
+    userCodeHash,
+    {
+      id: randomOpaque(),
+      redirectUri: `${config.issuerUrl}/device`,
+      walletNonce: generateNonce(),
+      ip: caller,
+      uiLocales: context.uiLocales ?? null,
+      expiresAt: new Date(now.getTime() + INTERACTION_TTL_MS),
+    },
+    now,
+  );
+  return interaction?.id;
 }
 
 /**
@@ -113,6 +152,8 @@ export async function pendingInteraction(keyfob: Keyfob, interactionId: string) 
     uiLocales: interaction.uiLocales ?? undefined,
     /** The authorization request again, to start over from. */
     restartUrl: restartUrl(interaction),
+    /** It approves a device authorization (RFC 8628) rather than sending a code to redirectUri. */
+    device: interaction.deviceCodeHash !== null,
   };
 }
 
@@ -143,8 +184,9 @@ export async function endedInteraction(keyfob: Keyfob, interactionId: string) {
   };
 }
 
-/** The authorization request again, as a new login. */
-const restartUrl = (request: PendingRequest) => `/auth?${authorizationRequestQuery(request)}`;
+/** The authorization request again, as a new login; for a device authorization, the code entry page. */
+const restartUrl = (request: PendingRequest & { deviceCodeHash: string | null }) =>
+  request.deviceCodeHash ? "/device" : `/auth?${authorizationRequestQuery(request)}`;
 
 /** The query of the authorization request an interaction was made from. */
 function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
@@ -182,6 +224,11 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now))
     throw invalidRequest({ code: "needs_new_login" });
   if (!(await store.codes.completeInteraction(interactionId, now, "login"))) throw expiredInteraction();
+  // A device authorization's login approves it, and the user sees so on Keyfob's own page.
+  const answer = (identity: LoginIdentity, session: LoginSession) =>
+    interaction.deviceCodeHash
+      ? approveDevice(keyfob, interaction.deviceCodeHash, identity, session, now)
+      : issueAuthorizationCode(keyfob, interaction, identity, session);
   if (login.session) {
     keyfob.audit.record({
       action: "login.session_used",
@@ -190,10 +237,27 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
       accountId: login.session.accountId,
       detail: login.session.identity.provider,
     });
-    return { location: await issueAuthorizationCode(keyfob, interaction, login.session.identity, login.session) };
+    return { location: await answer(login.session.identity, login.session) };
   }
   const { token, expiresAt, session } = await logIn(keyfob, login, interaction.clientId, now);
-  return { location: await issueAuthorizationCode(keyfob, interaction, login.identity, session), newSession: { token, expiresAt } };
+  return { location: await answer(login.identity, session), newSession: { token, expiresAt } };
+}
+
+/** Where /device says how a device authorization ended. */
+export const deviceEnd = (end: "approved" | "denied" | "expired") => `/device?result=${end}`;
+
+/** Approves the device authorization of a completed interaction with its login (the device's next poll gets tokens). */
+async function approveDevice(keyfob: Keyfob, deviceCodeHash: string, identity: LoginIdentity, session: LoginSession, now: Date) {
+  const approved = {
+    accountId: session.accountId,
+    connector: identity.provider,
+    email: identity.email ?? null,
+    emailVerified: identity.emailVerified,
+    authTime: session.authTime,
+    amr: session.amr.join(" "),
+  };
+  const settled = await keyfob.store.codes.settleDeviceAuthorization(deviceCodeHash, now, { approved });
+  return deviceEnd(settled ? "approved" : "expired");
 }
 
 /**
@@ -211,6 +275,11 @@ export async function leaveInteraction(keyfob: Keyfob, interactionId: string): P
     (await store.codes.completeInteraction(interactionId, now, "cancelled")) ?? (await store.codes.findInteraction(interactionId));
   const end = interaction && endOf(interaction, now);
   if (!interaction || end === "signed_in") throw expiredInteraction();
+  // A device authorization's cancel denies it: the device's next poll gets access_denied.
+  if (interaction.deviceCodeHash) {
+    const denied = await store.codes.settleDeviceAuthorization(interaction.deviceCodeHash, now, { denied: true });
+    return deviceEnd(denied || end === "cancelled" ? "denied" : "expired");
+  }
   return authorizationResponse(interaction.redirectUri, {
     error: "access_denied",
     error_description: end === "expired" ? "the login expired" : "the user cancelled the login",

@@ -15,6 +15,10 @@ const STATUS = {
   // OpenID Connect Core 3.1.2.6, sent back to the redirect URI.
   request_not_supported: 400,
   request_uri_not_supported: 400,
+  // The device authorization grant's polling answers (RFC 8628 3.5).
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
   server_error: 500,
   temporarily_unavailable: 503,
 } as const;

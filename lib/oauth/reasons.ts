@@ -32,6 +32,8 @@ export const REASONS = {
   wallet_link_expired: "the link request has expired; try again",
   wallet_link_contract: "a smart-account (contract) signature cannot link a wallet; sign with the wallet's own key",
   wallet_taken: "this wallet already belongs to an account",
+  // The device authorization grant's page (/device).
+  user_code_unknown: "this code is unknown, expired or already used; check the code on the device's screen",
   // Account self-service (/account).
   last_way_in: "this is the account's last way to sign in; add another before removing it",
   own_wallet: "the wallet whose address is the account's address cannot be unlinked",

@@ -45,6 +45,8 @@ export type ClientSettings = {
   backchannelLogoutUri: string | null;
   /** The client needs `sid` in ID and logout tokens. */
   backchannelLogoutSessionRequired: boolean;
+  /** May use the device authorization grant (RFC 8628). */
+  deviceFlow: boolean;
 };
 
 const SETTINGS = {
@@ -59,6 +61,7 @@ const SETTINGS = {
   requirePushedAuthorizationRequests: true,
   backchannelLogoutUri: true,
   backchannelLogoutSessionRequired: true,
+  deviceFlow: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */

@@ -1,11 +1,12 @@
 import type { Prisma } from "../db/generated/client";
 import { callerValues, issuedWithEvent, issuedWithEventCtes, type Caller } from "./audit";
-import { utc, utcTypes, type Connection } from "./connection";
+import { refusingDuplicates, utc, utcTypes, type Connection } from "./connection";
 import type { TokenRecord } from "./tokens";
 
 /**
  * Single-use things a login goes through: Flow A's challenges, pushed authorization requests, the
- * hosted login's interactions, authorization codes, and passkey challenges. Flow A's statements and the code exchange's are
+ * hosted login's interactions, authorization codes, device authorizations (RFC 8628), and passkey
+ * challenges. Flow A's statements and the code exchange's are
  * plain SQL on the pool, as named (prepared) statements: each step is one round trip with no ORM
  * query compilation, which measured at a third of Flow A's server time, and cost more than the rest
  * of the exchange's database work (bench/README.md).
@@ -61,31 +62,64 @@ export type CodeRow = {
   usedAt: Date | null;
 };
 
-/** A code redemption at /token: what the code must match, and what to record when it does. */
-export type CodeRedemption = {
-  codeHash: string;
+/** What redeeming a login's grant (a code, an approved device code) checks of its client and records. */
+export type GrantRedemption = {
   clientId: string;
-  redirectUri: string;
-  /** What the code's challenge must be for the request's code_verifier (expectedCodeChallenge). */
-  verifierChallenge: string | null;
-  /** Only a confidential client redeems a code issued without a code challenge. */
-  confidential: boolean;
   /** The secret the client authenticated with, checked again as the statement runs; undefined when not checked. */
   secretHash?: string | null;
   token: Pick<TokenRecord, "jti" | "expiresAt">;
   /** The refresh family stored when offline_access is granted: its first token and ends; none, none granted. */
   refresh?: { tokenHash: string; familyId: string; expiresAt: Date; familyExpiresAt: Date };
-  /** A code that recorded no login time was issued right after the login: its end less this lifetime (seconds). */
+  /** A grant that recorded no login time was issued right after the login: its end less this lifetime (seconds). */
   codeTtl: number;
 };
 
-/** A redeemed code's grant: what its tokens say, the scope granted, and whether the refresh family was stored. */
-export type RedeemedCode = Pick<
+/** A code redemption at /token: what the code must match besides. */
+export type CodeRedemption = GrantRedemption & {
+  codeHash: string;
+  redirectUri: string;
+  /** What the code's challenge must be for the request's code_verifier (expectedCodeChallenge). */
+  verifierChallenge: string | null;
+  /** Only a confidential client redeems a code issued without a code challenge. */
+  confidential: boolean;
+};
+
+/** A redeemed grant: what its tokens say, the scope granted, and whether the refresh family was stored. */
+export type RedeemedGrant = Pick<
   CodeRow,
   "accountId" | "connector" | "scope" | "nonce" | "email" | "emailVerified" | "authTime" | "amr" | "sessionId"
 > & {
   grantedScope: string;
   offlineAccess: boolean;
+};
+
+/** A device authorization as its device's poll finds it (RFC 8628 3.4), after the poll was recorded. */
+export type DevicePollRow = {
+  clientId: string;
+  scope: string;
+  status: "pending" | "approved" | "denied";
+  accountId: string | null;
+  connector: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  authTime: Date | null;
+  amr: string | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+  /** The interval from now on (with slow_down's 5 seconds when this poll came too soon). */
+  interval: number;
+  /** The poll came sooner than the interval after the previous one (slow_down). */
+  tooSoon: boolean;
+};
+
+/** What approves a device authorization: the login, as the tokens will tell it. */
+export type DeviceApproval = {
+  accountId: string;
+  connector: string;
+  email: string | null;
+  emailVerified: boolean;
+  authTime: Date;
+  amr: string;
 };
 
 export function codeStatements({ db, pool }: Connection) {
@@ -250,28 +284,58 @@ export function codeStatements({ db, pool }: Connection) {
      * revoke. Undefined when any check fails. Measured (npm run bench, /token): reading the code
      * first was one of the exchange's round trips, about 0.3 ms of server and PostgreSQL CPU each.
      */
-    async redeemCode(redemption: CodeRedemption, caller: Caller, now = new Date()): Promise<RedeemedCode | undefined> {
-      const { refresh } = redemption;
-      const { rows } = await pool.query<RedeemedCode>({
-        name: "keyfob_redeem_code",
-        text: REDEEM_CODE,
+    redeemCode(redemption: CodeRedemption, caller: Caller, now = new Date()): Promise<RedeemedGrant | undefined> {
+      return redeemGrant(pool, "keyfob_redeem_code", REDEEM_CODE, redemption.codeHash, redemption, caller, now, [
+        redemption.redirectUri,
+        redemption.verifierChallenge,
+        redemption.confidential,
+      ]);
+    },
+
+    async createDeviceAuthorization(data: Prisma.DeviceAuthorizationUncheckedCreateInput): Promise<void> {
+      await refusingDuplicates(db.deviceAuthorization.create({ data }));
+    },
+
+    /** The pending, unexpired device authorization of a user code, with what /device shows of its client. */
+    async findDeviceByUserCode(userCodeHash: string, now: Date) {
+      return (
+        (await db.deviceAuthorization.findFirst({
+          where: { userCodeHash, status: "pending", expiresAt: { gt: now }, client: { enabled: true, deviceFlow: true } },
+          select: { scope: true, expiresAt: true, client: { select: { name: true, logoUrl: true } } },
+        })) ?? undefined
+      );
+    },
+
+    /**
+     * The user confirmed a user code: it is used up (a user code works once) and the hosted login's
+     * interaction for its device authorization is created, in one statement, so of two confirmations
+     * only one gets an interaction. Undefined when the code is unknown, used, expired, or its client
+     * is disabled or no longer allowed the grant.
+     */
+    async enterUserCode(
+      userCodeHash: string,
+      interaction: { id: string; redirectUri: string; walletNonce: string; ip: string | null; expiresAt: Date; uiLocales: string | null },
+      now: Date,
+    ): Promise<{ id: string } | undefined> {
+      const { rows } = await pool.query<{ id: string }>({
+        text: `WITH entered AS (
+                 UPDATE device_authorizations d SET user_code_hash = NULL
+                 WHERE d.user_code_hash = $1 AND d.status = 'pending' AND d.expires_at > $2
+                   AND EXISTS (SELECT 1 FROM clients c WHERE c.id = d.client_id AND c.enabled AND c.device_flow)
+                 RETURNING d.device_code_hash, d.client_id, d.scope, d.expires_at
+               )
+               INSERT INTO interactions (id, client_id, redirect_uri, scope, wallet_nonce, ip, ui_locales, expires_at, device_code_hash)
+               SELECT $3, client_id, $4, scope, $5, $6, $7, LEAST($8::timestamp, expires_at), device_code_hash FROM entered
+               RETURNING id`,
         values: [
-          redemption.codeHash,
+          userCodeHash,
           utc(now),
-          redemption.clientId,
-          redemption.redirectUri,
-          redemption.verifierChallenge,
-          redemption.confidential,
-          redemption.secretHash !== undefined,
-          redemption.secretHash ?? null,
-          redemption.token.jti,
-          utc(redemption.token.expiresAt),
-          refresh?.tokenHash ?? null,
-          refresh?.familyId ?? null,
-          refresh ? utc(refresh.expiresAt) : null,
-          refresh ? utc(refresh.familyExpiresAt) : null,
-          redemption.codeTtl,
-          ...callerValues(caller),
+          interaction.id,
+          interaction.redirectUri,
+          interaction.walletNonce,
+          interaction.ip,
+          interaction.uiLocales,
+          utc(interaction.expiresAt),
         ],
         types: utcTypes,
       });
@@ -290,6 +354,58 @@ export function codeStatements({ db, pool }: Connection) {
         select: { parameters: true },
       });
       return row?.parameters;
+    },
+
+    /** Denies the pending, unexpired device authorization of a user code, using the code up; false when there was none. */
+    async declineUserCode(userCodeHash: string, now: Date): Promise<boolean> {
+      const { count } = await db.deviceAuthorization.updateMany({
+        where: { userCodeHash, status: "pending", expiresAt: { gt: now } },
+        data: { userCodeHash: null, status: "denied" },
+      });
+      return count === 1;
+    },
+
+    /** Ends a pending, unexpired device authorization: approved by a login, or denied; false when it was not pending. */
+    async settleDeviceAuthorization(deviceCodeHash: string, now: Date, outcome: { approved: DeviceApproval } | { denied: true }) {
+      const { count } = await db.deviceAuthorization.updateMany({
+        where: { deviceCodeHash, status: "pending", expiresAt: { gt: now } },
+        data: "approved" in outcome ? { status: "approved", ...outcome.approved } : { status: "denied" },
+      });
+      return count === 1;
+    },
+
+    /**
+     * Records a device's poll and reads its device authorization, in one statement: the row is
+     * locked, so concurrent polls (on any instance) each see the one before. A poll sooner than the
+     * interval after the previous one adds 5 seconds to it (RFC 8628 3.5, slow_down).
+     */
+    async pollDeviceAuthorization(deviceCodeHash: string, now: Date): Promise<DevicePollRow | undefined> {
+      const { rows } = await pool.query<DevicePollRow>({
+        name: "keyfob_poll_device",
+        text: `WITH previous AS (
+                 SELECT device_code_hash, poll_interval,
+                        last_polled_at IS NOT NULL AND last_polled_at > $2::timestamp - make_interval(secs => poll_interval) AS too_soon
+                 FROM device_authorizations WHERE device_code_hash = $1 FOR UPDATE
+               )
+               UPDATE device_authorizations d
+               SET last_polled_at = $2, poll_interval = CASE WHEN p.too_soon THEN p.poll_interval + 5 ELSE p.poll_interval END
+               FROM previous p WHERE d.device_code_hash = p.device_code_hash
+               RETURNING d.client_id AS "clientId", d.scope, d.status, d.account_id AS "accountId", d.connector, d.email,
+                         d.email_verified AS "emailVerified", d.auth_time AS "authTime", d.amr, d.expires_at AS "expiresAt",
+                         d.used_at AS "usedAt", d.poll_interval AS "interval", p.too_soon AS "tooSoon"`,
+        values: [deviceCodeHash, utc(now)],
+        types: utcTypes,
+      });
+      return rows[0];
+    },
+
+    /**
+     * Redeems an approved device authorization as redeemCode redeems a code, in one statement before
+     * the tokens are signed: of concurrent polls exactly one gets the grant. Its token is recorded
+     * under the device code's hash.
+     */
+    redeemDeviceCode(deviceCodeHash: string, redemption: GrantRedemption, caller: Caller, now: Date): Promise<RedeemedGrant | undefined> {
+      return redeemGrant(pool, "keyfob_redeem_device_code", REDEEM_DEVICE_CODE, deviceCodeHash, redemption, caller, now);
     },
 
     /** Stores a passkey challenge, sweeping those that expired before `sweepBefore` on the way. */
@@ -332,14 +448,77 @@ const CONSUME_CHALLENGE = `WITH consumed AS (
     { at: 2, endpoint: 8, ip: 9 },
   )}`;
 
+/**
+ * Redeems a login's grant (`hash`, $1): the statement's head uses the row as the CTE `code` (with its
+ * client's refresh_tokens_allowed), GRANT_REDEEMED records what it gives; `extra` are the head's own
+ * parameters, from $15.
+ */
+async function redeemGrant(
+  pool: Connection["pool"],
+  name: string,
+  text: string,
+  hash: string,
+  redemption: GrantRedemption,
+  caller: Caller,
+  now: Date,
+  extra: unknown[] = [],
+): Promise<RedeemedGrant | undefined> {
+  const { refresh } = redemption;
+  const { rows } = await pool.query<RedeemedGrant>({
+    name,
+    text,
+    values: [
+      hash,
+      utc(now),
+      redemption.clientId,
+      redemption.secretHash !== undefined,
+      redemption.secretHash ?? null,
+      redemption.token.jti,
+      utc(redemption.token.expiresAt),
+      refresh?.tokenHash ?? null,
+      refresh?.familyId ?? null,
+      refresh ? utc(refresh.expiresAt) : null,
+      refresh ? utc(refresh.familyExpiresAt) : null,
+      redemption.codeTtl,
+      ...callerValues(caller),
+      ...extra,
+    ],
+    types: utcTypes,
+  });
+  return rows[0];
+}
+
+/**
+ * What redeeming a grant records, from the CTE `code`: offline_access granted when a refresh token
+ * was offered ($8) and the client is allowed them, the refresh family then, the access token with
+ * its audit event; and what the tokens say.
+ */
+const GRANT_REDEEMED = `granted AS (
+    SELECT code.*, g.offline,
+           CASE WHEN g.offline THEN code.scope ELSE array_to_string(array_remove(string_to_array(code.scope, ' '), 'offline_access'), ' ') END AS granted_scope
+    FROM code, LATERAL (SELECT $8::text IS NOT NULL AND code.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(code.scope, ' ')) AS offline) g
+  ), refresh AS (
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
+    SELECT $8, $9, client_id, account_id, connector, granted_scope, email, email_verified,
+           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), $2, $10, $11
+    FROM granted WHERE offline
+  ), ${issuedWithEventCtes(
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
+     SELECT $6, client_id, account_id, connector, granted_scope, $1, CASE WHEN offline THEN $9 END, $2, $7 FROM granted`,
+    { at: 2, endpoint: 13, ip: 14 },
+  )}
+  SELECT account_id AS "accountId", connector, scope, granted_scope AS "grantedScope", offline AS "offlineAccess", nonce, email,
+         email_verified AS "emailVerified", auth_time AS "authTime", amr, session_id AS "sessionId"
+  FROM granted`;
+
 const REDEEM_CODE = `WITH code AS (
     UPDATE authorization_codes a SET used_at = $2
     FROM clients c
-    WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $4
-      AND a.code_challenge IS NOT DISTINCT FROM $5::text AND (a.code_challenge IS NOT NULL OR $6::boolean)
-      AND c.id = a.client_id AND c.enabled AND (NOT $7::boolean OR c.secret_hash IS NOT DISTINCT FROM $8::text)
-    RETURNING a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr, a.expires_at,
-      $11::text IS NOT NULL AND c.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(a.scope, ' ')) AS offline
+    WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $15
+      AND a.code_challenge IS NOT DISTINCT FROM $16::text AND (a.code_challenge IS NOT NULL OR $17::boolean)
+      AND c.id = a.client_id AND c.enabled AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
+    RETURNING a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr,
+      a.expires_at, c.refresh_tokens_allowed
   ), session AS (
     -- FOR SHARE waits for a revocation under way and reads its outcome; one that comes later waits
     -- for this, then finds the client below: either way the client hears of the session's end.
@@ -354,19 +533,14 @@ const REDEEM_CODE = `WITH code AS (
     SELECT c.id, session.id_hash, session.account_id, session.connector, $2, $2
     FROM code JOIN clients c ON c.id = code.client_id, session
     WHERE session.ended AND c.backchannel_logout_uri IS NOT NULL
-  ), granted AS (
-    SELECT *, CASE WHEN offline THEN scope ELSE array_to_string(array_remove(string_to_array(scope, ' '), 'offline_access'), ' ') END AS granted_scope
-    FROM code
-  ), refresh AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
-    SELECT $11, $12, client_id, account_id, connector, granted_scope, email, email_verified,
-           coalesce(auth_time, expires_at - make_interval(secs => $15::double precision)), coalesce(amr, ''), $2, $13, $14
-    FROM granted WHERE offline
-  ), ${issuedWithEventCtes(
-    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
-     SELECT $9, client_id, account_id, connector, granted_scope, $1, CASE WHEN offline THEN $12 END, $2, $10 FROM granted`,
-    { at: 2, endpoint: 16, ip: 17 },
-  )}
-  SELECT account_id AS "accountId", connector, scope, granted_scope AS "grantedScope", offline AS "offlineAccess", nonce, email,
-         email_verified AS "emailVerified", auth_time AS "authTime", amr, session_id AS "sessionId"
-  FROM granted`;
+  ), ${GRANT_REDEEMED}`;
+
+/** An approved device code, used once (RFC 8628 3.5); a device login has no session here (the phone's browser had it). */
+const REDEEM_DEVICE_CODE = `WITH code AS (
+    UPDATE device_authorizations d SET used_at = $2
+    FROM clients c
+    WHERE d.device_code_hash = $1 AND d.client_id = $3 AND d.status = 'approved' AND d.used_at IS NULL AND d.expires_at > $2
+      AND c.id = d.client_id AND c.enabled AND c.device_flow AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
+    RETURNING d.client_id, NULL::text AS session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
+      d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed
+  ), ${GRANT_REDEEMED}`;

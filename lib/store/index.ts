@@ -1,6 +1,7 @@
 /**
  * The store: every statement Keyfob runs on its tables lives in this folder, one module per table
- * group (codes.ts: challenges, pushed requests, interactions, authorization codes, passkey challenges; tokens.ts:
+ * group (codes.ts: challenges, pushed requests, interactions, authorization codes, device
+ * authorizations, passkey challenges; tokens.ts:
  * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
  * login and dashboard sessions, admin roles; logouts.ts: the back-channel logout outbox; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
  * across them; changes.ts, the change feed).

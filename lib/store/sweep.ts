@@ -24,6 +24,7 @@ export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditB
     db.interaction.deleteMany({ where }),
     db.pushedAuthorizationRequest.deleteMany({ where }),
     db.authorizationCode.deleteMany({ where }),
+    db.deviceAuthorization.deleteMany({ where }),
     db.issuedToken.deleteMany({ where }),
     db.loginSession.deleteMany({ where: { OR: [where, { revokedAt: { lt: cutoff } }, { lastSeenAt: { lt: idleSince } }] } }),
     db.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),

@@ -43,7 +43,7 @@ export type TokenResponse = {
 };
 
 /** The flows keyfob_tokens_issued_total counts issued tokens under. */
-export type TokenFlow = "wallet_signature" | "code_exchange" | "refresh_token" | "client_credentials";
+export type TokenFlow = "wallet_signature" | "code_exchange" | "refresh_token" | "client_credentials" | "device_code";
 
 /**
  * What an action that issues tokens returns: the response for the client, and what the metrics

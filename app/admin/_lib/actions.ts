@@ -99,6 +99,7 @@ const CLIENT_FLAGS = [
   "managementApi",
   "requirePushedAuthorizationRequests",
   "backchannelLogoutSessionRequired",
+  "deviceFlow",
 ];
 /** The text settings a form may send (each form sends its own). */
 const CLIENT_TEXTS = ["name", "logoUrl", "backchannelLogoutUri"];

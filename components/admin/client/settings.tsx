@@ -20,8 +20,8 @@ export function ClientSettings({ client }: { client: AdminClient }) {
           clientId: client.id,
           settings:
             client.confidential || client.managementApi
-              ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes requirePushedAuthorizationRequests"
-              : "requirePkce resourceServer refreshTokensAllowed requirePushedAuthorizationRequests",
+              ? "requirePkce resourceServer refreshTokensAllowed deviceFlow managementApi managementScopes requirePushedAuthorizationRequests"
+              : "requirePkce resourceServer refreshTokensAllowed deviceFlow requirePushedAuthorizationRequests",
         }}
         label="Client settings"
       >
@@ -75,6 +75,12 @@ export function ClientSettings({ client }: { client: AdminClient }) {
             label="Refresh tokens"
             defaultChecked={client.refreshTokensAllowed}
             hint="May ask for the offline_access scope and get a refresh token with its tokens."
+          />
+          <Checkbox
+            name="deviceFlow"
+            label="Device flow"
+            defaultChecked={client.deviceFlow}
+            hint="May sign users in on a screen without a keyboard (TV, car, terminal): the user enters a short code at /device on a phone (RFC 8628)."
           />
           <Checkbox
             name="managementApi"

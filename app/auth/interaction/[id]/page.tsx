@@ -148,7 +148,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         className="mt-6 border-t border-slate-200 pt-4 text-center text-xs leading-relaxed text-slate-700 dark:border-slate-700 dark:text-slate-300"
         data-testid="disclosure"
       >
-        {t.rich(sharesEmail ? "disclosureEmail" : "disclosure", {
+        {t.rich(interaction.device ? "disclosureDevice" : sharesEmail ? "disclosureEmail" : "disclosure", {
           host: redirectHost,
           client: clientName,
           strong: (chunks) => strong(chunks),

@@ -1,0 +1,87 @@
+/**
+ * The device authorization grant (RFC 8628) walked end to end in Chromium on a phone-sized page:
+ * a device (this test, over HTTP) asks for a device code; on the phone the user opens the
+ * verification_uri_complete (its QR code), sees the application's name, logo and the code, confirms
+ * that it is on their screen, and signs in with a browser wallet on the hosted login; the device's
+ * next poll of /token gets tokens for the wallet. "No, it is not on my screen" gives access_denied.
+ */
+import { expect, test } from "@playwright/test";
+import { jwtVerify, createRemoteJWKSet } from "jose";
+import { generatePrivateKey } from "viem/accounts";
+import { updateClient } from "../lib/clients/registry";
+import { baseURL } from "../playwright.config";
+import { expectNoAxeViolations } from "./support/axe";
+import { CHAIN_ID, hostedLoginSetup, registerClient } from "./support/hosted-login";
+import { installWallet } from "./support/wallet";
+
+const { store, app } = hostedLoginSetup();
+const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" width="56" height="56"><rect width="56" height="56" fill="#0ea5e9"/></svg>';
+
+test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+const form = (body: Record<string, string>) => ({
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(body),
+});
+
+async function deviceClient(name: string) {
+  const client = await registerClient(store, app, name, { logoUrl: "https://car.example.com/logo.png" });
+  await updateClient(store, client.id, { deviceFlow: true });
+  const response = await fetch(`${baseURL}/device/authorization`, form({ client_id: client.id, scope: "openid email" }));
+  expect(response.status).toBe(200);
+  return { client, started: (await response.json()) as Record<string, string> };
+}
+
+const poll = async (clientId: string, deviceCode: string) => {
+  const response = await fetch(
+    `${baseURL}/token`,
+    form({ client_id: clientId, grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: deviceCode }),
+  );
+  return (await response.json()) as Record<string, string>;
+};
+
+test.describe("device flow", () => {
+  test("a car screen signs a user in with a wallet on a phone", async ({ page }) => {
+    await page.route("https://car.example.com/logo.png", (route) => route.fulfill({ contentType: "image/svg+xml", body: LOGO }));
+    const { client, started } = await deviceClient("Acme Car");
+    expect((await poll(client.id, started.device_code)).error).toBe("authorization_pending");
+    const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+
+    await page.goto(started.verification_uri_complete);
+    await expect(page.getByRole("heading", { name: "Is this code on your screen?" })).toBeVisible();
+    await expect(page.getByText("Acme Car", { exact: false }).first()).toBeVisible();
+    await expect(page.getByTestId("user-code")).toHaveText(started.user_code);
+    await expect(page.locator('img[src="https://car.example.com/logo.png"]')).toBeVisible();
+    await expectNoAxeViolations(page, "the device confirmation page");
+    await page.getByRole("button", { name: "Yes, continue to sign in" }).click();
+
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByTestId("disclosure")).toContainText("on your device");
+    await page.getByRole("button", { name: "Continue with a wallet" }).click();
+    await expect(page.getByRole("heading", { name: "Your device is signed in" })).toBeVisible();
+    expect(wallet.requests).toEqual(expect.arrayContaining(["eth_requestAccounts", "personal_sign"]));
+
+    const tokens = await poll(client.id, started.device_code);
+    const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${baseURL}/keys`)), {
+      issuer: baseURL,
+      audience: client.id,
+    });
+    expect(payload).toMatchObject({ provider_id: "web3", ethereum_address: wallet.address });
+    // The code worked once.
+    await page.goto(`/device?user_code=${started.user_code}`);
+    await expect(page.getByTestId("device-problem")).toBeVisible();
+  });
+
+  test("a code typed by hand and answered No refuses the device", async ({ page }) => {
+    const { client, started } = await deviceClient("Acme TV");
+    await page.goto("/device");
+    await expect(page.getByRole("heading", { name: "Connect a device" })).toBeVisible();
+    await page.getByLabel("Code").fill(started.user_code.replace("-", "").toLowerCase());
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect(page.getByTestId("user-code")).toHaveText(started.user_code);
+    await page.getByRole("button", { name: "No, it is not on my screen" }).click();
+    await expect(page.getByRole("heading", { name: "Your device was not signed in" })).toBeVisible();
+    expect((await poll(client.id, started.device_code)).error).toBe("access_denied");
+  });
+});

@@ -1,0 +1,47 @@
+import type { Caller } from "../audit";
+import type { Keyfob } from "../keyfob";
+import { authenticateCachedClient, refuseChangedClient } from "../oauth/client-auth";
+import { invalidGrant, OAuthError } from "../oauth/errors";
+import { isOpaque, opaqueDigest } from "../oauth/opaque";
+import { required, type Params } from "../oauth/params";
+import type { Issued } from "../tokens/issue";
+import { requireDeviceFlow } from "./device-authorization";
+import { grantRedemption, issueGrant } from "./exchange-code";
+
+/** The grant type of the device flow's polls (RFC 8628 3.4). */
+export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+
+/**
+ * `POST /token`, grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 3.4, 3.5): the
+ * device's poll. Each poll is recorded on the device authorization in PostgreSQL (so the interval is
+ * kept across instances): authorization_pending until the user approves, slow_down (and 5 more
+ * seconds of interval) for a poll sooner than the interval, access_denied when the user declined,
+ * expired_token once the code expired. An approved code is used, its tokens recorded with their
+ * audit event, in one statement before they are signed: of concurrent polls exactly one gets tokens, the others
+ * invalid_grant, as any later poll.
+ */
+export async function deviceCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
+  const { store } = keyfob;
+  const client = await authenticateCachedClient(keyfob.clients, request, params);
+  const code = required(params, "device_code");
+  await requireDeviceFlow(keyfob, client);
+  const deviceCodeHash = opaqueDigest(code);
+  const now = new Date();
+  const polled = isOpaque(code) ? await store.codes.pollDeviceAuthorization(deviceCodeHash, now) : undefined;
+  if (!polled || polled.clientId !== client.id) throw invalidGrant("unknown device code");
+  if (polled.usedAt) throw invalidGrant("the device code has already been used");
+  if (polled.expiresAt <= now) throw new OAuthError("expired_token", "the device code has expired; start again");
+  if (polled.status === "denied") throw new OAuthError("access_denied", "the user declined the authorization");
+  if (polled.status === "pending") {
+    if (polled.tooSoon) throw new OAuthError("slow_down", `polling too often; wait ${polled.interval} seconds between polls`);
+    throw new OAuthError("authorization_pending", "the user has not approved the authorization yet");
+  }
+  const redemption = grantRedemption(keyfob, client);
+  const grant = await store.codes.redeemDeviceCode(deviceCodeHash, redemption, caller, redemption.now);
+  if (!grant) {
+    await refuseChangedClient(store, client);
+    throw invalidGrant("the device code has already been used");
+  }
+  const response = await issueGrant(keyfob, client, redemption, grant);
+  return { response, flow: "device_code", connector: grant.connector };
+}

@@ -1,0 +1,226 @@
+/**
+ * The device authorization grant (RFC 8628), driven by a standard client library (openid-client)
+ * through the real route handlers: /device/authorization, then polls of /token while the user's
+ * side (/device, then the hosted login) runs through lib/ (e2e/ walks it in Chromium). The polling
+ * answers (authorization_pending, slow_down, access_denied, expired_token), one issuance for many
+ * concurrent polls, the per-client opt-in, user codes (forgiving input, single use) and the guessing
+ * limits, counted in PostgreSQL by two Keyfob instances.
+ */
+process.env.DEVICE_POLL_INTERVAL = "1";
+
+import * as client from "openid-client";
+import { afterAll, describe, expect, it } from "vitest";
+import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
+import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/route";
+import { GET as keysRoute } from "@/app/keys/route";
+import { POST as tokenRoute } from "@/app/token/route";
+import { GET as userinfoRoute } from "@/app/userinfo/route";
+import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
+import { loadConfig } from "@/lib/config";
+import { confirmUserCode, declineUserCode, lookUpUserCode } from "@/lib/device/verification";
+import { USER_CODE_ALPHABET } from "@/lib/device/user-code";
+import { completeAuthorization, leaveInteraction } from "@/lib/interactions/interactions";
+import { createKeyfob } from "@/lib/keyfob";
+import { keyfob } from "@/lib/runtime";
+import { tables } from "./support/database";
+import { ISSUER } from "./support/flow-a";
+
+const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
+  "/.well-known/openid-configuration": () => discoveryRoute(new Request(`${ISSUER}/.well-known/openid-configuration`)),
+  "/keys": () => keysRoute(new Request(`${ISSUER}/keys`)),
+  "/device/authorization": deviceAuthorizationRoute,
+  "/token": tokenRoute,
+  "/userinfo": userinfoRoute,
+};
+const routeFetch = async (url: string, init?: client.CustomFetchOptions) => {
+  const request = new Request(url, init as RequestInit);
+  const handler = routes[new URL(request.url).pathname];
+  if (!handler) throw new Error(`no route for ${url}`);
+  return handler(request);
+};
+
+async function deviceClient(options: { allowed?: boolean; secret?: boolean } = {}) {
+  const { store } = keyfob();
+  const app = await createClient(store, { name: "Car display", logoUrl: "https://car.example.com/logo.png" });
+  if (options.allowed !== false) await updateClient(store, app.id, { deviceFlow: true });
+  const secret = options.secret ? await rotateClientSecret(store, app.id) : undefined;
+  const config = await client.discovery(new URL(ISSUER), app.id, undefined, secret ? client.ClientSecretBasic(secret) : client.None(), {
+    execute: [client.allowInsecureRequests],
+    [client.customFetch]: routeFetch,
+  });
+  return { id: app.id, config, secret };
+}
+
+/** A poll of /token as a device sends it, answered by the route handler. */
+async function poll(clientId: string, deviceCode: string) {
+  const response = await tokenRoute(
+    new Request(`${ISSUER}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "urn:ietf:params:oauth:grant-type:device_code",
+        device_code: deviceCode,
+        client_id: clientId,
+      }),
+    }),
+  );
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const identity = { provider: "apple", subject: "apple-device-001", email: "driver@example.com", emailVerified: true } as const;
+
+/** The user's side: the code on /device, "Yes", then a login on the hosted page; where the login ends. */
+async function approve(userCode: string, ip = "203.0.113.7") {
+  const interactionId = await confirmUserCode(keyfob(), userCode, { ip });
+  return (await completeAuthorization(keyfob(), interactionId, { identity })).location;
+}
+
+describe("device authorization grant", () => {
+  it("discovery lists the endpoint and the grant", async () => {
+    const metadata = (await (await routeFetch(`${ISSUER}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(metadata.device_authorization_endpoint).toBe(`${ISSUER}/device/authorization`);
+    expect(metadata.grant_types_supported).toContain("urn:ietf:params:oauth:grant-type:device_code");
+  });
+
+  it("openid-client signs a user in: device code, user code on /device, login, tokens", async () => {
+    const { config } = await deviceClient();
+    const started = await client.initiateDeviceAuthorization(config, { scope: "openid email" });
+    expect(started.user_code).toMatch(new RegExp(`^[${USER_CODE_ALPHABET}]{4}-[${USER_CODE_ALPHABET}]{4}$`));
+    expect(started.verification_uri).toBe(`${ISSUER}/device`);
+    expect(started.verification_uri_complete).toBe(`${ISSUER}/device?user_code=${started.user_code}`);
+    expect([started.expires_in, started.interval]).toEqual([600, 1]);
+
+    // The page shows the client; typed in lower case without the dash, the code still works.
+    const typed = started.user_code.replace("-", "").toLowerCase();
+    expect(await lookUpUserCode(keyfob(), typed, "203.0.113.7")).toEqual({
+      userCode: started.user_code,
+      clientName: "Car display",
+      clientLogoUrl: "https://car.example.com/logo.png",
+    });
+    const polling = client.pollDeviceAuthorizationGrant(config, started);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // at least one authorization_pending first
+    expect(await approve(typed)).toBe("/device?result=approved");
+    const tokens = await polling;
+    const claims = tokens.claims()!;
+    expect(claims).toMatchObject({ iss: ISSUER, aud: config.clientMetadata().client_id, email: "driver@example.com" });
+    const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    expect(userinfo.email).toBe("driver@example.com");
+
+    // Issued once, with its audit record.
+    const issued = await tables(keyfob()).issuedToken.findMany({ where: { clientId: config.clientMetadata().client_id } });
+    expect(issued).toHaveLength(1);
+  });
+
+  it("answers each poll as RFC 8628 3.5 says: pending, slow_down (+5 s), denied, expired", async () => {
+    const { id, config } = await deviceClient();
+    const first = await client.initiateDeviceAuthorization(config, { scope: "openid" });
+    expect((await poll(id, first.device_code)).body.error).toBe("authorization_pending");
+    const tooSoon = await poll(id, first.device_code);
+    expect(tooSoon.status).toBe(400);
+    expect(tooSoon.body.error).toBe("slow_down");
+    const row = await tables(keyfob()).deviceAuthorization.findFirst({ where: { clientId: id } });
+    expect(row?.pollInterval).toBe(6);
+
+    // "No, it is not on my screen": access_denied, and the code is used up.
+    await declineUserCode(keyfob(), first.user_code, "203.0.113.8");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await tables(keyfob()).deviceAuthorization.updateMany({ where: { clientId: id }, data: { lastPolledAt: null } });
+    expect((await poll(id, first.device_code)).body.error).toBe("access_denied");
+    await expect(lookUpUserCode(keyfob(), first.user_code, "203.0.113.8")).rejects.toMatchObject({ why: { code: "user_code_unknown" } });
+
+    // Cancel on the hosted login: access_denied too.
+    const second = await client.initiateDeviceAuthorization(config, { scope: "openid" });
+    const interactionId = await confirmUserCode(keyfob(), second.user_code, { ip: "203.0.113.8" });
+    expect(await leaveInteraction(keyfob(), interactionId)).toBe("/device?result=denied");
+    expect((await poll(id, second.device_code)).body.error).toBe("access_denied");
+
+    // Past its end: expired_token.
+    const third = await client.initiateDeviceAuthorization(config, { scope: "openid" });
+    await tables(keyfob()).deviceAuthorization.updateMany({
+      where: { clientId: id, status: "pending" },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect((await poll(id, third.device_code)).body.error).toBe("expired_token");
+    await expect(confirmUserCode(keyfob(), third.user_code, { ip: "203.0.113.8" })).rejects.toMatchObject({
+      why: { code: "user_code_unknown" },
+    });
+  });
+
+  it("gives 50 concurrent polls after approval one token response", async () => {
+    const { id, config } = await deviceClient();
+    const started = await client.initiateDeviceAuthorization(config, { scope: "openid" });
+    await approve(started.user_code, "203.0.113.9");
+    const answers = await Promise.all(Array.from({ length: 50 }, () => poll(id, started.device_code)));
+    const issued = answers.filter((a) => a.status === 200);
+    expect(issued).toHaveLength(1);
+    expect(issued[0].body.access_token).toEqual(expect.any(String));
+    for (const a of answers.filter((a) => a.status !== 200)) expect(a.body.error).toBe("invalid_grant");
+    expect(await tables(keyfob()).issuedToken.count({ where: { clientId: id } })).toBe(1);
+    expect(await tables(keyfob()).auditEvent.count({ where: { clientId: id, action: "token.issued" } })).toBe(1);
+    expect((await poll(id, started.device_code)).body.error).toBe("invalid_grant");
+  });
+
+  it("a user code works once", async () => {
+    const { config } = await deviceClient();
+    const started = await client.initiateDeviceAuthorization(config, { scope: "openid" });
+    await confirmUserCode(keyfob(), started.user_code, { ip: "203.0.113.10" });
+    await expect(confirmUserCode(keyfob(), started.user_code, { ip: "203.0.113.10" })).rejects.toMatchObject({
+      why: { code: "user_code_unknown" },
+    });
+  });
+
+  it("confidential clients authenticate as at /token; clients not allowed the grant are refused", async () => {
+    const confidential = await deviceClient({ secret: true });
+    const started = await client.initiateDeviceAuthorization(confidential.config, { scope: "openid" });
+    const polling = client.pollDeviceAuthorizationGrant(confidential.config, started);
+    await approve(started.user_code, "203.0.113.11");
+    expect((await polling).access_token).toEqual(expect.any(String));
+    // Without its secret, the poll is refused.
+    expect((await poll(confidential.id, started.device_code)).status).toBe(401);
+
+    const refused = await deviceClient({ allowed: false });
+    await expect(client.initiateDeviceAuthorization(refused.config, { scope: "openid" })).rejects.toMatchObject({
+      error: "unauthorized_client",
+    });
+  });
+});
+
+describe("guessing user codes", () => {
+  const config = {
+    ...loadConfig(process.env),
+    userCodeLimits: { perIp: { max: 5, windowSeconds: 60 }, total: { max: 1000, windowSeconds: 60 } },
+  };
+  const a = createKeyfob(config);
+  const b = createKeyfob(config);
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  it("is limited per address across two instances, and overall", async () => {
+    const guess = (k: typeof a, ip: string) =>
+      lookUpUserCode(k, "BCDF-GHJK", ip).then(
+        () => 200,
+        (error: { status: number }) => error.status,
+      );
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await guess(i % 2 ? b : a, "198.51.100.77"));
+    expect(answers).toEqual([400, 400, 400, 400, 400, 429]);
+    // Another address has its own budget, within the overall one.
+    expect(await guess(b, "198.51.100.78")).toBe(400);
+
+    const everyone = { ...config, userCodeLimits: { perIp: undefined, total: { max: 3, windowSeconds: 60 } } };
+    const c = createKeyfob(everyone);
+    const d = createKeyfob(everyone);
+    try {
+      // One guess from each of four addresses: the fourth is over the overall budget (which this
+      // file's other lookups count towards too, so earlier ones may be refused as well).
+      const spread = [];
+      for (let i = 0; i < 4; i++) spread.push(await guess(i % 2 ? d : c, `192.0.2.${i + 1}`));
+      expect(spread[3]).toBe(429);
+    } finally {
+      await c.close();
+      await d.close();
+    }
+  });
+});
