@@ -252,13 +252,21 @@ function codeParams(registration: Registration): unknown[] {
   ];
 }
 
-/** Codes for Keyfob's /token, as the hosted login would leave them after a Google login (with auth_time and amr). */
+/**
+ * Codes for Keyfob's /token, as the hosted login would leave them after a Google login: with auth_time
+ * and amr, and each in a login session of its own (which the exchange records the client in, for
+ * back-channel logout).
+ */
 const mintKeyfobCodes = (pool: pg.Pool, registration: Registration, n: number) =>
   mintCodes(
     pool,
     n,
-    `INSERT INTO authorization_codes (code_hash, client_id, redirect_uri, account_id, connector, scope, nonce, code_challenge, email, email_verified, auth_time, amr, expires_at)
-     SELECT h, $3, $4, $5, 'google', 'openid email', 'bench-nonce', c, $6, true, $7, 'google', $8 FROM unnest($1::text[], $2::text[]) AS t(h, c)`,
+    `WITH sessions AS (
+       INSERT INTO login_sessions (id_hash, account_id, connector, subject, email, email_verified, amr, auth_time, last_seen_at, expires_at)
+       SELECT 'bench-' || h, $5, 'google', 'bench-subject', $6, true, 'google', $7, $7, $8 FROM unnest($1::text[]) AS t(h)
+     )
+     INSERT INTO authorization_codes (code_hash, client_id, redirect_uri, account_id, connector, scope, nonce, code_challenge, email, email_verified, auth_time, amr, session_id, expires_at)
+     SELECT h, $3, $4, $5, 'google', 'openid email', 'bench-nonce', c, $6, true, $7, 'google', 'bench-' || h, $8 FROM unnest($1::text[], $2::text[]) AS t(h, c)`,
     codeParams(registration),
   );
 
@@ -697,7 +705,10 @@ async function main() {
           keyfob.url,
           keyfobPids,
           "authorization_codes",
-          () => pool.query("DELETE FROM authorization_codes WHERE client_id = $1", [registration.token.clientId]),
+          async () => {
+            await pool.query("DELETE FROM authorization_codes WHERE client_id = $1", [registration.token.clientId]);
+            await pool.query("DELETE FROM login_sessions WHERE account_id = $1", [registration.token.account]);
+          },
           mintKeyfobCodes,
         ),
       );
