@@ -547,6 +547,7 @@ async function main() {
 
   const database = await benchDatabase();
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  pool.on("error", () => undefined); // a dropped idle connection (the database stopping last) must not end the bench
   const keyfobEnv = { DATABASE_URL: database.url, KEYFOB_SECRET: database.secret, ...RATE_LIMITS };
   const cleanups: (() => Promise<unknown>)[] = [() => database.stop(), async () => pool.end()];
   const cleanup = async () => {
