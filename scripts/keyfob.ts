@@ -28,12 +28,13 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients end-overlap <client_id>                  end the overlap now: the replaced secret stops working
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
-              [--management-scopes "<scope> ..."]
+              [--management-scopes "<scope> ..."] [--dpop yes|no]
                                                    change settings: PKCE for a confidential client too (public clients
                                                    always need it), introspecting other clients' tokens, offline_access,
                                                    the management API (client_credentials; confidential only) and its
                                                    scopes: keyfob:admin (all), keyfob:read, keyfob:clients,
-                                                   keyfob:accounts, keyfob:keys
+                                                   keyfob:accounts, keyfob:keys; --dpop yes: token requests
+                                                   must carry a DPoP proof (RFC 9449), every token bound to a key
   redirect-uris add <client_id> <uri>
   redirect-uris remove <client_id> <uri>
   post-logout-uris add <client_id> <uri>           where the client may send the browser after logout
@@ -82,6 +83,7 @@ const commands: Record<string, Command> = {
       console.log(`    PKCE          ${c.secretHash && !c.requirePkce ? "optional" : "required"}`);
       if (c.resourceServer) console.log("    resource server (introspects other clients' tokens)");
       if (c.refreshTokensAllowed) console.log("    refresh tokens allowed");
+      if (c.dpopBoundAccessTokens) console.log("    DPoP required (sender-constrained tokens only)");
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
       for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
       for (const o of c.allowedOrigins) console.log(`    origin        ${o.origin}`);
@@ -128,6 +130,7 @@ const commands: Record<string, Command> = {
       refreshTokensAllowed: yes(yesNo(o["refresh-tokens"], "refresh-tokens")),
       managementApi: yes(yesNo(o["management-api"], "management-api")),
       managementScopes: o["management-scopes"],
+      dpopBoundAccessTokens: yes(yesNo(o.dpop, "dpop")),
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
@@ -257,6 +260,7 @@ async function main() {
       "refresh-tokens": { type: "string" },
       "management-api": { type: "string" },
       "management-scopes": { type: "string" },
+      dpop: { type: "string" },
     },
   });
   const command = commands[positionals.slice(0, 2).join(" ")];

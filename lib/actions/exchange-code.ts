@@ -1,6 +1,7 @@
 import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { requireProofFor, type DPoPProof } from "../oauth/dpop";
 import { invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
@@ -23,13 +24,24 @@ import { newFamily, newRefreshToken } from "../tokens/refresh";
  * Two round trips: the code is read, and consumed with the token recorded; the client comes from
  * the instance's cache, and the consuming statement checks it again (lib/store/codes.ts).
  */
-export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
-  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller);
+export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
+  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller, proof);
 }
 
-/** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard), audited for `caller`. */
-export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
+/**
+ * The exchange for an already authenticated client (the /token endpoint, or Keyfob's own
+ * dashboard), audited for `caller`. With a DPoP proof the access token is bound to its key, and so
+ * is a public client's refresh-token family (RFC 9449 5).
+ */
+export async function redeemCode(
+  keyfob: Keyfob,
+  client: AuthenticatedClient,
+  params: Params,
+  caller: Caller,
+  proof?: DPoPProof,
+): Promise<Issued> {
   const { store, config } = keyfob;
+  requireProofFor(client, proof);
   const code = required(params, "code");
   const redirectUri = required(params, "redirect_uri");
 
@@ -62,6 +74,7 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
     authTime: grant.authTime ?? undefined,
     amr: grant.amr?.split(" "),
     offlineAccess,
+    jkt: proof?.jkt,
   });
   const now = new Date();
   const refreshToken = offlineAccess ? newRefreshToken() : undefined;
@@ -76,6 +89,8 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
         // Codes record when the user logged in; one from before they did was issued right after the login.
         authTime: grant.authTime ?? new Date(grant.expiresAt.getTime() - config.authorizationCodeTtl * 1000),
         amr: grant.amr ?? "",
+        // A confidential client authenticates its refreshes: only a public client's tokens need the key too.
+        dpopJkt: client.confidential ? null : (proof?.jkt ?? null),
       },
       now,
     ),

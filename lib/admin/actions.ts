@@ -108,6 +108,7 @@ const actions = {
       refreshTokensAllowed: flag,
       managementApi: flag,
       managementScopes: managementScopes.optional(),
+      dpopBoundAccessTokens: flag,
     }),
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),

@@ -51,6 +51,7 @@ export const clientSchema = z.object({
   refreshTokensAllowed: z.boolean(),
   managementApi: z.boolean(),
   managementScopes: z.array(z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]])),
+  dpopBoundAccessTokens: z.boolean().meta({ description: "token requests must carry a DPoP proof (RFC 9449 5.2)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),

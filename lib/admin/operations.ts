@@ -118,6 +118,7 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
     refreshTokensAllowed: client.refreshTokensAllowed,
     managementApi: client.managementApi,
     managementScopes: client.managementScopes,
+    dpopBoundAccessTokens: client.dpopBoundAccessTokens,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: client.postLogoutRedirectUris.map((r) => r.uri),
@@ -196,7 +197,7 @@ export const removePostLogoutRedirectUri = listChange(
 export const addAllowedOrigin = listChange("allowed_origin.added", "allowedOrigins", registry.addAllowedOrigin);
 export const removeAllowedOrigin = listChange("allowed_origin.removed", "allowedOrigins", registry.removeAllowedOrigin);
 
-/** Changes a client's settings (name, logo, enabled, PKCE, resource server, refresh tokens, management API), audited with each changed value before and after. */
+/** Changes a client's settings (name, logo, enabled, PKCE, resource server, refresh tokens, management API, DPoP), audited with each changed value before and after. */
 export async function updateClient(k: Keyfob, admin: Admin, clientId: string, changes: Partial<registry.ClientSettings>) {
   const defined = Object.fromEntries(
     Object.entries(changes).filter(([, value]) => value !== undefined),

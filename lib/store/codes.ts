@@ -263,6 +263,7 @@ export function codeStatements({ db, pool }: Connection) {
           grant.amr,
           utc(grant.expiresAt),
           utc(grant.familyExpiresAt),
+          grant.dpopJkt,
         ],
       });
       return rowCount === 1;
@@ -321,6 +322,6 @@ const CODE_TOKEN_ISSUED = issuedWithEvent(
 );
 const CONSUME_CODE = `${CODE_CONSUMED}, ${CODE_TOKEN_ISSUED}`;
 const CONSUME_CODE_WITH_REFRESH = `${CODE_CONSUMED}, refresh AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
-    SELECT $13, $8, client_id, $4, $5, $14, $15, $16, $17, $18, $2, $19, $20 FROM consumed
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at, dpop_jkt)
+    SELECT $13, $8, client_id, $4, $5, $14, $15, $16, $17, $18, $2, $19, $20, $21 FROM consumed
   ), ${CODE_TOKEN_ISSUED}`;

@@ -2,7 +2,7 @@
  * The store: every statement Keyfob runs on its tables lives in this folder, one module per table
  * group (codes.ts: challenges, interactions, authorization codes, passkey challenges; tokens.ts:
  * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
- * login and dashboard sessions, admin roles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
+ * login and dashboard sessions, admin roles; keys.ts; limits.ts; dpop.ts: DPoP proofs seen; audit.ts; sweep.ts, housekeeping
  * across them; changes.ts, the change feed).
  *
  * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
@@ -21,6 +21,7 @@ import { Notifications, PolledChanges, type ChangeFeed } from "./changes";
 import { clientStatements } from "./clients";
 import { codeStatements } from "./codes";
 import { createConnection, enclosedIn, type Connection } from "./connection";
+import { dpopProofStatements } from "./dpop";
 import { keyStatements } from "./keys";
 import { limitStatements } from "./limits";
 import { sweep, type SweepBounds } from "./sweep";
@@ -34,6 +35,7 @@ export type Store = {
   keys: ReturnType<typeof keyStatements>;
   audit: ReturnType<typeof auditStatements>;
   limits: ReturnType<typeof limitStatements>;
+  dpopProofs: ReturnType<typeof dpopProofStatements>;
   /** Deletes what has expired, across the groups (./sweep.ts). */
   sweep(bounds: SweepBounds): Promise<number>;
   /**
@@ -76,6 +78,7 @@ function storeOn(connection: Connection): Store {
     keys: keyStatements(connection),
     audit: auditStatements(connection),
     limits: limitStatements(connection),
+    dpopProofs: dpopProofStatements(connection),
     sweep: (bounds) => sweep(connection, bounds),
     transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool }))),
     changeFeed: (directUrl) =>

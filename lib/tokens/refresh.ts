@@ -27,7 +27,7 @@ export type RefreshLifetimes = { refreshTokenIdleTtl: number; refreshTokenMaxAge
 /** The first token of a new family: it ends unused after the idle lifetime, the family at the maximum age. */
 export function newFamily(
   config: RefreshLifetimes,
-  grant: Pick<RefreshGrant, "scope" | "email" | "emailVerified" | "authTime" | "amr">,
+  grant: Pick<RefreshGrant, "scope" | "email" | "emailVerified" | "authTime" | "amr" | "dpopJkt">,
   now: Date,
 ): RefreshGrant {
   const familyExpiresAt = new Date(now.getTime() + config.refreshTokenMaxAge * 1000);

@@ -92,7 +92,7 @@ export async function removeRedirectUriAction(_: FormState, form: FormData): Pro
   return done("redirect_uri.remove", fields(form, ["clientId", "uri"]), "Redirect URI removed.");
 }
 
-const CLIENT_FLAGS = ["requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi"];
+const CLIENT_FLAGS = ["requirePkce", "resourceServer", "refreshTokensAllowed", "managementApi", "dpopBoundAccessTokens"];
 
 export async function updateClientAction(_: FormState, form: FormData): Promise<FormState> {
   // An unchecked checkbox is not sent: the form says which settings it shows, and those are false unless checked.

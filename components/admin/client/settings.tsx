@@ -1,4 +1,4 @@
-/** The client page's settings: name, logo (previewed as the sign-in page shows it), PKCE, resource server, refresh tokens, management API and its scopes. */
+/** The client page's settings: name, logo (previewed as the sign-in page shows it), PKCE, resource server, refresh tokens, DPoP, management API and its scopes. */
 import { updateClientAction } from "@/app/admin/_lib/actions";
 import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
 import { button, Card, Mono } from "@/components/admin/ui";
@@ -20,8 +20,8 @@ export function ClientSettings({ client }: { client: AdminClient }) {
           clientId: client.id,
           settings:
             client.confidential || client.managementApi
-              ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes"
-              : "requirePkce resourceServer refreshTokensAllowed",
+              ? "requirePkce resourceServer refreshTokensAllowed managementApi managementScopes dpopBoundAccessTokens"
+              : "requirePkce resourceServer refreshTokensAllowed dpopBoundAccessTokens",
         }}
         label="Client settings"
       >
@@ -69,6 +69,12 @@ export function ClientSettings({ client }: { client: AdminClient }) {
             label="Refresh tokens"
             defaultChecked={client.refreshTokensAllowed}
             hint="May ask for the offline_access scope and get a refresh token with its tokens."
+          />
+          <Checkbox
+            name="dpopBoundAccessTokens"
+            label="Require DPoP"
+            defaultChecked={client.dpopBoundAccessTokens}
+            hint="Token requests without a DPoP proof (RFC 9449) are refused: every access token is bound to the client's key, worthless without it."
           />
           <Checkbox
             name="managementApi"
