@@ -3,7 +3,7 @@
  * submit_challenge and every /token grant bind the access token to the proof's key (cnf.jkt,
  * token_type DPoP); /userinfo then wants the token as `Authorization: DPoP` with a proof of that
  * key for it (ath), and refuses it as Bearer; the proof's checks (RFC 9449 4.3), replays refused
- * across two instances, server nonces, public clients' refresh tokens bound to the key, clients
+ * across two instances, server nonces, codes bound by dpop_jkt, public clients' refresh tokens bound to the key, clients
  * required to use DPoP, introspection's cnf, discovery and the sweep of old proofs.
  */
 import { randomUUID } from "node:crypto";
@@ -251,6 +251,25 @@ describe("the code exchange and refresh tokens", () => {
       }),
     );
     expect(await introspected.json()).toMatchObject({ active: true, token_type: "DPoP", cnf: { jkt: key.jkt } });
+  });
+
+  it("binds the code to the dpop_jkt of the authorization request (RFC 9449 10)", async () => {
+    const app = await registerApp();
+    const key = await newKey();
+    const bound = async (dpop?: string) => {
+      const code = (await authorize(app, undefined, { dpop_jkt: key.jkt })).searchParams.get("code")!;
+      const request = tokenRequest(app, { code });
+      if (dpop) request.headers.set("dpop", dpop);
+      return tokenRoute(request);
+    };
+    await expectError(await bound(), 400, "invalid_grant");
+    await expectError(await bound(await proof(await newKey(), "POST", TOKEN)), 400, "invalid_grant");
+    const response = await bound(await proof(key, "POST", TOKEN));
+    expect(response.status).toBe(200);
+    expect(decodeJwt((await response.json()).access_token).cnf).toEqual({ jkt: key.jkt });
+    // Not a thumbprint: refused at the authorization endpoint, back at the redirect URI.
+    const refused = await authorize(app, undefined, { dpop_jkt: "not a thumbprint" }).catch((error: Error) => error.message);
+    expect(refused).toMatch(/invalid_request/);
   });
 
   it("refuses token requests without a proof from a client an admin requires DPoP of (dpop_bound_access_tokens)", async () => {

@@ -31,7 +31,8 @@ export async function exchangeCode(keyfob: Keyfob, request: Request, params: Par
 /**
  * The exchange for an already authenticated client (the /token endpoint, or Keyfob's own
  * dashboard), audited for `caller`. With a DPoP proof the access token is bound to its key, and so
- * is a public client's refresh-token family (RFC 9449 5).
+ * is a public client's refresh-token family (RFC 9449 5); a code whose authorization request named
+ * a key (dpop_jkt, RFC 9449 10) is redeemed only with a proof of that key.
  */
 export async function redeemCode(
   keyfob: Keyfob,
@@ -57,6 +58,8 @@ export async function redeemCode(
   // A public client's code must have been requested with PKCE (startAuthorization refuses it otherwise).
   if (!client.confidential && grant.codeChallenge === null) throw invalidGrant("a public client must use PKCE");
   verifyCodeVerifier(grant.codeChallenge, params.get("code_verifier"));
+  if (grant.dpopJkt !== null && grant.dpopJkt !== proof?.jkt)
+    throw invalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): redeem it with a DPoP proof of that key");
 
   const requested = grant.scope.split(" ") as Scope[];
   const offlineAccess =

@@ -57,6 +57,8 @@ export type CodeRow = {
   authTime: Date | null;
   amr: string | null;
   sessionId: string | null;
+  /** The DPoP key (thumbprint) the authorization request bound the code to, if any (RFC 9449 10). */
+  dpopJkt: string | null;
   expiresAt: Date;
   usedAt: Date | null;
 };
@@ -196,7 +198,7 @@ export function codeStatements({ db, pool }: Connection) {
         name: "keyfob_find_code",
         text: `SELECT client_id AS "clientId", redirect_uri AS "redirectUri", account_id AS "accountId", connector, scope, nonce,
                       code_challenge AS "codeChallenge", email, email_verified AS "emailVerified", auth_time AS "authTime", amr,
-                      session_id AS "sessionId", expires_at AS "expiresAt", used_at AS "usedAt"
+                      session_id AS "sessionId", dpop_jkt AS "dpopJkt", expires_at AS "expiresAt", used_at AS "usedAt"
                FROM authorization_codes WHERE code_hash = $1`,
         values: [codeHash],
         types: utcTypes,
