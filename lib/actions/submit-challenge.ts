@@ -30,7 +30,6 @@ export async function submitChallenge(keyfob: Keyfob, request: Request, params: 
   const domain = required(params, "domain");
   const signature = required(params, "signature");
   const proof = await checkDPoPProof(keyfob, request, `${config.issuerUrl}/auth/web3/submit_challenge`);
-  if (!proof) requireProofFor((await keyfob.clients.get(clientId)) ?? {}, proof);
 
   const stateHash = opaqueDigest(state);
   const now = new Date();
@@ -39,6 +38,7 @@ export async function submitChallenge(keyfob: Keyfob, request: Request, params: 
   if (challenge.clientId !== clientId) throw invalidGrant("the state was issued to another client");
   if (challenge.domain !== domain) throw invalidGrant("the state was issued for another domain");
   if (!challenge.clientEnabled) throw invalidClient("unknown or disabled client");
+  requireProofFor(challenge, proof);
   if (challenge.accountBlocked) throw invalidGrant("this account is blocked");
   if (challenge.usedAt) throw invalidGrant("the state has already been used");
   if (challenge.expiresAt <= now) throw invalidGrant("the state has expired");

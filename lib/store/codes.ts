@@ -37,6 +37,8 @@ export type ChallengeRow = {
   expiresAt: Date;
   usedAt: Date | null;
   clientEnabled: boolean;
+  /** The client's token requests must carry a DPoP proof (RFC 9449 5.2). */
+  dpopBoundAccessTokens: boolean;
   /** The address is a blocked account's, or a wallet linked to one. */
   accountBlocked: boolean;
   /** The client's signers that are enabled, unexpired and unrevoked at `now`. */
@@ -130,7 +132,7 @@ export function codeStatements({ db, pool }: Connection) {
       const { rows } = await pool.query<ChallengeRow>({
         name: "keyfob_find_challenge",
         text: `SELECT ch.client_id AS "clientId", ch.domain, ch.address, ch.scope, ch.nonce, ch.message, ch.expires_at AS "expiresAt", ch.used_at AS "usedAt",
-                      c.enabled AS "clientEnabled",
+                      c.enabled AS "clientEnabled", c.dpop_bound_access_tokens AS "dpopBoundAccessTokens",
                       EXISTS (SELECT 1 FROM accounts a WHERE a.blocked_at IS NOT NULL AND (a.id = ch.address
                               OR a.id = (SELECT i.account_id FROM identities i WHERE i.provider = 'web3' AND i.subject = ch.address))) AS "accountBlocked",
                       ARRAY(SELECT s.address FROM signers s
