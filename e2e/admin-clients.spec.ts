@@ -117,7 +117,8 @@ test("every setting of a client is edited in the browser and audited with its ol
   await page.route("https://edited.example.com/logo.png", (route) => route.fulfill({ body: png, contentType: "image/png" }));
   await settings.getByLabel("Name").fill("Edited");
   await settings.getByLabel("Logo URL").fill("https://edited.example.com/logo.png");
-  for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Management API"]) await settings.getByLabel(label).check();
+  for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Management API", "Require DPoP"])
+    await settings.getByLabel(label).check();
   await settings.getByLabel("Require pushed authorization requests (PAR)").check();
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
@@ -140,6 +141,7 @@ test("every setting of a client is edited in the browser and audited with its ol
     refreshTokensAllowed: true,
     managementApi: true,
     requirePushedAuthorizationRequests: true,
+    dpopBoundAccessTokens: true,
   });
   await settings.getByLabel("Refresh tokens").uncheck();
   await settings.getByRole("button", { name: "Save settings" }).click();

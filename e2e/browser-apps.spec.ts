@@ -1,11 +1,13 @@
 /**
  * Browser applications on other origins, in real Chromium: a single-page app on a registered
  * origin runs Flow A and a PKCE code exchange with fetch and calls /userinfo (CORS, with the
- * preflight its Authorization header needs); a page on an unregistered origin is refused by the
+ * preflight its Authorization header needs), and with oauth4webapi and a non-extractable DPoP key
+ * (RFC 9449); a page on an unregistered origin is refused by the
  * browser; discovery and JWKS are readable from anywhere; the hosted pages cannot be framed and
  * carry their security headers.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
@@ -19,14 +21,18 @@ const store = createStore(process.env.DATABASE_URL!, 2);
 const { db } = rawConnection(store);
 const CHAIN_ID = 1;
 
-/** A tiny web server standing for an application's origin: it serves whatever page a test sets. */
+/** A tiny web server standing for an application's origin: it serves whatever page a test sets, and oauth4webapi as a module. */
 type Site = { origin: string; pages: Map<string, string>; close(): Promise<void> };
 
+const OAUTH4WEBAPI = readFileSync(new URL("../node_modules/oauth4webapi/build/index.js", import.meta.url), "utf8");
+
 async function site(): Promise<Site> {
-  const pages = new Map<string, string>();
+  const pages = new Map<string, string>([["/oauth4webapi.js", OAUTH4WEBAPI]]);
   const server = http.createServer((req, res) => {
-    const page = pages.get(new URL(req.url!, "http://localhost").pathname);
-    res.writeHead(page ? 200 : 404, { "content-type": "text/html; charset=utf-8" }).end(page ?? "not found");
+    const path = new URL(req.url!, "http://localhost").pathname;
+    const page = pages.get(path);
+    const type = path.endsWith(".js") ? "text/javascript" : "text/html; charset=utf-8";
+    res.writeHead(page ? 200 : 404, { "content-type": type }).end(page ?? "not found");
   });
   await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
   return {
@@ -109,6 +115,56 @@ test("a single-page app on a registered origin completes a PKCE login and calls 
   });
 });
 
+test("a single-page app logs in with oauth4webapi and a non-extractable DPoP key; its token is useless as Bearer", async ({ page }) => {
+  const spa = await registerSpa();
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  app.pages.set(
+    "/callback",
+    scriptPage(`
+      const oauth = await import("/oauth4webapi.js");
+      const insecure = { [oauth.allowInsecureRequests]: true };
+      const issuer = new URL(keyfob);
+      const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+      const client = { client_id: ${JSON.stringify(spa.clientId)} };
+      const keyPair = await oauth.generateKeyPair("ES256"); // non-extractable unless asked otherwise
+      const DPoP = oauth.DPoP(client, keyPair);
+      const params = oauth.validateAuthResponse(as, client, new URL(location.href), "spa-dpop");
+      const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, ${JSON.stringify(spa.redirectUri)},
+        ${JSON.stringify(verifier)}, { DPoP, ...insecure });
+      const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+      const claims = JSON.parse(atob(tokens.access_token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
+      const info = await oauth.processUserInfoResponse(as, client, claims.sub,
+        await oauth.userInfoRequest(as, client, tokens.access_token, { DPoP, ...insecure }));
+      const bearer = await fetch(keyfob + "/userinfo", { headers: { Authorization: "Bearer " + tokens.access_token } });
+      return { extractable: keyPair.privateKey.extractable, algs: as.dpop_signing_alg_values_supported.includes("ES256"),
+        tokenType: tokens.token_type, bound: typeof claims.cnf?.jkt, sub: info.sub === claims.sub,
+        bearerStatus: bearer.status, bearerChallenge: bearer.headers.get("WWW-Authenticate").split(" ")[0] };`),
+  );
+  await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+  const query = new URLSearchParams({
+    client_id: spa.clientId,
+    redirect_uri: spa.redirectUri,
+    response_type: "code",
+    scope: "openid email",
+    state: "spa-dpop",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
+  await page.goto(`/auth?${query}`);
+  await page.getByRole("button", { name: "Continue with a wallet" }).click();
+  await page.waitForURL((url) => url.origin === app.origin);
+  expect(await result(page)).toEqual({
+    extractable: false,
+    algs: true,
+    tokenType: "dpop",
+    bound: "string",
+    sub: true,
+    bearerStatus: 401,
+    bearerChallenge: "DPoP",
+  });
+});
+
 test("a single-page app runs Flow A with fetch", async ({ page }) => {
   const spa = await registerSpa();
   await page.exposeFunction("signChallenge", (message: string) => spa.owner.signMessage({ message }));
@@ -172,7 +228,7 @@ test("a page on an unregistered origin is refused by the browser, and Keyfob doe
   expect(preflight.status()).toBe(204);
   expect(preflight.headers()).toMatchObject({
     "access-control-allow-origin": app.origin,
-    "access-control-allow-headers": "Authorization, Content-Type",
+    "access-control-allow-headers": "Authorization, Content-Type, DPoP",
   });
   expect(preflight.headers()["access-control-allow-methods"]).toContain("GET");
   const introspection = await request.post("/token/introspect", { headers: { Origin: app.origin }, form: { token: "x" } });

@@ -445,6 +445,12 @@ const table = {
     default: "365d",
     doc: "The refresh tokens of one login (all its rotations) end this long after it.",
   }),
+  dpopNonceRequired: setting("DPOP_NONCE_REQUIRED", {
+    group: "Tokens and keys",
+    type: bool,
+    default: "false",
+    doc: "DPoP proofs must carry a server nonce (RFC 9449 8): without a current one, `use_dpop_nonce` with a fresh nonce in `DPoP-Nonce` (every answer of `/token`, `submit_challenge` and `/userinfo` to a request with a proof carries one). Nonces change every 5 min and need no shared state.",
+  }),
 
   adminAddresses: setting("ADMIN_ADDRESSES", {
     group: "Admin",

@@ -1,6 +1,7 @@
 import { LOCALES } from "../i18n/locales";
 import { GRANT_TYPES } from "./actions/token";
 import { SIGNING_ALG } from "./keys/keystore";
+import { DPOP_SIGNING_ALGS } from "./oauth/dpop";
 import { ALL_SCOPES } from "./oauth/scope";
 
 /** OpenID Provider Metadata (OIDC Discovery 3) listing only what Keyfob implements. */
@@ -30,6 +31,8 @@ export function openidConfiguration(issuer: string) {
     revocation_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
     introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
+    /** DPoP (RFC 9449 5.1): proofs at /token, /auth/web3/submit_challenge, /userinfo and the management API. */
+    dpop_signing_alg_values_supported: DPOP_SIGNING_ALGS,
     authorization_response_iss_parameter_supported: true,
     prompt_values_supported: ["none", "login", "consent", "select_account"],
     scopes_supported: [...ALL_SCOPES],

@@ -16,7 +16,7 @@ export type SweepSettings = Pick<Config, "auditRetention" | "pendingCaps" | "ses
  * Deletes challenges, interactions, codes and token records that expired more than a day ago, login
  * sessions that ended more than a day ago (expired, revoked, or idle past SESSION_IDLE_TTL: only
  * live ones are shown or used, and the audit log keeps sign-ins and revocations), spent rate-limit
- * counters, and audit events older than the retention (AUDIT_RETENTION, in seconds).
+ * counters, DPoP proofs past the age at which they are refused anyway, and audit events older than the retention (AUDIT_RETENTION, in seconds).
  * Refresh tokens go by family: a family's rows, used ones included, are kept until its last token
  * expired more than a day ago, so that a used token replayed while its family lives is still
  * recognised as reuse. Unused challenges beyond the newest PENDING_CHALLENGES_TOTAL go too: the

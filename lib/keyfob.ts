@@ -24,8 +24,8 @@ export type Keyfob = {
   notifications: ChangeFeed;
   /** Encrypts signing keys at rest. */
   encryptionKey: Uint8Array;
-  /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces. */
-  macKeys: { tryResult: Uint8Array; walletLink: Uint8Array };
+  /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces, DPoP nonces. */
+  macKeys: { tryResult: Uint8Array; walletLink: Uint8Array; dpopNonce: Uint8Array };
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification by the RPC_URL providers when there are any. */
   signatures: SignatureVerifiers;
@@ -65,7 +65,11 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
     config,
     store,
     encryptionKey,
-    macKeys: { tryResult: deriveKey(config.secret, "admin-try-result"), walletLink: deriveKey(config.secret, "wallet-link") },
+    macKeys: {
+      tryResult: deriveKey(config.secret, "admin-try-result"),
+      walletLink: deriveKey(config.secret, "wallet-link"),
+      dpopNonce: deriveKey(config.secret, "dpop-nonce"),
+    },
     audit,
     keys,
     clients,

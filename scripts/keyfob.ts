@@ -28,7 +28,7 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients end-overlap <client_id>                  end the overlap now: the replaced secret stops working
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
-              [--management-scopes "<scope> ..."] [--require-par yes|no] [--device-flow yes|no]
+              [--management-scopes "<scope> ..."] [--require-par yes|no] [--device-flow yes|no] [--dpop yes|no]
               [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]
                                                    change settings: PKCE for a confidential client too (public clients
                                                    always need it), introspecting other clients' tokens, offline_access,
@@ -38,6 +38,8 @@ const USAGE = `Usage: npm run keyfob -- <command>
                                                    requests only through PAR (POST /par, RFC 9126); where logout
                                                    tokens are POSTed when a session ends ("" for none), and
                                                    whether the client needs sid in them
+                                                   --dpop yes: token requests must carry a DPoP proof (RFC 9449),
+                                                   every token bound to a key
   redirect-uris add <client_id> <uri>
   redirect-uris remove <client_id> <uri>
   post-logout-uris add <client_id> <uri>           where the client may send the browser after logout
@@ -88,6 +90,7 @@ const commands: Record<string, Command> = {
       if (c.refreshTokensAllowed) console.log("    refresh tokens allowed");
       if (c.requirePushedAuthorizationRequests) console.log("    pushed authorization requests (PAR) required");
       if (c.deviceFlow) console.log("    device authorization grant allowed");
+      if (c.dpopBoundAccessTokens) console.log("    DPoP required (sender-constrained tokens only)");
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
       for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
       for (const o of c.allowedOrigins) console.log(`    origin        ${o.origin}`);
@@ -140,6 +143,7 @@ const commands: Record<string, Command> = {
       backchannelLogoutUri: o["backchannel-logout-uri"],
       backchannelLogoutSessionRequired: yes(yesNo(o["backchannel-logout-session-required"], "backchannel-logout-session-required")),
       deviceFlow: yes(yesNo(o["device-flow"], "device-flow")),
+      dpopBoundAccessTokens: yes(yesNo(o.dpop, "dpop")),
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
   },
@@ -273,6 +277,7 @@ async function main() {
       "require-par": { type: "string" },
       "backchannel-logout-uri": { type: "string" },
       "backchannel-logout-session-required": { type: "string" },
+      dpop: { type: "string" },
     },
   });
   const command = commands[positionals.slice(0, 2).join(" ")];

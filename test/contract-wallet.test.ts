@@ -128,7 +128,7 @@ function submit(clientId: string, state: string, signature: Hex, handler: Handle
 function submitOn(other: Keyfob): Handler {
   return endpoint(
     "submit_challenge",
-    (k, _, params, caller) => submitChallenge(k, params, caller),
+    (k, request, params, caller) => submitChallenge(k, request, params, caller),
     () => other,
   );
 }

@@ -201,7 +201,7 @@ describe("submit_challenge", () => {
     const signature = await license.owner.signMessage({ message: challenge });
     const response = await endpoint(
       "submit_challenge",
-      (k, _, params, caller) => submitChallenge(k, params, caller),
+      (k, request, params, caller) => submitChallenge(k, request, params, caller),
       () => shortId,
     )(
       new Request(`${ISSUER}/auth/web3/submit_challenge`, {

@@ -102,7 +102,7 @@ const route = {
   submit: (k: Keyfob) =>
     endpoint(
       "submit_challenge",
-      (keyfob, _request, params, caller) => submitChallenge(keyfob, params, caller),
+      (keyfob, request, params, caller) => submitChallenge(keyfob, request, params, caller),
       () => k,
     ),
   userinfo: (k: Keyfob) => endpoint("userinfo", userinfo, () => k),

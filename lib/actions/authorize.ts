@@ -85,6 +85,10 @@ export async function checkAuthorizationRequest(keyfob: Keyfob, query: URLSearch
     if (!codeChallenge && (!client.secretHash || client.requirePkce)) {
       throw invalidRequest("code_challenge is required for this client (PKCE with S256)");
     }
+    const dpopJkt = query.get("dpop_jkt") || null;
+    // A JWK SHA-256 thumbprint (RFC 7638): 43 base64url characters.
+    if (dpopJkt !== null && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt))
+      throw invalidRequest("dpop_jkt must be the base64url SHA-256 thumbprint of a JWK (RFC 9449 10)");
     const hint = query.get("id_token_hint");
     const hinted = hint ? await verifyIdTokenHint(keyfob, hint) : undefined;
     if (hinted && hinted.clientId !== clientId) throw invalidRequest("id_token_hint was issued to another client");
@@ -100,6 +104,7 @@ export async function checkAuthorizationRequest(keyfob: Keyfob, query: URLSearch
       maxAge: parseMaxAge(query.get("max_age") ?? undefined),
       hintAccount: hinted?.accountId ?? null,
       uiLocales: query.get("ui_locales") || null,
+      dpopJkt,
     };
     return { kind: "valid", request, clientName: client.name };
   } catch (error) {

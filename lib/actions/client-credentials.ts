@@ -4,10 +4,11 @@ import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { SIGNING_ALG } from "../keys/keystore";
 import { authenticateCachedClient, refuseChangedClient } from "../oauth/client-auth";
+import { requireProofFor, type DPoPProof } from "../oauth/dpop";
 import { OAuthError } from "../oauth/errors";
 import type { Params } from "../oauth/params";
 import { covers, isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from "../admin/scopes";
-import { ACCESS_TOKEN_TYPE, type Issued } from "../tokens/issue";
+import { ACCESS_TOKEN_TYPE, binding, tokenType, type Issued, type TokenType } from "../tokens/issue";
 import { encodeSubject } from "../tokens/sub";
 
 /** The connector that the `sub` of a client's own token names, and the issued-token record carries. */
@@ -16,7 +17,7 @@ export const CLIENT_CREDENTIALS_CONNECTOR = "client_credentials";
 /** Admin tokens are short-lived: ten minutes, or ACCESS_TOKEN_TTL when that is shorter. */
 export const ADMIN_TOKEN_TTL = 600;
 
-export type ClientCredentialsResponse = { access_token: string; token_type: "bearer"; expires_in: number; scope: string };
+export type ClientCredentialsResponse = { access_token: string; token_type: TokenType; expires_in: number; scope: string };
 
 /**
  * `POST /token` with grant_type=client_credentials (RFC 6749 4.4): an access token for the client
@@ -32,14 +33,17 @@ export type ClientCredentialsResponse = { access_token: string; token_type: "bea
  * introspection and the management API's own check (lib/admin/api.ts) see it. The client is read
  * from the instance's cache, as for the other grants; the statement that records the token checks
  * it again in the database (lib/store/tokens.ts), so a change is effective on the next request.
+ * With a DPoP proof the token is bound to its key (RFC 9449 5) and used with proofs of it.
  */
 export async function clientCredentials(
   keyfob: Keyfob,
   request: Request,
   params: Params,
   caller: Caller,
+  proof?: DPoPProof,
 ): Promise<Issued<ClientCredentialsResponse>> {
   const client = await authenticateCachedClient(keyfob.clients, request, params);
+  requireProofFor(client, proof);
   if (!client.secretHash)
     throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 
@@ -71,6 +75,7 @@ export async function clientCredentials(
     jti,
     scope,
     provider_id: CLIENT_CREDENTIALS_CONNECTOR,
+    ...binding(proof?.jkt),
   })
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
@@ -78,7 +83,7 @@ export async function clientCredentials(
   if (!(await keyfob.store.tokens.recordClientToken(client.id, client.secretHash, requested, record, caller)))
     await refused(keyfob, client.id, client.secretHash);
   return {
-    response: { access_token: accessToken, token_type: "bearer", expires_in: lifetime, scope },
+    response: { access_token: accessToken, token_type: tokenType(proof?.jkt), expires_in: lifetime, scope },
     flow: "client_credentials",
     connector: CLIENT_CREDENTIALS_CONNECTOR,
   };

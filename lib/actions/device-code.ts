@@ -1,6 +1,7 @@
 import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, refuseChangedClient } from "../oauth/client-auth";
+import { requireProofFor, type DPoPProof } from "../oauth/dpop";
 import { invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
@@ -20,11 +21,12 @@ export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
  * audit event, in one statement before they are signed: of concurrent polls exactly one gets tokens, the others
  * invalid_grant, as any later poll.
  */
-export async function deviceCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
+export async function deviceCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
   const { store } = keyfob;
   const client = await authenticateCachedClient(keyfob.clients, request, params);
   const code = required(params, "device_code");
   await requireDeviceFlow(keyfob, client);
+  requireProofFor(client, proof);
   const deviceCodeHash = opaqueDigest(code);
   const now = new Date();
   const polled = isOpaque(code) ? await store.codes.pollDeviceAuthorization(deviceCodeHash, now) : undefined;
@@ -36,7 +38,7 @@ export async function deviceCode(keyfob: Keyfob, request: Request, params: Param
     if (polled.tooSoon) throw new OAuthError("slow_down", `polling too often; wait ${polled.interval} seconds between polls`);
     throw new OAuthError("authorization_pending", "the user has not approved the authorization yet");
   }
-  const redemption = grantRedemption(keyfob, client);
+  const redemption = grantRedemption(keyfob, client, proof);
   const grant = await store.codes.redeemDeviceCode(deviceCodeHash, redemption, caller, redemption.now);
   if (!grant) {
     await refuseChangedClient(store, client);

@@ -1,6 +1,7 @@
 import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { requireProofFor, type DPoPProof } from "../oauth/dpop";
 import { invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
@@ -25,16 +26,28 @@ import { newFamily, newRefreshToken, type NewRefreshToken } from "../tokens/refr
  *
  * One round trip when the code is good; a refused one is read again to say why.
  */
-export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
-  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller);
+export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
+  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller, proof);
 }
 
-/** The exchange for an already authenticated client (the /token endpoint, or Keyfob's own dashboard), audited for `caller`. */
-export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
+/**
+ * The exchange for an already authenticated client (the /token endpoint, or Keyfob's own
+ * dashboard), audited for `caller`. With a DPoP proof the access token is bound to its key, and so
+ * is a public client's refresh-token family (RFC 9449 5); a code whose authorization request named
+ * a key (dpop_jkt, RFC 9449 10) is redeemed only with a proof of that key.
+ */
+export async function redeemCode(
+  keyfob: Keyfob,
+  client: AuthenticatedClient,
+  params: Params,
+  caller: Caller,
+  proof?: DPoPProof,
+): Promise<Issued> {
+  requireProofFor(client, proof);
   const codeHash = opaqueDigest(required(params, "code"));
   const redirectUri = required(params, "redirect_uri");
   const verifier = params.get("code_verifier");
-  const redemption = grantRedemption(keyfob, client);
+  const redemption = grantRedemption(keyfob, client, proof);
   const grant = await keyfob.store.codes.redeemCode(
     {
       ...redemption,
@@ -42,18 +55,22 @@ export async function redeemCode(keyfob: Keyfob, client: AuthenticatedClient, pa
       redirectUri,
       verifierChallenge: expectedCodeChallenge(verifier),
       confidential: client.confidential,
+      proofJkt: proof?.jkt ?? null,
     },
     caller,
     redemption.now,
   );
-  if (!grant) return refused(keyfob, client, codeHash, redirectUri, verifier);
+  if (!grant) return refused(keyfob, client, codeHash, redirectUri, verifier, proof);
   return { response: await issueGrant(keyfob, client, redemption, grant), flow: "code_exchange", connector: grant.connector };
 }
 
-/** What a grant's redemption records, made before it runs: the access token's id and, when the client may get one, a refresh token. */
-export type PreparedRedemption = GrantRedemption & { now: Date; token: AccessTokenId; refreshToken?: NewRefreshToken };
+/**
+ * What a grant's redemption records, made before it runs: the access token's id, the key it is
+ * bound to (a DPoP proof's), and a refresh token when the client may get one.
+ */
+export type PreparedRedemption = GrantRedemption & { now: Date; token: AccessTokenId; jkt?: string; refreshToken?: NewRefreshToken };
 
-export function grantRedemption({ config }: Keyfob, client: AuthenticatedClient): PreparedRedemption {
+export function grantRedemption({ config }: Keyfob, client: AuthenticatedClient, proof?: DPoPProof): PreparedRedemption {
   const now = new Date();
   // Stored only when offline_access is granted, which the statement decides; not made for a client
   // known not to get refresh tokens (its random value and digest measured 0.07 ms per exchange).
@@ -63,8 +80,14 @@ export function grantRedemption({ config }: Keyfob, client: AuthenticatedClient)
     clientId: client.id,
     secretHash: client.secretHash,
     token: newAccessTokenId(tokenLifetimes(config), now.getTime()),
+    jkt: proof?.jkt,
     refreshToken,
-    refresh: refreshToken && { tokenHash: refreshToken.tokenHash, ...newFamily(config, now) },
+    refresh: refreshToken && {
+      tokenHash: refreshToken.tokenHash,
+      ...newFamily(config, now),
+      // A confidential client authenticates its refreshes: only a public client's tokens need the key too.
+      dpopJkt: client.confidential ? null : (proof?.jkt ?? null),
+    },
     codeTtl: config.authorizationCodeTtl,
   };
 }
@@ -93,6 +116,7 @@ export async function issueGrant(
       amr: grant.amr?.split(" "),
       sid: grant.sessionId ? sessionSid(grant.sessionId) : undefined,
       offlineAccess: grant.offlineAccess,
+      jkt: redemption.jkt,
     },
     redemption.token,
   );
@@ -106,7 +130,7 @@ export async function issueGrant(
 /**
  * Why the redeeming statement found nothing to redeem, as the client is told, from the code as it
  * is now: unknown, already used (which revokes what it gave: most often a concurrent redemption),
- * expired, another redirect URI or verifier, else the client disabled or given a new secret since
+ * expired, another redirect URI, verifier or DPoP key, else the client disabled or given a new secret since
  * it was read.
  */
 async function refused(
@@ -115,6 +139,7 @@ async function refused(
   codeHash: string,
   redirectUri: string,
   verifier: string | undefined,
+  proof: DPoPProof | undefined,
 ): Promise<never> {
   const grant = await store.codes.findCode(codeHash);
   if (!grant || grant.clientId !== client.id) throw invalidGrant("unknown authorization code");
@@ -127,6 +152,8 @@ async function refused(
   // A public client's code must have been requested with PKCE (startAuthorization refuses it otherwise).
   if (!client.confidential && grant.codeChallenge === null) throw invalidGrant("a public client must use PKCE");
   verifyCodeVerifier(grant.codeChallenge, verifier);
+  if (grant.dpopJkt !== null && grant.dpopJkt !== proof?.jkt)
+    throw invalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): redeem it with a DPoP proof of that key");
   await refuseChangedClient(store, client);
   throw invalidGrant("the authorization code has expired");
 }

@@ -15,7 +15,9 @@ const INACTIVE = { active: false } as const;
  * a resource server may introspect any client's tokens; any other only its own (RFC 7662 4: a
  * token it may not know about is answered as inactive). An invalid, expired or revoked token, and
  * a refresh token that could not be used now (used, or its client disabled or no longer allowed
- * refresh tokens), is `{"active": false}`.
+ * refresh tokens), is `{"active": false}`. An access token bound to a DPoP key is answered with
+ * token_type DPoP and its `cnf` (RFC 9449 6.2): the resource server then checks the request's
+ * proof against `cnf.jkt`, as /userinfo does.
  */
 export async function introspectToken(keyfob: Keyfob, request: Request, params: Params) {
   const caller = await authenticateClient(keyfob.store, request, params, { confidential: true });
@@ -36,7 +38,7 @@ async function introspectAccessToken(keyfob: Keyfob, caller: AuthenticatedClient
     if (clientId !== caller.id && !caller.resourceServer) return INACTIVE;
     return {
       active: true,
-      token_type: "Bearer",
+      token_type: payload.cnf?.jkt === undefined ? "Bearer" : "DPoP",
       client_id: clientId,
       scope: payload.scope,
       sub: payload.sub,
@@ -47,6 +49,7 @@ async function introspectAccessToken(keyfob: Keyfob, caller: AuthenticatedClient
       jti: payload.jti,
       provider_id: payload.provider_id,
       ...(payload.ethereum_address !== undefined && { ethereum_address: payload.ethereum_address }),
+      ...(payload.cnf?.jkt !== undefined && { cnf: { jkt: payload.cnf.jkt } }),
     };
   } catch (error) {
     if (error instanceof OAuthError && error.code === "invalid_token") return undefined;

@@ -1,6 +1,7 @@
 import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { requireProofFor, type DPoPProof } from "../oauth/dpop";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
@@ -27,14 +28,25 @@ import { newRefreshToken, successorExpiry } from "../tokens/refresh";
  * token of the family and every access token issued with them are revoked, the answer is
  * invalid_grant, and the event is audited (`refresh_token.reused`).
  */
-export async function refreshToken(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
+export async function refreshToken(keyfob: Keyfob, request: Request, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
   const client = await authenticateCachedClient(keyfob.clients, request, params);
-  return redeemRefreshToken(keyfob, client, params, caller);
+  return redeemRefreshToken(keyfob, client, params, caller, proof);
 }
 
-/** The refresh for an already authenticated client, audited for `caller`. */
-export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedClient, params: Params, caller: Caller): Promise<Issued> {
+/**
+ * The refresh for an already authenticated client, audited for `caller`. A family bound to a DPoP
+ * key (a public client's, RFC 9449 5) is refreshed only with a proof of that key; the new access
+ * token is bound to the proof's key whenever there is one.
+ */
+export async function redeemRefreshToken(
+  keyfob: Keyfob,
+  client: AuthenticatedClient,
+  params: Params,
+  caller: Caller,
+  proof?: DPoPProof,
+): Promise<Issued> {
   const { store, config } = keyfob;
+  requireProofFor(client, proof);
   const presented = required(params, "refresh_token");
   const requestedScope = params.get("scope");
   // Ours are 43 base64url characters: anything else was never issued, and is not looked up.
@@ -50,6 +62,8 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
   if (stored.revokedAt) throw invalidGrant("the refresh token has been revoked");
   if (stored.expiresAt <= now || stored.familyExpiresAt <= now) throw invalidGrant("the refresh token has expired");
   if (!stored.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
+  if (stored.dpopJkt !== null && stored.dpopJkt !== proof?.jkt)
+    throw invalidGrant("the refresh token is bound to a DPoP key: refresh with a DPoP proof of that key");
 
   const original = stored.scope.split(" ") as Scope[];
   const scope = narrowScope(original, requestedScope);
@@ -65,6 +79,7 @@ export async function redeemRefreshToken(keyfob: Keyfob, client: AuthenticatedCl
     amr: stored.amr ? stored.amr.split(" ") : undefined,
     // A refresh token comes with these tokens whatever scope they ask for: offline_access stays if asked.
     offlineAccess: scope.includes(OFFLINE_ACCESS),
+    jkt: proof?.jkt,
   });
   const successor = newRefreshToken();
   const rotated = await store.tokens.rotateRefreshToken(

@@ -1,12 +1,13 @@
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 import type { Params } from "../oauth/params";
-import { bearerToken, verifyAccessToken } from "../tokens/verify";
+import { presentedToken, verifyPresentedToken } from "../tokens/verify";
 
 /**
  * OIDC UserInfo (`GET|POST /userinfo`): the claims of the access token's subject, as its scope
  * allows. The token comes in the Authorization header (RFC 6750 2.1) or, on a form-encoded POST,
- * as `access_token` in the body (2.2); never in the URL (2.3), and never both ways at once.
+ * as `access_token` in the body (2.2); never in the URL (2.3), and never both ways at once. A token
+ * bound to a DPoP key comes as `Authorization: DPoP`, with a proof of the key (RFC 9449 7).
  */
 export async function userinfo(keyfob: Keyfob, request: Request, params: Params) {
   const inBody = params.get("access_token");
@@ -14,7 +15,8 @@ export async function userinfo(keyfob: Keyfob, request: Request, params: Params)
     throw invalidRequest("the access token must not be sent in the URL");
   }
   if (inBody !== undefined && request.headers.has("authorization")) throw invalidRequest("the access token was sent more than one way");
-  const { payload } = await verifyAccessToken(keyfob, inBody ?? bearerToken(request));
+  const presented = inBody !== undefined ? { token: inBody, scheme: "Bearer" as const } : presentedToken(request);
+  const { payload } = await verifyPresentedToken(keyfob, request, presented, `${keyfob.config.issuerUrl}/userinfo`);
   const scope = (payload.scope ?? "").split(" ");
   return {
     sub: payload.sub,

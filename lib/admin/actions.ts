@@ -113,6 +113,7 @@ const actions = {
       backchannelLogoutUri: z.preprocess((v) => (v === null ? "" : v), text(2000).optional()),
       backchannelLogoutSessionRequired: flag,
       deviceFlow: flag,
+      dpopBoundAccessTokens: flag,
     }),
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),

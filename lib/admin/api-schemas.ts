@@ -61,6 +61,7 @@ export const clientSchema = z.object({
     }),
   backchannelLogoutSessionRequired: z.boolean().meta({ description: "the client needs sid in ID and logout tokens" }),
   deviceFlow: z.boolean().meta({ description: "may use the device authorization grant (RFC 8628)" }),
+  dpopBoundAccessTokens: z.boolean().meta({ description: "token requests must carry a DPoP proof (RFC 9449 5.2)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),

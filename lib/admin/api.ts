@@ -3,7 +3,8 @@ import type { Resource } from "../http/endpoint";
 import type { Keyfob } from "../keyfob";
 import { errorDescription, OAuthError } from "../oauth/errors";
 import { hasControlCharacter } from "../oauth/params";
-import { bearerToken, verifyAccessToken } from "../tokens/verify";
+import { dpopNonce } from "../oauth/dpop";
+import { presentedToken, verifyPresentedToken, type ActiveToken } from "../tokens/verify";
 import type { Admin } from "./access";
 import { parseAuditQuery } from "./audit-filter";
 import { parseHolderQuery, parseSearch, type FilterErrors } from "./filters";
@@ -94,13 +95,18 @@ export async function authenticateApiAdmin(k: Keyfob, request: Request, scope: M
     throw new ApiError(401, "invalid_token", "an access token is required: Authorization: Bearer <token>", {
       headers: { "WWW-Authenticate": challenge(scope) },
     });
-  let token: Awaited<ReturnType<typeof verifyAccessToken>>;
+  let token: ActiveToken;
   try {
-    token = await verifyAccessToken(k, bearerToken(request));
+    // A token bound to a DPoP key (client_credentials with a proof) comes with a proof of it (RFC 9449 7).
+    token = await verifyPresentedToken(k, request, presentedToken(request), `${k.config.issuerUrl}${new URL(request.url).pathname}`);
   } catch (error) {
     if (error instanceof OAuthError && error.status < 500) {
+      const dpop = error.challenge?.startsWith("DPoP ");
       throw new ApiError(401, error.code, error.message, {
-        headers: { "WWW-Authenticate": challenge(scope, { error: error.code, error_description: error.message }) },
+        headers: {
+          "WWW-Authenticate": dpop ? error.challenge! : challenge(scope, { error: error.code, error_description: error.message }),
+          ...(request.headers.has("dpop") && { "DPoP-Nonce": dpopNonce(k) }),
+        },
       });
     }
     throw error;
@@ -215,6 +221,7 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
     backchannelLogoutUri: found.backchannelLogoutUri,
     backchannelLogoutSessionRequired: found.backchannelLogoutSessionRequired,
     deviceFlow: found.deviceFlow,
+    dpopBoundAccessTokens: found.dpopBoundAccessTokens,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -336,6 +343,7 @@ export const ROUTES: ApiRoute[] = [
       "backchannelLogoutUri",
       "backchannelLogoutSessionRequired",
       "deviceFlow",
+      "dpopBoundAccessTokens",
     ],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });

@@ -36,6 +36,10 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
     uniqueItems: true,
     description: "the management API scopes the client may get (keyfob:admin holds them all)",
   },
+  dpopBoundAccessTokens: {
+    type: "boolean",
+    description: "token requests must carry a DPoP proof (RFC 9449 5.2): its access tokens are always bound to a key",
+  },
   expiresAt: { type: "string", format: "date-time", description: "ISO 8601; absent: never expires" },
   logoUrl: { type: ["string", "null"], maxLength: 2000, description: "https URL; empty or null: no logo" },
   backchannelLogoutUri: {

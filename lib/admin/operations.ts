@@ -122,6 +122,7 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
     backchannelLogoutUri: client.backchannelLogoutUri,
     backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
     deviceFlow: client.deviceFlow,
+    dpopBoundAccessTokens: client.dpopBoundAccessTokens,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: client.postLogoutRedirectUris.map((r) => r.uri),
@@ -200,7 +201,7 @@ export const removePostLogoutRedirectUri = listChange(
 export const addAllowedOrigin = listChange("allowed_origin.added", "allowedOrigins", registry.addAllowedOrigin);
 export const removeAllowedOrigin = listChange("allowed_origin.removed", "allowedOrigins", registry.removeAllowedOrigin);
 
-/** Changes a client's settings (name, logo, enabled, PKCE, resource server, refresh tokens, management API), audited with each changed value before and after. */
+/** Changes a client's settings (name, logo, enabled, PKCE, resource server, refresh tokens, management API, DPoP), audited with each changed value before and after. */
 export async function updateClient(k: Keyfob, admin: Admin, clientId: string, changes: Partial<registry.ClientSettings>) {
   const defined = Object.fromEntries(
     Object.entries(changes).filter(([, value]) => value !== undefined),

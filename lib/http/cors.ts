@@ -3,7 +3,7 @@ import { normalizeClientId } from "../clients/client-id";
 import { invalidRequest } from "../oauth/errors";
 
 /** Headers a browser may read from a cross-origin answer besides the CORS-safelisted ones. */
-const EXPOSED = "WWW-Authenticate, Retry-After";
+const EXPOSED = "WWW-Authenticate, Retry-After, DPoP-Nonce";
 
 /**
  * CORS for endpoints that browser applications call (RFC 6749 public clients: single-page and
@@ -30,7 +30,7 @@ export function preflightResponse(request: Request, methods: string): Response {
     Object.assign(headers, {
       "Access-Control-Allow-Origin": origin,
       "Access-Control-Allow-Methods": methods,
-      "Access-Control-Allow-Headers": "Authorization, Content-Type",
+      "Access-Control-Allow-Headers": "Authorization, Content-Type, DPoP",
       "Access-Control-Max-Age": "600",
     });
   }

@@ -5,6 +5,7 @@ import { log } from "../log";
 import { requestDuration, requests, tokensIssued } from "../metrics";
 import { claimedClientId } from "../clients/client-id";
 import { confidentialClientId, parseBasic } from "../oauth/client-auth";
+import { dpopNonce } from "../oauth/dpop";
 import { readParams, type Params, type ReadParams } from "../oauth/params";
 import { limitAdminSignIn, limitProtocolRequest } from "../rate-limit";
 import { keyfob as runtimeKeyfob } from "../runtime";
@@ -25,17 +26,19 @@ import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
  * rate limit (`protocol`: per client when it authenticates with its secret, else per address, one
  * budget across endpoints; `admin_signin`: RATE_LIMIT_ADMIN_SIGNIN), metrics and log lines.
  * Introspection stays server-to-server (no CORS). Flow A keeps taking every parameter from the
- * query, as its existing clients send them there.
+ * query, as its existing clients send them there. Endpoints that check DPoP proofs (`dpop`) answer
+ * a request carrying one with a fresh server nonce in DPoP-Nonce (RFC 9449 8), whatever the outcome;
+ * a request without one gets the answer it always had.
  */
 const ENDPOINTS = {
   generate_challenge: { answer: "json", cors: true, limit: "protocol" },
-  submit_challenge: { answer: "json", cors: true, limit: "protocol", issues: true },
-  token: { answer: "json", cors: true, limit: "protocol", issues: true, credentialsInBody: true },
+  submit_challenge: { answer: "json", cors: true, limit: "protocol", issues: true, dpop: true },
+  token: { answer: "json", cors: true, limit: "protocol", issues: true, credentialsInBody: true, dpop: true },
   revoke: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true },
   pushed_authorization_request: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true, creates: true },
   device_authorization: { answer: "json", cors: true, limit: "protocol", credentialsInBody: true },
   introspect: { answer: "json", cors: false, limit: "protocol", credentialsInBody: true },
-  userinfo: { answer: "json", cors: true, limit: false },
+  userinfo: { answer: "json", cors: true, limit: false, dpop: true },
   authorize: { answer: "page", limit: "protocol" },
   end_session: { answer: "page", limit: "protocol" },
   admin_login: { answer: "page", limit: "admin_signin" },
@@ -64,8 +67,16 @@ const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "t
 export type EndpointName = keyof typeof ENDPOINTS;
 type Limit = "protocol" | "admin_signin" | false;
 type Policy =
-  | { answer: "json"; cors: boolean; limit: Limit; issues?: boolean; credentialsInBody?: boolean; creates?: boolean }
-  | { answer: "page" | "resource"; limit: Limit; cors?: undefined; issues?: undefined; credentialsInBody?: undefined; creates?: undefined };
+  | { answer: "json"; cors: boolean; limit: Limit; issues?: boolean; credentialsInBody?: boolean; creates?: boolean; dpop?: boolean }
+  | {
+      answer: "page" | "resource";
+      limit: Limit;
+      cors?: undefined;
+      issues?: undefined;
+      credentialsInBody?: undefined;
+      creates?: undefined;
+      dpop?: undefined;
+    };
 type JsonName = { [N in EndpointName]: (typeof ENDPOINTS)[N]["answer"] extends "json" ? N : never }[EndpointName];
 
 /** A JSON endpoint's action: its answer, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for `caller`). */
@@ -133,6 +144,7 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
     let outcome = "success";
     let limited = true;
     const caller: Caller = { endpoint: name, ip: clientIp(request) };
+    const nonce: Record<string, string> = policy.dpop && request.headers.has("dpop") ? { "DPoP-Nonce": dpopNonce(k) } : {};
     const refused = (code: string, status: number) => {
       outcome = code;
       log.info("request refused", { endpoint: name, status, error: code, ms: Math.round(performance.now() - started) });
@@ -163,10 +175,10 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       if (page) return shown(await page.answer(k, request, params, caller));
       if (policy.cors) cors = await clientCors(k, request, clientId);
       const result = await (definition as Action<N>)(k, request, params as ReadParams, caller);
-      if (!policy.issues) return jsonResponse(result, policy.creates ? 201 : 200, cors);
+      if (!policy.issues) return jsonResponse(result, policy.creates ? 201 : 200, { ...cors, ...nonce });
       const { response, flow, connector } = result as Issued<unknown>;
       tokensIssued.inc({ flow, connector });
-      return jsonResponse(response, 200, cors);
+      return jsonResponse(response, 200, { ...cors, ...nonce });
     } catch (caught) {
       const error = toOAuthError(caught);
       if (error.status >= 500) {
@@ -183,7 +195,7 @@ export function endpoint<N extends EndpointName>(name: N, definition: Definition
       if (policy.issues)
         k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: caller.ip, clientId });
       if (page) return page.refuse(error, { keyfob: k, request, params, limited });
-      return resource?.refuse ? resource.refuse(error) : errorResponse(error, cors);
+      return resource?.refuse ? resource.refuse(error) : errorResponse(error, { ...cors, ...nonce });
     } finally {
       requests.inc({ endpoint: name, outcome });
       requestDuration.observe({ endpoint: name }, (performance.now() - started) / 1000);
@@ -201,7 +213,7 @@ export function preflight(methods: string) {
 
 /**
  * The client a request says it comes from, before anything is verified: Basic credentials, the
- * client_id parameter, or the audience of an access token (userinfo). For limits, CORS and the audit
+ * client_id parameter, or the audience of an access token (userinfo, Bearer or DPoP). For limits, CORS and the audit
  * log; a value that cannot be a client id names none.
  */
 function requestClientId(request: Request, params: Params | undefined): string | undefined {
@@ -213,7 +225,7 @@ function requestClientId(request: Request, params: Params | undefined): string |
   }
   id ??= params?.get("client_id");
   if (id === undefined) {
-    const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? params?.get("access_token");
+    const bearer = /^(?:Bearer|DPoP)\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? params?.get("access_token");
     try {
       const aud = bearer ? decodeJwt(bearer).aud : undefined;
       if (typeof aud === "string") id = aud;

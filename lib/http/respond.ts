@@ -25,6 +25,7 @@ export function errorResponse(error: OAuthError, extraHeaders: Record<string, st
   const headers: Record<string, string> = { ...extraHeaders };
   if (error.code === "invalid_token") headers["WWW-Authenticate"] = `Bearer error="invalid_token"`;
   if (error.code === "invalid_client") headers["WWW-Authenticate"] = `Basic realm="keyfob"`;
+  if (error.challenge) headers["WWW-Authenticate"] = error.challenge;
   const retryAfter = error.retryAfter ?? (error.status === 503 ? 5 : undefined);
   if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
   return jsonResponse(error.toJSON(), error.status, headers);

@@ -33,6 +33,8 @@ export type PendingRequest = {
   maxAge: number | null;
   hintAccount: string | null;
   uiLocales: string | null;
+  /** The thumbprint of the DPoP key the code is bound to (RFC 9449 10), if the request named one. */
+  dpopJkt: string | null;
 };
 
 /** How an interaction ends in a login: a fresh one, or the browser's live session. */
@@ -206,6 +208,7 @@ function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
   if (request.loginHint) query.set("login_hint", request.loginHint);
   if (request.maxAge !== null) query.set("max_age", String(request.maxAge));
   if (request.uiLocales) query.set("ui_locales", request.uiLocales);
+  if (request.dpopJkt) query.set("dpop_jkt", request.dpopJkt);
   return query;
 }
 
@@ -311,6 +314,7 @@ export async function issueAuthorizationCode(
     authTime: session.authTime,
     amr: session.amr.join(" "),
     sessionId: session.id,
+    dpopJkt: request.dpopJkt,
     expiresAt: new Date(Date.now() + config.authorizationCodeTtl * 1000),
   });
   return authorizationResponse(request.redirectUri, { code, state: request.state ?? undefined, iss: config.issuerUrl });

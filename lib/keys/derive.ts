@@ -13,7 +13,9 @@ export type KeyPurpose =
   /** MACs the account-bound nonces of /account's wallet linking. */
   | "wallet-link"
   /** Auth.js's session cookie for the upstream providers. */
-  | "upstream-session";
+  | "upstream-session"
+  /** MACs the DPoP server nonces of each period (lib/oauth/dpop.ts). */
+  | "dpop-nonce";
 
 export function deriveKey(secret: string, purpose: KeyPurpose): Uint8Array {
   return new Uint8Array(hkdfSync("sha256", secret, "keyfob", purpose, 32));

@@ -14,6 +14,8 @@ export type AuthenticatedClient = {
   secretHash?: string | null;
   refreshTokensAllowed?: boolean;
   managementScopes?: string[];
+  /** Its token requests must carry a DPoP proof (RFC 9449 5.2). */
+  dpopBoundAccessTokens?: boolean;
 };
 
 /** What authentication needs of a client. */
@@ -25,6 +27,7 @@ type StoredClient = {
   resourceServer: boolean;
   refreshTokensAllowed: boolean;
   managementScopes: string[];
+  dpopBoundAccessTokens: boolean;
 };
 
 /** Client secrets are 256-bit random values, so a SHA-256 is enough to keep them unusable at rest. */
@@ -131,6 +134,7 @@ async function authenticate(
     secretHash: client.secretHash,
     refreshTokensAllowed: client.refreshTokensAllowed,
     managementScopes: client.managementScopes,
+    dpopBoundAccessTokens: client.dpopBoundAccessTokens,
   };
   if (client.secretHash) {
     if (secret === undefined)

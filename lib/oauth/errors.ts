@@ -10,6 +10,9 @@ const STATUS = {
   unsupported_grant_type: 400,
   unsupported_response_type: 400,
   invalid_token: 401,
+  // DPoP (RFC 9449 4.3, 8): 400 at the token endpoints, 401 with a DPoP challenge at resource endpoints.
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
   // The resource owner (or an admin, for a blocked account) refused (RFC 6749 4.1.2.1).
   access_denied: 403,
   // OpenID Connect Core 3.1.2.6, sent back to the redirect URI.
@@ -48,6 +51,11 @@ export class OAuthError extends Error {
   readonly retryAfter?: number;
   /** Why, as a code the pages word (lib/oauth/reasons.ts). */
   readonly why?: Reason;
+  /**
+   * The WWW-Authenticate challenge, when not the one errorResponse derives from the code: a
+   * resource endpoint sets it for the scheme the token needs (RFC 9449 7.1).
+   */
+  challenge?: string;
   constructor(
     readonly code: OAuthErrorCode,
     description: string | Reason,

@@ -13,6 +13,8 @@ export type TokenClientRow = {
   refreshTokensAllowed: boolean;
   /** The management API scopes the client may get (client_credentials); none unless an admin allowed it the API. */
   managementScopes: string[];
+  /** Token requests must carry a DPoP proof (RFC 9449 5.2). */
+  dpopBoundAccessTokens: boolean;
   /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
   origins: ReadonlySet<string>;
 };
@@ -47,6 +49,8 @@ export type ClientSettings = {
   backchannelLogoutSessionRequired: boolean;
   /** May use the device authorization grant (RFC 8628). */
   deviceFlow: boolean;
+  /** Token requests must carry a DPoP proof: its access tokens are always bound to a key (RFC 9449 5.2). */
+  dpopBoundAccessTokens: boolean;
 };
 
 const SETTINGS = {
@@ -62,6 +66,7 @@ const SETTINGS = {
   backchannelLogoutUri: true,
   backchannelLogoutSessionRequired: true,
   deviceFlow: true,
+  dpopBoundAccessTokens: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */
@@ -114,6 +119,7 @@ export function clientStatements({ db, pool }: Connection) {
         resource_server: boolean;
         refresh_tokens_allowed: boolean;
         management_scopes: string[] | null;
+        dpop_bound_access_tokens: boolean;
         redirect_uris: string[];
         allowed_origins: string[];
       }>({
@@ -123,6 +129,7 @@ export function clientStatements({ db, pool }: Connection) {
                       EXTRACT(EPOCH FROM c.previous_secret_expires_at)::float8 * 1000 AS previous_secret_expires_ms,
                       c.resource_server, c.refresh_tokens_allowed,
                       CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
+                      c.dpop_bound_access_tokens,
                       ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
                       ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
                FROM clients c WHERE c.id = $1`,
@@ -141,6 +148,7 @@ export function clientStatements({ db, pool }: Connection) {
         resourceServer: row.resource_server,
         refreshTokensAllowed: row.refresh_tokens_allowed,
         managementScopes: row.management_scopes ?? [],
+        dpopBoundAccessTokens: row.dpop_bound_access_tokens,
         origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
       };
     },

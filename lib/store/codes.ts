@@ -38,6 +38,8 @@ export type ChallengeRow = {
   expiresAt: Date;
   usedAt: Date | null;
   clientEnabled: boolean;
+  /** The client's token requests must carry a DPoP proof (RFC 9449 5.2). */
+  dpopBoundAccessTokens: boolean;
   /** The address is a blocked account's, or a wallet linked to one. */
   accountBlocked: boolean;
   /** The client's signers that are enabled, unexpired and unrevoked at `now`. */
@@ -58,6 +60,8 @@ export type CodeRow = {
   authTime: Date | null;
   amr: string | null;
   sessionId: string | null;
+  /** The DPoP key (thumbprint) the authorization request bound the code to, if any (RFC 9449 10). */
+  dpopJkt: string | null;
   expiresAt: Date;
   usedAt: Date | null;
 };
@@ -68,8 +72,11 @@ export type GrantRedemption = {
   /** The secret the client authenticated with, checked again as the statement runs; undefined when not checked. */
   secretHash?: string | null;
   token: Pick<TokenRecord, "jti" | "expiresAt">;
-  /** The refresh family stored when offline_access is granted: its first token and ends; none, none granted. */
-  refresh?: { tokenHash: string; familyId: string; expiresAt: Date; familyExpiresAt: Date };
+  /**
+   * The refresh family stored when offline_access is granted: its first token, its ends, and the
+   * DPoP key a public client's family is bound to (RFC 9449 5); none, none granted.
+   */
+  refresh?: { tokenHash: string; familyId: string; expiresAt: Date; familyExpiresAt: Date; dpopJkt: string | null };
   /** A grant that recorded no login time was issued right after the login: its end less this lifetime (seconds). */
   codeTtl: number;
 };
@@ -82,6 +89,8 @@ export type CodeRedemption = GrantRedemption & {
   verifierChallenge: string | null;
   /** Only a confidential client redeems a code issued without a code challenge. */
   confidential: boolean;
+  /** The key of the request's DPoP proof: a code bound to a key (dpop_jkt, RFC 9449 10) needs it. */
+  proofJkt: string | null;
 };
 
 /** A redeemed grant: what its tokens say, the scope granted, and whether the refresh family was stored. */
@@ -186,7 +195,7 @@ export function codeStatements({ db, pool }: Connection) {
       const { rows } = await pool.query<ChallengeRow>({
         name: "keyfob_find_challenge",
         text: `SELECT ch.client_id AS "clientId", ch.domain, ch.address, ch.scope, ch.nonce, ch.message, ch.expires_at AS "expiresAt", ch.used_at AS "usedAt",
-                      c.enabled AS "clientEnabled",
+                      c.enabled AS "clientEnabled", c.dpop_bound_access_tokens AS "dpopBoundAccessTokens",
                       EXISTS (SELECT 1 FROM accounts a WHERE a.blocked_at IS NOT NULL AND (a.id = ch.address
                               OR a.id = (SELECT i.account_id FROM identities i WHERE i.provider = 'web3' AND i.subject = ch.address))) AS "accountBlocked",
                       ARRAY(SELECT s.address FROM signers s
@@ -254,7 +263,7 @@ export function codeStatements({ db, pool }: Connection) {
         name: "keyfob_find_code",
         text: `SELECT client_id AS "clientId", redirect_uri AS "redirectUri", account_id AS "accountId", connector, scope, nonce,
                       code_challenge AS "codeChallenge", email, email_verified AS "emailVerified", auth_time AS "authTime", amr,
-                      session_id AS "sessionId", expires_at AS "expiresAt", used_at AS "usedAt"
+                      session_id AS "sessionId", dpop_jkt AS "dpopJkt", expires_at AS "expiresAt", used_at AS "usedAt"
                FROM authorization_codes WHERE code_hash = $1`,
         values: [codeHash],
         types: utcTypes,
@@ -289,6 +298,7 @@ export function codeStatements({ db, pool }: Connection) {
         redemption.redirectUri,
         redemption.verifierChallenge,
         redemption.confidential,
+        redemption.proofJkt,
       ]);
     },
 
@@ -451,7 +461,7 @@ const CONSUME_CHALLENGE = `WITH consumed AS (
 /**
  * Redeems a login's grant (`hash`, $1): the statement's head uses the row as the CTE `code` (with its
  * client's refresh_tokens_allowed), GRANT_REDEEMED records what it gives; `extra` are the head's own
- * parameters, from $15.
+ * parameters, from $16.
  */
 async function redeemGrant(
   pool: Connection["pool"],
@@ -481,6 +491,7 @@ async function redeemGrant(
       refresh ? utc(refresh.familyExpiresAt) : null,
       redemption.codeTtl,
       ...callerValues(caller),
+      refresh?.dpopJkt ?? null,
       ...extra,
     ],
     types: utcTypes,
@@ -498,9 +509,9 @@ const GRANT_REDEEMED = `granted AS (
            CASE WHEN g.offline THEN code.scope ELSE array_to_string(array_remove(string_to_array(code.scope, ' '), 'offline_access'), ' ') END AS granted_scope
     FROM code, LATERAL (SELECT $8::text IS NOT NULL AND code.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(code.scope, ' ')) AS offline) g
   ), refresh AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at)
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at, dpop_jkt)
     SELECT $8, $9, client_id, account_id, connector, granted_scope, email, email_verified,
-           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), $2, $10, $11
+           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), $2, $10, $11, $15
     FROM granted WHERE offline
   ), ${issuedWithEventCtes(
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
@@ -514,8 +525,9 @@ const GRANT_REDEEMED = `granted AS (
 const REDEEM_CODE = `WITH code AS (
     UPDATE authorization_codes a SET used_at = $2
     FROM clients c
-    WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $15
-      AND a.code_challenge IS NOT DISTINCT FROM $16::text AND (a.code_challenge IS NOT NULL OR $17::boolean)
+    WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $16
+      AND a.code_challenge IS NOT DISTINCT FROM $17::text AND (a.code_challenge IS NOT NULL OR $18::boolean)
+      AND (a.dpop_jkt IS NULL OR a.dpop_jkt = $19::text)
       AND c.id = a.client_id AND c.enabled AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
     RETURNING a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr,
       a.expires_at, c.refresh_tokens_allowed

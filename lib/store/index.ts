@@ -3,7 +3,8 @@
  * group (codes.ts: challenges, pushed requests, interactions, authorization codes, device
  * authorizations, passkey challenges; tokens.ts:
  * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
- * login and dashboard sessions, admin roles; logouts.ts: the back-channel logout outbox; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
+ * login and dashboard sessions, admin roles; logouts.ts: the back-channel logout outbox; dpop.ts: DPoP
+ * proofs seen; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
  * across them; changes.ts, the change feed).
  *
  * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
@@ -22,6 +23,7 @@ import { Notifications, PolledChanges, type ChangeFeed } from "./changes";
 import { clientStatements } from "./clients";
 import { codeStatements } from "./codes";
 import { createConnection, enclosedIn, type Connection } from "./connection";
+import { dpopProofStatements } from "./dpop";
 import { keyStatements } from "./keys";
 import { limitStatements } from "./limits";
 import { logoutStatements } from "./logouts";
@@ -38,6 +40,7 @@ export type Store = {
   limits: ReturnType<typeof limitStatements>;
   /** The back-channel logout outbox. */
   logouts: ReturnType<typeof logoutStatements>;
+  dpopProofs: ReturnType<typeof dpopProofStatements>;
   /** Deletes what has expired, across the groups (./sweep.ts). */
   sweep(bounds: SweepBounds): Promise<number>;
   /**
@@ -81,6 +84,7 @@ function storeOn(connection: Connection): Store {
     audit: auditStatements(connection),
     limits: limitStatements(connection),
     logouts: logoutStatements(connection),
+    dpopProofs: dpopProofStatements(connection),
     sweep: (bounds) => sweep(connection, bounds),
     transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool }))),
     changeFeed: (directUrl) =>

@@ -30,17 +30,29 @@ export type Grant = {
    * offline_access: a flow that issues none (Flow A) never grants it.
    */
   offlineAccess?: boolean;
+  /** The thumbprint of the DPoP key the access token is bound to (RFC 9449 6): its `cnf.jkt`. */
+  jkt?: string;
 };
 
 export type TokenResponse = {
   access_token: string;
-  token_type: "bearer";
+  token_type: TokenType;
   expires_in: number;
   id_token: string;
   /** Code exchange and refresh only: with offline_access granted, and `scope` when it differs from the request (RFC 6749 5.1). */
   refresh_token?: string;
   scope?: string;
 };
+
+/**
+ * `bearer`, as Flow A's clients have always been answered, or `DPoP` for a token bound to a key
+ * (RFC 9449 5); token types are case-insensitive (RFC 6749 5.1).
+ */
+export type TokenType = "bearer" | "DPoP";
+
+/** The access token's confirmation claim (RFC 7800, RFC 9449 6.1) and the type the response names. */
+export const binding = (jkt: string | undefined) => (jkt === undefined ? {} : { cnf: { jkt } });
+export const tokenType = (jkt: string | undefined): TokenType => (jkt === undefined ? "bearer" : "DPoP");
 
 /** The flows keyfob_tokens_issued_total counts issued tokens under. */
 export type TokenFlow = "wallet_signature" | "code_exchange" | "refresh_token" | "client_credentials" | "device_code";
@@ -104,7 +116,10 @@ export async function issueTokens(
     new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey);
 
   const scope = grant.offlineAccess ? grant.scope : withoutOfflineAccess(grant.scope);
-  const accessToken = await sign({ ...claims, exp, client_id: grant.clientId, jti, scope: scope.join(" ") }, ACCESS_TOKEN_TYPE);
+  const accessToken = await sign(
+    { ...claims, exp, client_id: grant.clientId, jti, scope: scope.join(" "), ...binding(grant.jkt) },
+    ACCESS_TOKEN_TYPE,
+  );
   const idToken = await sign({
     ...claims,
     exp: iat + lifetimes.idToken,
@@ -115,7 +130,7 @@ export async function issueTokens(
     ...(grant.sid && { sid: grant.sid }),
   });
   return {
-    response: { access_token: accessToken, token_type: "bearer", expires_in: lifetimes.accessToken, id_token: idToken },
+    response: { access_token: accessToken, token_type: tokenType(grant.jkt), expires_in: lifetimes.accessToken, id_token: idToken },
     jti,
     kid,
     expiresAt: new Date(exp * 1000),

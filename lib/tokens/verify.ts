@@ -1,12 +1,16 @@
 import { decodeProtectedHeader, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from "jose";
 import type { Keyfob } from "../keyfob";
 import { SIGNING_ALG, type KeyStore } from "../keys/keystore";
+import { checkDPoPProof, DPOP_SIGNING_ALGS, invalidProof } from "../oauth/dpop";
 import { invalidRequest, OAuthError } from "../oauth/errors";
 import { hasControlCharacter } from "../oauth/params";
 
 const invalidToken = (description: string) => new OAuthError("invalid_token", description);
 
-export type ActiveToken = { payload: JWTPayload & { jti: string; sub: string; scope?: string }; clientId: string };
+export type ActiveToken = {
+  payload: JWTPayload & { jti: string; sub: string; scope?: string; cnf?: { jkt?: string } };
+  clientId: string;
+};
 
 /**
  * Checks an access token: signed by one of our published keys, issued by us, unexpired, recorded
@@ -64,12 +68,43 @@ function headerKid(token: string): string | undefined {
   }
 }
 
-/** The bearer token of a request: `Authorization: Bearer` (RFC 6750 2.1). */
-export function bearerToken(request: Request): string {
+/** How a request presents its access token: `Bearer` (RFC 6750 2) or `DPoP`, with a proof (RFC 9449 7.1). */
+export type Presented = { token: string; scheme: "Bearer" | "DPoP" };
+
+/** The access token of a request's `Authorization` header: `Bearer` (RFC 6750 2.1) or `DPoP` (RFC 9449 7.1). */
+export function presentedToken(request: Request): Presented {
   const header = request.headers.get("authorization");
   // A malformed request (RFC 6750 3.1), refused like a control character in any parameter.
   if (header && hasControlCharacter(header)) throw invalidRequest("the Authorization header contains a control character");
-  const match = header && /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
+  const match = header && /^(Bearer|DPoP)\s+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());
   if (!match) throw new OAuthError("invalid_token", "an access token is required: Authorization: Bearer <token>");
-  return match[1];
+  return { token: match[2], scheme: match[1].toLowerCase() === "dpop" ? "DPoP" : "Bearer" };
+}
+
+/**
+ * Checks the access token a request presents to the resource endpoint at `htu`, and its binding
+ * (RFC 9449 7): a token bound to a DPoP key (`cnf.jkt`) must come as `Authorization: DPoP` with a
+ * proof of that key for this request and this token (`ath`); as Bearer it is refused, so a stolen
+ * one is worthless. An unbound token comes as Bearer. A refusal is a 401 whose WWW-Authenticate
+ * challenge names the scheme the token needs.
+ */
+export async function verifyPresentedToken(keyfob: Keyfob, request: Request, presented: Presented, htu: string): Promise<ActiveToken> {
+  let bound = presented.scheme === "DPoP";
+  try {
+    const active = await verifyAccessToken(keyfob, presented.token);
+    const jkt = active.payload.cnf?.jkt;
+    bound = jkt !== undefined;
+    if (bound && presented.scheme !== "DPoP")
+      throw invalidToken("this access token is bound to a DPoP key: send it as Authorization: DPoP with a DPoP proof");
+    if (!bound && presented.scheme === "DPoP") throw invalidToken("this access token is not bound to a DPoP key: send it as Bearer");
+    if (!bound) return active;
+    const proof = await checkDPoPProof(keyfob, request, htu, presented.token);
+    if (!proof) throw invalidProof("a DPoP proof is required with a DPoP-bound access token", 401);
+    if (proof.jkt !== jkt) throw invalidProof("the DPoP proof is not signed by the key the access token is bound to", 401);
+    return active;
+  } catch (error) {
+    if (error instanceof OAuthError && error.status === 401 && bound)
+      error.challenge = `DPoP error="${error.code}", error_description="${error.message}", algs="${DPOP_SIGNING_ALGS.join(" ")}"`;
+    throw error;
+  }
 }

@@ -22,7 +22,11 @@ export function routesOn(k: Keyfob) {
       (keyfob, request, params) => generateChallenge(keyfob, params, { ip: clientIp(request) }),
       on,
     ),
-    submitChallenge: endpoint("submit_challenge", (keyfob, _, params, caller) => submitChallenge(keyfob, params, caller), on),
+    submitChallenge: endpoint(
+      "submit_challenge",
+      (keyfob, request, params, caller) => submitChallenge(keyfob, request, params, caller),
+      on,
+    ),
     token: endpoint("token", token, on),
     revoke: endpoint("revoke", revokeToken, on),
     introspect: endpoint("introspect", introspectToken, on),

@@ -100,6 +100,7 @@ const CLIENT_FLAGS = [
   "requirePushedAuthorizationRequests",
   "backchannelLogoutSessionRequired",
   "deviceFlow",
+  "dpopBoundAccessTokens",
 ];
 /** The text settings a form may send (each form sends its own). */
 const CLIENT_TEXTS = ["name", "logoUrl", "backchannelLogoutUri"];

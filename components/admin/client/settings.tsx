@@ -1,4 +1,4 @@
-/** The client page's settings: name, logo (previewed as the sign-in page shows it), PKCE, resource server, refresh tokens, management API and its scopes. */
+/** The client page's settings: name, logo (previewed as the sign-in page shows it), PKCE, resource server, refresh tokens, DPoP, management API and its scopes. */
 import { updateClientAction } from "@/app/admin/_lib/actions";
 import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
 import { button, Card, Mono } from "@/components/admin/ui";
@@ -20,8 +20,8 @@ export function ClientSettings({ client }: { client: AdminClient }) {
           clientId: client.id,
           settings:
             client.confidential || client.managementApi
-              ? "requirePkce resourceServer refreshTokensAllowed deviceFlow managementApi managementScopes requirePushedAuthorizationRequests"
-              : "requirePkce resourceServer refreshTokensAllowed deviceFlow requirePushedAuthorizationRequests",
+              ? "requirePkce resourceServer refreshTokensAllowed deviceFlow managementApi managementScopes requirePushedAuthorizationRequests dpopBoundAccessTokens"
+              : "requirePkce resourceServer refreshTokensAllowed deviceFlow requirePushedAuthorizationRequests dpopBoundAccessTokens",
         }}
         label="Client settings"
       >
@@ -81,6 +81,12 @@ export function ClientSettings({ client }: { client: AdminClient }) {
             label="Device flow"
             defaultChecked={client.deviceFlow}
             hint="May sign users in on a screen without a keyboard (TV, car, terminal): the user enters a short code at /device on a phone (RFC 8628)."
+          />
+          <Checkbox
+            name="dpopBoundAccessTokens"
+            label="Require DPoP"
+            defaultChecked={client.dpopBoundAccessTokens}
+            hint="Token requests without a DPoP proof (RFC 9449) are refused: every access token is bound to the client's key, worthless without it."
           />
           <Checkbox
             name="managementApi"
