@@ -541,6 +541,12 @@ const table = {
     }),
   },
 
+  backchannelLogoutDelivery: setting("BACKCHANNEL_LOGOUT_DELIVERY", {
+    group: "Operations",
+    type: bool,
+    default: "true",
+    doc: "This instance delivers queued back-channel logout tokens (a loop per instance; any instance may deliver any token, each claimed by one). Off for an instance that must not make outgoing requests; at least one instance must deliver.",
+  }),
   metricsPort: setting("METRICS_PORT", {
     group: "Operations",
     type: positiveInt,

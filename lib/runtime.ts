@@ -13,7 +13,7 @@ export function keyfob(): Keyfob {
   if (!holder.keyfob) {
     holder.keyfob = createKeyfob(loadConfig());
     scheduleSweeps(holder.keyfob.store, holder.keyfob.config);
-    holder.keyfob.logouts.start();
+    if (holder.keyfob.config.backchannelLogoutDelivery) holder.keyfob.logouts.start();
   }
   return holder.keyfob;
 }

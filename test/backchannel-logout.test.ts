@@ -44,7 +44,9 @@ const adminWallet = privateKeyToAccount(generatePrivateKey()).address;
 beforeAll(async () => {
   rp = new TestRp(await freePort(), () => keyfob());
   await rp.start();
-  // An instance whose configuration makes a wallet an admin, on the shared store; the process-wide one (lib/runtime.ts) delivers.
+  // The process-wide instance delivers (test/support/global-setup.ts leaves delivery off in the other files).
+  keyfob().logouts.start();
+  // An instance whose configuration makes a wallet an admin, on the shared store.
   k = createKeyfob(loadConfig({ ...process.env, ADMIN_ADDRESSES: adminWallet.toLowerCase() }), keyfob().store);
   const { location, cookie } = await beginAdminLogin(k);
   const start = await startAuthorization(k, new URL(location).searchParams);
@@ -279,7 +281,13 @@ describe("back-channel logout across instances", () => {
     const child = spawn(process.execPath, ["--import", "tsx", "test/support/protocol-instance.ts"], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, DATABASE_URL: databaseUrl("backchannel_logout"), PORT: String(await freePort()), KEYFOB_LOG: "warn" },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl("backchannel_logout"),
+        PORT: String(await freePort()),
+        KEYFOB_LOG: "warn",
+        BACKCHANNEL_LOGOUT_DELIVERY: "true",
+      },
     });
     const instance: Instance = { child, stderr: "", exited: new Promise((resolve) => child.once("exit", resolve)) };
     child.stderr!.on("data", (chunk) => (instance.stderr = (instance.stderr + chunk).slice(-20_000)));

@@ -428,7 +428,12 @@ describe("keys and discovery", () => {
     expect(doc.jwks_uri).toBe(`${ISSUER}/keys`);
     expect(doc.id_token_signing_alg_values_supported).toEqual(["RS256"]);
     expect(doc.scopes_supported).toEqual(["openid", "email", "profile", "offline_access"]);
-    expect(doc.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials"]);
+    expect(doc.grant_types_supported).toEqual([
+      "authorization_code",
+      "refresh_token",
+      "client_credentials",
+      "urn:ietf:params:oauth:grant-type:device_code",
+    ]);
     expect(doc.end_session_endpoint).toBe(`${ISSUER}/session/end`);
     expect(doc.response_types_supported).toEqual(["code"]);
   });

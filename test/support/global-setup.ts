@@ -19,6 +19,9 @@ export default async function setup() {
     KEYFOB_SECRET: randomBytes(32).toString("base64url"),
     ISSUER_URL: "http://localhost:3000",
     KEYFOB_LOG: "silent",
+    // Only the back-channel logout tests deliver logout tokens (they start delivery themselves): a
+    // loop in another file's worker would claim their tokens and audit the outcome in its own process.
+    BACKCHANNEL_LOGOUT_DELIVERY: "false",
   });
   return async () => {
     await database.stop();
