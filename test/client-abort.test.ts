@@ -100,6 +100,8 @@ describe("a client that closes the connection mid-request", () => {
     expect(isClientAbort(databaseReset)).toBe(false);
     expect(toOAuthError(aborted)).toMatchObject({ code: "invalid_request", status: 400 });
     expect(toOAuthError(databaseReset)).toMatchObject({ code: "temporarily_unavailable", status: 503 });
+    // node-postgres's error when PostgreSQL closes a connection mid-query (a restart).
+    expect(toOAuthError(new Error("Connection terminated unexpectedly"))).toMatchObject({ code: "temporarily_unavailable", status: 503 });
   });
 
   it("logs any other failure of the server as an error, with a 500", async () => {

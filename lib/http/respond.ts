@@ -68,8 +68,10 @@ function isUnavailable(error: unknown): boolean {
   ) {
     if (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) return true;
     if (e.name === "PrismaClientInitializationError") return true;
-    // node-postgres, when no connection could be had within connectionTimeoutMillis.
+    // node-postgres, when no connection could be had within connectionTimeoutMillis, and when the
+    // server closed a connection mid-query (PostgreSQL restarting: it answered 500 in a fault test).
     if (e.message?.startsWith("timeout exceeded when trying to connect")) return true;
+    if (e.message === "Connection terminated unexpectedly") return true;
     e = e.cause as typeof e;
   }
   return false;
