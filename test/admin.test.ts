@@ -5,7 +5,7 @@
  * is audited. Sessions are obtained through the real hosted-login code flow of the admin client.
  */
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
@@ -14,17 +14,22 @@ import { auditCsv, getClient, overview } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin, readAdminSession } from "@/lib/admin/session";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
-import { keyfob as sharedKeyfob } from "@/lib/runtime";
-import { tables } from "./support/database";
+import { isolatedDatabase, tables } from "./support/database";
 
 const bootstrapWallet = privateKeyToAccount(generatePrivateKey()).address;
 let k: Keyfob;
 
-beforeAll(() => {
+// A database of its own: the snapshots below count whole tables (signing keys, admin roles) that
+// other files change while this one runs.
+beforeAll(async () => {
   k = createKeyfob(
     loadConfig({ ...process.env, ADMIN_ADDRESSES: bootstrapWallet.toLowerCase(), ADMIN_EMAILS: "Boss@Example.com" }),
-    sharedKeyfob().store,
+    await isolatedDatabase("admin_test"),
   );
+});
+afterAll(async () => {
+  await k.close();
+  await k.store.close();
 });
 
 /** Signs in through the admin client's code flow (hosted login → code → PKCE exchange) and returns the session token. */
