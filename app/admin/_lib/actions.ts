@@ -7,6 +7,7 @@
  */
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
+import { isClientFlag } from "@/components/admin/client/flags";
 import type { FormState } from "@/components/admin/form-state";
 import { performAdminAction, type AdminActionName } from "@/lib/admin/actions";
 import { tryRedirectUri } from "@/lib/admin/integration";
@@ -92,16 +93,6 @@ export async function removeRedirectUriAction(_: FormState, form: FormData): Pro
   return done("redirect_uri.remove", fields(form, ["clientId", "uri"]), "Redirect URI removed.");
 }
 
-const CLIENT_FLAGS = [
-  "requirePkce",
-  "resourceServer",
-  "refreshTokensAllowed",
-  "managementApi",
-  "requirePushedAuthorizationRequests",
-  "backchannelLogoutSessionRequired",
-  "deviceFlow",
-  "dpopBoundAccessTokens",
-];
 /** The text settings a form may send (each form sends its own). */
 const CLIENT_TEXTS = ["name", "logoUrl", "backchannelLogoutUri"];
 
@@ -109,7 +100,7 @@ export async function updateClientAction(_: FormState, form: FormData): Promise<
   // An unchecked checkbox is not sent: the form says which settings it shows, and those are false unless checked.
   const shown = value(form, "settings").split(" ");
   const input = fields(form, ["clientId", ...CLIENT_TEXTS.filter((name) => form instanceof FormData && form.has(name))]);
-  for (const name of shown.filter((name) => CLIENT_FLAGS.includes(name))) input[name] = value(form, name) === "on" ? "true" : "false";
+  for (const name of shown.filter(isClientFlag)) input[name] = value(form, name) === "on" ? "true" : "false";
   // The scopes of a client allowed the API (unchanged while it is not, so they come back with it).
   if (shown.includes("managementScopes") && input.managementApi === "true") {
     const scopes = form instanceof FormData ? form.getAll("managementScopes").filter((scope) => typeof scope === "string") : [];

@@ -4,6 +4,7 @@ import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/fo
 import { button, Card, Mono } from "@/components/admin/ui";
 import { ClientLogo } from "@/components/login/client-logo";
 import { MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
+import { CLIENT_OPTIONS } from "./flags";
 import type { AdminClient } from "./types";
 
 export function ClientSettings({ client }: { client: AdminClient }) {
@@ -18,10 +19,10 @@ export function ClientSettings({ client }: { client: AdminClient }) {
         fields={["name", "logoUrl"]}
         hidden={{
           clientId: client.id,
-          settings:
-            client.confidential || client.managementApi
-              ? "requirePkce resourceServer refreshTokensAllowed deviceFlow managementApi managementScopes requirePushedAuthorizationRequests dpopBoundAccessTokens"
-              : "requirePkce resourceServer refreshTokensAllowed deviceFlow requirePushedAuthorizationRequests dpopBoundAccessTokens",
+          settings: [
+            ...CLIENT_OPTIONS.map((option) => option.name),
+            ...(client.confidential || client.managementApi ? ["managementApi", "managementScopes"] : []),
+          ].join(" "),
         }}
         label="Client settings"
       >
@@ -48,46 +49,15 @@ export function ClientSettings({ client }: { client: AdminClient }) {
         </div>
         <fieldset className="space-y-3">
           <legend className="sr-only">Options</legend>
-          <Checkbox
-            name="requirePkce"
-            label="Require PKCE"
-            defaultChecked={client.requirePkce}
-            hint={
-              client.confidential
-                ? "Authorization requests without a code challenge (S256) are refused. Public clients always need PKCE."
-                : "Public clients always need PKCE, whatever this says; it applies if the client gets a secret."
-            }
-          />
-          <Checkbox
-            name="requirePushedAuthorizationRequests"
-            label="Require pushed authorization requests (PAR)"
-            defaultChecked={client.requirePushedAuthorizationRequests}
-            hint="Authorization requests must be pushed to /par first (RFC 9126); /auth refuses any other."
-          />
-          <Checkbox
-            name="resourceServer"
-            label="Resource server"
-            defaultChecked={client.resourceServer}
-            hint="May introspect tokens issued to other clients; other clients introspect only their own."
-          />
-          <Checkbox
-            name="refreshTokensAllowed"
-            label="Refresh tokens"
-            defaultChecked={client.refreshTokensAllowed}
-            hint="May ask for the offline_access scope and get a refresh token with its tokens."
-          />
-          <Checkbox
-            name="deviceFlow"
-            label="Device flow"
-            defaultChecked={client.deviceFlow}
-            hint="May sign users in on a screen without a keyboard (TV, car, terminal): the user enters a short code at /device on a phone (RFC 8628)."
-          />
-          <Checkbox
-            name="dpopBoundAccessTokens"
-            label="Require DPoP"
-            defaultChecked={client.dpopBoundAccessTokens}
-            hint="Token requests without a DPoP proof (RFC 9449) are refused: every access token is bound to the client's key, worthless without it."
-          />
+          {CLIENT_OPTIONS.map((option) => (
+            <Checkbox
+              key={option.name}
+              name={option.name}
+              label={option.label}
+              defaultChecked={client[option.name]}
+              hint={option.hint(client)}
+            />
+          ))}
           <Checkbox
             name="managementApi"
             label="Management API"
