@@ -63,6 +63,7 @@ async function registerSpa() {
   await addRedirectUri(store, owner.address, redirectUri);
   return { owner, clientId: owner.address, redirectUri };
 }
+type Spa = Awaited<ReturnType<typeof registerSpa>>;
 
 /** A page whose script runs `body` (an async function body with `keyfob` in scope) and shows its result. */
 function scriptPage(body: string) {
@@ -78,13 +79,36 @@ async function result(page: Page): Promise<Record<string, unknown>> {
   return JSON.parse((await page.locator("#result").textContent())!);
 }
 
+/**
+ * A PKCE login to `spa` with a new browser wallet; the app's callback page runs `callback`, given the
+ * code verifier. Resolves with the wallet once the browser is back on the app.
+ */
+async function walletLogin(page: Page, spa: Spa, state: string, callback: (verifier: string) => string) {
+  const verifier = randomBytes(32).toString("base64url");
+  app.pages.set("/callback", scriptPage(callback(verifier)));
+  const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+  const query = new URLSearchParams({
+    client_id: spa.clientId,
+    redirect_uri: spa.redirectUri,
+    response_type: "code",
+    scope: "openid email",
+    state,
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+  });
+  await page.goto(`/auth?${query}`);
+  await page.getByRole("button", { name: "Continue with a wallet" }).click();
+  await page.waitForURL((url) => url.origin === app.origin);
+  return wallet;
+}
+
 test("a single-page app on a registered origin completes a PKCE login and calls /userinfo", async ({ page }) => {
   const spa = await registerSpa();
-  const verifier = randomBytes(32).toString("base64url");
-  const challenge = createHash("sha256").update(verifier).digest("base64url");
-  app.pages.set(
-    "/callback",
-    scriptPage(`
+  const wallet = await walletLogin(
+    page,
+    spa,
+    "spa-state",
+    (verifier) => `
       const code = new URLSearchParams(location.search).get("code");
       const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: ${JSON.stringify(spa.redirectUri)},
         client_id: ${JSON.stringify(spa.clientId)}, code_verifier: ${JSON.stringify(verifier)} });
@@ -92,21 +116,8 @@ test("a single-page app on a registered origin completes a PKCE login and calls 
       const tokens = await token.json();
       // The Authorization header makes this a preflighted request.
       const userinfo = await fetch(keyfob + "/userinfo", { headers: { Authorization: "Bearer " + tokens.access_token } });
-      return { tokenStatus: token.status, tokenType: tokens.token_type, userinfoStatus: userinfo.status, userinfo: await userinfo.json() };`),
+      return { tokenStatus: token.status, tokenType: tokens.token_type, userinfoStatus: userinfo.status, userinfo: await userinfo.json() };`,
   );
-  const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
-  const query = new URLSearchParams({
-    client_id: spa.clientId,
-    redirect_uri: spa.redirectUri,
-    response_type: "code",
-    scope: "openid email",
-    state: "spa-state",
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-  });
-  await page.goto(`/auth?${query}`);
-  await page.getByRole("button", { name: "Continue with a wallet" }).click();
-  await page.waitForURL((url) => url.origin === app.origin);
   expect(await result(page)).toMatchObject({
     tokenStatus: 200,
     tokenType: "bearer",
@@ -117,11 +128,11 @@ test("a single-page app on a registered origin completes a PKCE login and calls 
 
 test("a single-page app logs in with oauth4webapi and a non-extractable DPoP key; its token is useless as Bearer", async ({ page }) => {
   const spa = await registerSpa();
-  const verifier = randomBytes(32).toString("base64url");
-  const challenge = createHash("sha256").update(verifier).digest("base64url");
-  app.pages.set(
-    "/callback",
-    scriptPage(`
+  await walletLogin(
+    page,
+    spa,
+    "spa-dpop",
+    (verifier) => `
       const oauth = await import("/oauth4webapi.js");
       const insecure = { [oauth.allowInsecureRequests]: true };
       const issuer = new URL(keyfob);
@@ -139,21 +150,8 @@ test("a single-page app logs in with oauth4webapi and a non-extractable DPoP key
       const bearer = await fetch(keyfob + "/userinfo", { headers: { Authorization: "Bearer " + tokens.access_token } });
       return { extractable: keyPair.privateKey.extractable, algs: as.dpop_signing_alg_values_supported.includes("ES256"),
         tokenType: tokens.token_type, bound: typeof claims.cnf?.jkt, sub: info.sub === claims.sub,
-        bearerStatus: bearer.status, bearerChallenge: bearer.headers.get("WWW-Authenticate").split(" ")[0] };`),
+        bearerStatus: bearer.status, bearerChallenge: bearer.headers.get("WWW-Authenticate").split(" ")[0] };`,
   );
-  await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
-  const query = new URLSearchParams({
-    client_id: spa.clientId,
-    redirect_uri: spa.redirectUri,
-    response_type: "code",
-    scope: "openid email",
-    state: "spa-dpop",
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-  });
-  await page.goto(`/auth?${query}`);
-  await page.getByRole("button", { name: "Continue with a wallet" }).click();
-  await page.waitForURL((url) => url.origin === app.origin);
   expect(await result(page)).toEqual({
     extractable: false,
     algs: true,
