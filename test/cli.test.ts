@@ -28,7 +28,8 @@ it("exits with code 1 and one line on stderr for bad input", { timeout: 60_000 }
   expect(result.stderr.trim()).toBe("error: clientId: no client with id kf_missing");
 });
 
-it("changes a client's settings, post-logout URIs and allowed origins, and refuses control characters", { timeout: 60_000 }, async () => {
+// Nine CLI processes one after another, each loading tsx and lib/: up to 10 s apiece on a busy machine.
+it("changes a client's settings, post-logout URIs and allowed origins, and refuses control characters", { timeout: 120_000 }, async () => {
   const created = await cli("clients", "add", "--name", "SPA");
   const id = /client (\S+) created/.exec(created.stdout)![1];
   expect((await cli("clients", "secret", id)).code).toBe(0);
