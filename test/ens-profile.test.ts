@@ -92,8 +92,8 @@ const keyfobWith = (env: Record<string, string>) =>
   );
 
 /** A hosted wallet login on `on`, the code exchange and /userinfo on the routes: the ID token's and userinfo's claims. */
-async function walletLogin(wallet: PrivateKeyAccount, scope: string, on: Keyfob = app) {
-  const start = await startAuthorization(on, authorizeQuery(client, { scope }));
+async function walletLogin(wallet: PrivateKeyAccount, scope: string, on: Keyfob = app, to: App = client) {
+  const start = await startAuthorization(on, authorizeQuery(to, { scope }));
   if (start.kind !== "login") throw new Error(`expected the login page, got ${start.kind}`);
   const issuer = process.env.ISSUER_URL!;
   const message = createSiweMessage({
@@ -107,11 +107,11 @@ async function walletLogin(wallet: PrivateKeyAccount, scope: string, on: Keyfob 
     resources: [SIWE_PURPOSE.login],
   });
   const { location } = await loginWithWallet(on, start.interactionId, message, await wallet.signMessage({ message }));
-  const response = await token(client, { code: new URL(location).searchParams.get("code")! });
+  const response = await token(to, { code: new URL(location).searchParams.get("code")! });
   expect(response.status).toBe(200);
-  const tokens = (await response.json()) as { id_token: string; access_token: string };
+  const tokens = (await response.json()) as { id_token: string; access_token: string; refresh_token?: string };
   const info = (await (await userinfo(tokens.access_token)).json()) as Record<string, unknown>;
-  return { idToken: decodeJwt(tokens.id_token), info };
+  return { idToken: decodeJwt(tokens.id_token), info, refreshToken: tokens.refresh_token };
 }
 
 const newWallet = () => privateKeyToAccount(generatePrivateKey());
@@ -220,6 +220,23 @@ describe("ENS profile claims", () => {
     await new Promise((resolve) => setTimeout(resolve, 3_100));
     expect((await walletLogin(wallet, "openid profile", caching)).idToken.picture).toBe(`${avatarOrigin}/new.png`);
     expect(rpc.count()).toBeGreaterThan(asked);
+  });
+
+  it("carries the kept claims in refreshed tokens, as the refresh's scope allows", async () => {
+    const refreshing = await registerApp({ settings: { refreshTokensAllowed: true } });
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    await ens.setPrimary(wallet.address, name);
+    const { refreshToken } = await walletLogin(wallet, "openid profile offline_access", app, refreshing);
+    const refresh = async (form: Record<string, string>) => {
+      const response = await token(refreshing, { grant_type: "refresh_token", ...form });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { id_token: string; refresh_token: string };
+    };
+    const refreshed = await refresh({ refresh_token: refreshToken! });
+    expect(decodeJwt(refreshed.id_token).preferred_username).toBe(name);
+    const narrowed = await refresh({ refresh_token: refreshed.refresh_token, scope: "openid" });
+    expect(decodeJwt(narrowed.id_token)).not.toHaveProperty("preferred_username");
   });
 
   it("lists the claims in discovery", async () => {
