@@ -330,6 +330,12 @@ const table = {
     default: "0xeeeeeeee14d718c2b47d9923deab1335e144eeee",
     doc: "The ENS Universal Resolver asked (through the first `RPC_URL` that answers) for a wallet's primary name and avatar, the `profile` scope's claims; the default is mainnet's. ENS is display data: no quorum (see [Security](#security)).",
   }),
+  ensTimeout: setting("ENS_TIMEOUT", {
+    group: "Sign-in",
+    type: duration,
+    default: "3s",
+    doc: "How long a wallet login waits for ENS at most; then it goes on without the ENS claims (and keeps nothing, so the next login asks again).",
+  }),
   ensCacheTtl: setting("ENS_CACHE_TTL", {
     group: "Sign-in",
     type: duration,

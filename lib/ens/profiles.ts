@@ -16,9 +16,6 @@ import { log } from "../log";
 import type { EnsProfileRow } from "../store/ens";
 import type { ProfileClaims } from "../tokens/issue";
 
-/** How long a login waits for ENS at most: then it goes on without the claims. */
-export const ENS_TIMEOUT_MS = 3_000;
-
 /** Longer values are no profile: a name is at most 255 bytes in DNS form, and a URL this long is no picture. */
 const MAX_NAME_LENGTH = 255;
 const MAX_AVATAR_LENGTH = 2_048;
@@ -29,11 +26,13 @@ export type EnsResolver = (address: Address) => Promise<EnsProfileRow>;
 const NONE: EnsProfileRow = { name: null, avatar: null };
 
 /** A resolver on the RPC_URL providers, or none when there is none. */
-export function createEnsResolver(config: Pick<Config, "rpcUrls" | "chainId" | "ensUniversalResolver">): EnsResolver | undefined {
+export function createEnsResolver(
+  config: Pick<Config, "rpcUrls" | "chainId" | "ensUniversalResolver" | "ensTimeout">,
+): EnsResolver | undefined {
   if (config.rpcUrls.length === 0) return undefined;
   const client = createPublicClient({
     chain: rpcChain(config.chainId, config.rpcUrls),
-    transport: fallback(config.rpcUrls.map((url) => http(url, { timeout: ENS_TIMEOUT_MS, retryCount: 0 }))),
+    transport: fallback(config.rpcUrls.map((url) => http(url, { timeout: config.ensTimeout * 1000, retryCount: 0 }))),
     // Offchain (CCIP-read) names would have the server fetch URLs that whoever deploys a resolver chooses.
     ccipRead: false,
   });
@@ -67,7 +66,7 @@ function isPictureUrl(value: string): boolean {
 
 /**
  * At a wallet login: makes sure a current profile of `address` is kept, resolving it when none is.
- * Never throws and never waits longer than ENS_TIMEOUT_MS for the chain: without an answer, nothing
+ * Never throws and never waits longer than ENS_TIMEOUT for the chain: without an answer, nothing
  * is kept (the next login asks again) and the tokens go without the claims.
  */
 export async function refreshEnsProfile({ ens, store, config }: Keyfob, address: Address): Promise<void> {
@@ -75,7 +74,7 @@ export async function refreshEnsProfile({ ens, store, config }: Keyfob, address:
   const now = new Date();
   try {
     if (await store.ensProfiles.find(address, now)) return;
-    const profile = await withTimeout(ens(address), ENS_TIMEOUT_MS);
+    const profile = await withTimeout(ens(address), config.ensTimeout * 1000);
     await store.ensProfiles.save(address, profile, new Date(now.getTime() + config.ensCacheTtl * 1000));
   } catch (error) {
     // The error's name only: its message may hold the RPC URL, and with it a provider's API key.
