@@ -16,7 +16,12 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
+import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/route";
+import { POST as tokenRoute } from "@/app/token/route";
 import { startAuthorization } from "@/lib/actions/authorize";
+import { createClient, updateClient } from "@/lib/clients/registry";
+import { confirmUserCode } from "@/lib/device/verification";
+import { findInteraction } from "@/lib/interactions/interactions";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
@@ -26,6 +31,7 @@ import { freePort } from "../scripts/free-port";
 import { deployEns, type LocalEns } from "./chain/ens";
 import { startLocalChain, type LocalChain } from "./chain/local-chain";
 import { tables } from "./support/database";
+import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, registerApp, token, userinfo, type App } from "./support/flow-b";
 
 let chain: LocalChain;
@@ -94,6 +100,16 @@ const keyfobWith = (env: Record<string, string>) =>
 async function walletLogin(wallet: PrivateKeyAccount, scope: string, on: Keyfob = app, to: App = client) {
   const start = await startAuthorization(on, authorizeQuery(to, { scope }));
   if (start.kind !== "login") throw new Error(`expected the login page, got ${start.kind}`);
+  const location = await signIn(wallet, start.interactionId, start.walletNonce, on);
+  const response = await token(to, { code: new URL(location).searchParams.get("code")! });
+  expect(response.status).toBe(200);
+  const tokens = (await response.json()) as { id_token: string; access_token: string; refresh_token?: string };
+  const info = (await (await userinfo(tokens.access_token)).json()) as Record<string, unknown>;
+  return { idToken: decodeJwt(tokens.id_token), info, refreshToken: tokens.refresh_token };
+}
+
+/** The wallet's signed EIP-4361 login on the hosted page of an interaction; returns where the browser goes next. */
+async function signIn(wallet: PrivateKeyAccount, interactionId: string, nonce: string, on: Keyfob = app) {
   const issuer = process.env.ISSUER_URL!;
   const message = createSiweMessage({
     domain: new URL(issuer).host,
@@ -101,16 +117,11 @@ async function walletLogin(wallet: PrivateKeyAccount, scope: string, on: Keyfob 
     uri: issuer,
     version: "1",
     chainId: chain.chainId,
-    nonce: start.walletNonce,
+    nonce,
     issuedAt: new Date(),
     resources: [SIWE_PURPOSE.login],
   });
-  const { location } = await loginWithWallet(on, start.interactionId, message, await wallet.signMessage({ message }));
-  const response = await token(to, { code: new URL(location).searchParams.get("code")! });
-  expect(response.status).toBe(200);
-  const tokens = (await response.json()) as { id_token: string; access_token: string; refresh_token?: string };
-  const info = (await (await userinfo(tokens.access_token)).json()) as Record<string, unknown>;
-  return { idToken: decodeJwt(tokens.id_token), info, refreshToken: tokens.refresh_token };
+  return (await loginWithWallet(on, interactionId, message, await wallet.signMessage({ message }))).location;
 }
 
 const newWallet = () => privateKeyToAccount(generatePrivateKey());
@@ -258,6 +269,36 @@ describe("ENS profile claims", () => {
     expect(decodeJwt(refreshed.id_token).preferred_username).toBe(name);
     const narrowed = await refresh({ refresh_token: refreshed.refresh_token, scope: "openid" });
     expect(decodeJwt(narrowed.id_token)).not.toHaveProperty("preferred_username");
+  });
+
+  it("carries them in the device grant's tokens after a wallet login on the phone", async () => {
+    const device = await createClient(app.store, { name: "Car display" });
+    await updateClient(app.store, device.id, { deviceFlow: true });
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    await ens.setPrimary(wallet.address, name);
+    const form = (params: Record<string, string>) => ({
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ client_id: device.id, ...params }),
+    });
+    const started = (await (
+      await deviceAuthorizationRoute(new Request(`${ISSUER}/device/authorization`, form({ scope: "openid profile" })))
+    ).json()) as {
+      device_code: string;
+      user_code: string;
+    };
+    const interactionId = await confirmUserCode(app, started.user_code, {});
+    const interaction = await findInteraction(app, interactionId);
+    expect(await signIn(wallet, interactionId, interaction!.walletNonce!)).toBe("/device?result=approved");
+    const polled = await tokenRoute(
+      new Request(
+        `${ISSUER}/token`,
+        form({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: started.device_code }),
+      ),
+    );
+    expect(polled.status).toBe(200);
+    expect(decodeJwt(((await polled.json()) as { id_token: string }).id_token).preferred_username).toBe(name);
   });
 
   it("lists the claims in discovery", async () => {
