@@ -311,7 +311,7 @@ const table = {
     type: rpcUrls,
     default: "",
     example: "https://rpc.one.example.com,https://rpc.two.example.com",
-    doc: "JSON-RPC endpoints for ERC-1271/6492 checks (https, or http on loopback), comma separated: independent providers that must agree (see `RPC_QUORUM` and [Security](#security)). Empty: contract accounts are refused.",
+    doc: "JSON-RPC endpoints for ERC-1271/6492 checks and ENS profiles (https, or http on loopback), comma separated: independent providers that must agree on a contract signature (see `RPC_QUORUM` and [Security](#security)). Empty: contract accounts are refused, and no ENS claims.",
   }),
   rpcQuorum: setting("RPC_QUORUM", {
     group: "Sign-in",
@@ -319,6 +319,28 @@ const table = {
     shown: "every `RPC_URL`",
     example: "2",
     doc: "How many providers must find a contract signature valid (none may find it invalid); fewer answers is 503. Lower it to tolerate a provider being down.",
+  }),
+  ensUniversalResolver: setting("ENS_UNIVERSAL_RESOLVER", {
+    group: "Sign-in",
+    type: z
+      .string()
+      .trim()
+      .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x address")
+      .transform((value) => value.toLowerCase() as `0x${string}`),
+    default: "0xeeeeeeee14d718c2b47d9923deab1335e144eeee",
+    doc: "The ENS Universal Resolver asked (through the first `RPC_URL` that answers) for a wallet's primary name and avatar, the `profile` scope's claims; the default is mainnet's. ENS is display data: no quorum (see [Security](#security)).",
+  }),
+  ensTimeout: setting("ENS_TIMEOUT", {
+    group: "Sign-in",
+    type: duration,
+    default: "3s",
+    doc: "How long a wallet login waits for ENS at most; then it goes on without the ENS claims (and keeps nothing, so the next login asks again).",
+  }),
+  ensCacheTtl: setting("ENS_CACHE_TTL", {
+    group: "Sign-in",
+    type: duration,
+    default: "1h",
+    doc: "How long a wallet's resolved ENS name and avatar (or their absence) are kept in PostgreSQL, for every instance: logins within it ask no RPC, and tokens carry the claims while it lasts.",
   }),
   challengeTtl: setting("CHALLENGE_TTL", { group: "Sign-in", type: duration, default: "10m", doc: "Lifetime of a Flow A state." }),
   walletConnectProjectId: setting("WALLETCONNECT_PROJECT_ID", {

@@ -52,6 +52,8 @@ export function openidConfiguration(issuer: string) {
       "ethereum_address",
       "email",
       "email_verified",
+      "preferred_username",
+      "picture",
     ],
     claims_parameter_supported: false,
     request_parameter_supported: false,

@@ -1,6 +1,7 @@
 import { AuditLog } from "./audit";
 import { ClientCache } from "./clients/cache";
 import { directDatabaseUrl, type Config } from "./config";
+import { createEnsResolver, type EnsResolver } from "./ens/profiles";
 import { createStore, type ChangeFeed, type Store } from "./store";
 import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
@@ -29,6 +30,8 @@ export type Keyfob = {
   audit: AuditLog;
   /** EIP-191 recovery, and ERC-1271/6492 verification by the RPC_URL providers when there are any. */
   signatures: SignatureVerifiers;
+  /** ENS names and avatars (the profile scope's claims) on the RPC_URL providers, when there are any. */
+  ens?: EnsResolver;
   /** Delivers back-channel logout tokens from the outbox (started by lib/runtime.ts in a server). */
   logouts: LogoutDelivery;
   /** Writes buffered audit events, stops the recovery threads and notifications and, if it opened it, closes the store. */
@@ -76,6 +79,7 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
     notifications,
     logouts,
     signatures: { recover, onChain: createChainVerifier(config.rpcUrls, config.chainId, config.rpcQuorum) },
+    ens: createEnsResolver(config),
     async close() {
       await logouts.close();
       await audit.close();

@@ -12,6 +12,7 @@ import { getTranslations, setRequestLocale } from "next-intl/server";
 import { AddPasskey } from "@/components/account/add-passkey";
 import { LinkWallet } from "@/components/account/link-wallet";
 import { DeleteAccount, Sessions, WaysIn } from "@/components/account/self-service";
+import { EnsName, hasEnsName } from "@/components/login/ens-name";
 import { HtmlLang } from "@/components/login/html-lang";
 import { PasskeyIcon } from "@/components/login/icons";
 import { SubmitButton } from "@/components/login/submit-button";
@@ -87,6 +88,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
 
   const provider = t(`providers.${account.provider}`);
   const overview = await accountOverview(app, account.accountId);
+  const ens = overview.identities.find((identity) => identity.own)?.ens;
   return (
     <AuthShell
       lang={locale}
@@ -120,6 +122,11 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
           <dd className="mt-1 break-all font-mono text-sm text-slate-900 dark:text-slate-50" data-testid="account-address">
             {account.accountId}
           </dd>
+          {hasEnsName(ens) && (
+            <dd className="mt-2 text-sm text-slate-900 dark:text-slate-50">
+              <EnsName address={account.accountId} profile={ens} />
+            </dd>
+          )}
         </dl>
 
         <WaysIn overview={overview} />

@@ -8,6 +8,7 @@ import { getFormatter, getTranslations } from "next-intl/server";
 import { deleteAccount, renamePasskey, signOutSession, unlinkWayIn } from "@/app/account/actions";
 import type { accountOverview } from "@/lib/accounts/self-service";
 import { PASSKEY_NAME_MAX } from "@/lib/accounts/self-service";
+import { EnsName, hasEnsName } from "../login/ens-name";
 import { AppleIcon, GoogleIcon, PasskeyIcon, WalletIcon } from "../login/icons";
 import { SubmitButton } from "../login/submit-button";
 import { buttonStyles } from "../login/ui";
@@ -97,6 +98,11 @@ export async function WaysIn({ overview }: { overview: Overview }) {
               }
             >
               <span className={name}>{kind}</span>
+              {hasEnsName(identity.ens) && (
+                <span className={`${meta} text-slate-900 dark:text-slate-50`}>
+                  <EnsName address={identity.subject} profile={identity.ens} />
+                </span>
+              )}
               <span className={`${meta} break-all ${identity.provider === "web3" ? "font-mono" : ""}`}>{label}</span>
               <span className={meta}>
                 {identity.own ? `${t("ownWallet")} · ` : ""}

@@ -6,6 +6,7 @@
  */
 import { useTranslations } from "next-intl";
 import type { Connector } from "@/lib/accounts/accounts";
+import { EnsAvatar, type EnsNamed } from "./ens-name";
 import { AppleIcon, GoogleIcon, PasskeyIcon, WalletIcon } from "./icons";
 import { SubmitButton } from "./submit-button";
 import { buttonStyles, LastUsedBadge } from "./ui";
@@ -57,6 +58,7 @@ export function UpstreamButtons({ providers, lastUsed, interactionId, returnTo, 
  */
 export function ContinueAsSession({
   label,
+  ens,
   connector,
   interactionId,
   action,
@@ -64,6 +66,8 @@ export function ContinueAsSession({
 }: {
   /** The email address, or the account's address. */
   label: string;
+  /** The account address's ENS name and avatar, shown in its place (the address stays in the title). */
+  ens?: EnsNamed;
   connector: Connector;
   interactionId: string;
   action: FormAction;
@@ -77,6 +81,8 @@ export function ContinueAsSession({
       <AppleIcon className="size-5 text-black dark:text-white" />
     ) : connector === "passkey" ? (
       <PasskeyIcon className="size-5 text-indigo-700 dark:text-indigo-300" />
+    ) : ens?.avatar ? (
+      <EnsAvatar avatar={ens.avatar} />
     ) : (
       <WalletIcon className="size-5 text-indigo-700 dark:text-indigo-300" />
     );
@@ -93,7 +99,7 @@ export function ContinueAsSession({
         <input type="hidden" name="interaction" value={interactionId} />
         <SubmitButton className={buttonStyles.option} icon={icon} pendingLabel={t("signingIn")}>
           <span className="block [overflow-wrap:anywhere]" title={label} data-testid="continue-as-label">
-            {t("continueAs", { label })}
+            {t("continueAs", { label: ens?.name ?? label })}
           </span>
         </SubmitButton>
       </form>

@@ -29,11 +29,14 @@ export async function accountOverview(k: Keyfob, accountId: string, now = new Da
     k.store.accounts.passkeys(accountId),
     liveSessions(k, accountId, now),
   ]);
+  const ways = identities.filter((identity) => identity.provider !== "passkey");
+  // Each wallet's ENS name and avatar, as its last wallet login kept them.
+  const profiles = await Promise.all(
+    ways.map((identity) => (identity.provider === "web3" ? k.store.ensProfiles.find(identity.subject, now) : undefined)),
+  );
   return {
     // The passkey identity is the account's passkeys' shared user handle: they are listed one by one.
-    identities: identities
-      .filter((identity) => identity.provider !== "passkey")
-      .map((identity) => ({ ...identity, own: isOwnWallet(accountId, identity) })),
+    identities: ways.map((identity, i) => ({ ...identity, own: isOwnWallet(accountId, identity), ens: profiles[i] })),
     passkeys,
     sessions: sessions.map(({ idHash, userAgent, ...session }) => ({ id: idHash, device: describeDevice(userAgent), ...session })),
   };

@@ -1,4 +1,5 @@
 import type { Caller } from "../audit";
+import { profileClaims } from "../ens/profiles";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
 import { requireProofFor, type DPoPProof } from "../oauth/dpop";
@@ -94,11 +95,13 @@ export function grantRedemption({ config }: Keyfob, client: AuthenticatedClient,
 
 /** Signs the tokens of a redeemed grant: the response, with the refresh token when one was stored and the scope when it differs from the request's. */
 export async function issueGrant(
-  { keys, config }: Keyfob,
+  keyfob: Keyfob,
   client: AuthenticatedClient,
   redemption: PreparedRedemption,
   grant: RedeemedGrant,
 ): Promise<TokenResponse> {
+  const { keys, config } = keyfob;
+  const scope = grant.grantedScope.split(" ") as Scope[];
   const { response } = await issueTokens(
     keys,
     config.issuerUrl,
@@ -107,11 +110,12 @@ export async function issueGrant(
       clientId: client.id,
       userId: grant.accountId,
       connector: grant.connector,
-      scope: grant.grantedScope.split(" ") as Scope[],
+      scope,
       ethereumAddress: grant.accountId,
       nonce: grant.nonce ?? undefined,
       email: grant.email ?? undefined,
       emailVerified: grant.emailVerified,
+      profile: await profileClaims(keyfob, grant.accountId, scope),
       authTime: grant.authTime ?? undefined,
       amr: grant.amr?.split(" "),
       sid: grant.sessionId ? sessionSid(grant.sessionId) : undefined,

@@ -1,4 +1,5 @@
 import type { Caller } from "../audit";
+import { profileClaims } from "../ens/profiles";
 import type { Keyfob } from "../keyfob";
 import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
 import { requireProofFor, type DPoPProof } from "../oauth/dpop";
@@ -75,6 +76,7 @@ export async function redeemRefreshToken(
     ethereumAddress: stored.accountId,
     email: stored.email ?? undefined,
     emailVerified: stored.emailVerified,
+    profile: await profileClaims(keyfob, stored.accountId, scope),
     authTime: stored.authTime,
     amr: stored.amr ? stored.amr.split(" ") : undefined,
     // A refresh token comes with these tokens whatever scope they ask for: offline_access stays if asked.

@@ -26,5 +26,9 @@ export async function userinfo(keyfob: Keyfob, request: Request, params: Params)
       ...(payload.email !== undefined && { email: payload.email }),
     }),
     email_verified: payload.email_verified,
+    ...(scope.includes("profile") && {
+      ...(payload.preferred_username !== undefined && { preferred_username: payload.preferred_username }),
+      ...(payload.picture !== undefined && { picture: payload.picture }),
+    }),
   };
 }

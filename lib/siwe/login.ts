@@ -12,6 +12,7 @@ import {
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque } from "../oauth/opaque";
 import { linkWallet } from "../accounts/accounts";
+import { refreshEnsProfile } from "../ens/profiles";
 import { SIWE_PURPOSE, type SiwePurpose } from "./purpose";
 import { verifySignature, type SignatureKind } from "./signature";
 
@@ -131,9 +132,14 @@ export async function loginWithWallet(
   if (kind === "contract" && !contractSignatureAccepted(interaction.clientId, keyfob.config)) {
     throw new OAuthError("invalid_grant", { code: "admin_contract_signature" });
   }
-  return completeAuthorization(keyfob, interactionId, {
-    identity: { provider: "web3", subject: address, emailVerified: false },
-    contractSignature: kind === "contract",
-    ...client,
-  });
+  // The ENS profile is kept before the browser gets the code: the token request only reads it.
+  const [completion] = await Promise.all([
+    completeAuthorization(keyfob, interactionId, {
+      identity: { provider: "web3", subject: address, emailVerified: false },
+      contractSignature: kind === "contract",
+      ...client,
+    }),
+    refreshEnsProfile(keyfob, address),
+  ]);
+  return completion;
 }

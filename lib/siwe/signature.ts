@@ -1,6 +1,5 @@
 import {
   createPublicClient,
-  defineChain,
   hexToBigInt,
   http,
   HttpRequestError,
@@ -16,6 +15,7 @@ import {
   type Transport,
   zeroAddress,
 } from "viem";
+import { rpcChain } from "../chain";
 import { log } from "../log";
 import { chainRpcFailures, signatureChecks } from "../metrics";
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
@@ -70,12 +70,7 @@ export function createChainVerifier(rpcUrls: string[], chainId: number, quorum =
  */
 function providerVerifier(rpcUrl: string, chainId: number): ChainVerifier {
   const base = http(rpcUrl, { timeout: 5_000, retryCount: 1 });
-  const chain = defineChain({
-    id: chainId,
-    name: `chain ${chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
+  const chain = rpcChain(chainId, [rpcUrl]);
   return async (address, message, signature) => {
     let unreachable = false;
     const watched: Transport = (options) => {

@@ -4,7 +4,7 @@
  * authorizations, passkey challenges; tokens.ts:
  * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
  * login and dashboard sessions, admin roles; logouts.ts: the back-channel logout outbox; dpop.ts: DPoP
- * proofs seen; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
+ * proofs seen; ens.ts: resolved ENS profiles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
  * across them; changes.ts, the change feed).
  *
  * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
@@ -24,6 +24,7 @@ import { clientStatements } from "./clients";
 import { codeStatements } from "./codes";
 import { createConnection, enclosedIn, type Connection } from "./connection";
 import { dpopProofStatements } from "./dpop";
+import { ensProfileStatements } from "./ens";
 import { keyStatements } from "./keys";
 import { limitStatements } from "./limits";
 import { logoutStatements } from "./logouts";
@@ -41,6 +42,7 @@ export type Store = {
   /** The back-channel logout outbox. */
   logouts: ReturnType<typeof logoutStatements>;
   dpopProofs: ReturnType<typeof dpopProofStatements>;
+  ensProfiles: ReturnType<typeof ensProfileStatements>;
   /** Deletes what has expired, across the groups (./sweep.ts). */
   sweep(bounds: SweepBounds): Promise<number>;
   /**
@@ -85,6 +87,7 @@ function storeOn(connection: Connection): Store {
     limits: limitStatements(connection),
     logouts: logoutStatements(connection),
     dpopProofs: dpopProofStatements(connection),
+    ensProfiles: ensProfileStatements(connection),
     sweep: (bounds) => sweep(connection, bounds),
     transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool }))),
     changeFeed: (directUrl) =>

@@ -5,7 +5,7 @@ export type SweepBounds = { now: Date; cutoff: Date; idleSince: Date; auditBefor
 
 /**
  * Housekeeping across the groups, in one transaction: expired single-use rows, token records and
- * sessions, spent rate-limit counters, DPoP proofs too old to be presented again and old audit events. Refresh tokens go by family: a family's
+ * sessions, spent rate-limit counters, DPoP proofs too old to be presented again, expired ENS profiles and old audit events. Refresh tokens go by family: a family's
  * rows are deleted once its last token ended before the cutoff. Unused challenges beyond the newest
  * `challengesTotal` go too. Returns how many rows were deleted.
  */
@@ -29,6 +29,7 @@ export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditB
     db.loginSession.deleteMany({ where: { OR: [where, { revokedAt: { lt: cutoff } }, { lastSeenAt: { lt: idleSince } }] } }),
     db.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
     db.dpopProof.deleteMany({ where: { expiresAt: { lt: now } } }),
+    db.ensProfile.deleteMany({ where: { expiresAt: { lt: now } } }),
     db.auditEvent.deleteMany({ where: { at: { lt: auditBefore } } }),
   ]);
   return deleted.reduce((sum, { count }) => sum + count, refreshTokens + unusedChallenges);

@@ -20,6 +20,8 @@ export type Grant = {
   nonce?: string;
   email?: string;
   emailVerified: boolean;
+  /** The `profile` scope's claims: the address's ENS name and avatar as a login kept them (lib/ens/profiles.ts). */
+  profile?: ProfileClaims;
   /** When and how the user authenticated (Flow B): the ID token's auth_time and amr. */
   authTime?: Date;
   amr?: string[];
@@ -33,6 +35,9 @@ export type Grant = {
   /** The thumbprint of the DPoP key the access token is bound to (RFC 9449 6): its `cnf.jkt`. */
   jkt?: string;
 };
+
+/** preferred_username and picture (OpenID Connect Core 5.1), each when known. */
+export type ProfileClaims = { preferredUsername?: string; picture?: string };
 
 export type TokenResponse = {
   access_token: string;
@@ -110,6 +115,10 @@ export async function issueTokens(
       ...(grant.email !== undefined && { email: grant.email }),
     }),
     email_verified: grant.emailVerified,
+    ...(grant.scope.includes("profile") && {
+      ...(grant.profile?.preferredUsername !== undefined && { preferred_username: grant.profile.preferredUsername }),
+      ...(grant.profile?.picture !== undefined && { picture: grant.profile.picture }),
+    }),
     ...(grant.nonce !== undefined && { nonce: grant.nonce }),
   };
   const sign = (payload: JWTPayload, typ?: string) =>

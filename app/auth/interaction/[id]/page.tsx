@@ -9,12 +9,14 @@ import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import { getTranslations, setRequestLocale } from "next-intl/server";
 import { EndedLogin } from "@/components/login/ended-login";
+import { hasEnsName } from "@/components/login/ens-name";
 import { isHttpsUrl } from "@/components/login/https-url";
 import { PasskeyLogin } from "@/components/login/passkey-login";
 import { SubmitButton } from "@/components/login/submit-button";
 import { AuthShell, buttonStyles, Divider } from "@/components/login/ui";
 import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-buttons";
 import { WalletLauncher } from "@/components/login/wallet-launcher";
+import { storedEnsProfile } from "@/lib/ens/profiles";
 import { endedInteraction, sessionMayComplete } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
 import { upstreamProviders } from "../../../_upstream/auth";
@@ -65,6 +67,8 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
   const current = await currentLoginSession();
   const lastUsed = await lastMethod();
   const session = current && sessionMayComplete(interaction, current, app.config) ? current : undefined;
+  // A wallet account's ENS name, as its last wallet login kept it (never looked up on the chain here).
+  const ens = session && !session.identity.email ? await storedEnsProfile(app, session.accountId) : undefined;
 
   const { config } = app;
   const providers = upstreamProviders(config);
@@ -93,6 +97,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
         <div className="mb-5">
           <ContinueAsSession
             label={session.identity.email ?? session.accountId}
+            ens={hasEnsName(ens) ? ens : undefined}
             connector={session.identity.provider}
             interactionId={interaction.id}
             action={continueWithSession}

@@ -1,0 +1,310 @@
+/**
+ * ENS profile claims against a real local chain (hardhat node) with an ENS registry, a public
+ * resolver and a Universal Resolver deployed on it: the hosted wallet login resolves the wallet's
+ * primary name and avatar, the code exchange and /userinfo carry them with the profile scope. The
+ * avatar is served over https by a local server (viem asks it whether the URL is an image).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { decodeJwt } from "jose";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
+import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/route";
+import { POST as tokenRoute } from "@/app/token/route";
+import { startAuthorization } from "@/lib/actions/authorize";
+import { createClient, updateClient } from "@/lib/clients/registry";
+import { confirmUserCode } from "@/lib/device/verification";
+import { findInteraction } from "@/lib/interactions/interactions";
+import { loadConfig } from "@/lib/config";
+import { createKeyfob, type Keyfob } from "@/lib/keyfob";
+import { keyfob } from "@/lib/runtime";
+import { loginWithWallet } from "@/lib/siwe/login";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
+import { freePort } from "../scripts/free-port";
+import { deployEns, type LocalEns } from "./chain/ens";
+import { startLocalChain, type LocalChain } from "./chain/local-chain";
+import { tables } from "./support/database";
+import { ISSUER } from "./support/flow-a";
+import { authorizeQuery, registerApp, token, userinfo, type App } from "./support/flow-b";
+
+let chain: LocalChain;
+let ens: LocalEns;
+let app: Keyfob;
+let client: App;
+let avatarOrigin: string;
+const servers: (http.Server | https.Server)[] = [];
+const certDir = mkdtempSync(path.join(tmpdir(), "keyfob-ens-"));
+
+/** An https server on localhost with a self-signed certificate, answering every request with a PNG's headers. */
+async function avatarServer(): Promise<string> {
+  execFileSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1"].concat(
+      ["-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem")],
+      ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+    ),
+    { stdio: "ignore" },
+  );
+  const server = https.createServer(
+    { key: readFileSync(path.join(certDir, "key.pem")), cert: readFileSync(path.join(certDir, "cert.pem")) },
+    (_request, response) => {
+      response.writeHead(200, { "content-type": "image/png" });
+      response.end();
+    },
+  );
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  return `https://localhost:${(server.address() as AddressInfo).port}`;
+}
+
+/** A JSON-RPC proxy to the chain that counts the requests it passes on. */
+async function countingRpc(): Promise<{ url: string; count: () => number }> {
+  let requests = 0;
+  const server = http.createServer((request, response) => {
+    requests++;
+    request.pipe(
+      http.request(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" } }, (upstream) => {
+        response.writeHead(upstream.statusCode ?? 502, { "content-type": "application/json" });
+        upstream.pipe(response);
+      }),
+    );
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  return { url: `http://localhost:${(server.address() as AddressInfo).port}`, count: () => requests };
+}
+
+/** A provider that accepts connections and never answers. */
+async function silentRpc(): Promise<string> {
+  const server = http.createServer(() => {});
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  return `http://localhost:${(server.address() as AddressInfo).port}`;
+}
+
+/** A Keyfob on the routes' database with other chain settings. */
+const keyfobWith = (env: Record<string, string>) =>
+  createKeyfob(
+    loadConfig({ ...process.env, CHAIN_ID: String(chain.chainId), ENS_UNIVERSAL_RESOLVER: ens.universalResolver, ...env }),
+    app.store,
+  );
+
+/** A hosted wallet login on `on`, the code exchange and /userinfo on the routes: the ID token's and userinfo's claims. */
+async function walletLogin(wallet: PrivateKeyAccount, scope: string, on: Keyfob = app, to: App = client) {
+  const start = await startAuthorization(on, authorizeQuery(to, { scope }));
+  if (start.kind !== "login") throw new Error(`expected the login page, got ${start.kind}`);
+  const location = await signIn(wallet, start.interactionId, start.walletNonce, on);
+  const response = await token(to, { code: new URL(location).searchParams.get("code")! });
+  expect(response.status).toBe(200);
+  const tokens = (await response.json()) as { id_token: string; access_token: string; refresh_token?: string };
+  const info = (await (await userinfo(tokens.access_token)).json()) as Record<string, unknown>;
+  return { idToken: decodeJwt(tokens.id_token), info, refreshToken: tokens.refresh_token };
+}
+
+/** The wallet's signed EIP-4361 login on the hosted page of an interaction; returns where the browser goes next. */
+async function signIn(wallet: PrivateKeyAccount, interactionId: string, nonce: string, on: Keyfob = app) {
+  const issuer = process.env.ISSUER_URL!;
+  const message = createSiweMessage({
+    domain: new URL(issuer).host,
+    address: wallet.address,
+    uri: issuer,
+    version: "1",
+    chainId: chain.chainId,
+    nonce,
+    issuedAt: new Date(),
+    resources: [SIWE_PURPOSE.login],
+  });
+  return (await loginWithWallet(on, interactionId, message, await wallet.signMessage({ message }))).location;
+}
+
+const newWallet = () => privateKeyToAccount(generatePrivateKey());
+const label = () => `u${generatePrivateKey().slice(2, 12)}`;
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  ens = await deployEns(chain);
+  avatarOrigin = await avatarServer();
+  // The avatar's server has a certificate of its own making: this test process trusts it.
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+  process.env.RPC_URL = chain.rpcUrl;
+  process.env.CHAIN_ID = String(chain.chainId);
+  process.env.ENS_UNIVERSAL_RESOLVER = ens.universalResolver;
+  // A loaded machine's hardhat node may take seconds to answer: the bound is tested on its own below.
+  process.env.ENS_TIMEOUT = "30s";
+  app = keyfob();
+  client = await registerApp();
+}, 120_000);
+
+afterAll(async () => {
+  delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+  for (const server of servers) {
+    server.closeAllConnections();
+    server.close();
+  }
+  rmSync(certDir, { recursive: true, force: true });
+  await chain?.stop();
+  if (app) await tables(app).$disconnect();
+});
+
+describe("ENS profile claims", () => {
+  it("gives the primary name and avatar as preferred_username and picture with the profile scope", async () => {
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    const avatar = `${avatarOrigin}/${name}.png`;
+    await ens.setPrimary(wallet.address, name, avatar);
+    const { idToken, info } = await walletLogin(wallet, "openid profile");
+    expect(idToken).toMatchObject({ preferred_username: name, picture: avatar });
+    expect(info).toMatchObject({ preferred_username: name, picture: avatar });
+  });
+
+  it("gives none without the profile scope", async () => {
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    await ens.setPrimary(wallet.address, name, `${avatarOrigin}/a.png`);
+    const { idToken, info } = await walletLogin(wallet, "openid email");
+    for (const claims of [idToken, info]) {
+      expect(claims.ethereum_address).toBe(wallet.address);
+      expect(claims).not.toHaveProperty("preferred_username");
+      expect(claims).not.toHaveProperty("picture");
+    }
+    // The login kept them all the same: the same wallet with the scope gets them.
+    expect((await walletLogin(wallet, "openid profile")).idToken.preferred_username).toBe(name);
+  });
+
+  it("gives none for a reverse record whose name resolves to another address", async () => {
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    await ens.register(name);
+    await ens.setAddress(name, newWallet().address);
+    await ens.setText(name, "avatar", `${avatarOrigin}/b.png`);
+    await ens.setReverse(wallet.address, name);
+    const { idToken, info } = await walletLogin(wallet, "openid profile");
+    for (const claims of [idToken, info]) {
+      expect(claims).not.toHaveProperty("preferred_username");
+      expect(claims).not.toHaveProperty("picture");
+    }
+  });
+
+  it("gives the name without picture when the avatar is not an https URL", async () => {
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    await ens.setPrimary(wallet.address, name, "data:image/svg+xml;base64,PHN2Zy8+");
+    const { idToken } = await walletLogin(wallet, "openid profile");
+    expect(idToken.preferred_username).toBe(name);
+    expect(idToken).not.toHaveProperty("picture");
+  });
+
+  it("logs in without the claims, and quickly, when the RPC cannot be reached or does not answer", async () => {
+    const wallet = newWallet();
+    await ens.setPrimary(wallet.address, `${label()}.eth`);
+    for (const rpc of [`http://localhost:${await freePort()}`, await silentRpc()]) {
+      const started = Date.now();
+      const { idToken, info } = await walletLogin(wallet, "openid profile", keyfobWith({ RPC_URL: rpc, ENS_TIMEOUT: "1s" }));
+      expect(Date.now() - started).toBeLessThan(1_000 + 2_000);
+      expect(idToken).not.toHaveProperty("preferred_username");
+      expect(info).not.toHaveProperty("preferred_username");
+    }
+    // Nothing was kept for it: a login with the chain reachable resolves it.
+    expect((await walletLogin(wallet, "openid profile")).idToken.preferred_username).toMatch(/\.eth$/);
+  });
+
+  it("logs a failed resolution at info with the error's name only, never the RPC URL (it may hold an API key)", async () => {
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const logging = process.env.KEYFOB_LOG;
+    process.env.KEYFOB_LOG = "info";
+    try {
+      await walletLogin(newWallet(), "openid profile", keyfobWith({ RPC_URL: `http://localhost:${await freePort()}/v3/secret-api-key` }));
+    } finally {
+      process.env.KEYFOB_LOG = logging;
+      write.mockRestore();
+    }
+    const logged = lines.filter((line) => line.includes("ENS profile not resolved"));
+    expect(logged).toHaveLength(1);
+    expect(JSON.parse(logged[0])).toMatchObject({ level: "info", reason: expect.any(String) });
+    expect(lines.join("")).not.toContain("secret-api-key");
+  });
+
+  it("keeps a resolved profile for ENS_CACHE_TTL: later logins ask no RPC and see the kept value", async () => {
+    const rpc = await countingRpc();
+    const caching = keyfobWith({ RPC_URL: rpc.url, ENS_CACHE_TTL: "3s" });
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    await ens.setPrimary(wallet.address, name, `${avatarOrigin}/old.png`);
+    expect((await walletLogin(wallet, "openid profile", caching)).idToken.picture).toBe(`${avatarOrigin}/old.png`);
+    const asked = rpc.count();
+    expect(asked).toBeGreaterThan(0);
+    await ens.setText(name, "avatar", `${avatarOrigin}/new.png`);
+    // Another instance (the routes' Keyfob, on the chain directly) reads the same kept profile.
+    expect((await walletLogin(wallet, "openid profile")).idToken.picture).toBe(`${avatarOrigin}/old.png`);
+    expect((await walletLogin(wallet, "openid profile", caching)).idToken.picture).toBe(`${avatarOrigin}/old.png`);
+    expect(rpc.count()).toBe(asked);
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
+    expect((await walletLogin(wallet, "openid profile", caching)).idToken.picture).toBe(`${avatarOrigin}/new.png`);
+    expect(rpc.count()).toBeGreaterThan(asked);
+  });
+
+  it("carries the kept claims in refreshed tokens, as the refresh's scope allows", async () => {
+    const refreshing = await registerApp({ settings: { refreshTokensAllowed: true } });
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    await ens.setPrimary(wallet.address, name);
+    const { refreshToken } = await walletLogin(wallet, "openid profile offline_access", app, refreshing);
+    const refresh = async (form: Record<string, string>) => {
+      const response = await token(refreshing, { grant_type: "refresh_token", ...form });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { id_token: string; refresh_token: string };
+    };
+    const refreshed = await refresh({ refresh_token: refreshToken! });
+    expect(decodeJwt(refreshed.id_token).preferred_username).toBe(name);
+    const narrowed = await refresh({ refresh_token: refreshed.refresh_token, scope: "openid" });
+    expect(decodeJwt(narrowed.id_token)).not.toHaveProperty("preferred_username");
+  });
+
+  it("carries them in the device grant's tokens after a wallet login on the phone", async () => {
+    const device = await createClient(app.store, { name: "Car display" });
+    await updateClient(app.store, device.id, { deviceFlow: true });
+    const wallet = newWallet();
+    const name = `${label()}.eth`;
+    await ens.setPrimary(wallet.address, name);
+    const form = (params: Record<string, string>) => ({
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ client_id: device.id, ...params }),
+    });
+    const started = (await (
+      await deviceAuthorizationRoute(new Request(`${ISSUER}/device/authorization`, form({ scope: "openid profile" })))
+    ).json()) as {
+      device_code: string;
+      user_code: string;
+    };
+    const interactionId = await confirmUserCode(app, started.user_code, {});
+    const interaction = await findInteraction(app, interactionId);
+    expect(await signIn(wallet, interactionId, interaction!.walletNonce!)).toBe("/device?result=approved");
+    const polled = await tokenRoute(
+      new Request(
+        `${ISSUER}/token`,
+        form({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: started.device_code }),
+      ),
+    );
+    expect(polled.status).toBe(200);
+    expect(decodeJwt(((await polled.json()) as { id_token: string }).id_token).preferred_username).toBe(name);
+  });
+
+  it("lists the claims in discovery", async () => {
+    const metadata = (await (await discoveryRoute(new Request("http://localhost:3000/.well-known/openid-configuration"))).json()) as {
+      claims_supported: string[];
+    };
+    expect(metadata.claims_supported).toEqual(expect.arrayContaining(["preferred_username", "picture"]));
+  });
+});
