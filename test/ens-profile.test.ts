@@ -2,15 +2,10 @@
  * ENS profile claims against a real local chain (hardhat node) with an ENS registry, a public
  * resolver and a Universal Resolver deployed on it: the hosted wallet login resolves the wallet's
  * primary name and avatar, the code exchange and /userinfo carry them with the profile scope. The
- * avatar is served over https by a local server (viem asks it whether the URL is an image).
+ * avatars point at a local listener that Keyfob must never connect to.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
-import https from "node:https";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import net, { type AddressInfo } from "node:net";
 import { decodeJwt } from "jose";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
@@ -39,29 +34,22 @@ let ens: LocalEns;
 let app: Keyfob;
 let client: App;
 let avatarOrigin: string;
-const servers: (http.Server | https.Server)[] = [];
-const certDir = mkdtempSync(path.join(tmpdir(), "keyfob-ens-"));
+let avatars: Awaited<ReturnType<typeof avatarTripwire>>;
+const servers: (http.Server | net.Server)[] = [];
 
-/** An https server on localhost with a self-signed certificate, answering every request with a PNG's headers. */
-async function avatarServer(): Promise<string> {
-  execFileSync(
-    "openssl",
-    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1"].concat(
-      ["-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem")],
-      ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
-    ),
-    { stdio: "ignore" },
-  );
-  const server = https.createServer(
-    { key: readFileSync(path.join(certDir, "key.pem")), cert: readFileSync(path.join(certDir, "cert.pem")) },
-    (_request, response) => {
-      response.writeHead(200, { "content-type": "image/png" });
-      response.end();
-    },
-  );
+/**
+ * Where the avatars point: a TCP listener that only counts connections. Keyfob passes an https avatar
+ * on as written and must never connect to it (the record's owner chooses the URL).
+ */
+async function avatarTripwire(): Promise<{ origin: string; connections: () => number }> {
+  let connections = 0;
+  const server = net.createServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
-  return `https://localhost:${(server.address() as AddressInfo).port}`;
+  return { origin: `https://localhost:${(server.address() as AddressInfo).port}`, connections: () => connections };
 }
 
 /** A JSON-RPC proxy to the chain that counts the requests it passes on. */
@@ -130,9 +118,8 @@ const label = () => `u${generatePrivateKey().slice(2, 12)}`;
 beforeAll(async () => {
   chain = await startLocalChain();
   ens = await deployEns(chain);
-  avatarOrigin = await avatarServer();
-  // The avatar's server has a certificate of its own making: this test process trusts it.
-  process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+  avatars = await avatarTripwire();
+  avatarOrigin = avatars.origin;
   process.env.RPC_URL = chain.rpcUrl;
   process.env.CHAIN_ID = String(chain.chainId);
   process.env.ENS_UNIVERSAL_RESOLVER = ens.universalResolver;
@@ -143,12 +130,10 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
   for (const server of servers) {
-    server.closeAllConnections();
+    if (server instanceof http.Server) server.closeAllConnections();
     server.close();
   }
-  rmSync(certDir, { recursive: true, force: true });
   await chain?.stop();
   if (app) await tables(app).$disconnect();
 });
@@ -162,6 +147,7 @@ describe("ENS profile claims", () => {
     const { idToken, info } = await walletLogin(wallet, "openid profile");
     expect(idToken).toMatchObject({ preferred_username: name, picture: avatar });
     expect(info).toMatchObject({ preferred_username: name, picture: avatar });
+    expect(avatars.connections()).toBe(0);
   });
 
   it("gives none without the profile scope", async () => {
@@ -193,12 +179,19 @@ describe("ENS profile claims", () => {
   });
 
   it("gives the name without picture when the avatar is not an https URL", async () => {
-    const wallet = newWallet();
-    const name = `${label()}.eth`;
-    await ens.setPrimary(wallet.address, name, "data:image/svg+xml;base64,PHN2Zy8+");
-    const { idToken } = await walletLogin(wallet, "openid profile");
-    expect(idToken.preferred_username).toBe(name);
-    expect(idToken).not.toHaveProperty("picture");
+    for (const avatar of [
+      "data:image/svg+xml;base64,PHN2Zy8+",
+      "ipfs://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG",
+      `eip155:1/erc721:${avatarOrigin}`,
+    ]) {
+      const wallet = newWallet();
+      const name = `${label()}.eth`;
+      await ens.setPrimary(wallet.address, name, avatar);
+      const { idToken } = await walletLogin(wallet, "openid profile");
+      expect(idToken.preferred_username).toBe(name);
+      expect(idToken).not.toHaveProperty("picture");
+    }
+    expect(avatars.connections()).toBe(0);
   });
 
   it("logs in without the claims, and quickly, when the RPC cannot be reached or does not answer", async () => {

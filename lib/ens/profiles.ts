@@ -8,7 +8,7 @@
  * never fails or holds up a login.
  */
 import { createPublicClient, fallback, http, isAddressEqual, type Address } from "viem";
-import { getEnsAddress, getEnsAvatar, getEnsName, normalize } from "viem/ens";
+import { getEnsAddress, getEnsName, getEnsText, normalize } from "viem/ens";
 import { rpcChain } from "../chain";
 import type { Config } from "../config";
 import type { Keyfob } from "../keyfob";
@@ -43,7 +43,9 @@ export function createEnsResolver(
     if (!name || name.length > MAX_NAME_LENGTH || normalized(name) !== name) return NONE;
     const [forward, avatar] = await Promise.all([
       getEnsAddress(client, { name, universalResolverAddress }),
-      getEnsAvatar(client, { name, universalResolverAddress }),
+      // The avatar record as written, never fetched: viem's getEnsAvatar would have this server request
+      // whatever URL (or NFT metadata) the record's owner chose, internal addresses included.
+      getEnsText(client, { name, key: "avatar", universalResolverAddress }),
     ]);
     // The reverse record is the address's own claim: the name must resolve back to it.
     if (!forward || !isAddressEqual(forward, address)) return NONE;
