@@ -258,6 +258,7 @@ async function approveDevice(keyfob: Keyfob, deviceCodeHash: string, identity: L
     emailVerified: identity.emailVerified,
     authTime: session.authTime,
     amr: session.amr.join(" "),
+    sessionId: session.id,
   };
   const settled = await keyfob.store.codes.settleDeviceAuthorization(deviceCodeHash, now, { approved });
   return deviceEnd(settled ? "approved" : "expired");

@@ -129,6 +129,8 @@ export type DeviceApproval = {
   emailVerified: boolean;
   authTime: Date;
   amr: string;
+  /** The login session that approved it (its id_hash): the device's tokens are issued in it. */
+  sessionId: string;
 };
 
 export function codeStatements({ db, pool }: Connection) {
@@ -412,7 +414,7 @@ export function codeStatements({ db, pool }: Connection) {
     /**
      * Redeems an approved device authorization as redeemCode redeems a code, in one statement before
      * the tokens are signed: of concurrent polls exactly one gets the grant. Its token is recorded
-     * under the device code's hash.
+     * under the device code's hash, and its client in the login session that approved it.
      */
     redeemDeviceCode(deviceCodeHash: string, redemption: GrantRedemption, caller: Caller, now: Date): Promise<RedeemedGrant | undefined> {
       return redeemGrant(pool, "keyfob_redeem_device_code", REDEEM_DEVICE_CODE, deviceCodeHash, redemption, caller, now);
@@ -522,16 +524,11 @@ const GRANT_REDEEMED = `granted AS (
          email_verified AS "emailVerified", auth_time AS "authTime", amr, session_id AS "sessionId"
   FROM granted`;
 
-const REDEEM_CODE = `WITH code AS (
-    UPDATE authorization_codes a SET used_at = $2
-    FROM clients c
-    WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $16
-      AND a.code_challenge IS NOT DISTINCT FROM $17::text AND (a.code_challenge IS NOT NULL OR $18::boolean)
-      AND (a.dpop_jkt IS NULL OR a.dpop_jkt = $19::text)
-      AND c.id = a.client_id AND c.enabled AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
-    RETURNING a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr,
-      a.expires_at, c.refresh_tokens_allowed
-  ), session AS (
+/**
+ * The grant's client as one that got tokens in the grant's login session (CTE `code`'s session_id),
+ * for back-channel logout; a session that ended meanwhile queues the client's logout token at once.
+ */
+const SESSION_CLIENT_RECORDED = `session AS (
     -- FOR SHARE waits for a revocation under way and reads its outcome; one that comes later waits
     -- for this, then finds the client below: either way the client hears of the session's end.
     SELECT s.id_hash, s.account_id, s.connector, s.revoked_at IS NOT NULL AS ended
@@ -545,14 +542,25 @@ const REDEEM_CODE = `WITH code AS (
     SELECT c.id, session.id_hash, session.account_id, session.connector, $2, $2
     FROM code JOIN clients c ON c.id = code.client_id, session
     WHERE session.ended AND c.backchannel_logout_uri IS NOT NULL
-  ), ${GRANT_REDEEMED}`;
+  )`;
 
-/** An approved device code, used once (RFC 8628 3.5); a device login has no session here (the phone's browser had it). */
+const REDEEM_CODE = `WITH code AS (
+    UPDATE authorization_codes a SET used_at = $2
+    FROM clients c
+    WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $16
+      AND a.code_challenge IS NOT DISTINCT FROM $17::text AND (a.code_challenge IS NOT NULL OR $18::boolean)
+      AND (a.dpop_jkt IS NULL OR a.dpop_jkt = $19::text)
+      AND c.id = a.client_id AND c.enabled AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
+    RETURNING a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr,
+      a.expires_at, c.refresh_tokens_allowed
+  ), ${SESSION_CLIENT_RECORDED}, ${GRANT_REDEEMED}`;
+
+/** An approved device code, used once (RFC 8628 3.5); its tokens are issued in the login session that approved it. */
 const REDEEM_DEVICE_CODE = `WITH code AS (
     UPDATE device_authorizations d SET used_at = $2
     FROM clients c
     WHERE d.device_code_hash = $1 AND d.client_id = $3 AND d.status = 'approved' AND d.used_at IS NULL AND d.expires_at > $2
       AND c.id = d.client_id AND c.enabled AND c.device_flow AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
-    RETURNING d.client_id, NULL::text AS session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
+    RETURNING d.client_id, d.session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
       d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed
-  ), ${GRANT_REDEEMED}`;
+  ), ${SESSION_CLIENT_RECORDED}, ${GRANT_REDEEMED}`;
