@@ -106,9 +106,14 @@ describe("device authorization grant", () => {
     const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
     expect(userinfo.email).toBe("driver@example.com");
 
-    // Issued once, with its audit record.
-    const issued = await tables(keyfob()).issuedToken.findMany({ where: { clientId: config.clientMetadata().client_id } });
+    // Issued once, with its audit record; the approval audited with the client and the account, never the user code.
+    const clientId = config.clientMetadata().client_id;
+    const issued = await tables(keyfob()).issuedToken.findMany({ where: { clientId } });
     expect(issued).toHaveLength(1);
+    await keyfob().audit.flush();
+    const approvals = await tables(keyfob()).auditEvent.findMany({ where: { clientId, action: "device.approved" } });
+    expect(approvals).toMatchObject([{ outcome: "success", accountId: issued[0].userId, detail: "apple" }]);
+    expect(JSON.stringify(approvals.map(({ id, ...event }) => event))).not.toMatch(new RegExp(started.user_code.replace("-", "-?"), "i"));
   });
 
   it("answers each poll as RFC 8628 3.5 says: pending, slow_down (+5 s), denied, expired", async () => {
@@ -122,7 +127,7 @@ describe("device authorization grant", () => {
     expect(row?.pollInterval).toBe(6);
 
     // "No, it is not on my screen": access_denied, and the code is used up.
-    await declineUserCode(keyfob(), first.user_code, "203.0.113.8");
+    await declineUserCode(keyfob(), first.user_code, { ip: "203.0.113.8", accountId: "0xphone-session-account" });
     await new Promise((resolve) => setTimeout(resolve, 10));
     await tables(keyfob()).deviceAuthorization.updateMany({ where: { clientId: id }, data: { lastPolledAt: null } });
     expect((await poll(id, first.device_code)).body.error).toBe("access_denied");
@@ -133,6 +138,17 @@ describe("device authorization grant", () => {
     const interactionId = await confirmUserCode(keyfob(), second.user_code, { ip: "203.0.113.8" });
     expect(await leaveInteraction(keyfob(), interactionId)).toBe("/device?result=denied");
     expect((await poll(id, second.device_code)).body.error).toBe("access_denied");
+    await keyfob().audit.flush();
+    const denials = await tables(keyfob()).auditEvent.findMany({
+      where: { clientId: id, action: "device.denied" },
+      orderBy: { id: "asc" },
+    });
+    expect(denials).toMatchObject([
+      { outcome: "access_denied", accountId: "0xphone-session-account", ip: "203.0.113.8", detail: "declined at /device" },
+      { outcome: "access_denied", accountId: null, detail: "login cancelled" },
+    ]);
+    for (const code of [first, second])
+      expect(JSON.stringify(denials.map(({ id, ...event }) => event))).not.toMatch(new RegExp(code.user_code.replace("-", "-?"), "i"));
 
     // Past its end: expired_token.
     const third = await client.initiateDeviceAuthorization(config, { scope: "openid" });

@@ -368,13 +368,14 @@ export function codeStatements({ db, pool }: Connection) {
       return row?.parameters;
     },
 
-    /** Denies the pending, unexpired device authorization of a user code, using the code up; false when there was none. */
-    async declineUserCode(userCodeHash: string, now: Date): Promise<boolean> {
-      const { count } = await db.deviceAuthorization.updateMany({
+    /** Denies the pending, unexpired device authorization of a user code, using the code up: its client, or undefined when there was none. */
+    async declineUserCode(userCodeHash: string, now: Date): Promise<string | undefined> {
+      const [row] = await db.deviceAuthorization.updateManyAndReturn({
         where: { userCodeHash, status: "pending", expiresAt: { gt: now } },
         data: { userCodeHash: null, status: "denied" },
+        select: { clientId: true },
       });
-      return count === 1;
+      return row?.clientId;
     },
 
     /** Ends a pending, unexpired device authorization: approved by a login, or denied; false when it was not pending. */
