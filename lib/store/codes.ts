@@ -512,9 +512,9 @@ const GRANT_REDEEMED = `granted AS (
            CASE WHEN g.offline THEN code.scope ELSE array_to_string(array_remove(string_to_array(code.scope, ' '), 'offline_access'), ' ') END AS granted_scope
     FROM code, LATERAL (SELECT $8::text IS NOT NULL AND code.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(code.scope, ' ')) AS offline) g
   ), refresh AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at, dpop_jkt)
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt)
     SELECT $8, $9, client_id, account_id, connector, granted_scope, email, email_verified,
-           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), $2, $10, $11, $15
+           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), session_id, $2, $10, $11, $15
     FROM granted WHERE offline
   ), ${issuedWithEventCtes(
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
