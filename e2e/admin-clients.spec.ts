@@ -286,6 +286,8 @@ test("Flow B's authorization URL with PKCE works in the browser, and its code ex
   ] as const) {
     await page.goto(`/admin/clients/${clientId}`);
     await openIntegration(page);
+    // DPoP's snippet: for the public client (its refresh tokens would be bound too), not the confidential one.
+    await expect(page.getByTestId("snippet-flow-b-dpop")).toHaveCount(clientId === publicId ? 1 : 0);
     const output = sh(await snippet(page, "flow-b-authorize"));
     const verifier = /^code_verifier: (\S+)$/m.exec(output)![1];
     const url = /^(http\S+)$/m.exec(output)![1];

@@ -4,12 +4,14 @@
  * verification_uri_complete (its QR code), sees the application's name, logo and the code, confirms
  * that it is on their screen, and signs in with a browser wallet on the hosted login; the device's
  * next poll of /token gets tokens for the wallet. "No, it is not on my screen" gives access_denied.
+ * Guessed user codes are limited, per address and overall, by two running servers together.
  */
 import { expect, test } from "@playwright/test";
 import { jwtVerify, createRemoteJWKSet } from "jose";
 import { generatePrivateKey } from "viem/accounts";
 import { updateClient } from "../lib/clients/registry";
 import { baseURL } from "../playwright.config";
+import { secondInstance } from "./support/admin";
 import { expectNoAxeViolations } from "./support/axe";
 import { CHAIN_ID, hostedLoginSetup, registerClient } from "./support/hosted-login";
 import { installWallet } from "./support/wallet";
@@ -83,5 +85,46 @@ test.describe("device flow", () => {
     await page.getByRole("button", { name: "No, it is not on my screen" }).click();
     await expect(page.getByRole("heading", { name: "Your device was not signed in" })).toBeVisible();
     expect((await poll(client.id, started.device_code)).error).toBe("access_denied");
+  });
+
+  /** A guessed code on /device of `server` (over IPv4: every guess from 127.0.0.1), as the page answers it. */
+  const guess = async (server: string) => {
+    const page = await (await fetch(`${server.replace("localhost", "127.0.0.1")}/device?user_code=BCDF-GHJK`)).text();
+    return page.includes("Too many codes were tried") ? "too_many" : page.includes("This code is unknown") ? "unknown" : page;
+  };
+
+  test("guessed user codes are limited per address across two server instances", async () => {
+    test.setTimeout(180_000);
+    // A second server on the same database.
+    const second = await secondInstance();
+    try {
+      const servers = [baseURL, second.url];
+      // Alternating, each server gets 6 of 12 guesses: under RATE_LIMIT_USER_CODE_PER_IP (10/1m) if
+      // each counted alone, over it counted together (other tests' guesses only come sooner).
+      const answers: { server: number; answer: string }[] = [];
+      for (let i = 0; i < 12; i++) answers.push({ server: i % 2, answer: await guess(servers[i % 2]) });
+      expect(answers.map((a) => a.answer).every((answer) => answer === "unknown" || answer === "too_many")).toBe(true);
+      expect(answers.slice(0, 2).map((a) => a.answer)).toEqual(["unknown", "unknown"]);
+      expect(answers.filter((a) => a.server === 1 && a.answer === "too_many").length).toBeGreaterThan(0);
+      expect(answers.at(-1)?.answer).toBe("too_many");
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test("guessed user codes are limited overall across two server instances", async () => {
+    test.setTimeout(180_000);
+    // Two more servers, with a small overall budget and none per address (the guesses all come from one).
+    const env = () => ({ RATE_LIMIT_USER_CODE_PER_IP: "off", RATE_LIMIT_USER_CODE_TOTAL: "3/1m" });
+    const servers = await Promise.all([secondInstance(env), secondInstance(env)]);
+    try {
+      // Two guesses each: within 3/1m if each counted alone, the fourth over it counted together.
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await guess(servers[i % 2].url));
+      expect(answers.every((answer) => answer === "unknown" || answer === "too_many")).toBe(true);
+      expect(answers[3]).toBe("too_many");
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
   });
 });

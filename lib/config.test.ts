@@ -73,6 +73,24 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ KEY_PUBLISH_LEAD: "30d", KEY_ROTATION_PERIOD: "30d" })).toThrow(/shorter than KEY_ROTATION_PERIOD/);
   });
 
+  it("bounds the back-channel logout retry schedule", () => {
+    expect(loadConfig({}).backchannelLogoutRetry).toEqual({ firstDelay: 2, maxDelay: 600, giveUpAfter: 86400 });
+    const retry = { BACKCHANNEL_LOGOUT_RETRY_FIRST: "5s", BACKCHANNEL_LOGOUT_RETRY_MAX: "1h", BACKCHANNEL_LOGOUT_RETRY_FOR: "3d" };
+    expect(loadConfig(retry).backchannelLogoutRetry).toEqual({ firstDelay: 5, maxDelay: 3600, giveUpAfter: 259200 });
+    expect(() => loadConfig({ BACKCHANNEL_LOGOUT_RETRY_FIRST: "0" })).toThrow(
+      /BACKCHANNEL_LOGOUT_RETRY_FIRST: expected a positive duration/,
+    );
+    expect(() => loadConfig({ BACKCHANNEL_LOGOUT_RETRY_FIRST: "2h" })).toThrow(/BACKCHANNEL_LOGOUT_RETRY_FIRST: must be at most 1 hour/);
+    expect(() => loadConfig({ BACKCHANNEL_LOGOUT_RETRY_MAX: "2d" })).toThrow(/BACKCHANNEL_LOGOUT_RETRY_MAX: must be at most 1 day/);
+    expect(() => loadConfig({ BACKCHANNEL_LOGOUT_RETRY_FOR: "31d" })).toThrow(/BACKCHANNEL_LOGOUT_RETRY_FOR: must be at most 30 days/);
+    expect(() => loadConfig({ BACKCHANNEL_LOGOUT_RETRY_FIRST: "1m", BACKCHANNEL_LOGOUT_RETRY_MAX: "30s" })).toThrow(
+      /BACKCHANNEL_LOGOUT_RETRY_MAX: must be at least BACKCHANNEL_LOGOUT_RETRY_FIRST/,
+    );
+    expect(() => loadConfig({ BACKCHANNEL_LOGOUT_RETRY_FIRST: "1m", BACKCHANNEL_LOGOUT_RETRY_FOR: "1m" })).toThrow(
+      /BACKCHANNEL_LOGOUT_RETRY_FOR: must be longer than BACKCHANNEL_LOGOUT_RETRY_FIRST/,
+    );
+  });
+
   it("reads an empty optional variable as unset", () => {
     const config = loadConfig({ ACCESS_TOKEN_TTL: "2h", ID_TOKEN_TTL: "", RPC_QUORUM: "", METRICS_PORT: "", HOST: "" });
     expect(config).toMatchObject({ idTokenTtl: 7200, rpcQuorum: 0, metricsPort: undefined, host: undefined });

@@ -47,6 +47,10 @@ const secureUrl = httpUrl.refine((value) => {
   return !url || url.protocol === "https:" || isLoopbackHost(url.hostname); // an unparseable URL is httpUrl's to name
 }, "must use https (http only on localhost or a loopback address)");
 
+/** A duration of at most `max` seconds (`written` in words). */
+const atMost = (type: typeof duration, max: number, written: string) =>
+  type.refine((seconds) => seconds <= max, `must be at most ${written}`);
+
 /** A rate limit: `<count>/<duration>` (e.g. `600/1m`), or `off`. */
 export type RateLimit = { max: number; windowSeconds: number } | undefined;
 
@@ -569,6 +573,27 @@ const table = {
     default: "true",
     doc: "This instance delivers queued back-channel logout tokens (a loop per instance; any instance may deliver any token, each claimed by one). Off for an instance that must not make outgoing requests; at least one instance must deliver.",
   }),
+  /** When an undelivered back-channel logout token is tried again (seconds); bounded so the outbox drains. */
+  backchannelLogoutRetry: {
+    firstDelay: setting("BACKCHANNEL_LOGOUT_RETRY_FIRST", {
+      group: "Operations",
+      type: atMost(duration, 3600, "1 hour"),
+      default: "2s",
+      doc: "The wait before a back-channel logout token's second attempt, after a failed first; each further wait doubles (at most 1h).",
+    }),
+    maxDelay: setting("BACKCHANNEL_LOGOUT_RETRY_MAX", {
+      group: "Operations",
+      type: atMost(duration, 86400, "1 day"),
+      default: "10m",
+      doc: "The longest wait between two attempts (at least `BACKCHANNEL_LOGOUT_RETRY_FIRST`, at most 1d).",
+    }),
+    giveUpAfter: setting("BACKCHANNEL_LOGOUT_RETRY_FOR", {
+      group: "Operations",
+      type: atMost(duration, 30 * 86400, "30 days"),
+      default: "24h",
+      doc: "How long after the session ended a token is still tried; then it is given up, audited (longer than `BACKCHANNEL_LOGOUT_RETRY_FIRST`, at most 30d).",
+    }),
+  },
   metricsPort: setting("METRICS_PORT", {
     group: "Operations",
     type: positiveInt,
@@ -625,6 +650,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // The rules between settings.
   if (c.keyPublishLead >= c.keyRotationPeriod) {
     throw new ConfigError("Invalid configuration:\n  KEY_PUBLISH_LEAD: must be shorter than KEY_ROTATION_PERIOD");
+  }
+  const retry = c.backchannelLogoutRetry;
+  if (retry.maxDelay < retry.firstDelay) {
+    throw new ConfigError("Invalid configuration:\n  BACKCHANNEL_LOGOUT_RETRY_MAX: must be at least BACKCHANNEL_LOGOUT_RETRY_FIRST");
+  }
+  if (retry.giveUpAfter <= retry.firstDelay) {
+    throw new ConfigError("Invalid configuration:\n  BACKCHANNEL_LOGOUT_RETRY_FOR: must be longer than BACKCHANNEL_LOGOUT_RETRY_FIRST");
   }
   if (c.rpcQuorum !== undefined && c.rpcQuorum > c.rpcUrls.length) {
     throw new ConfigError(`Invalid configuration:\n  RPC_QUORUM: ${c.rpcQuorum} is more than the ${c.rpcUrls.length} providers in RPC_URL`);

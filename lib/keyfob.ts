@@ -63,7 +63,7 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
     { notifications },
   );
   const clients = new ClientCache(store, notifications);
-  const logouts = new LogoutDelivery({ store, keys, audit, issuerUrl: config.issuerUrl });
+  const logouts = new LogoutDelivery({ store, keys, audit, issuerUrl: config.issuerUrl, retry: config.backchannelLogoutRetry });
   return {
     config,
     store,

@@ -11,14 +11,18 @@ import path from "node:path";
 import { decodeJwt } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/route";
+import { POST as tokenRoute } from "@/app/token/route";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { deleteAccount } from "@/lib/accounts/directory";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { exchangeCode } from "@/lib/actions/exchange-code";
 import { performAdminAction } from "@/lib/admin/actions";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
+import { DEVICE_CODE_GRANT } from "@/lib/actions/device-code";
 import { updateClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
+import { confirmUserCode } from "@/lib/device/verification";
 import { openidConfiguration } from "@/lib/discovery";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
@@ -32,7 +36,7 @@ import { cli } from "./support/cli";
 import { isolatedDatabase, tables } from "./support/database";
 import { sessionWith, TestRp, until } from "./support/backchannel";
 import { ISSUER } from "./support/flow-a";
-import { authorizeQuery, google, registerApp, tokenRequest, type App } from "./support/flow-b";
+import { authorizeQuery, FORM, google, registerApp, tokenRequest, type App } from "./support/flow-b";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -212,6 +216,33 @@ describe("back-channel logout", () => {
     const everywhere = await sessionWith([b]);
     expect(await revokeSessions(keyfob(), everywhere.accountId)).toBe(1);
     await expectDelivered(everywhere, [b], []);
+  });
+
+  it("a device approved on a phone: its ID token carries the phone's session, whose end tells the device's client", async () => {
+    const device = await rpClient();
+    await updateClient(keyfob().store, device.clientId, { deviceFlow: true });
+    const web = await rpClient();
+    const post = (path: string, route: (r: Request) => Promise<Response>, form: Record<string, string>) =>
+      route(
+        new Request(`${ISSUER}${path}`, {
+          method: "POST",
+          headers: FORM,
+          body: new URLSearchParams({ client_id: device.clientId, ...form }),
+        }),
+      );
+    const started = await (await post("/device/authorization", deviceAuthorizationRoute, { scope: "openid" })).json();
+    // On the phone: the code, then a login, which starts the session; the same browser then signs in to another client.
+    const interactionId = await confirmUserCode(keyfob(), started.user_code, { ip: "203.0.113.40" });
+    const identity = google();
+    const { newSession } = await completeAuthorization(keyfob(), interactionId, { identity });
+    const polled = await post("/token", tokenRoute, { grant_type: DEVICE_CODE_GRANT, device_code: started.device_code });
+    expect(polled.status).toBe(200);
+    const session = (await findSession(keyfob(), newSession!.token))!;
+    const idTokens = new Map([[device.clientId, decodeJwt((await polled.json()).id_token)]]);
+    const kept = await sessionWith([web], identity);
+    expect(await endSession(keyfob(), newSession!.token)).toBe(true);
+    await expectDelivered({ token: newSession!.token, session, idTokens, accountId: session.accountId }, [device], [web]);
+    expect(await findSession(keyfob(), kept.token)).toBeDefined();
   });
 
   it("an RP that is down at first gets the token once it is back, after a retry", async () => {

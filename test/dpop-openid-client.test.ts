@@ -3,14 +3,17 @@
  * authorization code grant with PKCE and a DPoP proof (the library answers use_dpop_nonce with the
  * DPoP-Nonce it was given and retries), userinfo and refresh with proofs of the same key. The
  * token it got is then refused to whoever has it without the key. Its HTTP requests reach the
- * real route handlers of an instance of their own; the user's login is done through lib/.
+ * real route handlers of an instance of their own; the user's login is done through lib/. The
+ * dashboard's DPoP snippet (lib/admin/integration.ts) is shown where it should be, and run as written.
  */
 import * as client from "openid-client";
 import { decodeJwt } from "jose";
+import ts from "typescript";
 import { afterAll, expect, it } from "vitest";
 import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
 import { GET as keysRoute } from "@/app/keys/route";
 import { startAuthorization } from "@/lib/actions/authorize";
+import { integration } from "@/lib/admin/integration";
 import { addRedirectUri, createClient, updateClient } from "@/lib/clients/registry";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob } from "@/lib/keyfob";
@@ -90,4 +93,46 @@ it("completes the code flow, userinfo and refresh with DPoP; the token is worthl
     error: "invalid_grant",
     error_description: expect.stringMatching(/bound to a DPoP key/),
   });
+});
+
+it("the dashboard shows its DPoP snippet to clients that must use DPoP and to public ones, and the snippet works as written", async () => {
+  const snippet = (confidential: boolean, dpopBoundAccessTokens: boolean) =>
+    integration(ISSUER, { id: "kf_x", confidential, managementApi: false, dpopBoundAccessTokens, redirectUris: [] }).snippets.dpop;
+  expect(snippet(true, false)).toBeUndefined();
+  expect(snippet(false, false)).toMatch(/Optional for this client/);
+  expect(snippet(true, true)).toMatch(/must send a DPoP proof/);
+
+  const app = await createClient(strict.store, { name: "DPoP snippet client" });
+  const redirectUri = "https://rp.example.com/dpop-snippet";
+  await addRedirectUri(strict.store, app.id, redirectUri);
+  await updateClient(strict.store, app.id, { dpopBoundAccessTokens: true });
+  const code = snippet(false, true)!;
+  expect(code).toContain("client.getDPoPHandle(config, await client.randomDPoPKeyPair())");
+
+  // The openid-client snippet's config and login, then the DPoP snippet's lines as a function of them.
+  const config = await client.discovery(new URL(ISSUER), app.id, undefined, client.None(), {
+    execute: [client.allowInsecureRequests],
+    [client.customFetch]: routeFetch,
+  });
+  const code_verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: "openid email",
+    state,
+    code_challenge: await client.calculatePKCECodeChallenge(code_verifier),
+    code_challenge_method: "S256",
+  });
+  const start = await startAuthorization(strict, url.searchParams);
+  if (start.kind !== "login") throw new Error("expected the login page");
+  const identity = { provider: "google", subject: "google-dpop-002", email: "snippet@example.com", emailVerified: true } as const;
+  const currentUrl = new URL((await completeAuthorization(strict, start.interactionId, { identity })).location);
+  const body = ts.transpileModule(`${code}\nreturn { tokens, userinfo };`, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const run = new (Object.getPrototypeOf(async () => {}).constructor)("client", "config", "currentUrl", "code_verifier", "state", body);
+  const { tokens, userinfo } = await run(client, config, currentUrl, code_verifier, state);
+  expect(tokens.token_type).toBe("dpop");
+  expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: expect.stringMatching(/^[\w-]{43}$/) });
+  expect(userinfo).toMatchObject({ email: "snippet@example.com" });
 });

@@ -3,12 +3,12 @@
  * submit_challenge and every /token grant bind the access token to the proof's key (cnf.jkt,
  * token_type DPoP); /userinfo then wants the token as `Authorization: DPoP` with a proof of that
  * key for it (ath), and refuses it as Bearer; the proof's checks (RFC 9449 4.3), replays refused
- * across two instances, server nonces, codes bound by dpop_jkt, public clients' refresh tokens bound to the key, clients
+ * across two server processes, server nonces, codes bound by dpop_jkt, public clients' refresh tokens bound to the key, clients
  * required to use DPoP, introspection's cnf, discovery and the sweep of old proofs.
  */
 import { randomUUID } from "node:crypto";
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from "jose";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
 import { POST as introspectRoute } from "@/app/token/introspect/route";
 import { POST as tokenRoute } from "@/app/token/route";
@@ -20,8 +20,9 @@ import { createKeyfob } from "@/lib/keyfob";
 import { accessTokenDigest, dpopNonce } from "@/lib/oauth/dpop";
 import { keyfob } from "@/lib/runtime";
 import { tables } from "./support/database";
-import { expectError, ISSUER, registerLicense, requestChallenge, submitParams, type License } from "./support/flow-a";
+import { challengeParams, expectError, ISSUER, registerLicense, requestChallenge, submitParams, type License } from "./support/flow-a";
 import { authorize, basic, registerApp, tokenRequest, type App } from "./support/flow-b";
+import { startProtocolProcess, type ProtocolProcess } from "./support/protocol-process";
 import { formPost, routesOn } from "./support/routes";
 
 type Key = { privateKey: CryptoKey; publicKey: CryptoKey; jkt: string };
@@ -145,18 +146,36 @@ describe("the proof's checks (RFC 9449 4.3)", () => {
     expect(response.status).toBe(200);
     expect(decodeJwt((await response.json()).access_token).cnf).toEqual({ jkt: key.jkt });
   });
+});
 
-  it("refuses a proof replayed on another instance", async () => {
-    const other = createKeyfob({ ...keyfob().config, recoveryThreads: 0 });
-    try {
-      const key = await newKey();
-      const dpop = await proof(key, "POST", SUBMIT);
-      expect((await flowA(await registerLicense(), { dpop })).status).toBe(200);
-      const replayed = await flowA(await registerLicense({ on: other }), { dpop }, routesOn(other).submitChallenge);
-      await expectError(replayed, 400, "invalid_dpop_proof");
-    } finally {
-      await other.close();
-    }
+describe("a proof replayed on another server", () => {
+  // Two Keyfob servers in processes of their own, behind one issuer URL (as behind a load balancer).
+  let servers: ProtocolProcess[] = [];
+  beforeAll(async () => {
+    servers = await Promise.all([startProtocolProcess({ ISSUER_URL: ISSUER }), startProtocolProcess({ ISSUER_URL: ISSUER })]);
+  }, 120_000);
+  afterAll(() => Promise.all(servers.map((server) => server.stop())));
+
+  /** Flow A over HTTP, both steps on `server`, the submission with `dpop`. */
+  async function flowAOn(server: ProtocolProcess, dpop: string) {
+    const license = await registerLicense();
+    const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}${path}`, { method: "POST", body: new URLSearchParams(form), headers });
+    const generated = await post("/auth/web3/generate_challenge", challengeParams(license));
+    expect(generated.status).toBe(200);
+    const { state, challenge } = (await generated.json()) as { state: string; challenge: string };
+    const signature = await license.owner.signMessage({ message: challenge });
+    return post("/auth/web3/submit_challenge", submitParams(license, state, signature), { dpop });
+  }
+
+  it("is refused: the proofs seen are shared in PostgreSQL", async () => {
+    const [first, second] = servers;
+    const dpop = await proof(await newKey(), "POST", SUBMIT);
+    const accepted = await flowAOn(first, dpop);
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+    await expectError(await flowAOn(second, dpop), 400, "invalid_dpop_proof");
+    // The same request with a fresh proof is served there.
+    expect((await flowAOn(second, await proof(await newKey(), "POST", SUBMIT))).status).toBe(200);
   });
 });
 

@@ -197,7 +197,7 @@ describe("issuance with the code exchange", () => {
 });
 
 describe("grant_type=refresh_token", () => {
-  it("issues new tokens and a new refresh token on every use, with the claims of the login (auth_time, amr, no nonce)", async () => {
+  it("issues new tokens and a new refresh token on every use, with the claims of the login (auth_time, amr, sid, no nonce)", async () => {
     const app = await registerApp();
     const identity = google();
     const first = await exchange(app, await code(app, OFFLINE, identity));
@@ -216,8 +216,11 @@ describe("grant_type=refresh_token", () => {
       provider_id: "google",
       auth_time: original.auth_time,
       amr: original.amr,
+      // The login session's sid, as in the first ID token (Back-Channel Logout 1.0 2.4).
+      sid: original.sid,
     });
     expect(original.auth_time).toEqual(expect.any(Number));
+    expect(original.sid).toEqual(expect.any(String));
     expect(renewed.nonce).toBeUndefined();
     expect(renewed.jti).not.toBe(original.jti);
     const access = decodeJwt(second.access_token);
@@ -241,6 +244,7 @@ describe("grant_type=refresh_token", () => {
     // And the chain goes on.
     const third = await refresh(app, second.refresh_token!);
     expect(decodeJwt(third.access_token).sub).toBe(original.sub);
+    expect(decodeJwt(third.id_token).sid).toBe(original.sid);
   });
 
   it("authenticates confidential clients as the code exchange does", async () => {

@@ -10,7 +10,7 @@ import { deviceEnd } from "@/lib/interactions/interactions";
 import { toOAuthError } from "@/lib/http/respond";
 import { keyfob } from "@/lib/runtime";
 import { bindInteraction } from "../auth/login-cookie";
-import { loginClient } from "../auth/session-cookie";
+import { currentLoginSession, loginClient } from "../auth/session-cookie";
 
 const field = (form: FormData, name: string) => {
   const value = form instanceof FormData ? form.get(name) : null;
@@ -42,7 +42,8 @@ export async function confirmCode(form: FormData): Promise<void> {
 export async function declineCode(form: FormData): Promise<void> {
   const code = field(form, "user_code");
   try {
-    await declineUserCode(keyfob(), code, (await loginClient()).ip);
+    const { ip } = await loginClient();
+    await declineUserCode(keyfob(), code, { ip, accountId: (await currentLoginSession())?.accountId });
   } catch (caught) {
     refused(code, caught);
   }

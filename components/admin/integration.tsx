@@ -1,7 +1,8 @@
 /**
  * A client's integration panel: issuer, discovery, every endpoint, its registered redirect URIs,
  * and copyable snippets for Flow A (curl, the client library), Flow B (an authorization URL with
- * PKCE, the code exchange, openid-client, Auth.js) and, for confidential clients, the management
+ * PKCE, the code exchange, openid-client, DPoP when the client must use it or is public, Auth.js)
+ * and, for confidential clients, the management
  * API. The snippets come from lib/admin/integration.ts (the browser test runs them).
  */
 import Link from "next/link";
@@ -123,6 +124,7 @@ export function IntegrationPanel({ clientId, data, tryHref }: { clientId: string
           <Snippet id="flow-b-authorize" title="Authorization URL with PKCE (shell)" code={snippets.authorizationUrl} />
           <Snippet id="flow-b-token" title="Exchange the code (curl)" code={snippets.tokenExchange} />
           <Snippet id="flow-b-openid-client" title="openid-client (Node.js)" code={snippets.openidClient} />
+          {snippets.dpop && <Snippet id="flow-b-dpop" title="DPoP-bound tokens with openid-client (Node.js)" code={snippets.dpop} />}
           <Snippet id="flow-b-authjs" title="Auth.js (Next.js)" code={snippets.authjs} />
         </Group>
         {snippets.managementApi && (

@@ -10,6 +10,7 @@ import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { RefreshTokenRow } from "../store/tokens";
 import { newRefreshToken, successorExpiry } from "../tokens/refresh";
+import { sessionSid } from "../sessions/login-session";
 
 /**
  * `POST /token` with grant_type=refresh_token (RFC 6749 6, OpenID Connect Core 12): a new access
@@ -20,8 +21,8 @@ import { newRefreshToken, successorExpiry } from "../tokens/refresh";
  * be the client's, unused, unrevoked, within its idle end and its family's end, and the client
  * still enabled and still allowed refresh tokens (unauthorized_client otherwise). `scope` may only
  * narrow the original grant (invalid_scope); the successor keeps the original scope (RFC 6749 6).
- * The ID token carries the claims of the code exchange: sub, email from the stored grant, auth_time
- * and amr of the original login, no nonce (OpenID Connect Core 12.2).
+ * The ID token carries the claims of the code exchange: sub, email from the stored grant, auth_time,
+ * amr and sid of the original login, no nonce (OpenID Connect Core 12.2, Back-Channel Logout 1.0 2.4).
  *
  * The presented token is marked used in the statement that stores its successor and records the
  * access token, so of concurrent uses exactly one succeeds. A used token presented again, whether
@@ -79,6 +80,8 @@ export async function redeemRefreshToken(
     profile: await profileClaims(keyfob, stored.accountId, scope),
     authTime: stored.authTime,
     amr: stored.amr ? stored.amr.split(" ") : undefined,
+    // The first ID token's session, kept (Back-Channel Logout 1.0 2.4).
+    sid: stored.sessionId ? sessionSid(stored.sessionId) : undefined,
     // A refresh token comes with these tokens whatever scope they ask for: offline_access stays if asked.
     offlineAccess: scope.includes(OFFLINE_ACCESS),
     jkt: proof?.jkt,

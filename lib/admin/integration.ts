@@ -10,7 +10,14 @@ import { API_BASE } from "./api";
  * CODE_VERIFIER, KEYFOB_CLIENT_SECRET, KEYFOB_PRIVATE_KEY).
  */
 
-export type IntegrationClient = { id: string; confidential: boolean; managementApi: boolean; redirectUris: string[] };
+export type IntegrationClient = {
+  id: string;
+  confidential: boolean;
+  managementApi: boolean;
+  /** Its token requests must carry a DPoP proof (RFC 9449 5.2). */
+  dpopBoundAccessTokens: boolean;
+  redirectUris: string[];
+};
 
 /** Keyfob's own callback for the dashboard's "try a sign-in" (app/admin/try/callback). */
 export const tryRedirectUri = (issuer: string) => `${issuer}/admin/try/callback`;
@@ -128,6 +135,27 @@ export function integration(issuer: string, client: IntegrationClient, options: 
     `console.log(tokens.claims());`,
   ].join("\n");
 
+  // DPoP (RFC 9449): shown when the client must use it, and to public clients, whose refresh tokens it binds too.
+  const dpop =
+    client.dpopBoundAccessTokens || !client.confidential
+      ? [
+          `// DPoP (RFC 9449) with openid-client 6: the tokens are bound to a key pair that stays in this process,`,
+          `// so whoever steals them cannot use them without it. ${
+            client.dpopBoundAccessTokens
+              ? "This client must send a DPoP proof with every token request (curl cannot make one)."
+              : "Optional for this client; with it, its refresh tokens are bound to the key too."
+          }`,
+          `// config, currentUrl, code_verifier and state as in the openid-client snippet.`,
+          `const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair()); // ES256; keep it for the tokens' lifetime`,
+          ``,
+          `// Pass { DPoP } to every call with the tokens: a fresh proof (and Keyfob's DPoP-Nonce, when asked) goes with each.`,
+          `const tokens = await client.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: code_verifier, expectedState: state }, undefined, { DPoP });`,
+          `console.log(tokens.token_type); // "dpop"`,
+          `const userinfo = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub, { DPoP });`,
+          `// With offline_access: const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP });`,
+        ].join("\n")
+      : undefined;
+
   const authjs = [
     `// auth.ts, Auth.js (next-auth 5). Register <your app>/api/auth/callback/keyfob as a redirect URI of this client.`,
     `import NextAuth from "next-auth";`,
@@ -174,6 +202,6 @@ export function integration(issuer: string, client: IntegrationClient, options: 
     endpoints,
     redirectUri,
     redirectUriRegistered: appUris.length > 0,
-    snippets: { flowAChallenge, flowASubmit, flowALibrary, authorizationUrl, tokenExchange, openidClient, authjs, managementApi },
+    snippets: { flowAChallenge, flowASubmit, flowALibrary, authorizationUrl, tokenExchange, openidClient, dpop, authjs, managementApi },
   };
 }

@@ -43,8 +43,13 @@ export async function confirmUserCode(keyfob: Keyfob, typed: string, context: { 
   return interactionId;
 }
 
-/** "No, it is not on my screen": someone else's device asked; its authorization is denied (access_denied at its next poll). */
-export async function declineUserCode(keyfob: Keyfob, typed: string, ip: string | undefined): Promise<void> {
-  const { digest } = await countedCode(keyfob, typed, ip);
-  if (!(await keyfob.store.codes.declineUserCode(digest, new Date()))) throw unknownCode();
+/**
+ * "No, it is not on my screen": someone else's device asked; its authorization is denied
+ * (access_denied at its next poll), audited with the account of the browser's session, if it has one.
+ */
+export async function declineUserCode(keyfob: Keyfob, typed: string, context: { ip?: string; accountId?: string }): Promise<void> {
+  const { digest } = await countedCode(keyfob, typed, context.ip);
+  const clientId = await keyfob.store.codes.declineUserCode(digest, new Date());
+  if (!clientId) throw unknownCode();
+  keyfob.audit.record({ action: "device.denied", outcome: "access_denied", clientId, ...context, detail: "declined at /device" });
 }

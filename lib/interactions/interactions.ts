@@ -230,7 +230,7 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   // A device authorization's login approves it, and the user sees so on Keyfob's own page.
   const answer = (identity: LoginIdentity, session: LoginSession) =>
     interaction.deviceCodeHash
-      ? approveDevice(keyfob, interaction.deviceCodeHash, identity, session, now)
+      ? approveDevice(keyfob, interaction.clientId, interaction.deviceCodeHash, identity, session, now)
       : issueAuthorizationCode(keyfob, interaction, identity, session);
   if (login.session) {
     keyfob.audit.record({
@@ -249,8 +249,15 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
 /** Where /device says how a device authorization ended. */
 export const deviceEnd = (end: "approved" | "denied" | "expired") => `/device?result=${end}`;
 
-/** Approves the device authorization of a completed interaction with its login (the device's next poll gets tokens). */
-async function approveDevice(keyfob: Keyfob, deviceCodeHash: string, identity: LoginIdentity, session: LoginSession, now: Date) {
+/** Approves the device authorization of a completed interaction with its login (the device's next poll gets tokens), audited. */
+async function approveDevice(
+  keyfob: Keyfob,
+  clientId: string,
+  deviceCodeHash: string,
+  identity: LoginIdentity,
+  session: LoginSession,
+  now: Date,
+) {
   const approved = {
     accountId: session.accountId,
     connector: identity.provider,
@@ -258,8 +265,16 @@ async function approveDevice(keyfob: Keyfob, deviceCodeHash: string, identity: L
     emailVerified: identity.emailVerified,
     authTime: session.authTime,
     amr: session.amr.join(" "),
+    sessionId: session.id,
   };
   const settled = await keyfob.store.codes.settleDeviceAuthorization(deviceCodeHash, now, { approved });
+  keyfob.audit.record({
+    action: "device.approved",
+    outcome: settled ? "success" : "expired_token",
+    clientId,
+    accountId: session.accountId,
+    detail: identity.provider,
+  });
   return deviceEnd(settled ? "approved" : "expired");
 }
 
@@ -281,6 +296,14 @@ export async function leaveInteraction(keyfob: Keyfob, interactionId: string): P
   // A device authorization's cancel denies it: the device's next poll gets access_denied.
   if (interaction.deviceCodeHash) {
     const denied = await store.codes.settleDeviceAuthorization(interaction.deviceCodeHash, now, { denied: true });
+    if (denied)
+      keyfob.audit.record({
+        action: "device.denied",
+        outcome: "access_denied",
+        clientId: interaction.clientId,
+        ip: interaction.ip ?? undefined,
+        detail: "login cancelled",
+      });
     return deviceEnd(denied || end === "cancelled" ? "denied" : "expired");
   }
   return authorizationResponse(interaction.redirectUri, {

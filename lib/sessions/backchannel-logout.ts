@@ -13,16 +13,17 @@ export const POLL_MS = 1_000;
 export const REQUEST_TIMEOUT_MS = 5_000;
 /** How long a claim holds: past the request's timeout, so only a dead instance's claim lapses. */
 export const LEASE_MS = 15_000;
-/** The wait after the first failed attempt, doubled after each further one up to MAX_BACKOFF_MS. */
-export const FIRST_BACKOFF_MS = 2_000;
-export const MAX_BACKOFF_MS = 10 * 60_000;
-/** A logout token not delivered within this long after the session ended is given up. */
-export const MAX_AGE_MS = 24 * 3600_000;
 /** Rows one pass claims. */
 const BATCH = 20;
 
+/**
+ * When a failed attempt is tried again, in seconds (BACKCHANNEL_LOGOUT_RETRY_*): after `firstDelay`,
+ * doubled after each further failure up to `maxDelay`, until `giveUpAfter` after the session ended.
+ */
+export type RetrySchedule = { firstDelay: number; maxDelay: number; giveUpAfter: number };
+
 /** What delivery needs of Keyfob. */
-export type DeliveryDeps = { store: Store; keys: TokenSigner; audit: AuditLog; issuerUrl: string };
+export type DeliveryDeps = { store: Store; keys: TokenSigner; audit: AuditLog; issuerUrl: string; retry: RetrySchedule };
 
 /** One attempt's outcome: delivered, worth another try later, or refused for good (an answer other than 2xx, 5xx, 408 or 429). */
 type Outcome = { kind: "sent" } | { kind: "retry" | "refused"; error: string };
@@ -32,8 +33,9 @@ type Outcome = { kind: "sent" } | { kind: "retry" | "refused"; error: string };
  * per client that got tokens in it (lib/store/logouts.ts, in the session's transaction); every
  * instance runs one of these, which claims due rows (SKIP LOCKED, with a lease that a killed
  * instance's claim outlives by at most LEASE_MS), signs a logout token at send time and POSTs it.
- * A failed attempt is tried again after 2 s, 4 s, 8 s… (at most 10 minutes apart) until a day after
- * the logout; then, or when the client refuses it, it is given up and recorded in the audit log.
+ * A failed attempt is tried again on the retry schedule (by default after 2 s, 4 s, 8 s…, at most 10
+ * minutes apart, until a day after the logout); then, or when the client refuses it, it is given up
+ * and recorded in the audit log.
  */
 export class LogoutDelivery {
   private timer?: NodeJS.Timeout;
@@ -75,7 +77,7 @@ export class LogoutDelivery {
   }
 
   private async deliver(row: LogoutRow, now: () => Date): Promise<void> {
-    const { store, audit } = this.deps;
+    const { store, audit, retry } = this.deps;
     const outcome = row.uri ? await this.send(row, row.uri) : { kind: "refused" as const, error: "no back-channel logout URI any more" };
     const at = now();
     const entry = { action: "logout.backchannel", clientId: row.clientId, accountId: row.accountId };
@@ -85,8 +87,8 @@ export class LogoutDelivery {
       audit.record({ ...entry, outcome: "success", detail: `attempt ${row.attempts}` });
       return;
     }
-    const nextAttemptAt = new Date(at.getTime() + Math.min(FIRST_BACKOFF_MS * 2 ** (row.attempts - 1), MAX_BACKOFF_MS));
-    if (outcome.kind === "retry" && nextAttemptAt.getTime() - row.createdAt.getTime() <= MAX_AGE_MS) {
+    const nextAttemptAt = new Date(at.getTime() + Math.min(retry.firstDelay * 2 ** (row.attempts - 1), retry.maxDelay) * 1000);
+    if (outcome.kind === "retry" && nextAttemptAt.getTime() - row.createdAt.getTime() <= retry.giveUpAfter * 1000) {
       await store.logouts.retryAt(row.id, nextAttemptAt, outcome.error);
       backchannelLogouts.inc({ outcome: "retried" });
       return;

@@ -129,6 +129,8 @@ export type DeviceApproval = {
   emailVerified: boolean;
   authTime: Date;
   amr: string;
+  /** The login session that approved it (its id_hash): the device's tokens are issued in it. */
+  sessionId: string;
 };
 
 export function codeStatements({ db, pool }: Connection) {
@@ -366,13 +368,14 @@ export function codeStatements({ db, pool }: Connection) {
       return row?.parameters;
     },
 
-    /** Denies the pending, unexpired device authorization of a user code, using the code up; false when there was none. */
-    async declineUserCode(userCodeHash: string, now: Date): Promise<boolean> {
-      const { count } = await db.deviceAuthorization.updateMany({
+    /** Denies the pending, unexpired device authorization of a user code, using the code up: its client, or undefined when there was none. */
+    async declineUserCode(userCodeHash: string, now: Date): Promise<string | undefined> {
+      const [row] = await db.deviceAuthorization.updateManyAndReturn({
         where: { userCodeHash, status: "pending", expiresAt: { gt: now } },
         data: { userCodeHash: null, status: "denied" },
+        select: { clientId: true },
       });
-      return count === 1;
+      return row?.clientId;
     },
 
     /** Ends a pending, unexpired device authorization: approved by a login, or denied; false when it was not pending. */
@@ -412,7 +415,7 @@ export function codeStatements({ db, pool }: Connection) {
     /**
      * Redeems an approved device authorization as redeemCode redeems a code, in one statement before
      * the tokens are signed: of concurrent polls exactly one gets the grant. Its token is recorded
-     * under the device code's hash.
+     * under the device code's hash, and its client in the login session that approved it.
      */
     redeemDeviceCode(deviceCodeHash: string, redemption: GrantRedemption, caller: Caller, now: Date): Promise<RedeemedGrant | undefined> {
       return redeemGrant(pool, "keyfob_redeem_device_code", REDEEM_DEVICE_CODE, deviceCodeHash, redemption, caller, now);
@@ -509,9 +512,9 @@ const GRANT_REDEEMED = `granted AS (
            CASE WHEN g.offline THEN code.scope ELSE array_to_string(array_remove(string_to_array(code.scope, ' '), 'offline_access'), ' ') END AS granted_scope
     FROM code, LATERAL (SELECT $8::text IS NOT NULL AND code.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(code.scope, ' ')) AS offline) g
   ), refresh AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at, dpop_jkt)
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt)
     SELECT $8, $9, client_id, account_id, connector, granted_scope, email, email_verified,
-           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), $2, $10, $11, $15
+           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), session_id, $2, $10, $11, $15
     FROM granted WHERE offline
   ), ${issuedWithEventCtes(
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
@@ -522,16 +525,11 @@ const GRANT_REDEEMED = `granted AS (
          email_verified AS "emailVerified", auth_time AS "authTime", amr, session_id AS "sessionId"
   FROM granted`;
 
-const REDEEM_CODE = `WITH code AS (
-    UPDATE authorization_codes a SET used_at = $2
-    FROM clients c
-    WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $16
-      AND a.code_challenge IS NOT DISTINCT FROM $17::text AND (a.code_challenge IS NOT NULL OR $18::boolean)
-      AND (a.dpop_jkt IS NULL OR a.dpop_jkt = $19::text)
-      AND c.id = a.client_id AND c.enabled AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
-    RETURNING a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr,
-      a.expires_at, c.refresh_tokens_allowed
-  ), session AS (
+/**
+ * The grant's client as one that got tokens in the grant's login session (CTE `code`'s session_id),
+ * for back-channel logout; a session that ended meanwhile queues the client's logout token at once.
+ */
+const SESSION_CLIENT_RECORDED = `session AS (
     -- FOR SHARE waits for a revocation under way and reads its outcome; one that comes later waits
     -- for this, then finds the client below: either way the client hears of the session's end.
     SELECT s.id_hash, s.account_id, s.connector, s.revoked_at IS NOT NULL AS ended
@@ -545,14 +543,25 @@ const REDEEM_CODE = `WITH code AS (
     SELECT c.id, session.id_hash, session.account_id, session.connector, $2, $2
     FROM code JOIN clients c ON c.id = code.client_id, session
     WHERE session.ended AND c.backchannel_logout_uri IS NOT NULL
-  ), ${GRANT_REDEEMED}`;
+  )`;
 
-/** An approved device code, used once (RFC 8628 3.5); a device login has no session here (the phone's browser had it). */
+const REDEEM_CODE = `WITH code AS (
+    UPDATE authorization_codes a SET used_at = $2
+    FROM clients c
+    WHERE a.code_hash = $1 AND a.client_id = $3 AND a.used_at IS NULL AND a.expires_at > $2 AND a.redirect_uri = $16
+      AND a.code_challenge IS NOT DISTINCT FROM $17::text AND (a.code_challenge IS NOT NULL OR $18::boolean)
+      AND (a.dpop_jkt IS NULL OR a.dpop_jkt = $19::text)
+      AND c.id = a.client_id AND c.enabled AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
+    RETURNING a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr,
+      a.expires_at, c.refresh_tokens_allowed
+  ), ${SESSION_CLIENT_RECORDED}, ${GRANT_REDEEMED}`;
+
+/** An approved device code, used once (RFC 8628 3.5); its tokens are issued in the login session that approved it. */
 const REDEEM_DEVICE_CODE = `WITH code AS (
     UPDATE device_authorizations d SET used_at = $2
     FROM clients c
     WHERE d.device_code_hash = $1 AND d.client_id = $3 AND d.status = 'approved' AND d.used_at IS NULL AND d.expires_at > $2
       AND c.id = d.client_id AND c.enabled AND c.device_flow AND (NOT $4::boolean OR c.secret_hash IS NOT DISTINCT FROM $5::text)
-    RETURNING d.client_id, NULL::text AS session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
+    RETURNING d.client_id, d.session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
       d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed
-  ), ${GRANT_REDEEMED}`;
+  ), ${SESSION_CLIENT_RECORDED}, ${GRANT_REDEEMED}`;
