@@ -6,8 +6,6 @@
  * gets it once it is back; a token an RP refuses is given up and audited; and when the instance
  * delivering is killed (SIGKILL) mid-delivery, another instance delivers once the claim lapses.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import { decodeJwt } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,9 +34,8 @@ import { cli } from "./support/cli";
 import { isolatedDatabase, tables } from "./support/database";
 import { sessionWith, TestRp, until } from "./support/backchannel";
 import { ISSUER } from "./support/flow-a";
+import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
 import { authorizeQuery, FORM, google, registerApp, tokenRequest, type App } from "./support/flow-b";
-
-const ROOT = path.resolve(import.meta.dirname, "..");
 
 let rp: TestRp;
 let k: Keyfob;
@@ -284,8 +281,7 @@ describe("back-channel logout", () => {
 });
 
 describe("back-channel logout across instances", () => {
-  type Instance = { child: ChildProcess; exited: Promise<unknown>; stderr: string };
-  const instances: Instance[] = [];
+  const instances: ProtocolProcess[] = [];
   let isolated: Keyfob;
 
   beforeAll(async () => {
@@ -307,25 +303,9 @@ describe("back-channel logout across instances", () => {
     return base.toString();
   }
 
-  /** A Keyfob instance in a process of its own (test/support/protocol-instance.ts) on the isolated database: it runs a delivery worker. */
-  async function startInstance(): Promise<Instance> {
-    const child = spawn(process.execPath, ["--import", "tsx", "test/support/protocol-instance.ts"], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl("backchannel_logout"),
-        PORT: String(await freePort()),
-        KEYFOB_LOG: "warn",
-        BACKCHANNEL_LOGOUT_DELIVERY: "true",
-      },
-    });
-    const instance: Instance = { child, stderr: "", exited: new Promise((resolve) => child.once("exit", resolve)) };
-    child.stderr!.on("data", (chunk) => (instance.stderr = (instance.stderr + chunk).slice(-20_000)));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve());
-      child.once("exit", (code) => reject(new Error(`instance exited (${code}) before listening:\n${instance.stderr}`)));
-    });
+  /** A Keyfob instance in a process of its own on the isolated database: it runs a delivery worker. */
+  async function startInstance(): Promise<ProtocolProcess> {
+    const instance = await startProtocolProcess({ DATABASE_URL: databaseUrl("backchannel_logout"), BACKCHANNEL_LOGOUT_DELIVERY: "true" });
     instances.push(instance);
     return instance;
   }

@@ -4,7 +4,7 @@
  * the user code; the user's side (/device, the hosted login) runs through lib/ on the same database
  * (e2e/ walks it in Chromium); the script then prints the tokens its polls got.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -12,35 +12,18 @@ import { createClient, updateClient } from "@/lib/clients/registry";
 import { confirmUserCode } from "@/lib/device/verification";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
-import { freePort } from "../scripts/free-port";
+import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-let instance: ChildProcess | undefined;
+let instance: ProtocolProcess | undefined;
 let authUrl: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  authUrl = `http://localhost:${port}`;
-  instance = spawn(process.execPath, ["--import", "tsx", "test/support/protocol-instance.ts"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ISSUER_URL: authUrl, PORT: String(port), KEYFOB_LOG: "warn", DEVICE_POLL_INTERVAL: "1" },
-  });
-  let stderr = "";
-  instance.stderr!.on("data", (chunk) => (stderr += chunk));
-  await new Promise<void>((resolve, reject) => {
-    instance!.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve());
-    instance!.once("exit", (code) => reject(new Error(`Keyfob exited (${code}) before listening:\n${stderr}`)));
-  });
+  instance = await startProtocolProcess((url) => ({ ISSUER_URL: url, DEVICE_POLL_INTERVAL: "1" }));
+  authUrl = instance.url;
 }, 120_000);
 
-afterAll(async () => {
-  if (instance && instance.exitCode === null) {
-    const exited = new Promise((resolve) => instance!.once("exit", resolve));
-    instance.kill("SIGTERM");
-    await exited;
-  }
-});
+afterAll(() => instance?.stop());
 
 it("prints the code, waits for the user, and prints the tokens", async () => {
   const app = await createClient(keyfob().store, { name: "Terminal" });

@@ -12,9 +12,7 @@
  * no state, code or refresh token was redeemed twice; and the surviving instance's refusals during
  * the restart (503, `token.failed`) were written to the audit log once PostgreSQL was back.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import path from "node:path";
 import { decodeJwt } from "jose";
 import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -23,23 +21,21 @@ import { addRedirectUri, createClient, updateClient } from "@/lib/clients/regist
 import { createStore } from "@/lib/store";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
-import { freePort } from "../scripts/free-port";
 import { startPostgresCluster, type PostgresCluster } from "./support/postgres-cluster";
+import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 const DOMAIN = "https://fleet.example.com/callback";
 /** Seconds of load before the restart, between the faults, and after the kill. */
 const PHASE_MS = 5_000;
 const RECOVERY_MS = 10_000;
 
-type Instance = { url: string; child: ChildProcess; stderr: string; exited: Promise<number | null> };
 /** One answer (status) or a request that got none (error: the network error's code). */
 type Outcome = { at: number; instance: number; path: string; status: number; retryAfter?: string | null; error?: string };
 /** A token a client received, and what it was redeemed from. */
 type Received = { jti: string; clientId: string; account: string; from: string };
 
 let cluster: PostgresCluster;
-let instances: Instance[] = [];
+let instances: ProtocolProcess[] = [];
 let licenseId: string;
 let appId: string;
 
@@ -58,7 +54,17 @@ beforeAll(async () => {
     await store.close();
   }
   const secret = randomBytes(32).toString("base64url");
-  instances = await Promise.all([0, 1].map(() => startInstance(secret)));
+  instances = await Promise.all(
+    [0, 1].map(() =>
+      startProtocolProcess({
+        DATABASE_URL: cluster.url(),
+        KEYFOB_SECRET: secret,
+        ISSUER_URL: "http://localhost:3000",
+        RATE_LIMIT_PER_IP: "off",
+        RATE_LIMIT_PER_CLIENT: "100000000/1m",
+      }),
+    ),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -66,36 +72,6 @@ afterAll(async () => {
   await Promise.all(instances.map((instance) => instance.exited));
   await cluster?.destroy();
 });
-
-async function startInstance(secret: string): Promise<Instance> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "test/support/protocol-instance.ts"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      DATABASE_URL: cluster.url(),
-      KEYFOB_SECRET: secret,
-      ISSUER_URL: "http://localhost:3000",
-      PORT: String(port),
-      RATE_LIMIT_PER_IP: "off",
-      RATE_LIMIT_PER_CLIENT: "100000000/1m",
-      KEYFOB_LOG: "warn",
-    },
-  });
-  const instance: Instance = {
-    url: `http://localhost:${port}`,
-    child,
-    stderr: "",
-    exited: new Promise((resolve) => child.once("exit", resolve)),
-  };
-  child.stderr!.on("data", (chunk) => (instance.stderr = (instance.stderr + chunk).slice(-20_000)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve());
-    child.once("exit", (code) => reject(new Error(`instance exited (${code}) before listening:\n${instance.stderr}`)));
-  });
-  return instance;
-}
 
 /** Codes as the hosted login leaves them, each for an account of its own, with offline_access: [code, verifier, account]. */
 async function mintCodes(pool: pg.Pool, n: number): Promise<[string, string, string][]> {
@@ -227,9 +203,9 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   await Promise.all(clients);
   // The survivor stops as a server does on SIGTERM, writing what it still buffers.
   instances[0].child.kill("SIGTERM");
-  expect(await instances[0].exited, instances[0].stderr).toBe(0);
+  expect(await instances[0].exited, instances[0].stderr()).toBe(0);
 
-  const context = () => `instance 0:\n${instances[0].stderr.slice(-3000)}\ninstance 1:\n${instances[1].stderr.slice(-3000)}`;
+  const context = () => `instance 0:\n${instances[0].stderr().slice(-3000)}\ninstance 1:\n${instances[1].stderr().slice(-3000)}`;
   // The load got through: successes before, between and after the faults.
   expect(received.length, context()).toBeGreaterThan(100);
 

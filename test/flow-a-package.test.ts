@@ -4,7 +4,7 @@
  * JavaScript there get a Flow A token from a running Keyfob (test/support/protocol-instance.ts in a
  * process of its own, over HTTP), and its .d.ts types check a TypeScript caller.
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,7 +13,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { addRedirectUri, addSigner, createClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
-import { freePort } from "../scripts/free-port";
+import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const PACKAGE = path.join(ROOT, "packages/flow-a-client");
@@ -21,32 +21,17 @@ const PACKAGE = path.join(ROOT, "packages/flow-a-client");
 const shellEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("npm_"))) as NodeJS.ProcessEnv;
 
 let app: string;
-let instance: ChildProcess | undefined;
+let instance: ProtocolProcess | undefined;
 let authUrl: string;
 
 beforeAll(async () => {
   app = mkdtempSync(path.join(os.tmpdir(), "keyfob-app-"));
-  const port = await freePort();
-  authUrl = `http://localhost:${port}`;
-  instance = spawn(process.execPath, ["--import", "tsx", "test/support/protocol-instance.ts"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ISSUER_URL: authUrl, PORT: String(port), KEYFOB_LOG: "warn" },
-  });
-  let stderr = "";
-  instance.stderr!.on("data", (chunk) => (stderr += chunk));
-  await new Promise<void>((resolve, reject) => {
-    instance!.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("listening") && resolve());
-    instance!.once("exit", (code) => reject(new Error(`Keyfob exited (${code}) before listening:\n${stderr}`)));
-  });
+  instance = await startProtocolProcess((url) => ({ ISSUER_URL: url }));
+  authUrl = instance.url;
 }, 120_000);
 
 afterAll(async () => {
-  if (instance && instance.exitCode === null) {
-    const exited = new Promise((resolve) => instance!.once("exit", resolve));
-    instance.kill("SIGTERM");
-    await exited;
-  }
+  await instance?.stop();
   if (app) rmSync(app, { recursive: true, force: true });
 });
 
