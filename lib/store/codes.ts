@@ -509,13 +509,15 @@ const GRANT_REDEEMED = `granted AS (
            CASE WHEN g.offline THEN code.scope ELSE array_to_string(array_remove(string_to_array(code.scope, ' '), 'offline_access'), ' ') END AS granted_scope
     FROM code, LATERAL (SELECT $8::text IS NOT NULL AND code.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(code.scope, ' ')) AS offline) g
   ), refresh AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at, dpop_jkt)
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at, dpop_jkt,
+                                session_id)
     SELECT $8, $9, client_id, account_id, connector, granted_scope, email, email_verified,
-           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), $2, $10, $11, $15
+           coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), $2, $10, $11, $15,
+           session_id
     FROM granted WHERE offline
   ), ${issuedWithEventCtes(
-    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
-     SELECT $6, client_id, account_id, connector, granted_scope, $1, CASE WHEN offline THEN $9 END, $2, $7 FROM granted`,
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at, session_id)
+     SELECT $6, client_id, account_id, connector, granted_scope, $1, CASE WHEN offline THEN $9 END, $2, $7, session_id FROM granted`,
     { at: 2, endpoint: 13, ip: 14 },
   )}
   SELECT account_id AS "accountId", connector, scope, granted_scope AS "grantedScope", offline AS "offlineAccess", nonce, email,

@@ -306,12 +306,15 @@ const ROTATE_REFRESH_TOKEN = `WITH used AS (
       AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > $3 AND t.family_expires_at > $3
       AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
                   AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
-    RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.family_expires_at, t.dpop_jkt
+    RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.family_expires_at, t.dpop_jkt,
+      t.session_id
   ), successor AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at, dpop_jkt)
-    SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, $3, $5, family_expires_at, dpop_jkt FROM used
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, issued_at, expires_at, family_expires_at, dpop_jkt,
+                                session_id)
+    SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, $3, $5, family_expires_at, dpop_jkt,
+           session_id FROM used
   ), ${issuedWithEvent(
-    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at)
-     SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8 FROM used`,
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at, session_id)
+     SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8, session_id FROM used`,
     { at: 3, endpoint: 11, ip: 12 },
   )}`;
