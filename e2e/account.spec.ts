@@ -3,8 +3,8 @@
  * wallet and adds a passkey (a virtual WebAuthn authenticator), sees every way in with its last
  * use, names the passkey, unlinks the wallet, removes the passkey, is refused removing its last
  * way in, sees its sessions (another browser's too) and signs out everywhere, then deletes the
- * account. Signed out, a wallet user signs back in through the hosted login page, at phone width
- * in dark mode.
+ * account. Unlinking a wallet signs out the browser that signed in with it. Signed out, a wallet
+ * user signs back in through the hosted login page, at phone width in dark mode.
  */
 import { randomBytes } from "node:crypto";
 import { expect, type Browser, type Page, test } from "@playwright/test";
@@ -114,6 +114,42 @@ test("a Google account manages its ways in and sessions at /account, then delete
   await expect(page.getByTestId("account-address")).toHaveCount(0);
   expect(await db.account.findUnique({ where: { id: accountId } })).toBeNull();
   await expect.poll(() => db.auditEvent.count({ where: { accountId, action: "account.deleted" } })).toBe(1);
+});
+
+test("unlinking a wallet signs out the browser that signed in with it, and only that one", async ({ page, browser }) => {
+  const login = `finn-${randomBytes(4).toString("hex")}`;
+  const key = generatePrivateKey();
+  const wallet = await installWallet(page, { privateKey: key, chainId: CHAIN_ID });
+  await signInWithGoogle(page, login);
+  const accountId = (await page.getByTestId("account-address").textContent())!.trim();
+  await page.getByRole("button", { name: "Link wallet" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Wallet linked" })).toBeVisible();
+
+  // Another browser signs in to the same account with the linked wallet.
+  const context = await browser.newContext();
+  const other = await context.newPage();
+  await installWallet(other, { privateKey: key, chainId: CHAIN_ID });
+  await other.goto("/account");
+  await other.getByRole("link", { name: "Sign in with a wallet or passkey" }).click();
+  await other.waitForURL((url) => url.pathname.startsWith("/auth/interaction/"));
+  await other.getByRole("button", { name: "Continue with a wallet" }).click();
+  await other.waitForURL(`${baseURL}/account`);
+  await expect(other.getByTestId("account-address")).toHaveText(accountId);
+
+  await page.reload();
+  await page
+    .getByTestId("identities")
+    .getByTestId("identity")
+    .filter({ hasText: wallet.address })
+    .getByRole("button", { name: /^Unlink Wallet/ })
+    .click();
+  await expect(outcome(page)).toContainText("unlinked from your account");
+  await other.reload();
+  await expect(other.getByText("Sign in to manage your account.")).toBeVisible();
+  await expect(other.getByTestId("account-address")).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByTestId("account-address")).toHaveText(accountId);
+  await context.close();
 });
 
 test.describe("signed out, at phone width in dark mode", () => {

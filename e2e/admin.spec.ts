@@ -290,6 +290,28 @@ test("a signed-in account that is not an admin gets 403 and nothing of the dashb
   await anonymous.close();
 });
 
+test("Sign out everywhere ends the admin's dashboard sessions in every browser, and no other admin's", async ({ page, browser }) => {
+  const key = await adminWallet();
+  await signIn(page, key);
+  const other = await browser.newContext();
+  const otherPage = await other.newPage();
+  await signIn(otherPage, key);
+  const bystander = await browser.newContext();
+  const bystanderPage = await bystander.newPage();
+  await signIn(bystanderPage, await adminWallet());
+
+  await page.getByRole("button", { name: "Sign out everywhere" }).click();
+  await expect(page.getByText("Every dashboard session of your account has ended, in every browser.")).toBeVisible();
+  // The other browser still holds its cookie; the server no longer knows its session.
+  const refused = await otherPage.request.get("/admin/accounts", { maxRedirects: 0 });
+  expect(refused.status()).toBe(307);
+  expect(refused.headers().location).toBe("/admin/login");
+  expect((await otherPage.request.get("/admin/audit/export")).status()).toBe(401);
+  expect((await bystanderPage.request.get("/admin/accounts", { maxRedirects: 0 })).status()).toBe(200);
+  await other.close();
+  await bystander.close();
+});
+
 test("signing keys rotate, tokens are revoked, the audit log filters and exports, admins are granted", async ({ page }, testInfo) => {
   // A client with tokens from Flow A (the license signing for itself).
   const ownerKey = generatePrivateKey();

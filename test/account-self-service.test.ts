@@ -1,7 +1,8 @@
 /**
  * Account self-service at /account (lib/accounts/self-service.ts), on real PostgreSQL: the
  * account's ways in, sessions and passkeys as listed; unlinking, never the last way in (not even
- * two removals at once); naming and removing passkeys; signing sessions out (dashboard sessions
+ * two removals at once), which ends the sessions logged in through the way in and revokes what was
+ * issued in them; naming and removing passkeys; signing sessions out (dashboard sessions
  * started from them end too); deleting the account with what it holds; signing in through the
  * hosted login page as /account's own client.
  */
@@ -9,15 +10,17 @@ import { randomBytes } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { accountLoginUrl, accountReturnUri } from "@/lib/accounts/account-login";
-import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
+import { POST as tokenRoute } from "@/app/token/route";
+import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import { accountOverview, deleteOwnAccount, removeWayIn, renamePasskey, signOutSessions } from "@/lib/accounts/self-service";
 import { readAdminSession } from "@/lib/admin/session";
 import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { findSession, startSession } from "@/lib/sessions/login-session";
-import { expectError } from "./support/flow-a";
-import { activeUser, google, userinfo } from "./support/flow-b";
+import { expectError, ISSUER } from "./support/flow-a";
+import { activeUser, authorizeQuery, FORM, google, registerApp, token, userinfo } from "./support/flow-b";
 import { tables } from "./support/database";
 
 const CHROME_ON_MAC =
@@ -50,6 +53,56 @@ async function passkeyOf(accountId: string) {
 }
 
 const refusal = (code: string) => ({ code: "invalid_request", why: { code } });
+
+const refresh = (clientId: string, refreshToken: string) =>
+  tokenRoute(
+    new Request(`${ISSUER}/token`, {
+      method: "POST",
+      headers: FORM,
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId }),
+    }),
+  );
+
+/**
+ * A login of `identity` on the hosted page to an app that takes refresh tokens and has a
+ * back-channel logout URI: its session, and the tokens of the code exchange and of one refresh.
+ */
+async function loginThrough(identity: LoginIdentity) {
+  const app = await registerApp({ settings: { refreshTokensAllowed: true, backchannelLogoutUri: "https://fleet.example.com/logout" } });
+  const start = await startAuthorization(keyfob(), authorizeQuery(app, { scope: "openid email offline_access" }));
+  if (start.kind !== "login") throw new Error("expected the login page");
+  const { location, newSession } = await completeAuthorization(keyfob(), start.interactionId, { identity });
+  const exchanged = await (await token(app, { code: new URL(location).searchParams.get("code")! })).json();
+  const refreshed = await (await refresh(app.clientId, exchanged.refresh_token)).json();
+  expect(refreshed.refresh_token).toBeDefined();
+  const session = (await findSession(keyfob(), newSession!.token))!;
+  return {
+    app,
+    session,
+    accessTokens: [exchanged.access_token, refreshed.access_token] as string[],
+    refreshToken: refreshed.refresh_token,
+  };
+}
+
+type Login = Awaited<ReturnType<typeof loginThrough>>;
+
+/**
+ * Whether what a login opened still works: its session, its access tokens at /userinfo, its
+ * refresh token (rotated when it works, so the next check presents the new one).
+ */
+async function stillOpen(login: Login) {
+  const statuses = await Promise.all(login.accessTokens.map(async (t) => (await userinfo(t)).status));
+  const refreshed = await refresh(login.app.clientId, login.refreshToken);
+  if (refreshed.status === 200) login.refreshToken = (await refreshed.json()).refresh_token;
+  return {
+    session: (await keyfob().store.accounts.findSession(login.session.id))?.revokedAt === null,
+    userinfo: statuses,
+    refresh: refreshed.status,
+  };
+}
+
+const logoutsQueued = (login: Login) =>
+  tables(keyfob()).backchannelLogout.count({ where: { clientId: login.app.clientId, sessionId: login.session.id } });
 
 async function auditEvents(accountId: string) {
   await keyfob().audit.flush();
@@ -97,7 +150,9 @@ describe("unlinking", () => {
     await expect(
       removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: other.identity.subject } }),
     ).rejects.toMatchObject(refusal("not_a_way_in"));
-    expect(await auditEvents(accountId)).toEqual([{ action: "account.identity_unlinked", detail: `web3:${wallet} at /account` }]);
+    expect(await auditEvents(accountId)).toEqual([
+      { action: "account.identity_unlinked", detail: `web3:${wallet} at /account; 0 sessions ended, 0 access tokens revoked` },
+    ]);
   });
 
   it("refuses the wallet whose address is the account's", async () => {
@@ -121,6 +176,52 @@ describe("unlinking", () => {
       expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: refusal("last_way_in") });
       expect(await keyfob().store.accounts.waysIn(accountId)).toBe(1);
     }
+  });
+});
+
+describe("unlinking ends what the way in opened", () => {
+  it("a wallet: its sessions end with back-channel logout, their tokens and refresh grants are revoked; Google's stay", async () => {
+    const { accountId, identity, wallet } = await googleAccount(true);
+    const throughWallet = await loginThrough({ provider: "web3", subject: wallet, emailVerified: false });
+    const throughGoogle = await loginThrough(identity);
+    expect(throughWallet.session.accountId).toBe(accountId);
+    expect(await stillOpen(throughWallet)).toEqual({ session: true, userinfo: [200, 200], refresh: 200 });
+
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } });
+    expect(await stillOpen(throughWallet)).toEqual({ session: false, userinfo: [401, 401], refresh: 400 });
+    expect(await logoutsQueued(throughWallet)).toBe(1);
+    expect(await stillOpen(throughGoogle)).toEqual({ session: true, userinfo: [200, 200], refresh: 200 });
+    expect(await logoutsQueued(throughGoogle)).toBe(0);
+    // The code exchange's access token and two refreshes' (the check before the unlink refreshed once more).
+    expect((await auditEvents(accountId)).filter((e) => e.action === "account.identity_unlinked")).toEqual([
+      { action: "account.identity_unlinked", detail: `web3:${wallet} at /account; 1 sessions ended, 3 access tokens revoked` },
+    ]);
+  });
+
+  it("a Google identity: the sessions logged in with it end, the wallet's stay", async () => {
+    const { accountId, identity, wallet } = await googleAccount(true);
+    const throughGoogle = await loginThrough(identity);
+    const throughWallet = await loginThrough({ provider: "web3", subject: wallet, emailVerified: false });
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } });
+    expect(await stillOpen(throughGoogle)).toEqual({ session: false, userinfo: [401, 401], refresh: 400 });
+    expect(await logoutsQueued(throughGoogle)).toBe(1);
+    expect(await stillOpen(throughWallet)).toEqual({ session: true, userinfo: [200, 200], refresh: 200 });
+  });
+
+  it("a passkey: the sessions logged in with that passkey end, another passkey's stay", async () => {
+    const { accountId } = await googleAccount();
+    const [first, second] = [await passkeyOf(accountId), await passkeyOf(accountId)];
+    const userHandle = (await keyfob().store.accounts.findPasskey(first))!.userHandle!;
+    await keyfob().store.accounts.addIdentity({ provider: "passkey", subject: userHandle, accountId });
+    const passkey = (passkeyId: string): LoginIdentity => ({ provider: "passkey", subject: userHandle, emailVerified: false, passkeyId });
+    const throughFirst = await loginThrough(passkey(first));
+    const throughSecond = await loginThrough(passkey(second));
+    expect(throughFirst.session.accountId).toBe(accountId);
+
+    await removeWayIn(keyfob(), accountId, { passkey: first });
+    expect(await stillOpen(throughFirst)).toEqual({ session: false, userinfo: [401, 401], refresh: 400 });
+    expect(await logoutsQueued(throughFirst)).toBe(1);
+    expect(await stillOpen(throughSecond)).toEqual({ session: true, userinfo: [200, 200], refresh: 200 });
   });
 });
 

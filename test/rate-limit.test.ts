@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateChallenge } from "@/lib/actions/generate-challenge";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { token } from "@/lib/actions/token";
+import { rotateClientSecret } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
 import { createStore } from "@/lib/store";
 import { CLIENT_IP_HEADER, clientIp } from "@/lib/http/client-ip";
@@ -114,6 +115,20 @@ describe("rate limits shared by instances", () => {
     expect((await refused.json()).error_description).toMatch(/^too many requests for this client; retry after \d+ seconds$/);
     // The address itself was never spent: anonymous requests from it still pass.
     expect((await generateOn(a)(request(ip, challengeParams(await registerLicense())))).status).toBe(200);
+  });
+
+  it("counts every spelling of an authenticated license address as one client", async () => {
+    const license = await registerLicense();
+    const secret = await rotateClientSecret(a.store, license.clientId);
+    const spellings = [license.clientId, license.clientId.toLowerCase(), `0x${license.clientId.slice(2).toUpperCase()}`];
+    for (let i = 0; i < 8; i++) {
+      expect((await tokenOn(i % 2 ? b : a)(tokenRequest(freshIp(), { clientId: spellings[i % 3], secret }))).status).toBe(400);
+    }
+    for (const clientId of spellings) {
+      const refused = await tokenOn(a)(tokenRequest(freshIp(), { clientId, secret }));
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).error_description).toMatch(/^too many requests for this client/);
+    }
   });
 
   it("counts requests that name a client without its secret against their address, never the client", async () => {

@@ -9,9 +9,10 @@ export type Connector = "web3" | "google" | "apple" | "passkey";
 
 /**
  * Who logged in: a wallet address, a Google/Apple subject with its email, or a passkey: the
- * WebAuthn user handle its account's passkeys share (lib/passkeys), with no email.
+ * WebAuthn user handle its account's passkeys share (lib/passkeys), with no email, and the
+ * credential used (`passkeyId`), whose removal ends the session.
  */
-export type LoginIdentity = { provider: Connector; subject: string; email?: string; emailVerified: boolean };
+export type LoginIdentity = { provider: Connector; subject: string; email?: string; emailVerified: boolean; passkeyId?: string };
 
 /**
  * The account an identity logs into. A known identity keeps its account (a wallet linked to a

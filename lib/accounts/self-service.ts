@@ -48,7 +48,9 @@ const isOwnWallet = (accountId: string, key: IdentityKey) => key.provider === "w
 /**
  * Takes a way in away from an account: refused when it is the account's own wallet, not the
  * account's, or the last way in. The account's row is locked for the change, so two removals at
- * once cannot each leave the other's as the last and end with none.
+ * once cannot each leave the other's as the last and end with none. The login sessions logged in
+ * through it end (clients with a back-channel logout URI are told) and what was issued in them is
+ * revoked, in the same transaction: whoever held the way in keeps nothing it opened.
  */
 export async function removeWayIn(k: Keyfob, accountId: string, wayIn: WayIn, requester: Requester = {}): Promise<void> {
   if ("identity" in wayIn && (wayIn.identity.provider === "passkey" || isOwnWallet(accountId, wayIn.identity))) {
@@ -63,12 +65,14 @@ export async function removeWayIn(k: Keyfob, accountId: string, wayIn: WayIn, re
     if (!removed) throw invalidRequest({ code: "not_a_way_in" });
     // Rolls the removal back.
     if ((await tx.accounts.waysIn(accountId)) === 0) throw invalidRequest({ code: "last_way_in" });
+    const ended = await tx.accounts.endSessionsThrough(accountId, wayIn);
+    const what = "identity" in wayIn ? `${wayIn.identity.provider}:${wayIn.identity.subject} at /account` : "at /account";
     await k.audit.writeWithin(tx, {
       action: "identity" in wayIn ? "account.identity_unlinked" : "account.passkey_removed",
       outcome: "success",
       accountId,
       ip: requester.ip,
-      detail: "identity" in wayIn ? `${wayIn.identity.provider}:${wayIn.identity.subject} at /account` : "at /account",
+      detail: `${what}; ${ended.sessions} sessions ended, ${ended.tokens} access tokens revoked`,
     });
   });
 }

@@ -167,7 +167,12 @@ async function pendingLogin({ store }: Keyfob, interactionId: string, now = new 
 const loginOver = () =>
   new PasskeyError("unavailable_login", "this login has expired or was already completed; start again from the application");
 
-const passkeyIdentity = (userHandle: string): LoginIdentity => ({ provider: "passkey", subject: userHandle, emailVerified: false });
+const passkeyIdentity = (userHandle: string, passkeyId: string): LoginIdentity => ({
+  provider: "passkey",
+  subject: userHandle,
+  emailVerified: false,
+  passkeyId,
+});
 
 /** Options for "Continue with a passkey" on a login page: any passkey of Keyfob's (discoverable credentials). */
 export async function loginOptions(keyfob: Keyfob, interactionId: string): Promise<PasskeyRequestOptions> {
@@ -306,7 +311,7 @@ export async function registerPasskey(keyfob: Keyfob, interactionId: string, ans
   if (await keyfob.store.accounts.findPasskey(info.credential.id)) {
     throw new PasskeyError("already_registered", "this passkey is already registered");
   }
-  const identity = passkeyIdentity(row.userHandle!);
+  const identity = passkeyIdentity(row.userHandle!, info.credential.id);
   const accountId = await resolveAccount(keyfob, identity);
   await storePasskey(keyfob, accountId, row.userHandle!, info);
   return identity;
@@ -378,7 +383,7 @@ export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, 
     backedUp: credentialBackedUp,
     deviceType: credentialDeviceType,
   });
-  return passkeyIdentity(credential.userHandle);
+  return passkeyIdentity(credential.userHandle, credential.id);
 }
 
 /** An account's passkeys, newest first, for /account. */

@@ -73,6 +73,7 @@ export async function startSession(
     expiresAt,
     ip: login.ip?.slice(0, 64),
     userAgent: login.userAgent?.slice(0, 300),
+    passkeyId: login.identity.passkeyId,
   });
   return { token, expiresAt, session: view(row) };
 }

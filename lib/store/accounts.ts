@@ -290,6 +290,34 @@ export function accountStatements({ db }: Connection) {
       return db.$transaction((tx) => endSessions(tx, target, now));
     },
 
+    /**
+     * Ends the account's sessions logged in through a way in: an identity, or one passkey (and a
+     * passkey session that does not name its passkey, from before sessions did), with their
+     * back-channel logouts; and revokes what was issued in any session through it, ended earlier
+     * or now: unredeemed codes, access tokens and refresh families. Returns how many sessions ended
+     * and access tokens were revoked.
+     */
+    endSessionsThrough(
+      accountId: string,
+      wayIn: { identity: IdentityKey } | { passkey: string },
+      now = new Date(),
+    ): Promise<{ sessions: number; tokens: number }> {
+      const where: Prisma.LoginSessionWhereInput =
+        "identity" in wayIn
+          ? { accountId, connector: wayIn.identity.provider, subject: wayIn.identity.subject }
+          : { accountId, connector: "passkey", OR: [{ passkeyId: wayIn.passkey }, { passkeyId: null }] };
+      return db.$transaction(async (tx) => {
+        const sessionIds = (await tx.loginSession.findMany({ where, select: { idHash: true } })).map((s) => s.idHash);
+        if (sessionIds.length === 0) return { sessions: 0, tokens: 0 };
+        const sessions = await endSessions(tx, { idHash: { in: sessionIds } }, now);
+        const inSessions = { sessionId: { in: sessionIds } };
+        await tx.authorizationCode.updateMany({ where: { ...inSessions, usedAt: null }, data: { expiresAt: now } });
+        await tx.refreshToken.updateMany({ where: { ...inSessions, revokedAt: null }, data: { revokedAt: now } });
+        const tokens = await tx.issuedToken.updateMany({ where: { ...inSessions, revokedAt: null }, data: { revokedAt: now } });
+        return { sessions, tokens: tokens.count };
+      });
+    },
+
     /** An account's live sessions, most recently used first. */
     liveSessions(accountId: string, now: Date, idleSince: Date) {
       return db.loginSession.findMany({

@@ -517,8 +517,8 @@ const GRANT_REDEEMED = `granted AS (
            coalesce(auth_time, expires_at - make_interval(secs => $12::double precision)), coalesce(amr, ''), session_id, $2, $10, $11, $15
     FROM granted WHERE offline
   ), ${issuedWithEventCtes(
-    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at)
-     SELECT $6, client_id, account_id, connector, granted_scope, $1, CASE WHEN offline THEN $9 END, $2, $7 FROM granted`,
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at, session_id)
+     SELECT $6, client_id, account_id, connector, granted_scope, $1, CASE WHEN offline THEN $9 END, $2, $7, session_id FROM granted`,
     { at: 2, endpoint: 13, ip: 14 },
   )}
   SELECT account_id AS "accountId", connector, scope, granted_scope AS "grantedScope", offline AS "offlineAccess", nonce, email,

@@ -311,7 +311,7 @@ const ROTATE_REFRESH_TOKEN = `WITH used AS (
     INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt)
     SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, $3, $5, family_expires_at, dpop_jkt FROM used
   ), ${issuedWithEvent(
-    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at)
-     SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8 FROM used`,
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at, session_id)
+     SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8, session_id FROM used`,
     { at: 3, endpoint: 11, ip: 12 },
   )}`;
