@@ -8,7 +8,6 @@
  * never fails or holds up a login.
  */
 import { createPublicClient, fallback, http, isAddressEqual, type Address } from "viem";
-import { getEnsAddress, getEnsName, getEnsText, normalize } from "viem/ens";
 import { rpcChain } from "../chain";
 import type { Config } from "../config";
 import type { Keyfob } from "../keyfob";
@@ -38,9 +37,12 @@ export function createEnsResolver(
   });
   const universalResolverAddress = config.ensUniversalResolver;
   return async (address) => {
+    // Loaded at the first resolution: viem/ens (ENS normalisation's tables) is 21 MB of RSS that an
+    // instance without an RPC, or before its first wallet login, does not need.
+    const { getEnsAddress, getEnsName, getEnsText, normalize } = await import("viem/ens");
     const name = await getEnsName(client, { address, universalResolverAddress });
     // A primary name that is not in normal form (a confusable, say) is not shown as the user's.
-    if (!name || name.length > MAX_NAME_LENGTH || normalized(name) !== name) return NONE;
+    if (!name || name.length > MAX_NAME_LENGTH || normalized(name, normalize) !== name) return NONE;
     const [forward, avatar] = await Promise.all([
       getEnsAddress(client, { name, universalResolverAddress }),
       // The avatar record as written, never fetched: viem's getEnsAvatar would have this server request
@@ -53,7 +55,7 @@ export function createEnsResolver(
   };
 }
 
-function normalized(name: string): string | undefined {
+function normalized(name: string, normalize: (name: string) => string): string | undefined {
   try {
     return normalize(name);
   } catch {
