@@ -7,6 +7,7 @@ import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { KeyStore } from "./keys/keystore";
 import { LogoutDelivery } from "./sessions/backchannel-logout";
+import { IssuedChallenges } from "./siwe/issued-challenges";
 import { createRecovery } from "./siwe/recovery";
 import { createChainVerifier, type SignatureVerifiers } from "./siwe/signature";
 
@@ -28,6 +29,8 @@ export type Keyfob = {
   /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces, DPoP nonces. */
   macKeys: { tryResult: Uint8Array; walletLink: Uint8Array; dpopNonce: Uint8Array };
   audit: AuditLog;
+  /** Flow A challenges this instance issued, so that a submission here need not read its message back. */
+  challenges: IssuedChallenges;
   /** EIP-191 recovery, and ERC-1271/6492 verification by the RPC_URL providers when there are any. */
   signatures: SignatureVerifiers;
   /** ENS names and avatars (the profile scope's claims) on the RPC_URL providers, when there are any. */
@@ -78,6 +81,7 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
     clients,
     notifications,
     logouts,
+    challenges: new IssuedChallenges(),
     signatures: { recover, onChain: createChainVerifier(config.rpcUrls, config.chainId, config.rpcQuorum) },
     ens: createEnsResolver(config),
     async close() {

@@ -5,14 +5,14 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JS
 import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseSiweMessage } from "viem/siwe";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as jwksAlias } from "@/app/.well-known/jwks.json/route";
 import { GET as discovery } from "@/app/.well-known/openid-configuration/route";
 import { GET as keysRoute } from "@/app/keys/route";
 import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { revokeSigner, setClientEnabled } from "@/lib/clients/registry";
 import { endpoint } from "@/lib/http/endpoint";
-import { createKeyfob } from "@/lib/keyfob";
+import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { accessTokenHash } from "@/lib/tokens/issue";
@@ -26,6 +26,7 @@ import {
   registerLicense,
   requestChallenge,
   submit,
+  submitParams,
   type License,
 } from "./support/flow-a";
 import { tables } from "./support/database";
@@ -376,6 +377,46 @@ describe("submit_challenge", () => {
     const license = await registerLicense();
     const { state } = await requestChallenge(license);
     await expectError(await submit(license, state, `0x${"5a".repeat(4000)}`), 400, "invalid_grant");
+  });
+
+  it("reads the challenge back only where it was not issued, or when the statement refuses", async () => {
+    const other = createKeyfob({ ...keyfob().config, recoveryThreads: 0 }, keyfob().store);
+    const submitOn = (k: Keyfob, license: License, state: string, signature: string) =>
+      endpoint(
+        "submit_challenge",
+        (k2, request, params, caller) => submitChallenge(k2, request, params, caller),
+        () => k,
+      )(
+        new Request(`${ISSUER}/auth/web3/submit_challenge`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams(submitParams(license, state, signature)),
+        }),
+      );
+    const reads = vi.spyOn(keyfob().store.codes, "findChallenge");
+    try {
+      const license = await registerLicense();
+      const signer = await enableSigner(license);
+      // Issued here, submitted here: the message is remembered, one statement consumes the state.
+      let { state, challenge } = await requestChallenge(license);
+      expect((await submit(license, state, await signer.signMessage({ message: challenge }))).status).toBe(200);
+      expect(reads).not.toHaveBeenCalled();
+      // Issued here, submitted to another instance: it reads the stored challenge.
+      ({ state, challenge } = await requestChallenge(license));
+      expect((await submitOn(other, license, state, await signer.signMessage({ message: challenge }))).status).toBe(200);
+      expect(reads).toHaveBeenCalledTimes(1);
+      // A signer revoked after the challenge was issued: the statement refuses, the stored challenge says why.
+      ({ state, challenge } = await requestChallenge(license));
+      await revokeSigner(keyfob().store, license.clientId, signer.address);
+      const body = await expectError(await submit(license, state, await signer.signMessage({ message: challenge })), 400, "invalid_grant");
+      expect(body.error_description).toMatch(/signature/);
+      expect(reads).toHaveBeenCalledTimes(2);
+      // Nothing was consumed: the license's own key still redeems the state.
+      expect((await submit(license, state, await license.owner.signMessage({ message: challenge }))).status).toBe(200);
+    } finally {
+      reads.mockRestore();
+      await other.close();
+    }
   });
 
   it("gives tokens to exactly one of 50 concurrent submissions of one state", async () => {

@@ -20,7 +20,7 @@ export type ChallengeResponse = { state: string; challenge: string };
  * address's and the client's make room by dropping their oldest, since anyone may name them.
  */
 export async function generateChallenge(
-  { config, store }: Keyfob,
+  { config, store, challenges }: Keyfob,
   params: Params,
   caller: { ip?: string } = {},
 ): Promise<ChallengeResponse> {
@@ -47,18 +47,18 @@ export async function generateChallenge(
         issuedAt: now,
       })
     : "";
+  const stateHash = opaqueDigest(state);
+  const issued = {
+    clientId,
+    domain,
+    address,
+    scope: scope.join(" "),
+    nonce,
+    message: challenge,
+    expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
+  };
   const stored = await store.codes.insertChallenge(
-    {
-      stateHash: opaqueDigest(state),
-      clientId,
-      domain,
-      address,
-      scope: scope.join(" "),
-      nonce,
-      message: challenge,
-      expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
-      ip: caller.ip ? addressBucket(caller.ip) : undefined,
-    },
+    { ...issued, stateHash, ip: caller.ip ? addressBucket(caller.ip) : undefined },
     {
       perClient: config.pendingCaps.challengesPerClient,
       perAddress: config.pendingCaps.challengesPerAddress,
@@ -72,6 +72,7 @@ export async function generateChallenge(
     rateLimited.inc({ endpoint: "generate_challenge", limit: "pending_challenges" });
     throw tooManyRequests(60, "too many unused challenges from this address; use or let them expire");
   }
+  challenges.remember(stateHash, issued);
   return { state, challenge };
 }
 

@@ -6,14 +6,18 @@ import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { required, type Params } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
-import { verifySignature } from "../siwe/signature";
+import { countAccepted, recoverClaimant, verifySignature } from "../siwe/signature";
+import type { TokenRecord } from "../store/tokens";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { Address } from "viem";
 
 /**
  * Flow A, step 2 (`/auth/web3/submit_challenge`): checks the signed challenge, then consumes its
  * state and records the token with its audit event (for `caller`) in one statement, so that of
- * concurrent submissions exactly one gets tokens, and none without its audit record.
+ * concurrent submissions exactly one gets tokens, and none without its audit record. On the
+ * instance that issued the challenge, the message comes from memory (lib/siwe/issued-challenges.ts)
+ * and that statement is the only one; a submission it refuses is then checked again against the
+ * stored challenge, whose checks say what failed, in the order they always have.
  *
  * With a DPoP proof (RFC 9449) the access token is bound to its key (`cnf.jkt`, token_type DPoP):
  * a stolen token is then worthless without the key. Without one the answer is what Flow A's
@@ -33,6 +37,21 @@ export async function submitChallenge(keyfob: Keyfob, request: Request, params: 
 
   const stateHash = opaqueDigest(state);
   const now = new Date();
+  const issued = keyfob.challenges.take(stateHash, now);
+  if (issued && issued.clientId === clientId && issued.domain === domain) {
+    // Issued here: the message is known, and the statement checks what findChallenge's row would show.
+    const claimant = await recoverClaimant(issued.message, issued.address as Address, signature, clientId, keyfob.signatures.recover);
+    if (claimant) {
+      const tokens = await issue(keyfob, clientId, issued.address as Address, issued, proof?.jkt);
+      const holds = { signer: claimant.kind === "signer" ? claimant.key : undefined, proven: proof !== undefined };
+      if (await store.codes.consumeChallenge(stateHash, tokens.record, caller, holds, now)) {
+        countAccepted(claimant.kind);
+        return tokens.issued;
+      }
+    }
+    // A check failed: the stored challenge says which.
+  }
+
   const challenge = await store.codes.findChallenge(stateHash, now);
   if (!challenge) throw invalidGrant("unknown state");
   if (challenge.clientId !== clientId) throw invalidGrant("the state was issued to another client");
@@ -55,22 +74,32 @@ export async function submitChallenge(keyfob: Keyfob, request: Request, params: 
   );
 
   // Signed before the state is consumed; released only if this request is the one that consumes it.
-  const scope = challenge.scope.split(" ") as Scope[];
-  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
+  const tokens = await issue(keyfob, clientId, address, { scope: challenge.scope, nonce: challenge.nonce ?? undefined }, proof?.jkt);
+  const consumed = await store.codes.consumeChallenge(stateHash, tokens.record, caller, { proven: proof !== undefined }, now);
+  if (!consumed) throw invalidGrant("the state has already been used");
+  return tokens.issued;
+}
+
+/** Flow A's tokens for `address`, and their record for the statement that consumes the state. */
+async function issue(
+  { keys, config }: Keyfob,
+  clientId: string,
+  address: Address,
+  challenge: { scope: string; nonce?: string },
+  jkt: string | undefined,
+): Promise<{ issued: Issued; record: TokenRecord }> {
+  const { response, jti, expiresAt } = await issueTokens(keys, config.issuerUrl, tokenLifetimes(config), {
     clientId,
     userId: address,
     connector: "web3",
-    scope,
+    scope: challenge.scope.split(" ") as Scope[],
     ethereumAddress: address,
-    nonce: challenge.nonce ?? undefined,
+    nonce: challenge.nonce,
     emailVerified: false,
-    jkt: proof?.jkt,
+    jkt,
   });
-  const consumed = await store.codes.consumeChallenge(
-    stateHash,
-    { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt },
-    caller,
-  );
-  if (!consumed) throw invalidGrant("the state has already been used");
-  return { response, flow: "wallet_signature", connector: "web3" };
+  return {
+    issued: { response, flow: "wallet_signature", connector: "web3" },
+    record: { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt },
+  };
 }

@@ -148,14 +148,11 @@ export async function verifySignature(
     throw invalidGrant({ code: "signature_malleable" });
   }
   const { client } = check;
-  const throughSigner = client !== undefined && check.address.toLowerCase() === client.id.toLowerCase();
-  let tried: SignatureMetricKind = throughSigner ? "signer" : "wallet";
+  let tried: SignatureMetricKind = throughSigner(check.address, client?.id) ? "signer" : "wallet";
   try {
-    if (size(signature) === 65) {
-      const recovered = await recover(check.message, signature);
-      if (recovered && isAddressEqual(recovered, check.address)) return counted("wallet", "wallet");
-      if (recovered && throughSigner && (await client.isSigner(recovered))) return counted("signer", "signer");
-    }
+    const claimant = await recoverClaimant(check.message, check.address, signature, client?.id, recover);
+    if (claimant?.kind === "wallet") return countAccepted("wallet");
+    if (claimant?.kind === "signer" && (await client?.isSigner(claimant.key))) return countAccepted("signer");
     if (onChain) {
       tried = isErc6492Signature(signature) ? "erc6492" : "erc1271";
       if (await onChain(check.address, check.message, signature)) return counted("contract", tried);
@@ -166,6 +163,34 @@ export async function verifySignature(
   }
   signatureChecks.inc({ kind: tried, result: "invalid" });
   throw invalidGrant({ code: "signature_mismatch" });
+}
+
+/**
+ * Who signed a 65-byte EIP-191 signature, as Flow A accepts it: the address itself (`wallet`), or,
+ * when the address is the client's own, a key that must be one of the client's signers (`signer`:
+ * the caller checks that). Undefined for anything else, a malformed or malleable signature included.
+ */
+export async function recoverClaimant(
+  message: string,
+  address: Address,
+  signature: string,
+  clientId: string | undefined,
+  recover: Recover = recoverInThread,
+): Promise<{ kind: "wallet" | "signer"; key: Address } | undefined> {
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature) || hexToBigInt(slice(signature as Hex, 32, 64)) > SECP256K1_HALF_ORDER) return undefined;
+  const key = await recover(message, signature as Hex);
+  if (!key) return undefined;
+  if (isAddressEqual(key, address)) return { kind: "wallet", key };
+  return throughSigner(address, clientId) ? { kind: "signer", key } : undefined;
+}
+
+/** A developer license signing through one of its keys: the address is the client's own. */
+const throughSigner = (address: string, clientId: string | undefined) =>
+  clientId !== undefined && address.toLowerCase() === clientId.toLowerCase();
+
+/** Counts a signature accepted by recovery in keyfob_signature_checks_total. */
+export function countAccepted(kind: "wallet" | "signer"): SignatureKind {
+  return counted(kind, kind);
 }
 
 /** secp256k1's n / 2: EIP-2 signatures have s at most this, so each message has one signature per key. */

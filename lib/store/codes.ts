@@ -213,13 +213,33 @@ export function codeStatements({ db, pool }: Connection) {
     /**
      * Consumes a state and records the token issued for it with its audit event, in one statement
      * (issuedWithEvent): of concurrent submissions exactly one sees a row, and a token is never
-     * recorded without its state consumed, nor without its token.issued event.
+     * recorded without its state consumed, nor without its token.issued event. The state is
+     * consumed only while findChallenge's checks hold: its client enabled (and, if the client
+     * requires DPoP, `proven`), its address not blocked, and the key that signed one of the
+     * client's active signers when `signer` names it. False when any does not.
      */
-    async consumeChallenge(stateHash: string, token: TokenRecord, caller: Caller, now = new Date()): Promise<boolean> {
+    async consumeChallenge(
+      stateHash: string,
+      token: TokenRecord,
+      caller: Caller,
+      holds: { signer?: string; proven: boolean },
+      now = new Date(),
+    ): Promise<boolean> {
       const { rowCount } = await pool.query({
         name: "keyfob_consume_challenge",
         text: CONSUME_CHALLENGE,
-        values: [stateHash, utc(now), token.jti, token.userId, token.connector, token.scope, utc(token.expiresAt), ...callerValues(caller)],
+        values: [
+          stateHash,
+          utc(now),
+          token.jti,
+          token.userId,
+          token.connector,
+          token.scope,
+          utc(token.expiresAt),
+          ...callerValues(caller),
+          holds.signer ?? null,
+          holds.proven,
+        ],
       });
       return rowCount === 1;
     },
@@ -454,7 +474,15 @@ export function codeStatements({ db, pool }: Connection) {
 }
 
 const CONSUME_CHALLENGE = `WITH consumed AS (
-    UPDATE challenges SET used_at = $2 WHERE state_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING client_id
+    UPDATE challenges ch SET used_at = $2
+    FROM clients c
+    WHERE ch.state_hash = $1 AND ch.used_at IS NULL AND ch.expires_at > $2
+      AND c.id = ch.client_id AND c.enabled AND (NOT c.dpop_bound_access_tokens OR $11::boolean)
+      AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.blocked_at IS NOT NULL AND (a.id = ch.address
+                      OR a.id = (SELECT i.account_id FROM identities i WHERE i.provider = 'web3' AND i.subject = ch.address)))
+      AND ($10::text IS NULL OR EXISTS (SELECT 1 FROM signers s WHERE s.client_id = ch.client_id AND s.address = $10::text
+                                        AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > $2)))
+    RETURNING ch.client_id
   ), ${issuedWithEvent(
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at)
      SELECT $3, client_id, $4, $5, $6, $2, $7 FROM consumed`,
