@@ -5,6 +5,7 @@
  *   npm run serve      serve the existing build (e.g. several instances on one PostgreSQL)
  *   npm run dev        development server with reloading
  */
+import "../server/threadpool";
 import "../server/no-source-maps";
 import "./load-env";
 import { prepareStorage } from "../lib/bootstrap";
