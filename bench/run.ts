@@ -83,7 +83,7 @@ const USAGE = `npm run bench -- [options]
   --only flow-a|token|limits   measure one workload only
   --max-rate <n>        codes minted per second of a first round (default 3000; later rounds use the rate seen)
   --startups <n>        timed starts of Keyfob on the up-to-date database (default 3; 0 skips the start-up figures)
-  --profile <dir>       record a CPU profile of Keyfob under load (node --cpu-prof) and summarise it
+  --profile <dir>       record CPU profiles of Keyfob and the durable floor under load (node --cpu-prof), summarised side by side
   --json <file>         also write the figures as JSON
   --check               exit 1 if a target is missed or any request failed
 
@@ -152,8 +152,13 @@ type Options = ReturnType<typeof options>;
 // ---------------------------------------------------------------- peers
 
 /** Starts a bench server script (node --import tsx) and resolves with its URL once it says it listens. */
-async function startScript(script: string, env: Record<string, string>, ipc = false): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, script)], {
+async function startScript(
+  script: string,
+  env: Record<string, string>,
+  ipc = false,
+  nodeOptions: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...nodeOptions, "--import", "tsx", path.join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit", ...(ipc ? (["ipc"] as const) : [])],
@@ -604,17 +609,27 @@ async function main() {
     };
     const targets: Target[] = [];
     // The durable floor: Flow A with its states in PostgreSQL, and /token on codes taken from it.
-    const floor = await startScript("bench/reference-server.ts", {
-      REF_PORT: "0",
-      REF_CLIENT_ID: registration.flowA.clientId,
-      REF_PUBLIC_CLIENT_ID: registration.token.clientId,
-      REF_DOMAIN: DOMAIN,
-      REF_SIGNERS: registration.flowA.signer,
-      REF_RECOVERY: "libsecp256k1",
-      REF_STATE: "postgres",
-      REF_DATABASE_URL: database.url,
-    });
-    cleanups.push(async () => floor.child.kill("SIGTERM"));
+    const floor = await startScript(
+      "bench/reference-server.ts",
+      {
+        REF_PORT: "0",
+        REF_CLIENT_ID: registration.flowA.clientId,
+        REF_PUBLIC_CLIENT_ID: registration.token.clientId,
+        REF_DOMAIN: DOMAIN,
+        REF_SIGNERS: registration.flowA.signer,
+        REF_RECOVERY: "libsecp256k1",
+        REF_STATE: "postgres",
+        REF_DATABASE_URL: database.url,
+      },
+      false,
+      opts.profile ? ["--cpu-prof", "--cpu-prof-dir", path.join(opts.profile, "floor")] : [],
+    );
+    const floorExited = new Promise((resolve) => floor.child.once("exit", resolve));
+    const stopFloor = async () => {
+      floor.child.kill("SIGTERM");
+      await floorExited;
+    };
+    cleanups.push(stopFloor);
     if (opts.workloads.flowA) {
       const flowTarget = (url: string): FlowTarget => ({
         url,
@@ -751,12 +766,22 @@ async function main() {
     }
 
     if (opts.profile) {
-      await keyfob.stop(); // the profile is written when the process exits
-      const [profile] = readdirSync(opts.profile)
-        .filter((f) => f.endsWith(".cpuprofile"))
-        .map((f) => path.join(opts.profile!, f))
-        .sort((a, b) => statSync(b).size - statSync(a).size);
-      for (const name of [NAMES.keyfobFlowA, NAMES.keyfobToken]) {
+      // The profiles are written when the processes exit.
+      await keyfob.stop();
+      await stopFloor();
+      const largest = (dir: string) =>
+        readdirSync(dir)
+          .filter((f) => f.endsWith(".cpuprofile"))
+          .map((f) => path.join(dir, f))
+          .sort((a, b) => statSync(b).size - statSync(a).size)[0];
+      const keyfobProfile = largest(opts.profile);
+      const floorProfile = largest(path.join(opts.profile, "floor"));
+      for (const [name, profile] of [
+        [NAMES.keyfobFlowA, keyfobProfile],
+        [NAMES.flowADurable, floorProfile],
+        [NAMES.keyfobToken, keyfobProfile],
+        [NAMES.tokenDurable, floorProfile],
+      ] as const) {
         const phase = combined.get(name);
         if (!profile || !phase) continue;
         const args = [
@@ -764,9 +789,7 @@ async function main() {
           "--operations",
           String(phase.operations),
         ];
-        console.log(
-          `\nCPU profile of Keyfob, ${name}, measured windows only:\n  npx tsx bench/cpuprofile-summary.ts ${profile} ${args.join(" ")}`,
-        );
+        console.log(`\nCPU profile of ${name}, measured windows only:\n  npx tsx bench/cpuprofile-summary.ts ${profile} ${args.join(" ")}`);
         await new Promise((resolve) =>
           spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench/cpuprofile-summary.ts"), profile, ...args], {
             stdio: "inherit",

@@ -10,8 +10,8 @@ export type IssuedChallenge = {
   expiresAt: Date;
 };
 
-/** At about 1 KB an entry, a few MB: states older than the newest this many are read back from the database. */
-const MAX_ENTRIES = 4096;
+/** At about 1 KB an entry, 2 MB at most: states older than the newest this many are read back from the database. */
+const MAX_ENTRIES = 2048;
 
 /**
  * The challenges this instance issued and that were not yet submitted here, by state hash. A
