@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { readOrCreate, startEmbeddedPostgres } from "../lib/db/embedded";
@@ -61,9 +62,9 @@ export async function startKeyfob(
   const port = await freePort();
   const url = `http://localhost:${port}`;
   const started = performance.now();
-  // What `npm run serve` runs, when profiling (node refuses --cpu-prof in NODE_OPTIONS).
+  // What `npm run serve` runs, with its flags, when profiling (node refuses --cpu-prof in NODE_OPTIONS).
   const [command, args] = options.cpuProfileDir
-    ? [process.execPath, ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, "--import", "tsx", "scripts/start.ts"]]
+    ? [process.execPath, ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, ...serveScript().slice(1)]]
     : [process.platform === "win32" ? "npm.cmd" : "npm", ["run", "--silent", "serve"]];
   const child = spawn(command, args, {
     cwd: ROOT,
@@ -143,4 +144,10 @@ function status(url: string): Promise<number> {
     request.on("timeout", () => request.destroy());
     request.on("error", () => resolve(0));
   });
+}
+
+/** package.json's `serve` script as words: `node`, its flags, the launcher. */
+function serveScript(): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { serve: string } };
+  return scripts.serve.split(/\s+/);
 }
