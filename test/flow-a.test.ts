@@ -44,6 +44,21 @@ async function handshake(license: License, account = license.owner, overrides: R
   return submit(license, state, await account.signMessage({ message: challenge }));
 }
 
+/** submit_challenge answered by instance `k` rather than the process-wide one. */
+function submitOn(k: Keyfob, license: License, state: string, signature: string) {
+  return endpoint(
+    "submit_challenge",
+    (k2, request, params, caller) => submitChallenge(k2, request, params, caller),
+    () => k,
+  )(
+    new Request(`${ISSUER}/auth/web3/submit_challenge`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(submitParams(license, state, signature)),
+    }),
+  );
+}
+
 beforeAll(async () => {
   await keyfob().keys.refresh();
   jwks = await fetchJwks();
@@ -200,23 +215,7 @@ describe("submit_challenge", () => {
     const license = await registerLicense();
     const { state, challenge } = await requestChallenge(license);
     const signature = await license.owner.signMessage({ message: challenge });
-    const response = await endpoint(
-      "submit_challenge",
-      (k, request, params, caller) => submitChallenge(k, request, params, caller),
-      () => shortId,
-    )(
-      new Request(`${ISSUER}/auth/web3/submit_challenge`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          client_id: license.clientId,
-          state,
-          grant_type: "authorization_code",
-          domain: license.domain,
-          signature,
-        }),
-      }),
-    );
+    const response = await submitOn(shortId, license, state, signature);
     const body = await response.json();
     expect(body.expires_in).toBe(1209600);
     const [access, id] = [decodeJwt(body.access_token), decodeJwt(body.id_token)];
@@ -381,18 +380,6 @@ describe("submit_challenge", () => {
 
   it("reads the challenge back only where it was not issued, or when the statement refuses", async () => {
     const other = createKeyfob({ ...keyfob().config, recoveryThreads: 0 }, keyfob().store);
-    const submitOn = (k: Keyfob, license: License, state: string, signature: string) =>
-      endpoint(
-        "submit_challenge",
-        (k2, request, params, caller) => submitChallenge(k2, request, params, caller),
-        () => k,
-      )(
-        new Request(`${ISSUER}/auth/web3/submit_challenge`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams(submitParams(license, state, signature)),
-        }),
-      );
     const reads = vi.spyOn(keyfob().store.codes, "findChallenge");
     try {
       const license = await registerLicense();

@@ -1,14 +1,7 @@
-/** What an instance remembers of a Flow A challenge it issued: what submit_challenge needs to check the signature. */
-export type IssuedChallenge = {
-  clientId: string;
-  domain: string;
-  /** The address the message names (checksummed). */
-  address: string;
-  scope: string;
-  nonce?: string;
-  message: string;
-  expiresAt: Date;
-};
+import type { NewChallenge } from "../store/codes";
+
+/** What an instance remembers of a Flow A challenge it issued: the stored challenge without its key and caller. */
+export type IssuedChallenge = Omit<NewChallenge, "stateHash" | "ip">;
 
 /** At about 1 KB an entry, 2 MB at most: states older than the newest this many are read back from the database. */
 const MAX_ENTRIES = 2048;

@@ -144,7 +144,7 @@ export async function verifySignature(
     throw invalidRequest({ code: "signature_format" });
   }
   const signature = check.signature as Hex;
-  if (size(signature) === 65 && hexToBigInt(slice(signature, 32, 64)) > SECP256K1_HALF_ORDER) {
+  if (size(signature) === 65 && malleable(signature)) {
     throw invalidGrant({ code: "signature_malleable" });
   }
   const { client } = check;
@@ -177,7 +177,7 @@ export async function recoverClaimant(
   clientId: string | undefined,
   recover: Recover = recoverInThread,
 ): Promise<{ kind: "wallet" | "signer"; key: Address } | undefined> {
-  if (!/^0x[0-9a-fA-F]{130}$/.test(signature) || hexToBigInt(slice(signature as Hex, 32, 64)) > SECP256K1_HALF_ORDER) return undefined;
+  if (!/^0x[0-9a-fA-F]{130}$/.test(signature) || malleable(signature as Hex)) return undefined;
   const key = await recover(message, signature as Hex);
   if (!key) return undefined;
   if (isAddressEqual(key, address)) return { kind: "wallet", key };
@@ -195,6 +195,9 @@ export function countAccepted(kind: "wallet" | "signer"): SignatureKind {
 
 /** secp256k1's n / 2: EIP-2 signatures have s at most this, so each message has one signature per key. */
 const SECP256K1_HALF_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n / 2n;
+
+/** A 65-byte signature whose s is above n / 2: the other of a key's two signatures of the message (EIP-2). */
+const malleable = (signature: Hex) => hexToBigInt(slice(signature, 32, 64)) > SECP256K1_HALF_ORDER;
 
 /** How a check is counted in keyfob_signature_checks_total. */
 type SignatureMetricKind = "wallet" | "signer" | "erc1271" | "erc6492";
