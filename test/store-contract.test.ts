@@ -14,7 +14,7 @@
  */
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { revokeSigner, setClientEnabled } from "@/lib/clients/registry";
+import { deleteClient, revokeSigner, setClientEnabled } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { POLL_MS } from "@/lib/store/changes";
@@ -35,6 +35,18 @@ const storage = {
   of: (k: Keyfob) => k.store,
   issuedTokens: (k: Keyfob, clientId: string) => tables(k).issuedToken.count({ where: { clientId } }),
   auditEvents: (k: Keyfob, clientId: string, action: string) => tables(k).auditEvent.count({ where: { clientId, action } }),
+  /** The rows that carry a client's id without a foreign key: its token records, session links and challenges. */
+  async unlinkedRows(k: Keyfob, clientId: string) {
+    const where = { where: { clientId } };
+    const counts = await Promise.all([
+      tables(k).issuedToken.count(where),
+      tables(k).loginSessionClient.count(where),
+      tables(k).challenge.count(where),
+    ]);
+    return counts.reduce((sum, n) => sum + n, 0);
+  },
+  /** Deletes only the client's row: what an issuance that raced the client's deletion leaves behind. */
+  deleteClientRowOnly: (k: Keyfob, clientId: string) => tables(k).$executeRaw`DELETE FROM clients WHERE id = ${clientId}`,
 };
 
 type Backend = {
@@ -193,6 +205,28 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
         (await routesOn(b).userinfo(new Request("http://localhost:3000/userinfo", { headers: { authorization: `Bearer ${accessToken}` } })))
           .status,
       ).toBe(401);
+    });
+
+    it("a client deleted on one instance takes its tokens, session links and challenges with it", async () => {
+      const app = await registerApp({ on: a });
+      const { access_token: accessToken } = await (await exchange(b, app, await codeFor(b, app))).json();
+      const license = await registerLicense({ on: a });
+      expect((await flowA(b, license)).status).toBe(200);
+      await challengeOn(b, license); // left unused
+      for (const clientId of [app.clientId, license.clientId]) expect(await storage.unlinkedRows(a, clientId)).toBeGreaterThan(1);
+      await deleteClient(storage.of(a), app.clientId);
+      await deleteClient(storage.of(a), license.clientId);
+      expect(await active(b, accessToken)).toBe(false);
+      for (const clientId of [app.clientId, license.clientId]) expect(await storage.unlinkedRows(a, clientId)).toBe(0);
+    });
+
+    it("a token whose client is gone is inactive, as one issued while its client was being deleted", async () => {
+      const app = await registerApp({ on: a });
+      const { access_token: accessToken } = await (await exchange(a, app, await codeFor(a, app))).json();
+      expect(await active(b, accessToken)).toBe(true);
+      await storage.deleteClientRowOnly(a, app.clientId);
+      expect(await storage.issuedTokens(a, app.clientId)).toBe(1);
+      expect(await active(b, accessToken)).toBe(false);
     });
 
     it("a signer revoked on one instance is refused by the other", async () => {

@@ -213,8 +213,17 @@ export function clientStatements({ db, pool }: Connection) {
       return count > 0;
     },
 
+    /**
+     * Deletes the client with what is its: the rows its foreign keys cascade to and, in the same
+     * statement, those that carry its id without one (its token records, session links and
+     * challenges: prisma/schema.prisma says why).
+     */
     async delete(id: string): Promise<void> {
-      await db.client.delete({ where: { id } });
+      await db.$executeRaw`
+        WITH tokens AS (DELETE FROM issued_tokens WHERE client_id = ${id}),
+             session_clients AS (DELETE FROM login_session_clients WHERE client_id = ${id}),
+             challenges AS (DELETE FROM challenges WHERE client_id = ${id})
+        DELETE FROM clients WHERE id = ${id}`;
     },
 
     /** Registers the dashboard's own client, enabled, with `redirectUri` (idempotent). */

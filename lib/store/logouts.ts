@@ -22,19 +22,26 @@ export type LogoutRow = {
  */
 export async function queueLogouts(db: Database | Prisma.TransactionClient, sessionIds: string[], now: Date): Promise<number> {
   if (sessionIds.length === 0) return 0;
-  const targets = await db.loginSessionClient.findMany({
-    where: { sessionId: { in: sessionIds }, client: { backchannelLogoutUri: { not: null } } },
+  const redeemed = await db.loginSessionClient.findMany({
+    where: { sessionId: { in: sessionIds } },
     select: { clientId: true, session: { select: { idHash: true, accountId: true, connector: true } } },
   });
+  const listening = await db.client.findMany({
+    where: { id: { in: [...new Set(redeemed.map((r) => r.clientId))] }, backchannelLogoutUri: { not: null } },
+    select: { id: true },
+  });
+  const listeners = new Set(listening.map((c) => c.id));
   const { count } = await db.backchannelLogout.createMany({
-    data: targets.map(({ clientId, session }) => ({
-      clientId,
-      sessionId: session.idHash,
-      accountId: session.accountId,
-      connector: session.connector,
-      createdAt: now,
-      nextAttemptAt: now,
-    })),
+    data: redeemed
+      .filter(({ clientId }) => listeners.has(clientId))
+      .map(({ clientId, session }) => ({
+        clientId,
+        sessionId: session.idHash,
+        accountId: session.accountId,
+        connector: session.connector,
+        createdAt: now,
+        nextAttemptAt: now,
+      })),
   });
   return count;
 }

@@ -141,13 +141,15 @@ export function tokenStatements({ db, pool }: Connection) {
     },
 
     /**
-     * A presented access token's row: its client, whether it is active (unrevoked, unexpired), and
+     * A presented access token's row: its client, whether it is active (unrevoked, unexpired, its
+     * client not deleted: an issuance racing the deletion can leave its row behind), and
      * whether the key `kid` that signed it is still in use (unrevoked, published), in the same round trip.
      */
     async check(jti: string, kid: string, now: Date): Promise<{ clientId: string; active: boolean; keyValid: boolean } | undefined> {
       const { rows } = await pool.query<{ clientId: string; active: boolean; keyValid: boolean }>({
         name: "keyfob_verify_access_token",
-        text: `SELECT t.client_id AS "clientId", t.revoked_at IS NULL AND t.expires_at > $3 AS active,
+        text: `SELECT t.client_id AS "clientId",
+                      t.revoked_at IS NULL AND t.expires_at > $3 AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id) AS active,
                       EXISTS (SELECT 1 FROM signing_keys k WHERE k.kid = $2 AND k.revoked_at IS NULL AND k.unpublished_at IS NULL) AS "keyValid"
                FROM issued_tokens t WHERE t.jti = $1`,
         // Timestamps are kept as UTC in `timestamp(3)` columns: compared with the UTC digits of now.
