@@ -45,6 +45,13 @@ const storage = {
     ]);
     return counts.reduce((sum, n) => sum + n, 0);
   },
+  /** The login sessions a client got tokens in (login_session_clients, no foreign key to the session either). */
+  sessionsOfClient: async (k: Keyfob, clientId: string) =>
+    (await tables(k).loginSessionClient.findMany({ where: { clientId }, select: { sessionId: true } })).map((l) => l.sessionId),
+  /** The account a login session is of. */
+  accountOfSession: async (k: Keyfob, idHash: string) => (await tables(k).loginSession.findUniqueOrThrow({ where: { idHash } })).accountId,
+  /** Ends a login session's lifetime now, so that the sweep deletes it. */
+  expireSession: (k: Keyfob, idHash: string, at: Date) => tables(k).loginSession.update({ where: { idHash }, data: { expiresAt: at } }),
   /** Deletes only the client's row: what an issuance that raced the client's deletion leaves behind. */
   deleteClientRowOnly: (k: Keyfob, clientId: string) => tables(k).$executeRaw`DELETE FROM clients WHERE id = ${clientId}`,
 };
@@ -218,6 +225,24 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       await deleteClient(storage.of(a), license.clientId);
       expect(await active(b, accessToken)).toBe(false);
       for (const clientId of [app.clientId, license.clientId]) expect(await storage.unlinkedRows(a, clientId)).toBe(0);
+    });
+
+    it("a login session swept, or deleted with its account, takes the clients recorded in it with it", async () => {
+      const swept = await registerApp({ on: a });
+      const withAccount = await registerApp({ on: a });
+      for (const app of [swept, withAccount]) expect((await exchange(b, app, await codeFor(b, app))).status).toBe(200);
+      const [sweptSession] = await storage.sessionsOfClient(a, swept.clientId);
+      const [accountSession] = await storage.sessionsOfClient(a, withAccount.clientId);
+      expect(sweptSession).not.toBe(accountSession);
+
+      const now = new Date();
+      await storage.expireSession(a, sweptSession, new Date(now.getTime() - 1_000));
+      await storage.of(a).sweep({ now, cutoff: now, idleSince: new Date(0), auditBefore: new Date(0), challengesTotal: 1_000_000 });
+      expect(await storage.sessionsOfClient(a, swept.clientId)).toEqual([]);
+      expect(await storage.sessionsOfClient(a, withAccount.clientId)).toEqual([accountSession]);
+
+      expect(await storage.of(b).accounts.delete(await storage.accountOfSession(a, accountSession), new Date())).toBeDefined();
+      expect(await storage.sessionsOfClient(a, withAccount.clientId)).toEqual([]);
     });
 
     it("a token whose client is gone is inactive, as one issued while its client was being deleted", async () => {

@@ -1,6 +1,6 @@
-import type { Prisma } from "../db/generated/client";
+import { Prisma } from "../db/generated/client";
 import { refusingDuplicates, type Connection } from "./connection";
-import { queueLogouts } from "./logouts";
+import { deleteSessions, queueLogouts } from "./logouts";
 
 /** What an account is made of, as listed and shown to admins. */
 const ACCOUNT_VIEW = {
@@ -116,7 +116,8 @@ export function accountStatements({ db }: Connection) {
     /**
      * Deletes an account with its identities and login sessions, in one transaction that first
      * revokes what it holds (queueing back-channel logouts for its live sessions) and removes its
-     * admin role; undefined when there is no such account.
+     * admin role, and deletes its login sessions with the clients recorded in them (deleteSessions);
+     * undefined when there is no such account.
      */
     delete(accountId: string, now: Date) {
       return db.$transaction(async (tx) => {
@@ -137,6 +138,7 @@ export function accountStatements({ db }: Connection) {
         );
         const revokedTokens = await revokeHoldings(tx, accountId, holderIds, now);
         await tx.adminRole.deleteMany({ where: { accountId } });
+        await deleteSessions(tx, Prisma.sql`account_id = ${accountId}`);
         await tx.account.delete({ where: { id: accountId } });
         return { revokedTokens, endedSessions: sessions.length, identities: account._count.identities };
       });

@@ -17,33 +17,27 @@ export type LogoutRow = {
 
 /**
  * Queues a logout token for each client that redeemed a code in one of the login sessions `sessionIds`
- * and has a back-channel logout URI. Run in the transaction that ends them (`db` a transaction's):
- * the outbox row commits with the end of the session, or neither does.
+ * and has a back-channel logout URI, in one statement. Run in the transaction that ends them (`db` a
+ * transaction's): the outbox row commits with the end of the session, or neither does.
  */
 export async function queueLogouts(db: Database | Prisma.TransactionClient, sessionIds: string[], now: Date): Promise<number> {
   if (sessionIds.length === 0) return 0;
-  const redeemed = await db.loginSessionClient.findMany({
-    where: { sessionId: { in: sessionIds } },
-    select: { clientId: true, session: { select: { idHash: true, accountId: true, connector: true } } },
-  });
-  const listening = await db.client.findMany({
-    where: { id: { in: [...new Set(redeemed.map((r) => r.clientId))] }, backchannelLogoutUri: { not: null } },
-    select: { id: true },
-  });
-  const listeners = new Set(listening.map((c) => c.id));
-  const { count } = await db.backchannelLogout.createMany({
-    data: redeemed
-      .filter(({ clientId }) => listeners.has(clientId))
-      .map(({ clientId, session }) => ({
-        clientId,
-        sessionId: session.idHash,
-        accountId: session.accountId,
-        connector: session.connector,
-        createdAt: now,
-        nextAttemptAt: now,
-      })),
-  });
-  return count;
+  return db.$executeRaw`
+    INSERT INTO backchannel_logouts (client_id, session_id, account_id, connector, created_at, next_attempt_at)
+    SELECT l.client_id, s.id_hash, s.account_id, s.connector, ${now}, ${now}
+    FROM login_session_clients l JOIN login_sessions s ON s.id_hash = l.session_id JOIN clients c ON c.id = l.client_id
+    WHERE l.session_id = ANY (${sessionIds}) AND c.backchannel_logout_uri IS NOT NULL`;
+}
+
+/**
+ * Deletes login sessions and the clients recorded in them, in `tx`: the links are deleted by a
+ * statement after the sessions', so that it sees those a code exchange recorded while it waited
+ * for a session's lock (they have no foreign key, migration 20261129000000). How many sessions went.
+ */
+export async function deleteSessions(tx: Prisma.TransactionClient, where: Prisma.Sql): Promise<number> {
+  const deleted = await tx.$queryRaw<{ id_hash: string }[]>`DELETE FROM login_sessions WHERE ${where} RETURNING id_hash`;
+  if (deleted.length > 0) await tx.$executeRaw`DELETE FROM login_session_clients WHERE session_id = ANY (${deleted.map((s) => s.id_hash)})`;
+  return deleted.length;
 }
 
 /** The back-channel logout outbox (its rows are written by queueLogouts, with the end of a session). */

@@ -1,4 +1,6 @@
+import { Prisma } from "../db/generated/client";
 import type { Connection } from "./connection";
+import { deleteSessions } from "./logouts";
 
 /** What the sweep deletes: rows that ended before `cutoff`, sessions idle since `idleSince`, counters spent by `now`, audit events before `auditBefore`. */
 export type SweepBounds = { now: Date; cutoff: Date; idleSince: Date; auditBefore: Date; challengesTotal: number };
@@ -11,26 +13,34 @@ export type SweepBounds = { now: Date; cutoff: Date; idleSince: Date; auditBefor
  */
 export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditBefore, challengesTotal }: SweepBounds): Promise<number> {
   const where = { expiresAt: { lt: cutoff } };
-  const [refreshTokens, unusedChallenges, ...deleted] = await db.$transaction([
-    db.$executeRaw`
-      DELETE FROM refresh_tokens t WHERE t.expires_at < ${cutoff}
-      AND NOT EXISTS (SELECT 1 FROM refresh_tokens s WHERE s.family_id = t.family_id AND s.expires_at >= ${cutoff})`,
-    // Trimmed here rather than counted on every insert, which would slow Flow A down: the bound
-    // holds at each sweep.
-    db.$executeRaw`
-      DELETE FROM challenges WHERE used_at IS NULL AND expires_at <= (
-        SELECT expires_at FROM challenges WHERE used_at IS NULL ORDER BY expires_at DESC OFFSET ${challengesTotal} LIMIT 1)`,
-    db.challenge.deleteMany({ where }),
-    db.interaction.deleteMany({ where }),
-    db.pushedAuthorizationRequest.deleteMany({ where }),
-    db.authorizationCode.deleteMany({ where }),
-    db.deviceAuthorization.deleteMany({ where }),
-    db.issuedToken.deleteMany({ where }),
-    db.loginSession.deleteMany({ where: { OR: [where, { revokedAt: { lt: cutoff } }, { lastSeenAt: { lt: idleSince } }] } }),
-    db.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
-    db.dpopProof.deleteMany({ where: { expiresAt: { lt: now } } }),
-    db.ensProfile.deleteMany({ where: { expiresAt: { lt: now } } }),
-    db.auditEvent.deleteMany({ where: { at: { lt: auditBefore } } }),
-  ]);
-  return deleted.reduce((sum, { count }) => sum + count, refreshTokens + unusedChallenges);
+  return db.$transaction(async (tx) => {
+    const counts = [
+      await tx.$executeRaw`
+        DELETE FROM refresh_tokens t WHERE t.expires_at < ${cutoff}
+        AND NOT EXISTS (SELECT 1 FROM refresh_tokens s WHERE s.family_id = t.family_id AND s.expires_at >= ${cutoff})`,
+      // Trimmed here rather than counted on every insert, which would slow Flow A down: the bound
+      // holds at each sweep.
+      await tx.$executeRaw`
+        DELETE FROM challenges WHERE used_at IS NULL AND expires_at <= (
+          SELECT expires_at FROM challenges WHERE used_at IS NULL ORDER BY expires_at DESC OFFSET ${challengesTotal} LIMIT 1)`,
+      await deleteSessions(tx, Prisma.sql`expires_at < ${cutoff} OR revoked_at < ${cutoff} OR last_seen_at < ${idleSince}`),
+    ];
+    for (const deleted of [
+      tx.challenge.deleteMany({ where }),
+      tx.interaction.deleteMany({ where }),
+      tx.pushedAuthorizationRequest.deleteMany({ where }),
+      tx.authorizationCode.deleteMany({ where }),
+      tx.deviceAuthorization.deleteMany({ where }),
+      tx.issuedToken.deleteMany({ where }),
+      tx.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
+      tx.dpopProof.deleteMany({ where: { expiresAt: { lt: now } } }),
+      tx.ensProfile.deleteMany({ where: { expiresAt: { lt: now } } }),
+      tx.auditEvent.deleteMany({ where: { at: { lt: auditBefore } } }),
+    ])
+      counts.push((await deleted).count);
+    return counts.reduce((sum, count) => sum + count, 0);
+  }, SWEEP_TRANSACTION);
 }
+
+/** A sweep after a long pause deletes many rows: more than the 5 seconds Prisma gives a transaction by default. */
+const SWEEP_TRANSACTION = { maxWait: 10_000, timeout: 120_000 };
