@@ -39,6 +39,13 @@ export const requestDuration = histogram(
   [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 );
 
+export const statementBatchSize = histogram(
+  "keyfob_statement_batch_size",
+  "Requests served by one execution of a batched statement (group commit, lib/store/batch.ts), by statement.",
+  ["statement"],
+  [1, 2, 4, 8, 16, 32, 64],
+);
+
 export const tokensIssued = counter(
   "keyfob_tokens_issued_total",
   "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials, device_code) and connector.",

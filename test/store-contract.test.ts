@@ -12,13 +12,18 @@
  * per issued token and every refusal recorded; and caches invalidated across instances within
  * seconds (a disabled client, a revoked signing key).
  */
-import { decodeProtectedHeader } from "jose";
+import { randomBytes } from "node:crypto";
+import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteClient, revokeSigner, setClientEnabled } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { POLL_MS } from "@/lib/store/changes";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
+import { grantRedemption } from "@/lib/actions/exchange-code";
+import { statementBatchSize } from "@/lib/metrics";
+import { opaqueDigest } from "@/lib/oauth/opaque";
+import { expectedCodeChallenge } from "@/lib/oauth/pkce";
 import { enforceRateLimit } from "@/lib/rate-limit";
 import { within } from "./support/cli";
 import { emptyDatabase, tables } from "./support/database";
@@ -100,6 +105,12 @@ function onlyWinner(results: { status: number; body: Record<string, string> }[])
     Array(results.length - 1).fill([400, "invalid_grant"]),
   );
   return winners[0].body;
+}
+
+/** How many times a batched statement ran so far, in this process (lib/store/batch.ts). */
+async function batchedStatements(statement: string): Promise<number> {
+  const { values } = await statementBatchSize.get();
+  return values.find((v) => v.metricName === "keyfob_statement_batch_size_count" && v.labels.statement === statement)?.value ?? 0;
 }
 
 /** Runs `n` requests at once, alternating between the instances; their statuses and bodies. */
@@ -197,6 +208,74 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       expect([await active(a, winner.access_token), await active(b, winner.access_token)]).toEqual([false, false]);
       expect(await storage.auditEvents(a, app.clientId, "refresh_token.reused")).toBe(49);
       outcomes.push({ clientId: app.clientId, issued: 2, refused: 50 }); // the 49 losers, and the winner's token after them
+    });
+  });
+
+  describe("group commit: concurrent requests in one statement, each with its own outcome", () => {
+    it("exchanges 20 codes of 20 logins at once in fewer statements, each for its own login; a wrong verifier refuses only its own", async () => {
+      const app = await registerApp({ on: a });
+      const subjects = Array.from({ length: 20 }, (_, n) => `batched-${n}-${randomBytes(4).toString("hex")}`);
+      const codes = await Promise.all(
+        subjects.map(async (subject) => (await authorize(app, google(subject), { scope: "openid email" }, a)).searchParams.get("code")!),
+      );
+      const wrongVerifier = await codeFor(a, app);
+      const statements = await batchedStatements("redeem_codes");
+      const responses = await Promise.all([
+        ...codes.map((code) => exchange(a, app, code)),
+        routesOn(a).token(tokenRequest(app, { code: wrongVerifier, code_verifier: randomBytes(32).toString("base64url") })),
+      ]);
+      expect(await batchedStatements("redeem_codes")).toBeLessThan(statements + responses.length);
+      const bodies = await Promise.all(responses.map((response) => response.json()));
+      expect(responses.map((response) => response.status)).toEqual([...codes.map(() => 200), 400]);
+      expect(bodies.slice(0, -1).map((body) => decodeJwt(body.id_token).email)).toEqual(
+        subjects.map((subject) => `${subject}@example.com`),
+      );
+      expect(bodies.at(-1)).toMatchObject({ error: "invalid_grant" });
+      expect(await storage.issuedTokens(a, app.clientId)).toBe(codes.length);
+      expect(await storage.auditEvents(a, app.clientId, "token.issued")).toBe(codes.length);
+    });
+
+    it("stores and consumes the challenges of 10 licenses at once, in fewer statements: each token is its own license's", async () => {
+      const licenses = await Promise.all(Array.from({ length: 10 }, () => registerLicense({ on: a })));
+      const [stored, consumed] = [await batchedStatements("insert_challenges"), await batchedStatements("consume_challenges")];
+      const responses = await Promise.all(licenses.map((license) => flowA(a, license)));
+      expect(await batchedStatements("insert_challenges")).toBeLessThan(stored + licenses.length);
+      expect(await batchedStatements("consume_challenges")).toBeLessThan(consumed + licenses.length);
+      expect(responses.map((response) => response.status)).toEqual(licenses.map(() => 200));
+      const audiences = await Promise.all(responses.map(async (response) => decodeJwt((await response.json()).access_token).aud));
+      expect(audiences).toEqual(licenses.map((license) => license.clientId));
+    });
+
+    it("a value PostgreSQL refuses fails only its own redemption, not the others of its batch", async () => {
+      const app = await registerApp({ on: a });
+      const codes = await Promise.all(Array.from({ length: 6 }, () => codeFor(a, app)));
+      const redeem = (code: string, redirectUri = app.redirectUri) => {
+        const redemption = grantRedemption(a, { id: app.clientId, confidential: false }, undefined);
+        return storage.of(a).codes.redeemCode(
+          {
+            ...redemption,
+            codeHash: opaqueDigest(code),
+            redirectUri,
+            verifierChallenge: expectedCodeChallenge(app.pkce.verifier),
+            confidential: false,
+            proofJkt: null,
+          },
+          { endpoint: "token" },
+          redemption.now,
+        );
+      };
+      // The first runs alone; the rest wait for it and go as one batch, which PostgreSQL refuses for the NUL.
+      const outcomes = await Promise.allSettled([...codes.slice(0, 5).map((code) => redeem(code)), redeem(codes[5], "https://x\u0000")]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+      ]);
+      for (const outcome of outcomes.slice(0, 5)) expect(outcome).toMatchObject({ value: { accountId: expect.any(String) } });
+      expect(await storage.issuedTokens(a, app.clientId)).toBe(5);
     });
   });
 

@@ -83,24 +83,29 @@ function auditWhere(filter: AuditFilter): Prisma.AuditEventWhereInput {
 /**
  * The end of every statement that issues an access token: `insertToken`, its INSERT INTO
  * issued_tokens, as the CTE `issued`, then the token's `token.issued` audit event from the row it
- * inserted (its client and user), at `$<at>`, with the endpoint and the caller's address as
- * `$<endpoint>` and `$<ip>` (callerValues). The token and its audit record commit together or not
- * at all (a buffered record was lost when the instance died or PostgreSQL restarted), in the same
- * round trip. The statement's row count is the audit insert's: 1 when a token was issued.
+ * inserted (its client and user), at `event.at`, with the endpoint and the caller's address as
+ * `event.endpoint` and `event.ip` (SQL expressions: parameters from callerValues, or columns of the
+ * rows `event.from` joins to `issued` in a statement over many requests). The token and its audit
+ * record commit together or not at all (a buffered record was lost when the instance died or
+ * PostgreSQL restarted), in the same round trip. The statement's row count is the audit insert's:
+ * 1 when a token was issued.
  */
-export function issuedWithEvent(insertToken: string, params: { at: number; endpoint: number; ip: number }): string {
-  return `issued AS (${insertToken} RETURNING client_id, user_id)
-    ${tokenIssuedEvent(params)}`;
+export function issuedWithEvent(insertToken: string, event: TokenIssuedEvent): string {
+  return `issued AS (${insertToken} RETURNING jti, client_id, user_id)
+    ${tokenIssuedEvent(event)}`;
 }
 
 /** issuedWithEvent as two CTEs (`issued`, `issued_event`), for a statement that goes on to return what it read. */
-export function issuedWithEventCtes(insertToken: string, params: { at: number; endpoint: number; ip: number }): string {
-  return `issued AS (${insertToken} RETURNING client_id, user_id), issued_event AS (${tokenIssuedEvent(params)})`;
+export function issuedWithEventCtes(insertToken: string, event: TokenIssuedEvent): string {
+  return `issued AS (${insertToken} RETURNING jti, client_id, user_id), issued_event AS (${tokenIssuedEvent(event)})`;
 }
 
-const tokenIssuedEvent = (params: { at: number; endpoint: number; ip: number }) =>
+/** Where a token.issued event's time, endpoint and address come from: SQL expressions over `from` (default: `issued`). */
+export type TokenIssuedEvent = { at: string; endpoint: string; ip: string; from?: string };
+
+const tokenIssuedEvent = ({ at, endpoint, ip, from = "issued" }: TokenIssuedEvent) =>
   `INSERT INTO audit_events (at, action, outcome, client_id, account_id, ip, detail)
-    SELECT $${params.at}, 'token.issued', 'success', client_id, user_id, $${params.ip}, $${params.endpoint} FROM issued`;
+    SELECT ${at}, 'token.issued', 'success', issued.client_id, issued.user_id, ${ip}, ${endpoint} FROM ${from}`;
 
 /** The endpoint and the caller's address as issuedWithEvent's parameters, stored as the audit log stores values. */
 export function callerValues(caller: Caller): [string, string | null] {

@@ -121,7 +121,7 @@ export function tokenStatements({ db, pool }: Connection) {
            SELECT $3, c.id, $4, $5, $6, $7, $8 FROM clients c
            WHERE c.id = $1 AND c.enabled AND c.management_api AND c.secret_hash = $2
              AND (c.management_scopes @> $9::text[] OR $10 = ANY (c.management_scopes))`,
-          { at: 7, endpoint: 11, ip: 12 },
+          { at: "$7", endpoint: "$11", ip: "$12" },
         )}`,
         values: [
           clientId,
@@ -315,5 +315,5 @@ const ROTATE_REFRESH_TOKEN = `WITH used AS (
   ), ${issuedWithEvent(
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at, session_id)
      SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8, session_id FROM used`,
-    { at: 3, endpoint: 11, ip: 12 },
+    { at: "$3", endpoint: "$11", ip: "$12" },
   )}`;
