@@ -30,7 +30,7 @@ function databaseError(code: string) {
 describe("batched statements (group commit)", () => {
   it("runs a lone call at once, and the calls that came meanwhile together, each with its own answer", async () => {
     const { batches, execute, release } = doubling();
-    const run = batched("test", execute, { inFlight: 1, maxSize: 64 });
+    const run = batched("test", execute, { inFlight: 1, maxSize: 64, stalledMs: 10_000 });
     const answers = Promise.all([1, 2, 3, 4].map(run));
     expect(batches).toEqual([[1]]);
     await release();
@@ -40,12 +40,23 @@ describe("batched statements (group commit)", () => {
 
   it("keeps `inFlight` batches running at most, of `maxSize` calls at most", async () => {
     const { batches, execute, release } = doubling();
-    const run = batched("test", execute, { inFlight: 2, maxSize: 3 });
+    const run = batched("test", execute, { inFlight: 2, maxSize: 3, stalledMs: 10_000 });
     const answers = Promise.all([1, 2, 3, 4, 5, 6, 7, 8, 9].map(run));
     expect(batches).toEqual([[1], [2]]);
     await release();
     expect(batches).toEqual([[1], [2], [3, 4, 5], [6, 7, 8], [9]]);
     expect(await answers).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18]);
+  });
+
+  it("lets the calls behind a batch that has run for `stalledMs` go beside it, in one batch", async () => {
+    const { batches, execute, release } = doubling();
+    const run = batched("test", execute, { inFlight: 1, maxSize: 64, stalledMs: 20 });
+    const answers = Promise.all([1, 2, 3].map(run));
+    expect(batches).toEqual([[1]]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(batches).toEqual([[1], [2, 3]]);
+    await release();
+    expect(await answers).toEqual([2, 4, 6]);
   });
 
   it("runs each call of a batch the statement refused on its own, so that only the offending one fails", async () => {
@@ -57,7 +68,7 @@ describe("batched statements (group commit)", () => {
         if (inputs.includes(13)) throw databaseError("22021");
         return inputs.map((n) => n * 2);
       },
-      { inFlight: 1, maxSize: 64 },
+      { inFlight: 1, maxSize: 64, stalledMs: 10_000 },
     );
     const answers = await Promise.allSettled([1, 2, 13, 4].map(run));
     expect(batches).toEqual([[1], [2, 13, 4], [2], [13], [4]]);
@@ -74,7 +85,7 @@ describe("batched statements (group commit)", () => {
           if (batches.length > 1) throw error;
           return inputs;
         },
-        { inFlight: 1, maxSize: 64 },
+        { inFlight: 1, maxSize: 64, stalledMs: 10_000 },
       );
       const answers = await Promise.allSettled([1, 2, 3].map(run));
       expect(batches).toEqual([[1], [2, 3]]);
@@ -94,7 +105,7 @@ describe("batched statements (group commit)", () => {
         }
         return inputs;
       },
-      { inFlight: 1, maxSize: 64 },
+      { inFlight: 1, maxSize: 64, stalledMs: 10_000 },
     );
     const first = run(1);
     const later = Promise.all([2, 3].map(run));

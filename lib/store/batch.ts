@@ -14,7 +14,9 @@ import { statementBatchSize } from "../metrics";
  * once per batch.
  *
  * A call waits only while `inFlight` batches are already running, so a lone request goes at once.
- * When a batch of several fails with an error of the statement itself (a deadlock between two
+ * A batch still running after `stalledMs` (waiting on a row lock, or on a connection that stopped
+ * answering) no longer counts against `inFlight`: the calls behind it go on another connection,
+ * as they did when each call had its own. When a batch of several fails with an error of the statement itself (a deadlock between two
  * batches, one row's bad value), nothing of it was committed and each call runs again on its own,
  * so that only its own error reaches it; a lost connection fails them all (503).
  */
@@ -25,7 +27,7 @@ type Waiting<I, O> = { input: I; resolve: (output: O) => void; reject: (error: u
 export function batched<I, O>(
   statement: string,
   execute: (inputs: I[]) => Promise<O[]>,
-  options: { inFlight: number; maxSize: number },
+  options: { inFlight: number; maxSize: number; stalledMs: number },
 ): Batched<I, O> {
   const queue: Waiting<I, O>[] = [];
   let running = 0;
@@ -39,9 +41,17 @@ export function batched<I, O>(
     while (running < options.inFlight && queue.length > 0) {
       const batch = queue.splice(0, options.maxSize);
       running++;
-      settle(batch).finally(() => {
+      let counted = true;
+      const release = () => {
+        if (!counted) return;
+        counted = false;
         running--;
         flush();
+      };
+      const stalled = setTimeout(release, options.stalledMs).unref();
+      settle(batch).finally(() => {
+        clearTimeout(stalled);
+        release();
       });
     }
   };

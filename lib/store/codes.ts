@@ -582,9 +582,10 @@ function grantRedeemer<G extends GrantRedemption>(
  * arriving meanwhile make the next one larger; at most 64 requests in one. Measured (npm run bench,
  * Flow A, 2026-11-27): with two at a time a batch served 1.8 requests and Keyfob made 0.71 of its
  * durable floor's handshakes; with one, 2.9 and 0.93. A batch waits only on the rows of its own
- * requests (a code's login session under revocation, a state consumed elsewhere), as they did.
+ * requests (a code's login session under revocation, a state consumed elsewhere), as they did; one
+ * that takes over 100 ms (ten times a batch's time under that load) lets the next go beside it.
  */
-const SINGLE_USE_BATCHES = { inFlight: 1, maxSize: 64 };
+const SINGLE_USE_BATCHES = { inFlight: 1, maxSize: 64, stalledMs: 100 };
 
 /**
  * What redeeming a grant records, from the CTE `code` and its request: offline_access granted when
