@@ -17,6 +17,8 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as discoveryGet } from "@/app/.well-known/openid-configuration/route";
 import { POST as tokenPost } from "@/app/token/route";
+import type { HttpRequest } from "@/lib/http/request";
+import { jsonAnswer } from "@/lib/http/respond";
 import { MAX_BODY_BYTES, readBodyText } from "@/lib/oauth/params";
 import { dispatch, loadDispatchTable, PROTOCOL_ROUTES, protocolHandler, type DispatchTable } from "@/server/protocol-routes";
 import { ISSUER } from "./support/flow-a";
@@ -174,6 +176,8 @@ let serverTable: DispatchTable;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 /** What the last dispatched handler received. */
 let received: Request | undefined;
+/** What the last dispatched JSON endpoint received (JsonHandler.answer). */
+let receivedPlain: HttpRequest | undefined;
 
 /** What the server answers: its status, headers (also as the lines sent) and body. */
 function send({ method = "GET", path: urlPath, headers = {}, body, chunks, noBody }: Send): Promise<Answer> {
@@ -236,6 +240,15 @@ beforeAll(async () => {
     received = request;
     return Response.json({ url: request.url, method: request.method, body: await readBodyText(request) });
   });
+  serverTable.set(
+    "POST /echo-json",
+    Object.assign(async () => new Response("the dispatch answers a JSON endpoint through answer()", { status: 500 }), {
+      answer: async (request: HttpRequest) => {
+        receivedPlain = request;
+        return jsonAnswer({ url: request.url, method: request.method, body: await readBodyText(request) }, 201, { Vary: "Origin" });
+      },
+    }),
+  );
   serverTable.set("GET /cookies", async () => {
     const headers = new Headers({ "content-type": "text/plain", vary: "Origin" });
     headers.append("set-cookie", "a=1; Path=/; HttpOnly");
@@ -317,6 +330,28 @@ describe("dispatch", () => {
     expect(JSON.parse(answer.body.toString())).toEqual({ url: `${ISSUER}/echo?q=1&q=2`, method: "POST", body });
     expect(received!.headers.get("x-test")).toBe("one");
     expect(received!.headers.get("content-type")).toBe(FORM["content-type"]);
+  });
+
+  it("hands a JSON endpoint a plain request, no web Request, and writes its answer framed by its length", async () => {
+    const body = `x=${"é".repeat(100)}&y=2`;
+    const answer = await send({
+      method: "POST",
+      path: "/echo-json?q=1",
+      headers: { "content-type": FORM["content-type"], "x-test": "one" },
+      body,
+    });
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body.toString())).toEqual({ url: `${ISSUER}/echo-json?q=1`, method: "POST", body });
+    expect(receivedPlain).not.toBeInstanceOf(Request);
+    expect([receivedPlain!.headers.get("X-Test"), receivedPlain!.headers.has("x-test"), receivedPlain!.headers.get("x-absent")]).toEqual([
+      "one",
+      true,
+      null,
+    ]);
+    expect(answer.headers["content-length"]).toBe(String(answer.body.length));
+    expect(answer.headers["transfer-encoding"]).toBeUndefined();
+    expect(answer.headers["content-type"]).toBe("application/json");
+    expect(lines(answer, "vary")).toEqual([NEXT_VARY, "Origin"]);
   });
 
   it("keeps every Set-Cookie (and Vary) of an answer on a line of its own", async () => {

@@ -10,6 +10,7 @@ import type { Params } from "../oauth/params";
 import { covers, isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from "../admin/scopes";
 import { ACCESS_TOKEN_TYPE, binding, tokenType, type Issued, type TokenType } from "../tokens/issue";
 import { encodeSubject } from "../tokens/sub";
+import type { HttpRequest } from "../http/request";
 
 /** The connector that the `sub` of a client's own token names, and the issued-token record carries. */
 export const CLIENT_CREDENTIALS_CONNECTOR = "client_credentials";
@@ -37,7 +38,7 @@ export type ClientCredentialsResponse = { access_token: string; token_type: Toke
  */
 export async function clientCredentials(
   keyfob: Keyfob,
-  request: Request,
+  request: HttpRequest,
   params: Params,
   caller: Caller,
   proof?: DPoPProof,

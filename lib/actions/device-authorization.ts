@@ -7,6 +7,7 @@ import { opaqueDigest, randomOpaque } from "../oauth/opaque";
 import type { Params } from "../oauth/params";
 import { parseScope } from "../oauth/scope";
 import { Duplicate } from "../store";
+import type { HttpRequest } from "../http/request";
 
 /** The device authorization response (RFC 8628 3.2). */
 export type DeviceAuthorizationResponse = {
@@ -26,7 +27,7 @@ export type DeviceAuthorizationResponse = {
  */
 export async function deviceAuthorization(
   keyfob: Keyfob,
-  request: Request,
+  request: HttpRequest,
   params: Params,
   _caller: Caller,
 ): Promise<DeviceAuthorizationResponse> {

@@ -8,6 +8,7 @@ import { required, type Params } from "../oauth/params";
 import type { Issued } from "../tokens/issue";
 import { requireDeviceFlow } from "./device-authorization";
 import { grantRedemption, issueGrant } from "./exchange-code";
+import type { HttpRequest } from "../http/request";
 
 /** The grant type of the device flow's polls (RFC 8628 3.4). */
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
@@ -21,7 +22,7 @@ export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
  * audit event, in one statement before they are signed: of concurrent polls exactly one gets tokens, the others
  * invalid_grant, as any later poll.
  */
-export async function deviceCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
+export async function deviceCode(keyfob: Keyfob, request: HttpRequest, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
   const { store } = keyfob;
   const client = await authenticateCachedClient(keyfob.clients, request, params);
   const code = required(params, "device_code");

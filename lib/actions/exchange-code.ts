@@ -12,6 +12,7 @@ import { sessionSid } from "../sessions/login-session";
 import type { GrantRedemption, RedeemedGrant } from "../store/codes";
 import { issueTokens, newAccessTokenId, tokenLifetimes, type AccessTokenId, type Issued, type TokenResponse } from "../tokens/issue";
 import { newFamily, newRefreshToken, type NewRefreshToken } from "../tokens/refresh";
+import type { HttpRequest } from "../http/request";
 
 /**
  * Flow B (`POST /token`, grant_type=authorization_code): redeems a one-time code for tokens. The
@@ -27,7 +28,13 @@ import { newFamily, newRefreshToken, type NewRefreshToken } from "../tokens/refr
  *
  * One round trip when the code is good; a refused one is read again to say why.
  */
-export async function exchangeCode(keyfob: Keyfob, request: Request, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
+export async function exchangeCode(
+  keyfob: Keyfob,
+  request: HttpRequest,
+  params: Params,
+  caller: Caller,
+  proof?: DPoPProof,
+): Promise<Issued> {
   return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller, proof);
 }
 

@@ -6,6 +6,7 @@ import { required, type Params } from "../oauth/params";
 import { isLive } from "../tokens/refresh";
 import { encodeSubject } from "../tokens/sub";
 import { verifyAccessToken } from "../tokens/verify";
+import type { HttpRequest } from "../http/request";
 
 const INACTIVE = { active: false } as const;
 
@@ -19,7 +20,7 @@ const INACTIVE = { active: false } as const;
  * token_type DPoP and its `cnf` (RFC 9449 6.2): the resource server then checks the request's
  * proof against `cnf.jkt`, as /userinfo does.
  */
-export async function introspectToken(keyfob: Keyfob, request: Request, params: Params) {
+export async function introspectToken(keyfob: Keyfob, request: HttpRequest, params: Params) {
   const caller = await authenticateClient(keyfob.store, request, params, { confidential: true });
   const token = required(params, "token");
   const kinds = [introspectAccessToken, introspectRefreshToken];

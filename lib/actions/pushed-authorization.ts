@@ -4,6 +4,7 @@ import { OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
 import type { ReadParams } from "../oauth/params";
 import { checkAuthorizationRequest, REQUEST_URI_PREFIX } from "./authorize";
+import type { HttpRequest } from "../http/request";
 
 /** How long a pushed request waits for its authorization request: long enough to send the browser, short as RFC 9126 7.3 asks. */
 export const PUSHED_REQUEST_LIFETIME_SECONDS = 90;
@@ -19,7 +20,7 @@ const AUTHENTICATION_PARAMETERS = new Set(["client_secret"]);
  */
 export async function pushAuthorizationRequest(
   keyfob: Keyfob,
-  request: Request,
+  request: HttpRequest,
   params: ReadParams,
 ): Promise<{ request_uri: string; expires_in: number }> {
   const client = await authenticateClient(keyfob.store, request, params);

@@ -11,6 +11,7 @@ import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { RefreshTokenRow } from "../store/tokens";
 import { newRefreshToken, successorExpiry } from "../tokens/refresh";
 import { sessionSid } from "../sessions/login-session";
+import type { HttpRequest } from "../http/request";
 
 /**
  * `POST /token` with grant_type=refresh_token (RFC 6749 6, OpenID Connect Core 12): a new access
@@ -30,7 +31,13 @@ import { sessionSid } from "../sessions/login-session";
  * token of the family and every access token issued with them are revoked, the answer is
  * invalid_grant, and the event is audited (`refresh_token.reused`).
  */
-export async function refreshToken(keyfob: Keyfob, request: Request, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
+export async function refreshToken(
+  keyfob: Keyfob,
+  request: HttpRequest,
+  params: Params,
+  caller: Caller,
+  proof?: DPoPProof,
+): Promise<Issued> {
   const client = await authenticateCachedClient(keyfob.clients, request, params);
   return redeemRefreshToken(keyfob, client, params, caller, proof);
 }

@@ -4,6 +4,7 @@ import type { Store } from "../store";
 import { authenticateClient } from "../oauth/client-auth";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { hasControlCharacter, required, type Params } from "../oauth/params";
+import type { HttpRequest } from "../http/request";
 
 /**
  * Token revocation (RFC 7009, `POST /token/revoke`): the authenticated client revokes one of its
@@ -13,7 +14,7 @@ import { hasControlCharacter, required, type Params } from "../oauth/params";
  * token alone. Unknown, malformed and other clients' tokens get the same empty 200, so the
  * endpoint tells nothing about tokens the caller does not own.
  */
-export async function revokeToken({ store }: Keyfob, request: Request, params: Params): Promise<Record<string, never>> {
+export async function revokeToken({ store }: Keyfob, request: HttpRequest, params: Params): Promise<Record<string, never>> {
   const client = await authenticateClient(store, request, params);
   const token = required(params, "token");
   const kinds = [revokeAccessToken, revokeRefreshToken];

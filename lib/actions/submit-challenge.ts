@@ -10,6 +10,7 @@ import { countAccepted, recoverClaimant, verifySignature } from "../siwe/signatu
 import type { TokenRecord } from "../store/tokens";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { Address } from "viem";
+import type { HttpRequest } from "../http/request";
 
 /**
  * Flow A, step 2 (`/auth/web3/submit_challenge`): checks the signed challenge, then consumes its
@@ -23,7 +24,7 @@ import type { Address } from "viem";
  * a stolen token is then worthless without the key. Without one the answer is what Flow A's
  * clients have always had, unless an admin requires DPoP of the client.
  */
-export async function submitChallenge(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued> {
+export async function submitChallenge(keyfob: Keyfob, request: HttpRequest, params: Params, caller: Caller): Promise<Issued> {
   const { config, store } = keyfob;
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") {

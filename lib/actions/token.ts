@@ -8,11 +8,12 @@ import { clientCredentials } from "./client-credentials";
 import { DEVICE_CODE_GRANT, deviceCode } from "./device-code";
 import { exchangeCode } from "./exchange-code";
 import { refreshToken } from "./refresh-token";
+import type { HttpRequest } from "../http/request";
 
 /** The grants of the token endpoint, each its own action. */
 const GRANTS: Record<
   string,
-  (keyfob: Keyfob, request: Request, params: Params, caller: Caller, proof: DPoPProof | undefined) => Promise<Issued<unknown>>
+  (keyfob: Keyfob, request: HttpRequest, params: Params, caller: Caller, proof: DPoPProof | undefined) => Promise<Issued<unknown>>
 > = {
   authorization_code: exchangeCode,
   refresh_token: refreshToken,
@@ -27,7 +28,7 @@ export const GRANT_TYPES = Object.keys(GRANTS);
  * `POST /token` (RFC 6749 3.2): the action of the request's grant_type, with the request's DPoP
  * proof if it has one (RFC 9449 5): every grant binds the access token it issues to the proof's key.
  */
-export async function token(keyfob: Keyfob, request: Request, params: Params, caller: Caller): Promise<Issued<unknown>> {
+export async function token(keyfob: Keyfob, request: HttpRequest, params: Params, caller: Caller): Promise<Issued<unknown>> {
   const grantType = required(params, "grant_type");
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
   if (!grant) throw new OAuthError("unsupported_grant_type", `grant_type must be one of: ${GRANT_TYPES.join(", ")}`);

@@ -1,3 +1,5 @@
+import type { HttpRequest } from "./request";
+
 /**
  * Bodies the direct dispatch (server/protocol-routes.ts) already holds as bytes or text, kept beside
  * its Request and Response objects so that neither side copies them through a web stream again:
@@ -6,17 +8,17 @@
  * bodies are the objects' own. Measured on /token (2026-11-24 profile): the undici stream copies
  * were 11% of the server's CPU per exchange.
  */
-const requestBodies = new WeakMap<Request, Buffer>();
+const requestBodies = new WeakMap<HttpRequest, Buffer>();
 const responseTexts = new WeakMap<Response, string>();
 
 /** A request whose body was read before it was created: `body` is what was read. */
-export function withReadBody(request: Request, body: Buffer): Request {
+export function withReadBody<R extends HttpRequest>(request: R, body: Buffer): R {
   requestBodies.set(request, body);
   return request;
 }
 
 /** The bytes read for a request before it was created, if any. */
-export function readBodyOf(request: Request): Buffer | undefined {
+export function readBodyOf(request: HttpRequest): Buffer | undefined {
   return requestBodies.get(request);
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import ipaddr from "ipaddr.js";
 import proxyaddr from "proxy-addr";
+import type { HttpRequest } from "./request";
 
 /**
  * The request header in which Keyfob's HTTP server hands the caller's address to the handlers.
@@ -56,6 +57,6 @@ export function addressBucket(ip: string): string {
 }
 
 /** The caller's address as the server vouched for it, or undefined outside Keyfob's server (tests calling handlers). */
-export function clientIp(request: Request): string | undefined {
+export function clientIp(request: HttpRequest): string | undefined {
   return request.headers.get(CLIENT_IP_HEADER) ?? undefined;
 }

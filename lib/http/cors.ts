@@ -1,6 +1,7 @@
 import type { Keyfob } from "../keyfob";
 import { normalizeClientId } from "../clients/client-id";
 import { invalidRequest } from "../oauth/errors";
+import type { HttpRequest } from "./request";
 
 /** Headers a browser may read from a cross-origin answer besides the CORS-safelisted ones. */
 const EXPOSED = "WWW-Authenticate, Retry-After, DPoP-Nonce";
@@ -13,7 +14,7 @@ const EXPOSED = "WWW-Authenticate, Retry-After, DPoP-Nonce";
  * browser would send it even though it could not read the answer.
  * Returns the headers to add to the answer (none for same-origin and server-to-server calls).
  */
-export async function clientCors(keyfob: Keyfob, request: Request, clientId: string | undefined): Promise<Record<string, string>> {
+export async function clientCors(keyfob: Keyfob, request: HttpRequest, clientId: string | undefined): Promise<Record<string, string>> {
   const origin = request.headers.get("origin");
   if (!origin || origin === new URL(keyfob.config.issuerUrl).origin) return { Vary: "Origin" };
   if (!clientId || !(await keyfob.store.clients.findForTokens(normalizeClientId(clientId)))?.origins.has(origin)) {

@@ -13,7 +13,8 @@ import type { Issued } from "../tokens/issue";
 import { clientIp } from "./client-ip";
 import { clientCors, preflightResponse } from "./cors";
 import type { OAuthError } from "../oauth/errors";
-import { describe, errorResponse, jsonResponse, toOAuthError } from "./respond";
+import type { HttpRequest } from "./request";
+import { describe, errorAnswer, errorResponse, jsonAnswer, toOAuthError, toResponse, type JsonAnswer } from "./respond";
 
 /**
  * What each endpoint gets from the wrapper, in one place. JSON endpoints (the protocol's APIs): CORS
@@ -82,7 +83,7 @@ type JsonName = { [N in EndpointName]: (typeof ENDPOINTS)[N]["answer"] extends "
 /** A JSON endpoint's action: its answer, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for `caller`). */
 type Action<N extends EndpointName> = (
   keyfob: Keyfob,
-  request: Request,
+  request: HttpRequest,
   params: ReadParams,
   caller: Caller,
 ) => Promise<(typeof ENDPOINTS)[N] extends { issues: true } ? Issued<unknown> : unknown>;
@@ -123,83 +124,134 @@ type Definition<N extends EndpointName> = N extends JsonName
       Page<any>;
 
 /**
+ * A JSON endpoint's route handler, and the same endpoint answering as plain values (`answer`): the
+ * direct dispatch calls that on a plain request, with no web Request or Response made
+ * (server/protocol-routes.ts).
+ */
+export type JsonHandler = ((request: Request) => Promise<Response>) & { answer: (request: HttpRequest) => Promise<JsonAnswer> };
+
+type Handler<N extends EndpointName> = N extends JsonName ? JsonHandler : (request: Request) => Promise<Response>;
+
+/**
  * Wraps an endpoint as a route handler: reads the parameters, applies the endpoint's rate limits
  * (and CORS), maps every failure (toOAuthError) to the documented error body or the page's refusal,
  * logs one line per refusal or failure (never the parameters' values), counts requests and their
  * duration in the metrics and audits token endpoints' failures. `keyfob` is the process-wide one
  * unless a test supplies another.
  */
-export function endpoint<N extends EndpointName>(name: N, definition: Definition<N>, keyfob: () => Keyfob = runtimeKeyfob) {
+export function endpoint<N extends EndpointName>(name: N, definition: Definition<N>, keyfob: () => Keyfob = runtimeKeyfob): Handler<N> {
   const policy: Policy = ENDPOINTS[name];
+  if (policy.answer === "json") {
+    const answer = jsonEndpoint(name as JsonName, policy, definition as Action<JsonName>, keyfob);
+    const handler = async (request: Request) => toResponse(await answer(request));
+    return Object.assign(handler, { answer }) as Handler<N>;
+  }
   const page = policy.answer === "page" ? (definition as Page<unknown>) : undefined;
   const resource = policy.answer === "resource" ? (definition as Resource) : undefined;
-  return async (request: Request): Promise<Response> => {
+  return (async (request: Request): Promise<Response> => {
     const early = page?.early?.(request);
     if (early) return early;
-    const started = performance.now();
     const k = keyfob();
+    const served = serving(name);
     let params: unknown;
-    let clientId: string | undefined;
-    let cors: Record<string, string> = policy.cors ? { Vary: "Origin" } : {};
-    let outcome = "success";
     let limited = true;
     const caller: Caller = { endpoint: name, ip: clientIp(request) };
-    const nonce: Record<string, string> = policy.dpop && request.headers.has("dpop") ? { "DPoP-Nonce": dpopNonce(k) } : {};
-    const refused = (code: string, status: number) => {
-      outcome = code;
-      log.info("request refused", { endpoint: name, status, error: code, ms: Math.round(performance.now() - started) });
-    };
     const shown = (answer: Response | Shown) => {
       if (answer instanceof Response) return answer;
-      refused(answer.refused, answer.response.status);
+      served.refused(answer.refused, answer.response.status);
       return answer.response;
     };
     try {
       if (resource) return shown(await resource.answer(k, request));
       // Bad parameters are counted against the limits too: read first, refuse after counting.
       let readError: unknown;
-      const read = page ? (page.read ?? queryParams) : (r: Request) => readParams(r, policy.credentialsInBody ? BODY_ONLY : undefined);
-      params = await read(request).catch((error: unknown) => {
+      params = await (page?.read ?? queryParams)(request).catch((error: unknown) => {
         readError = error;
         return undefined;
       });
-      if (!page) clientId = requestClientId(request, params as Params | undefined);
-      if (policy.limit === "admin_signin") await limitAdminSignIn(k, caller.ip);
-      if (policy.limit === "protocol") {
-        const authenticatedClient =
-          policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params as Params) : undefined;
-        await limitProtocolRequest(k, name, { ip: caller.ip, authenticatedClient });
-      }
+      await limit(k, policy, name, caller);
       limited = false;
       if (readError) throw readError;
-      if (page) return shown(await page.answer(k, request, params, caller));
+      return shown(await page!.answer(k, request, params, caller));
+    } catch (caught) {
+      const error = served.failed(caught);
+      if (page) return page.refuse(error, { keyfob: k, request, params, limited });
+      return resource?.refuse ? resource.refuse(error) : errorResponse(error);
+    } finally {
+      served.done();
+    }
+  }) as Handler<N>;
+}
+
+/** A JSON endpoint: its answer as plain values (JsonAnswer), on any HttpRequest. */
+function jsonEndpoint(name: JsonName, policy: Extract<Policy, { answer: "json" }>, action: Action<JsonName>, keyfob: () => Keyfob) {
+  return async (request: HttpRequest): Promise<JsonAnswer> => {
+    const k = keyfob();
+    const served = serving(name);
+    let clientId: string | undefined;
+    let cors: Record<string, string> = policy.cors ? { Vary: "Origin" } : {};
+    const caller: Caller = { endpoint: name, ip: clientIp(request) };
+    const nonce: Record<string, string> = policy.dpop && request.headers.has("dpop") ? { "DPoP-Nonce": dpopNonce(k) } : {};
+    try {
+      // Bad parameters are counted against the limits too: read first, refuse after counting.
+      let readError: unknown;
+      const params = await readParams(request, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => {
+        readError = error;
+        return undefined;
+      });
+      clientId = requestClientId(request, params);
+      const authenticatedClient = policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params) : undefined;
+      await limit(k, policy, name, caller, authenticatedClient);
+      if (readError || !params) throw readError;
       if (policy.cors) cors = await clientCors(k, request, clientId);
-      const result = await (definition as Action<N>)(k, request, params as ReadParams, caller);
-      if (!policy.issues) return jsonResponse(result, policy.creates ? 201 : 200, { ...cors, ...nonce });
+      const result = await action(k, request, params, caller);
+      if (!policy.issues) return jsonAnswer(result, policy.creates ? 201 : 200, { ...cors, ...nonce });
       const { response, flow, connector } = result as Issued<unknown>;
       tokensIssued.inc({ flow, connector });
-      return jsonResponse(response, 200, { ...cors, ...nonce });
+      return jsonAnswer(response, 200, { ...cors, ...nonce });
     } catch (caught) {
-      const error = toOAuthError(caught);
-      if (error.status >= 500) {
-        outcome = error.code;
-        log.error("request failed", {
-          endpoint: name,
-          status: error.status,
-          error: error.code,
-          ms: Math.round(performance.now() - started),
-          cause: describe(caught),
-        });
-      } else refused(error.code, error.status);
+      const error = served.failed(caught);
       // The reason is the error_description the client got: never a secret, token or signature.
       if (policy.issues)
         k.audit.record({ action: "token.failed", outcome: error.code, detail: `${name}: ${error.message}`, ip: caller.ip, clientId });
-      if (page) return page.refuse(error, { keyfob: k, request, params, limited });
-      return resource?.refuse ? resource.refuse(error) : errorResponse(error, { ...cors, ...nonce });
+      return errorAnswer(error, { ...cors, ...nonce });
     } finally {
+      served.done();
+    }
+  };
+}
+
+/** Counts a request against its endpoint's rate limit (`authenticatedClient`: a client that authenticated with its secret). */
+function limit(k: Keyfob, policy: Policy, name: EndpointName, caller: Caller, authenticatedClient?: string): Promise<void> {
+  if (policy.limit === "admin_signin") return limitAdminSignIn(k, caller.ip);
+  if (policy.limit === "protocol") return limitProtocolRequest(k, name, { ip: caller.ip, authenticatedClient });
+  return Promise.resolve();
+}
+
+/** One request's outcome, for the metrics and the log: a line per refusal or failure, never the parameters' values. */
+function serving(name: EndpointName) {
+  const started = performance.now();
+  let outcome = "success";
+  const ms = () => Math.round(performance.now() - started);
+  const refused = (code: string, status: number) => {
+    outcome = code;
+    log.info("request refused", { endpoint: name, status, error: code, ms: ms() });
+  };
+  return {
+    refused,
+    /** The failure as the client sees it (toOAuthError), logged as a refusal or, at 500 and above, a failure. */
+    failed(caught: unknown): OAuthError {
+      const error = toOAuthError(caught);
+      if (error.status >= 500) {
+        outcome = error.code;
+        log.error("request failed", { endpoint: name, status: error.status, error: error.code, ms: ms(), cause: describe(caught) });
+      } else refused(error.code, error.status);
+      return error;
+    },
+    done() {
       requests.inc({ endpoint: name, outcome });
       requestDuration.observe({ endpoint: name }, (performance.now() - started) / 1000);
-    }
+    },
   };
 }
 
@@ -216,7 +268,7 @@ export function preflight(methods: string) {
  * client_id parameter, or the audience of an access token (userinfo, Bearer or DPoP). For limits, CORS and the audit
  * log; a value that cannot be a client id names none.
  */
-function requestClientId(request: Request, params: Params | undefined): string | undefined {
+function requestClientId(request: HttpRequest, params: Params | undefined): string | undefined {
   let id: string | undefined;
   try {
     id = parseBasic(request.headers.get("authorization"))?.id;

@@ -3,10 +3,22 @@ import { withText } from "./bodies";
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
+/** A JSON answer as plain values: what a JSON endpoint answers, written as is by the direct dispatch. */
+export type JsonAnswer = { status: number; headers: Record<string, string>; text: string };
+
+/** A JSON answer that no cache may keep (RFC 6749 5.1). */
+export function jsonAnswer(body: unknown, status = 200, headers: Record<string, string> = {}): JsonAnswer {
+  return { status, headers: { "Content-Type": "application/json", ...NO_STORE, ...headers }, text: JSON.stringify(body) };
+}
+
+/** The answer as a web Response (for Next.js), its text remembered for the dispatch (withText). */
+export function toResponse({ status, headers, text }: JsonAnswer): Response {
+  return withText(new Response(text, { status, headers }), text);
+}
+
 /** A JSON response that no cache may keep (RFC 6749 5.1). */
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  const text = JSON.stringify(body);
-  return withText(new Response(text, { status, headers: { "Content-Type": "application/json", ...NO_STORE, ...headers } }), text);
+  return toResponse(jsonAnswer(body, status, headers));
 }
 
 /**
@@ -22,13 +34,18 @@ export function toOAuthError(error: unknown): OAuthError {
 }
 
 export function errorResponse(error: OAuthError, extraHeaders: Record<string, string> = {}): Response {
+  return toResponse(errorAnswer(error, extraHeaders));
+}
+
+/** The error as the documented JSON body, with its status and challenge headers. */
+export function errorAnswer(error: OAuthError, extraHeaders: Record<string, string> = {}): JsonAnswer {
   const headers: Record<string, string> = { ...extraHeaders };
   if (error.code === "invalid_token") headers["WWW-Authenticate"] = `Bearer error="invalid_token"`;
   if (error.code === "invalid_client") headers["WWW-Authenticate"] = `Basic realm="keyfob"`;
   if (error.challenge) headers["WWW-Authenticate"] = error.challenge;
   const retryAfter = error.retryAfter ?? (error.status === 503 ? 5 : undefined);
   if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
-  return jsonResponse(error.toJSON(), error.status, headers);
+  return jsonAnswer(error.toJSON(), error.status, headers);
 }
 
 /**

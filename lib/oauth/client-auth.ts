@@ -5,6 +5,7 @@ import type { Store } from "../store";
 import { previousSecret, type PreviousSecret } from "../store/clients";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
+import type { HttpRequest } from "../http/request";
 
 export type AuthenticatedClient = {
   id: string;
@@ -42,7 +43,7 @@ export function clientSecretHash(secret: string): string {
  */
 export function authenticateClient(
   store: Store,
-  request: Request,
+  request: HttpRequest,
   params: Params,
   options: { confidential?: boolean } = {},
 ): Promise<AuthenticatedClient> {
@@ -56,7 +57,7 @@ export function authenticateClient(
 }
 
 /** A request's authentication by authenticateCachedClient: the limits ask first, then the action. */
-const cachedAuthentications = new WeakMap<Request, Promise<AuthenticatedClient>>();
+const cachedAuthentications = new WeakMap<HttpRequest, Promise<AuthenticatedClient>>();
 
 /**
  * The same, reading the client from the instance's client cache (lib/clients/cache.ts) rather than
@@ -66,7 +67,7 @@ const cachedAuthentications = new WeakMap<Request, Promise<AuthenticatedClient>>
  */
 export function authenticateCachedClient(
   clients: ClientCache,
-  request: Request,
+  request: HttpRequest,
   params: Params,
   options: { confidential?: boolean } = {},
 ): Promise<AuthenticatedClient> {
@@ -82,7 +83,7 @@ export function authenticateCachedClient(
  * The client a request authenticates as with its secret, read from the cache; undefined for a
  * public client, none, or a wrong secret. For the rate limits, counted before the action runs.
  */
-export async function confidentialClientId(clients: ClientCache, request: Request, params: Params): Promise<string | undefined> {
+export async function confidentialClientId(clients: ClientCache, request: HttpRequest, params: Params): Promise<string | undefined> {
   const client = await authenticateCachedClient(clients, request, params).catch(() => undefined);
   return client?.confidential ? client.id : undefined;
 }
@@ -111,7 +112,7 @@ function authFailure(problem: string, method: AuthMethod, grant: string | undefi
 
 async function authenticate(
   find: (id: string) => Promise<StoredClient | null | undefined>,
-  request: Request,
+  request: HttpRequest,
   params: Params,
 ): Promise<AuthenticatedClient> {
   const basic = parseBasic(request.headers.get("authorization"));

@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { calculateJwkThumbprint, EmbeddedJWK, errors, jwtVerify, type JWK } from "jose";
 import type { Keyfob } from "../keyfob";
 import { OAuthError } from "./errors";
+import type { HttpRequest } from "../http/request";
 
 /**
  * DPoP (RFC 9449): a client proves with each request that it holds a private key, and the tokens
@@ -85,7 +86,7 @@ export const accessTokenDigest = (accessToken: string) => createHash("sha256").u
  */
 export async function checkDPoPProof(
   keyfob: Keyfob,
-  request: Request,
+  request: HttpRequest,
   htu: string,
   accessToken?: string,
   now = Date.now(),

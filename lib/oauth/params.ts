@@ -1,5 +1,6 @@
 import { readBodyOf } from "../http/bodies";
 import { invalidRequest, OAuthError } from "./errors";
+import type { HttpRequest } from "../http/request";
 
 /** C0 controls and DEL: never part of a valid parameter, and PostgreSQL refuses NUL in text (22021). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
@@ -58,7 +59,7 @@ export type ReadParams = Params & { entries(): Iterable<[string, string]> };
  * Content-Type. A parameter repeated with another value is refused (RFC 6749 3.1), and so are the
  * `bodyOnly` parameters in the query.
  */
-export async function readParams(request: Request, bodyOnly: readonly string[] = []): Promise<ReadParams> {
+export async function readParams(request: HttpRequest, bodyOnly: readonly string[] = []): Promise<ReadParams> {
   const query = new URL(request.url).searchParams;
   for (const name of bodyOnly) {
     if (query.has(name)) throw invalidRequest(`parameter ${name} must be sent in the request body, not in the URL`);
@@ -76,7 +77,7 @@ export async function readParams(request: Request, bodyOnly: readonly string[] =
   return { get: (name) => merged.get(name) || undefined, entries: () => merged.entries() };
 }
 
-async function readFormBody(request: Request): Promise<URLSearchParams> {
+async function readFormBody(request: HttpRequest): Promise<URLSearchParams> {
   if (request.method === "GET" || request.method === "HEAD" || (!request.body && !readBodyOf(request))) return new URLSearchParams();
   const text = await readBodyText(request);
   if (text.length === 0) return new URLSearchParams();
@@ -88,7 +89,7 @@ async function readFormBody(request: Request): Promise<URLSearchParams> {
 }
 
 /** Reads the body as UTF-8, refusing with 413 as soon as it passes MAX_BODY_BYTES. */
-export async function readBodyText(request: Request): Promise<string> {
+export async function readBodyText(request: HttpRequest): Promise<string> {
   const tooLarge = () => new OAuthError("invalid_request", { code: "body_too_large", params: { max: MAX_BODY_BYTES } }, 413);
   const declared = Number(request.headers.get("content-length"));
   if (declared > MAX_BODY_BYTES) throw tooLarge();

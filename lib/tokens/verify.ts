@@ -4,6 +4,7 @@ import { SIGNING_ALG, type KeyStore } from "../keys/keystore";
 import { checkDPoPProof, DPOP_SIGNING_ALGS, invalidProof } from "../oauth/dpop";
 import { invalidRequest, OAuthError } from "../oauth/errors";
 import { hasControlCharacter } from "../oauth/params";
+import type { HttpRequest } from "../http/request";
 
 const invalidToken = (description: string) => new OAuthError("invalid_token", description);
 
@@ -72,7 +73,7 @@ function headerKid(token: string): string | undefined {
 export type Presented = { token: string; scheme: "Bearer" | "DPoP" };
 
 /** The access token of a request's `Authorization` header: `Bearer` (RFC 6750 2.1) or `DPoP` (RFC 9449 7.1). */
-export function presentedToken(request: Request): Presented {
+export function presentedToken(request: HttpRequest): Presented {
   const header = request.headers.get("authorization");
   // A malformed request (RFC 6750 3.1), refused like a control character in any parameter.
   if (header && hasControlCharacter(header)) throw invalidRequest("the Authorization header contains a control character");
@@ -88,7 +89,7 @@ export function presentedToken(request: Request): Presented {
  * one is worthless. An unbound token comes as Bearer. A refusal is a 401 whose WWW-Authenticate
  * challenge names the scheme the token needs.
  */
-export async function verifyPresentedToken(keyfob: Keyfob, request: Request, presented: Presented, htu: string): Promise<ActiveToken> {
+export async function verifyPresentedToken(keyfob: Keyfob, request: HttpRequest, presented: Presented, htu: string): Promise<ActiveToken> {
   let bound = presented.scheme === "DPoP";
   try {
     const active = await verifyAccessToken(keyfob, presented.token);
