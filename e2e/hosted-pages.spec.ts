@@ -318,10 +318,12 @@ test.describe("the refusal page", () => {
       const loaded = await Promise.all(responses);
       return { html, loaded, bytes: loaded.reduce((sum, s) => sum + s.bytes, 0), wallet: loaded.some((s) => s.wallet) };
     };
-    // The wallet code loads when the person heads for the wallet button.
-    const login = await scripts(authorizeUrl(app, { client_id: client.id }), () =>
-      page.getByRole("button", { name: "Continue with a wallet" }).hover(),
-    );
+    // The wallet code loads when the person heads for the wallet button: once React has hydrated it
+    // (pointing at the server-rendered button before that does nothing; on a busy machine that raced).
+    const login = await scripts(authorizeUrl(app, { client_id: client.id }), async () => {
+      await page.waitForLoadState("networkidle");
+      await page.getByRole("button", { name: "Continue with a wallet" }).hover();
+    });
     const refusal = await scripts(authorizeUrl(app, { client_id: client.id, redirect_uri: "https://elsewhere.example/cb" }));
     const error = await scripts("/auth/error?reason=expired");
     // What each page loads beyond the framework (React, Next's runtime) that every Next page shares.
