@@ -303,26 +303,48 @@ test.describe("the refusal page", () => {
     const client = await registerClient(store, app, "Acme Fleet");
     const scripts = async (url: string, then?: () => Promise<void>) => {
       const responses: Promise<{ url: string; bytes: number; wallet: boolean }>[] = [];
+      let pending = 0;
+      const isScript = (request: import("@playwright/test").Request) => request.resourceType() === "script";
+      const started = (request: import("@playwright/test").Request) => void (isScript(request) && pending++);
+      const ended = (request: import("@playwright/test").Request) => void (isScript(request) && pending--);
       const listener = (response: import("@playwright/test").Response) => {
-        if (response.request().resourceType() === "script") {
+        if (isScript(response.request())) {
           responses.push(
             response.body().then((body) => ({ url: response.url(), bytes: body.length, wallet: body.includes("eth_requestAccounts") })),
           );
         }
       };
+      page.on("request", started);
+      page.on("requestfinished", ended);
+      page.on("requestfailed", ended);
       page.on("response", listener);
       const html = await (await page.goto(url))!.text();
       await then?.();
       await page.waitForLoadState("networkidle");
+      // Every script asked for is in (the load state was reached before `then` asked for more), and
+      // so read before the next page: one still coming would be counted as the next page's.
+      await expect.poll(() => pending).toBe(0);
+      page.off("request", started);
+      page.off("requestfinished", ended);
+      page.off("requestfailed", ended);
       page.off("response", listener);
       const loaded = await Promise.all(responses);
       return { html, loaded, bytes: loaded.reduce((sum, s) => sum + s.bytes, 0), wallet: loaded.some((s) => s.wallet) };
     };
-    // The wallet code loads when the person heads for the wallet button: once React has hydrated it
-    // (pointing at the server-rendered button before that does nothing; on a busy machine that raced).
+    // The wallet code loads when the person heads for the wallet button, once React has hydrated it.
+    // Pointing at the server-rendered button before that does nothing, and no load state says when
+    // hydration is done on a busy machine: point again until the code is asked for.
     const login = await scripts(authorizeUrl(app, { client_id: client.id }), async () => {
-      await page.waitForLoadState("networkidle");
-      await page.getByRole("button", { name: "Continue with a wallet" }).hover();
+      const wallet = page.getByRole("button", { name: "Continue with a wallet" });
+      await expect(async () => {
+        const walletCode = page.waitForResponse(
+          async (response) => response.request().resourceType() === "script" && (await response.text()).includes("eth_requestAccounts"),
+          { timeout: 2_000 },
+        );
+        await page.mouse.move(0, 0);
+        await wallet.hover();
+        await walletCode;
+      }).toPass({ timeout: 30_000 });
     });
     const refusal = await scripts(authorizeUrl(app, { client_id: client.id, redirect_uri: "https://elsewhere.example/cb" }));
     const error = await scripts("/auth/error?reason=expired");
