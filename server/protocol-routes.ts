@@ -16,7 +16,6 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { textOf, withReadBody } from "../lib/http/bodies";
 import type { JsonHandler } from "../lib/http/endpoint";
 import type { HttpRequest } from "../lib/http/request";
-import type { JsonAnswer } from "../lib/http/respond";
 import { MAX_BODY_BYTES } from "../lib/oauth/params";
 
 /** What a route module exports that the dispatch may call. */
@@ -85,7 +84,8 @@ export async function dispatch(handler: Handler, origin: string, request: Incomi
   const url = `${origin}${request.url ?? "/"}`;
   if ("answer" in handler) {
     const plain: HttpRequest = { method, url, headers: nodeHeaders(request.headers), body: null };
-    writeAnswer(response, await handler.answer(read ? withReadBody(plain, read.body) : plain), read?.unread);
+    const answer = await handler.answer(read ? withReadBody(plain, read.body) : plain);
+    writeAnswer(response, answer.status, Object.entries(answer.headers), answer.text, read?.unread);
     return;
   }
   const headers = new Headers();
@@ -96,21 +96,9 @@ export async function dispatch(handler: Handler, origin: string, request: Incomi
   }
   const webRequest = new Request(url, { method, headers });
   const answer = await handler(read ? withReadBody(webRequest, read.body) : webRequest);
-
-  const out = new Map<string, string | string[]>([["vary", NEXT_VARY]]);
-  for (const [name, value] of answer.headers) {
-    if (name === "set-cookie") continue;
-    const seen = out.get(name);
-    // Several values of one header (Vary from Next and from the handler) go out as separate lines, as Next writes them.
-    out.set(name, seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]);
-  }
-  const cookies = answer.headers.getSetCookie();
-  if (cookies.length > 0) out.set("set-cookie", cookies);
   const content = textOf(answer) ?? (answer.body ? Buffer.from(await answer.arrayBuffer()) : undefined);
-  if (read?.unread) out.set("connection", "close"); // the rest of an oversized body is not read: the connection ends with the answer
-  for (const [name, value] of out) response.setHeader(name, value);
-  response.statusCode = answer.status;
-  response.end(content);
+  // A web Headers yields each Set-Cookie on its own (Fetch's "sort and combine"), so each stays a line of its own.
+  writeAnswer(response, answer.status, answer.headers, content, read?.unread);
 }
 
 /** Node's request headers as a web Request's would answer for them (names are lowercase in both). */
@@ -122,18 +110,29 @@ function nodeHeaders(headers: IncomingHttpHeaders): HttpRequest["headers"] {
   return { get, has: (name) => get(name) !== null };
 }
 
-/** A JSON endpoint's answer, written as a Response of it would be (Next's Vary first, names in lowercase). */
-function writeAnswer(response: ServerResponse, answer: JsonAnswer, unread = false): void {
-  const out: Record<string, string | string[]> = { vary: NEXT_VARY };
-  for (const [name, value] of Object.entries(answer.headers)) {
+/**
+ * Writes an answer as Next writes it: Next's Vary first, names in lowercase, a header given several
+ * values (Vary from Next and from the handler, Set-Cookie) on a line each. Node frames the body by its
+ * length (given to end() before the head is written: not chunked). After an oversized body left
+ * `unread`, the connection ends with the answer.
+ */
+function writeAnswer(
+  response: ServerResponse,
+  status: number,
+  headers: Iterable<[string, string]>,
+  content: string | Buffer | undefined,
+  unread = false,
+): void {
+  const out = new Map<string, string | string[]>([["vary", NEXT_VARY]]);
+  for (const [name, value] of headers) {
     const key = name.toLowerCase();
-    const seen = out[key];
-    out[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    const seen = out.get(key);
+    out.set(key, seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]);
   }
-  if (unread) out.connection = "close"; // the rest of an oversized body is not read: the connection ends with the answer
-  // Framed by its length, as Node frames a body given to end() before the head is written (not chunked).
-  out["content-length"] = String(Buffer.byteLength(answer.text));
-  response.writeHead(answer.status, out).end(answer.text);
+  if (unread) out.set("connection", "close");
+  for (const [name, value] of out) response.setHeader(name, value);
+  response.statusCode = status;
+  response.end(content);
 }
 
 /**

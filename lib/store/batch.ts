@@ -16,9 +16,10 @@ import { statementBatchSize } from "../metrics";
  * A call waits only while `inFlight` batches are already running, so a lone request goes at once.
  * A batch still running after `stalledMs` (waiting on a row lock, or on a connection that stopped
  * answering) no longer counts against `inFlight`: the calls behind it go on another connection,
- * as they did when each call had its own. When a batch of several fails with an error of the statement itself (a deadlock between two
- * batches, one row's bad value), nothing of it was committed and each call runs again on its own,
- * so that only its own error reaches it; a lost connection fails them all (503).
+ * as they did when each call had its own. When a batch of several fails with an error of the
+ * statement itself (a deadlock between two batches, one row's bad value), nothing of it was
+ * committed and each call runs again on its own, so that only its own error reaches it; a lost
+ * connection fails them all (503).
  */
 export type Batched<I, O> = (input: I) => Promise<O>;
 
