@@ -33,6 +33,7 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   expect(shown.stdout).toContain("from 203.0.113.9");
 
   expect(await cli("sessions", "revoke", wallet.toLowerCase(), opaqueDigest(one.token))).toMatchObject({
+    stderr: "",
     code: 0,
     stdout: `session ${opaqueDigest(one.token)} of ${accountId} revoked\n`,
   });

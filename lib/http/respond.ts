@@ -75,6 +75,8 @@ const UNAVAILABLE_CODES = new Set([
   "P1002",
   "P1017",
   "P2024",
+  // A transaction that could not start, or finish, in its time (lib/store): the database is too busy.
+  "P2028",
 ]);
 
 function isUnavailable(error: unknown): boolean {

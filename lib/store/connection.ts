@@ -9,6 +9,9 @@ export type Database = PrismaClient;
 /** What the store's statements run on: Prisma for the domain, and the pool under it for the few in plain SQL. */
 export type Connection = { db: Database; pool: pg.Pool };
 
+/** How long a statement waits for a connection: a database that does not answer fails requests within seconds (503) instead of holding them. */
+export const CONNECTION_WAIT_MS = 5_000;
+
 /**
  * The pool and Prisma on it. `preparedStatements`: the hot-path statements run as named prepared
  * statements (parsed and planned once per connection); off, they run unnamed, as a transaction
@@ -16,8 +19,7 @@ export type Connection = { db: Database; pool: pg.Pool };
  * is unknown, or already exists, on the next).
  */
 export function createConnection(url: string, poolSize = 10, preparedStatements = true): Connection {
-  // A database that does not answer fails requests within seconds (503) instead of holding them.
-  const options = { connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 };
+  const options = { connectionString: url, max: poolSize, connectionTimeoutMillis: CONNECTION_WAIT_MS };
   const pool = preparedStatements ? new pg.Pool(options) : new UnpreparedPool(options);
   // An idle connection dropped by the server (restart, failover) must not crash the process.
   pool.on("error", (error) => log.warn("database connection lost", { error: (error as { code?: string }).code ?? error.name }));

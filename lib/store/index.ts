@@ -22,7 +22,7 @@ import { auditStatements } from "./audit";
 import { Notifications, PolledChanges, type ChangeFeed } from "./changes";
 import { clientStatements } from "./clients";
 import { codeStatements } from "./codes";
-import { createConnection, enclosedIn, type Connection } from "./connection";
+import { CONNECTION_WAIT_MS, createConnection, enclosedIn, type Connection } from "./connection";
 import { dpopProofStatements } from "./dpop";
 import { ensProfileStatements } from "./ens";
 import { keyStatements } from "./keys";
@@ -70,6 +70,14 @@ export function createStore(url: string, poolSize = 10, preparedStatements = tru
 
 const connections = new WeakMap<Store, Connection>();
 
+/**
+ * An interactive transaction (an admin change, a key rotation, an account's own change) waits for a
+ * connection as long as a statement does: Prisma's own limits (2 s to start, 5 s in all) are
+ * shorter, so on a busy database a change failed (P2028) where a statement would have waited. It
+ * has 15 s to finish: a handful of statements, whose row locks a stalled one must not hold long.
+ */
+const TRANSACTION_LIMITS = { maxWait: CONNECTION_WAIT_MS, timeout: 15_000 };
+
 /** The Prisma client and pool under a store: for tests and the benchmark, to arrange and inspect rows. */
 export function rawConnection(store: Store): Connection {
   return connections.get(store)!;
@@ -89,7 +97,7 @@ function storeOn(connection: Connection): Store {
     dpopProofs: dpopProofStatements(connection),
     ensProfiles: ensProfileStatements(connection),
     sweep: (bounds) => sweep(connection, bounds),
-    transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool }))),
+    transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool })), TRANSACTION_LIMITS),
     changeFeed: (directUrl) =>
       directUrl
         ? new Notifications({ connectionString: directUrl, connectionTimeoutMillis: 5_000, keepAlive: true })
