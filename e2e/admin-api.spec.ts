@@ -46,6 +46,12 @@ test("a client allowed in the browser manages Keyfob through the API; the audit 
   await page.getByRole("button", { name: "I have stored it: hide the secret" }).click();
   const settings = page.getByRole("form", { name: "Client settings" });
   await settings.getByLabel("Management API").check();
+  // Least privilege: no scope is ticked until the admin chooses one, and saving without one is refused.
+  for (const scope of ["keyfob:admin", "keyfob:read", "keyfob:clients", "keyfob:accounts", "keyfob:keys"])
+    await expect(settings.getByLabel(scope, { exact: true })).not.toBeChecked();
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(settings.getByRole("alert")).toContainText("choose at least one management API scope");
+  await settings.getByLabel("keyfob:admin", { exact: true }).check();
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
 

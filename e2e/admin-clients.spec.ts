@@ -119,6 +119,7 @@ test("every setting of a client is edited in the browser and audited with its ol
   await settings.getByLabel("Logo URL").fill("https://edited.example.com/logo.png");
   for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Management API", "Require DPoP"])
     await settings.getByLabel(label).check();
+  await settings.getByLabel("keyfob:read", { exact: true }).check();
   await settings.getByLabel("Require pushed authorization requests (PAR)").check();
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
@@ -311,7 +312,7 @@ test("Flow B's authorization URL with PKCE works in the browser, and its code ex
   // The management API snippet is shown for a confidential client only. Allowed the API, it lists
   // the clients; with a wrong secret it shows the token endpoint's invalid_client, not a later invalid_token.
   await expect(page.getByTestId("snippet-management-api")).toHaveCount(1);
-  await updateClient(store, confidentialId, { managementApi: true });
+  await updateClient(store, confidentialId, { managementApi: true, managementScopes: ["keyfob:admin"] });
   const managementApi = await snippet(page, "management-api");
   const clients = JSON.parse(sh(managementApi, { KEYFOB_CLIENT_SECRET: secret }));
   expect(clients).toMatchObject({ page: 1, items: expect.arrayContaining([expect.objectContaining({ id: expect.any(String) })]) });

@@ -7,7 +7,7 @@ import "./load-env";
 import { parseArgs } from "node:util";
 import { prepareStorage } from "../lib/bootstrap";
 import { userInfo } from "node:os";
-import type { Admin } from "../lib/admin/access";
+import { ALL_SCOPES, type Admin } from "../lib/admin/access";
 import { runAdminAction, type AdminActionName } from "../lib/admin/actions";
 import * as admin from "../lib/admin/operations";
 import { normalizeClientId } from "../lib/clients/client-id";
@@ -58,7 +58,7 @@ const USAGE = `Usage: npm run keyfob -- <command>
   sessions revoke <account> [<session id>]         end one login session (id from accounts show), or all of them`;
 
 /** The operator at the command line: has the database, so is an admin; changes are audited under this label. */
-const operator: Admin = { accountId: "cli", label: `cli:${userInfo().username}` };
+const operator: Admin = { accountId: "cli", label: `cli:${userInfo().username}`, scopes: ALL_SCOPES };
 
 type Command = (k: Keyfob, args: string[], options: Record<string, string | undefined>) => Promise<unknown>;
 

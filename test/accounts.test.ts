@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
-import type { Admin } from "@/lib/admin/access";
+import { ALL_SCOPES, type Admin } from "@/lib/admin/access";
 import { runAdminAction } from "@/lib/admin/actions";
 import { getAccount, listAccounts, listActiveTokens, resolveAccountReference } from "@/lib/admin/operations";
 import { loadConfig } from "@/lib/config";
@@ -23,7 +23,7 @@ import { tables } from "./support/database";
 
 /** The admins' instance: a Keyfob of its own (own pool, own key cache), like a second server. */
 let adminSide: Keyfob;
-const admin: Admin = { accountId: "0x0000000000000000000000000000000000000001", label: "accounts-test" };
+const admin: Admin = { accountId: "0x0000000000000000000000000000000000000001", label: "accounts-test", scopes: ALL_SCOPES };
 beforeAll(() => {
   adminSide = createKeyfob({ ...loadConfig(), recoveryThreads: 0 });
 });

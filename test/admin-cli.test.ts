@@ -77,7 +77,7 @@ it("sets the management API and its scopes, for confidential clients only", { ti
   });
   expect((await cli("clients", "secret", id)).code).toBe(0);
   expect((await cli("clients", "set", id, "--management-api", "yes")).stdout).toMatch(
-    /"managementApi":true,"managementScopes":\["keyfob:admin"\]/,
+    /"managementApi":true,"managementScopes":\[\]/, // none until an admin chooses them
   );
   expect((await cli("clients", "set", id, "--management-scopes", "keyfob:read,keyfob:keys")).stdout).toMatch(
     /"managementScopes":\["keyfob:read","keyfob:keys"\]/,

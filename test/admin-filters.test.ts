@@ -31,7 +31,7 @@ beforeAll(async () => {
   await keyfob().keys.refresh();
   const client = await createClient(keyfob().store, { name: "Filter walk" });
   const secret = await rotateClientSecret(keyfob().store, client.id);
-  await updateClient(keyfob().store, client.id, { managementApi: true });
+  await updateClient(keyfob().store, client.id, { managementApi: true, managementScopes: ["keyfob:admin"] });
   await addRedirectUri(keyfob().store, client.id, "https://filters.example.com/cb");
   clientId = client.id;
   accountId = privateKeyToAccount(generatePrivateKey()).address;

@@ -5,6 +5,7 @@
  * is audited. Sessions are obtained through the real hosted-login code flow of the admin client.
  */
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { ALL_SCOPES } from "@/lib/admin/access";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
@@ -176,10 +177,10 @@ describe("authorization of every dashboard change", () => {
       `id: a client with id ${clientId} already exists`,
       "confidential: false -> true",
     ]);
-    const csv = await auditCsv(k, { accountId: bootstrapWallet, label: "x" }, { clientId });
+    const csv = await auditCsv(k, { accountId: bootstrapWallet, label: "x", scopes: ALL_SCOPES }, { clientId });
     expect(csv.split("\r\n")[0]).toBe("at,actor,action,clientId,accountId,ip,outcome,detail");
     expect(csv).toContain('"client.secret_rotated"');
-    expect((await overview(k, { accountId: bootstrapWallet, label: "x" })).perDay).toHaveLength(14);
+    expect((await overview(k, { accountId: bootstrapWallet, label: "x", scopes: ALL_SCOPES })).perDay).toHaveLength(14);
   });
 
   it("adds signers only to a license: a client with any other id is refused, with the reason audited", async () => {
@@ -224,9 +225,11 @@ describe("authorization of every dashboard change", () => {
     const until = rotated.ok ? (rotated.value.previousSecretExpiresAt as Date) : new Date(0);
     expect(until.getTime() - before).toBeGreaterThanOrEqual(86400_000 - 1000);
     expect(until.getTime() - before).toBeLessThan(86400_000 + 5000);
-    expect((await getClient(k, { accountId: bootstrapWallet, label: "x" }, clientId))?.secretOverlapEndsAt).toEqual(until);
+    expect((await getClient(k, { accountId: bootstrapWallet, label: "x", scopes: ALL_SCOPES }, clientId))?.secretOverlapEndsAt).toEqual(
+      until,
+    );
     expect(await performAdminAction(k, admin, "client.end_secret_overlap", { clientId })).toMatchObject({ ok: true });
-    expect((await getClient(k, { accountId: bootstrapWallet, label: "x" }, clientId))?.secretOverlapEndsAt).toBeNull();
+    expect((await getClient(k, { accountId: bootstrapWallet, label: "x", scopes: ALL_SCOPES }, clientId))?.secretOverlapEndsAt).toBeNull();
     expect(await performAdminAction(k, admin, "client.end_secret_overlap", { clientId })).toMatchObject({
       ok: false,
       status: 400,

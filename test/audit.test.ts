@@ -5,6 +5,7 @@
  * others of its batch with it.
  */
 import { randomBytes } from "node:crypto";
+import { ALL_SCOPES } from "@/lib/admin/access";
 import { getAddress } from "viem";
 import { expect, it } from "vitest";
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
@@ -230,7 +231,7 @@ it("writes what it holds when closed, and counts what the database still cannot 
 
 it("commits an admin change with its audit record, or neither", async () => {
   const db = tables(keyfob());
-  const admin = { accountId: "0x0000000000000000000000000000000000000001", label: "test-admin" };
+  const admin = { accountId: "0x0000000000000000000000000000000000000001", label: "test-admin", scopes: ALL_SCOPES };
   const client = await createClient(keyfob().store, { name: "Before" });
   const account = getAddress(`0x${randomBytes(20).toString("hex")}`);
   await db.account.create({ data: { id: account } });

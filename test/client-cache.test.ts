@@ -266,7 +266,7 @@ describe("the client cache across two instances", () => {
 
   it("client_credentials: a management API withdrawn unheard is refused by the statement that records the token", async () => {
     const app = await register();
-    await updateClient(a.store, app.clientId, { managementApi: true });
+    await updateClient(a.store, app.clientId, { managementApi: true, managementScopes: ["keyfob:admin"] });
     await cachedOnB(app);
     expect((await adminToken(b, app)).status).toBe(200);
 

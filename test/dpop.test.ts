@@ -7,6 +7,7 @@
  * required to use DPoP, introspection's cnf, discovery and the sweep of old proofs.
  */
 import { randomUUID } from "node:crypto";
+import { ALL_SCOPES } from "@/lib/admin/access";
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
@@ -331,7 +332,7 @@ describe("configuration and housekeeping", () => {
 
   it("lets an admin require DPoP of a client, audited", async () => {
     const app = await registerApp();
-    const admin = { accountId: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9", label: "admin" };
+    const admin = { accountId: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9", label: "admin", scopes: ALL_SCOPES };
     expect(await changeClient(keyfob(), admin, app.clientId, { dpopBoundAccessTokens: true })).toMatchObject({
       dpopBoundAccessTokens: true,
     });

@@ -6,6 +6,7 @@
  * from the next request, even by an instance whose cache still holds the key.
  */
 import { randomBytes } from "node:crypto";
+import { ALL_SCOPES } from "@/lib/admin/access";
 import { decodeProtectedHeader } from "jose";
 import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -393,7 +394,7 @@ describe("emergency key revocation and the rotation schedule (controlled clock)"
 
     // Retired keys whose tokens have all expired are unpublished, not deleted: the history lists
     // them with the revoked ones, newest first, and none can be revoked or loaded again.
-    const operator = { accountId: "test", label: "test" };
+    const operator = { accountId: "test", label: "test", scopes: ALL_SCOPES };
     const history = await keyHistory(k, operator);
     expect(history.map((key) => key.kid)).toEqual(expect.arrayContaining([first, next.kid, successor.kid]));
     expect(history.map((key) => key.activatesAt.getTime())).toEqual(history.map((key) => key.activatesAt.getTime()).sort((x, y) => y - x));

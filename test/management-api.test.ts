@@ -7,6 +7,7 @@
  * scope or from a client no longer allowed is 403, all in Keyfob's error shape.
  */
 import { decodeJwt, decodeProtectedHeader } from "jose";
+import { ALL_SCOPES } from "@/lib/admin/access";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DELETE, GET, PATCH, POST } from "@/app/api/admin/v1/[[...path]]/route";
@@ -30,7 +31,7 @@ type Caller = { clientId: string; secret: string };
 async function adminClient(allowed = true): Promise<Caller> {
   const client = await createClient(keyfob().store, { name: "Automation" });
   const secret = await rotateClientSecret(keyfob().store, client.id);
-  if (allowed) await updateClient(keyfob().store, client.id, { managementApi: true });
+  if (allowed) await updateClient(keyfob().store, client.id, { managementApi: true, managementScopes: [ADMIN_SCOPE] });
   return { clientId: client.id, secret };
 }
 
@@ -211,6 +212,108 @@ describe("narrower scopes than keyfob:admin", () => {
       (await api(token, "PATCH", `/clients/${enc(target.clientId)}`, { managementScopes: ["keyfob:keys", "keyfob:keys"] })).body
         .managementScopes,
     ).toEqual(["keyfob:keys"]);
+  });
+});
+
+describe("no privilege escalation through narrower scopes (security review, third round)", () => {
+  /** A client allowed only keyfob:clients (and read), and its token. */
+  async function clientsOperator() {
+    const operator = await adminClient();
+    await updateClient(keyfob().store, operator.clientId, { managementScopes: ["keyfob:clients", "keyfob:read"] });
+    const token = (await (await grant(operator, { grant_type: "client_credentials" })).json()).access_token as string;
+    return { operator, token };
+  }
+  const forbidden = { status: 403, body: { error: "insufficient_scope", status: 403 } };
+  const reachesAdmins = async (caller: Caller) => {
+    const response = await grant(caller, { grant_type: "client_credentials", scope: ADMIN_SCOPE });
+    if (response.status !== 200) return false;
+    const token = (await response.json()).access_token as string;
+    return (await api(token, "POST", "/admins", { accountId: privateKeyToAccount(generatePrivateKey()).address })).status === 201;
+  };
+
+  it("a keyfob:clients client cannot give itself keyfob:admin", async () => {
+    const { operator, token } = await clientsOperator();
+    const raised = await api(token, "PATCH", `/clients/${enc(operator.clientId)}`, { managementScopes: [ADMIN_SCOPE] });
+    expect(raised).toMatchObject(forbidden);
+    expect(raised.headers.get("www-authenticate")).toMatch(/scope="keyfob:admin", error="insufficient_scope"/);
+    expect((await tables(keyfob()).client.findUniqueOrThrow({ where: { id: operator.clientId } })).managementScopes).toEqual([
+      "keyfob:clients",
+      "keyfob:read",
+    ]);
+    expect(await reachesAdmins(operator)).toBe(false);
+    await keyfob().audit.flush();
+    expect(
+      await tables(keyfob()).auditEvent.findFirst({
+        where: { action: "client.updated", clientId: operator.clientId, actor: `api:${operator.clientId}` },
+        orderBy: { id: "desc" },
+      }),
+    ).toMatchObject({ outcome: "forbidden", detail: expect.stringMatching(/needs the keyfob:admin scope/) });
+  });
+
+  it("a keyfob:clients client cannot allow the management API to a client of its own, whose scopes are none by default", async () => {
+    const { token } = await clientsOperator();
+    const created = await api(token, "POST", "/clients", { name: "Sleeper" });
+    expect(created.status).toBe(201);
+    expect(created.body.managementScopes).toEqual([]);
+    const secret = await api(token, "POST", `/clients/${enc(created.body.id)}/secret`);
+    expect(secret.status).toBe(201);
+    expect(await api(token, "PATCH", `/clients/${enc(created.body.id)}`, { managementApi: true })).toMatchObject(forbidden);
+    expect(await tables(keyfob()).client.findUniqueOrThrow({ where: { id: created.body.id } })).toMatchObject({
+      managementApi: false,
+      managementScopes: [],
+    });
+    expect(await reachesAdmins({ clientId: created.body.id, secret: secret.body.secret })).toBe(false);
+    // An admin allowing the API without choosing scopes gives none: the client gets no token.
+    await updateClient(keyfob().store, created.body.id, { managementApi: true });
+    await expectError(
+      await grant({ clientId: created.body.id, secret: secret.body.secret }, { grant_type: "client_credentials" }),
+      400,
+      "unauthorized_client",
+    );
+  });
+
+  it("a keyfob:clients client cannot take over a management client by replacing its secret", async () => {
+    const { token } = await clientsOperator();
+    const automation = await adminClient(); // holds keyfob:admin
+    for (const [method, path] of [
+      ["POST", `/clients/${enc(automation.clientId)}/secret`],
+      ["DELETE", `/clients/${enc(automation.clientId)}/secret/previous`],
+    ] as const) {
+      expect(await api(token, method, path, method === "POST" ? { overlapSeconds: 60 } : undefined), `${method} ${path}`).toMatchObject(
+        forbidden,
+      );
+    }
+    // Its secret is unchanged: the rightful holder still gets tokens.
+    expect((await grant(automation)).status).toBe(200);
+    // Narrowing or withdrawing grants nothing, so it stays open to keyfob:clients, as do other clients' secrets.
+    const plain = await createClient(keyfob().store, { name: "Plain" });
+    expect((await api(token, "POST", `/clients/${enc(plain.id)}/secret`)).status).toBe(201);
+    expect((await api(token, "PATCH", `/clients/${enc(automation.clientId)}`, { managementScopes: ["keyfob:read"] })).status).toBe(200);
+  });
+
+  it("a keyfob:accounts client cannot block, delete or sign out an admin's account, nor revoke what it holds", async () => {
+    const operator = await adminClient();
+    await updateClient(keyfob().store, operator.clientId, { managementScopes: ["keyfob:accounts", "keyfob:read"] });
+    const token = (await (await grant(operator, { grant_type: "client_credentials" })).json()).access_token as string;
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const accountId = await resolveAccount(keyfob(), { provider: "web3", subject: wallet.address, emailVerified: false });
+    await startSession(keyfob(), { accountId, identity: { provider: "web3", subject: wallet.address, emailVerified: false } });
+    await runAdminAction(keyfob(), { accountId: "x", label: "x", scopes: ALL_SCOPES }, "admin.grant", { accountId });
+    for (const [method, path, body] of [
+      ["POST", `/accounts/${accountId}/block`, undefined],
+      ["DELETE", `/accounts/${accountId}`, undefined],
+      ["DELETE", `/accounts/${accountId}/sessions`, undefined],
+      ["POST", "/tokens/revoke", { accountId }],
+      ["POST", "/refresh-grants/revoke", { accountId }],
+    ] as const) {
+      expect(await api(token, method, path, body), `${method} ${path}`).toMatchObject(forbidden);
+    }
+    expect(await tables(keyfob()).account.findUniqueOrThrow({ where: { id: accountId } })).toMatchObject({ blockedAt: null });
+    expect(await tables(keyfob()).loginSession.count({ where: { accountId, revokedAt: null } })).toBe(1);
+    // Anyone else's account is within keyfob:accounts.
+    const other = privateKeyToAccount(generatePrivateKey());
+    const plainAccount = await resolveAccount(keyfob(), { provider: "web3", subject: other.address, emailVerified: false });
+    expect((await api(token, "POST", `/accounts/${plainAccount}/block`)).status).toBe(200);
   });
 });
 
@@ -484,7 +587,7 @@ describe("the management API", () => {
 
   it("validates exactly as the dashboard does", async () => {
     const viaApi = await api(token, "POST", "/clients", { name: "", logoUrl: "x".repeat(2001) });
-    const viaDashboard = await runAdminAction(keyfob(), { accountId: "x", label: "x" }, "client.create", {
+    const viaDashboard = await runAdminAction(keyfob(), { accountId: "x", label: "x", scopes: ALL_SCOPES }, "client.create", {
       name: "",
       logoUrl: "x".repeat(2001),
     });

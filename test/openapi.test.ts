@@ -51,7 +51,7 @@ beforeAll(async () => {
 
   const caller = await createClient(keyfob().store, { name: "OpenAPI check" });
   const secret = await rotateClientSecret(keyfob().store, caller.id);
-  await updateClient(keyfob().store, caller.id, { managementApi: true });
+  await updateClient(keyfob().store, caller.id, { managementApi: true, managementScopes: ["keyfob:admin"] });
   const granted = await tokenRoute(
     new Request(`${ISSUER}/token`, {
       method: "POST",

@@ -8,6 +8,7 @@
  * the admin actions, and the sweep of expired families.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { ALL_SCOPES } from "@/lib/admin/access";
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -471,7 +472,7 @@ describe("dashboard", () => {
 
   it("lists live refresh grants per client and account, and revokes one or all through the audited admin actions", async () => {
     const app = await registerApp();
-    const admin = { accountId: bootstrap, label: bootstrap };
+    const admin = { accountId: bootstrap, label: bootstrap, scopes: ALL_SCOPES };
     const alice = google();
     const a = await exchange(app, await code(app, OFFLINE, alice));
     const a2 = await refresh(app, a.refresh_token!);

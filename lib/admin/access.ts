@@ -1,8 +1,15 @@
 import type { Keyfob } from "../keyfob";
+import { ADMIN_SCOPE, covers, type ManagementScope } from "./scopes";
 import { readAdminSession } from "./session";
 
-/** Who performs an admin change: a signed-in admin's account, or the operator's command line. */
-export type Admin = { accountId: string; label: string };
+/**
+ * Who performs an admin change: a signed-in admin's account, the operator's command line (both hold
+ * every scope), or a management API client, which holds only its token's scopes.
+ */
+export type Admin = { accountId: string; label: string; scopes: readonly ManagementScope[] };
+
+/** What the dashboard's admins and the command line's operator hold: everything. */
+export const ALL_SCOPES: readonly ManagementScope[] = [ADMIN_SCOPE];
 
 /** Thrown by admin operations for a caller who is not (or no longer) an admin. */
 export class AdminAccessError extends Error {
@@ -30,5 +37,24 @@ export async function requireAdmin(keyfob: Keyfob, sessionToken: string | undefi
   const accountId = (await readAdminSession(keyfob, sessionToken))?.accountId;
   if (!accountId) throw new AdminAccessError("signed-out");
   if (!(await isAdmin(keyfob, accountId))) throw new AdminAccessError("forbidden");
-  return { accountId, label: (await keyfob.store.accounts.anyEmail(accountId)) ?? accountId };
+  return { accountId, label: (await keyfob.store.accounts.anyEmail(accountId)) ?? accountId, scopes: ALL_SCOPES };
+}
+
+/**
+ * Refused because the caller lacks a scope the change needs (a management API client limited to
+ * narrower scopes): 403, audited as `forbidden`.
+ */
+export class InsufficientScope extends Error {
+  override name = "InsufficientScope";
+  constructor(
+    readonly scope: ManagementScope,
+    why: string,
+  ) {
+    super(`${why} needs the ${scope} scope`);
+  }
+}
+
+/** Refuses (InsufficientScope) a caller without `scope`, naming `why` it is needed. */
+export function requireScope(admin: Admin, scope: ManagementScope, why: string): void {
+  if (!covers(admin.scopes, scope)) throw new InsufficientScope(scope, why);
 }

@@ -3,7 +3,7 @@ import { claimedClientId } from "../clients/client-id";
 import { MAX_SECRET_OVERLAP_SECONDS, RegistryError, type ClientSettings } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { hasControlCharacter } from "../oauth/params";
-import { AdminAccessError, requireAdmin, type Admin } from "./access";
+import { AdminAccessError, InsufficientScope, requireAdmin, type Admin } from "./access";
 import * as ops from "./operations";
 import { MANAGEMENT_SCOPES, type ManagementScope } from "./scopes";
 import { readAdminSession } from "./session";
@@ -185,7 +185,7 @@ export const auditedAs = (name: AdminActionName): string => actions[name].audit;
 
 export type AdminActionResult =
   | { ok: true; value: Record<string, unknown> }
-  | { ok: false; status: 400 | 401 | 403; error: string; fieldErrors?: Record<string, string> };
+  | { ok: false; status: 400 | 401 | 403; error: string; fieldErrors?: Record<string, string>; scope?: ManagementScope };
 
 /** The client and account an input names, when they can be such ids: the audit log files a refusal under them. */
 function auditTarget(input: Record<string, unknown>) {
@@ -252,6 +252,7 @@ export async function runAdminAction(
   } catch (error) {
     if (error instanceof RegistryError)
       return { ok: false, status: 400, error: error.message, fieldErrors: { [error.field]: error.message } };
+    if (error instanceof InsufficientScope) return { ok: false, status: 403, error: error.message, scope: error.scope };
     throw error;
   }
 }

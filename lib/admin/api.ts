@@ -11,7 +11,7 @@ import { parseHolderQuery, parseSearch, type FilterErrors } from "./filters";
 import { runAdminAction, type AdminActionName } from "./actions";
 import { RESPONSES, type ResponseName } from "./api-schemas";
 import * as ops from "./operations";
-import { ADMIN_SCOPE, covers, type ManagementScope } from "./scopes";
+import { ADMIN_SCOPE, covers, isManagementScope, type ManagementScope } from "./scopes";
 
 /**
  * The management API (`/api/admin/v1`): every dashboard operation as JSON, for an access token
@@ -121,7 +121,8 @@ export async function authenticateApiAdmin(k: Keyfob, request: Request, scope: M
     });
     return new ApiError(403, code, description, { headers });
   };
-  if (!covers((token.payload.scope ?? "").split(" "), scope)) {
+  const held = String(token.payload.scope ?? "").split(" ");
+  if (!covers(held, scope)) {
     throw await refuse("insufficient_scope", `this needs a token with the ${scope} scope (or ${ADMIN_SCOPE})`, {
       "WWW-Authenticate": challenge(scope, { error: "insufficient_scope" }),
     });
@@ -132,7 +133,9 @@ export async function authenticateApiAdmin(k: Keyfob, request: Request, scope: M
   }
   if (!covers(client.managementScopes, scope))
     throw await refuse("access_denied", `the token's client is no longer allowed the ${scope} scope`);
-  return { accountId: `client:${clientId}`, label: `api:${clientId}` };
+  // What it may do: its token's scopes that its client still holds.
+  const scopes = held.filter((s) => isManagementScope(s) && covers(client.managementScopes, s)) as ManagementScope[];
+  return { accountId: `client:${clientId}`, label: `api:${clientId}`, scopes };
 }
 
 // Routes.
@@ -161,6 +164,10 @@ export type ApiRoute = {
 async function perform(c: Context, name: AdminActionName, input: Record<string, unknown>) {
   const result = await runAdminAction(c.k, c.admin, name, { ...c.body, ...input });
   if (result.ok) return result.value;
+  if (result.scope)
+    throw new ApiError(403, "insufficient_scope", result.error, {
+      headers: { "WWW-Authenticate": challenge(result.scope, { error: "insufficient_scope" }) },
+    });
   const fieldErrors = result.fieldErrors ?? {};
   const missing = Object.entries(fieldErrors).find(
     ([field, message]) => ["clientId", "accountId"].includes(field) && message.startsWith("no "),

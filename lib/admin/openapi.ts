@@ -34,7 +34,7 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
     items: { enum: Object.keys(MANAGEMENT_SCOPES) },
     minItems: 1,
     uniqueItems: true,
-    description: "the management API scopes the client may get (keyfob:admin holds them all)",
+    description: "the management API scopes the client may get (keyfob:admin holds them all); none until an admin chooses them",
   },
   dpopBoundAccessTokens: {
     type: "boolean",
@@ -121,6 +121,8 @@ export function openApiDocument(issuer: string) {
         `Every dashboard operation as JSON. Authenticate with an access token that Keyfob issues to a confidential client an admin allowed the management API: ` +
         `POST ${issuer}/token with grant_type=client_credentials and the scopes it needs, of those an admin allowed the client (client_secret_basic or client_secret_post): ` +
         `keyfob:read for every read, keyfob:clients, keyfob:accounts or keyfob:keys for changes, and keyfob:admin for everything, granting admins included. ` +
+        `A caller never gives a scope it lacks: allowing a client the management API or a scope of it, replacing or ending the overlap of a management client's secret, ` +
+        `and blocking, deleting or revoking what an admin's account holds need keyfob:admin (403 insufficient_scope otherwise). ` +
         `Tokens live ${ADMIN_TOKEN_TTL / 60} minutes. Changes are validated and audited like the dashboard's; the audit log names the client as api:<client_id>.`,
     },
     servers: [{ url: `${issuer}${API_BASE}` }],

@@ -7,7 +7,8 @@ import type { Keyfob } from "../keyfob";
 import type { AuditFilter } from "../store/audit";
 import type { KeyRevocation, KeyRotation } from "../keys/keystore";
 import { liveSessions, revokeSessions as endSessions } from "../sessions/login-session";
-import type { Admin } from "./access";
+import { InsufficientScope, isAdmin, requireScope, type Admin } from "./access";
+import { ADMIN_SCOPE, covers } from "./scopes";
 import { revokeAdminSessions } from "./session";
 
 /**
@@ -15,6 +16,12 @@ import { revokeAdminSessions } from "./session";
  * lib/admin/actions.ts). Every change takes the Admin that requireAdmin, the CLI or the API
  * vouched for, and is written to the audit log with what it changed (before -> after), in the
  * change's transaction; refused ones too, with the reason.
+ *
+ * Scopes (lib/admin/scopes.ts): a caller never gives a scope it lacks, so what could hand out the
+ * management API needs keyfob:admin, which holds them all: allowing a client the API or a scope of
+ * it (withdrawing either grants nothing), and rotating or ending the overlap of a management
+ * client's secret (the new secret gets that client's scopes). Acting on an account that is an admin (granted the role,
+ * configured, or by email) needs keyfob:admin too, so that keyfob:accounts cannot lock admins out.
  */
 
 export const PAGE_SIZE = 20;
@@ -28,6 +35,7 @@ const joined = (...parts: (string | undefined)[]) => parts.filter(Boolean).join(
 /** Why a change failed, for the audit log: a refusal's field and message; for anything else its kind only. */
 export function failureReason(error: unknown): string {
   if (error instanceof registry.RegistryError) return `${error.field}: ${error.message}`;
+  if (error instanceof InsufficientScope) return error.message;
   if (error instanceof Error)
     return `${error.name}${(error as { code?: unknown }).code ? ` ${String((error as { code?: unknown }).code)}` : ""}`;
   return typeof error;
@@ -64,7 +72,7 @@ async function change<T>(
 
 /** Audits a change that failed (and changed nothing): `rejected` for a refusal, else `error`, with the reason. */
 function failed(k: Keyfob, entry: Omit<AuditEntry, "outcome" | "detail">, detail: string | undefined, error: unknown) {
-  const outcome = error instanceof registry.RegistryError ? "rejected" : "error";
+  const outcome = error instanceof registry.RegistryError ? "rejected" : error instanceof InsufficientScope ? "forbidden" : "error";
   return k.audit.write({ ...entry, outcome, detail: joined(detail, failureReason(error)) });
 }
 
@@ -211,10 +219,29 @@ export async function updateClient(k: Keyfob, admin: Admin, clientId: string, ch
     admin,
     "client.updated",
     { clientId: normalizeClientId(clientId) },
-    (tx) => registry.updateClient(tx.store, clientId, defined),
+    async (tx) => {
+      // Withdrawing the API or a scope grants nothing; allowing either does.
+      const current = await tx.store.clients.find(normalizeClientId(clientId));
+      const grants =
+        current &&
+        ((defined.managementApi === true && !current.managementApi) ||
+          defined.managementScopes?.some((scope) => !covers(current.managementScopes, scope)));
+      if (grants) requireScope(admin, ADMIN_SCOPE, "allowing a client the management API or a scope of it");
+      return registry.updateClient(tx.store, clientId, defined);
+    },
     ({ before, after }) => differences(before, after),
   );
   return after;
+}
+
+/** A management client's secret gets its scopes: replacing it, or ending its overlap, needs keyfob:admin. */
+async function requireScopeForSecret(k: Keyfob, admin: Admin, clientId: string) {
+  if ((await k.store.clients.find(clientId))?.managementApi) requireScope(admin, ADMIN_SCOPE, "changing a management API client's secret");
+}
+
+/** Acting on an admin's account (blocking, deleting, revoking what it holds) needs keyfob:admin. */
+async function requireScopeForAccount(k: Keyfob, admin: Admin, accountId: string | undefined) {
+  if (accountId && (await isAdmin(k, accountId))) requireScope(admin, ADMIN_SCOPE, "acting on an admin's account");
 }
 
 /** A signer as the audit log shows it: its status and expiry. */
@@ -268,6 +295,7 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string, ov
     "client.secret_rotated",
     { clientId: id },
     async (tx) => {
+      await requireScopeForSecret(tx, admin, id);
       wasConfidential = (await tx.store.clients.find(id))?.secretHash != null;
       const secret = await registry.rotateClientSecret(tx.store, clientId, { overlapSeconds });
       const previousSecretExpiresAt = (await tx.store.clients.find(id))?.previousSecretExpiresAt ?? null;
@@ -290,6 +318,7 @@ export const endSecretOverlap = (k: Keyfob, admin: Admin, clientId: string) => {
     "client.secret_overlap_ended",
     { clientId: id },
     async (tx) => {
+      await requireScopeForSecret(tx, admin, id);
       until = (await tx.store.clients.find(id))?.previousSecretExpiresAt ?? null;
       await registry.endSecretOverlap(tx.store, clientId);
     },
@@ -377,6 +406,13 @@ async function tokenHolders(k: Keyfob, accountId: string | undefined) {
   return accountId ? await k.store.accounts.holders(accountId) : undefined;
 }
 
+/** The account a token's user id belongs to: the account of that id, or the one its wallet is linked to. */
+async function holderAccount(k: Keyfob, userId: string): Promise<string | undefined> {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(userId)) return undefined;
+  const found = await directory.findAccount(k.store, userId);
+  return found && "id" in found ? found.id : undefined;
+}
+
 /** Revokes one token, or every active token of a client or an account (its linked wallets' too). Returns how many were revoked. */
 export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) {
   // A single token is audited under its own client and account, so filtering the log by either finds it.
@@ -390,6 +426,7 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
     { clientId, accountId, detail: target.jti },
     async (tx) => {
       if (!target.jti && !clientId && !accountId) throw new registry.RegistryError("target", "name a token, a client or an account");
+      await requireScopeForAccount(tx, admin, accountId && (await holderAccount(tx, accountId)));
       return tx.store.tokens.revokeActive(
         target.jti ? { jti: target.jti, clientId, userId: accountId } : { clientId, userIds: await tokenHolders(tx, accountId) },
       );
@@ -417,6 +454,7 @@ export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { fam
       if (!target.familyId && !clientId && !accountId)
         throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
       if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
+      await requireScopeForAccount(tx, admin, accountId);
       return tx.store.tokens.revokeRefreshFamilies({ familyId: target.familyId, clientId, accountId });
     },
     (revoked) => `live refresh grants: ${revoked.families} -> 0; ${revoked.accessTokens} access tokens revoked with them`,
@@ -435,6 +473,7 @@ export const grantAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
     "admin.granted",
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
+      requireScope(admin, ADMIN_SCOPE, "granting the admin role");
       const id = registry.parseAddress(accountId, "accountId");
       const existing = await tx.store.accounts.findAdminRole(id);
       await tx.store.accounts.grantAdminRole(id, admin.label);
@@ -450,6 +489,7 @@ export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
     "admin.revoked",
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
+      requireScope(admin, ADMIN_SCOPE, "revoking the admin role");
       const id = normalizeAccountId(accountId);
       if (!(await tx.store.accounts.revokeAdminRole(id))) throw new registry.RegistryError("accountId", "this account has no admin role");
       // Its dashboard sessions end now, rather than stay dormant until a new grant.
@@ -460,9 +500,11 @@ export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
 
 // Accounts and their login sessions.
 
-async function existingAccount(k: Keyfob, accountId: string): Promise<string> {
+/** The account a change acts on: it must exist, and an admin's needs keyfob:admin. */
+async function existingAccount(k: Keyfob, admin: Admin, accountId: string): Promise<string> {
   const id = normalizeAccountId(accountId.trim());
   if (!(await k.store.accounts.find(id))) throw new registry.RegistryError("accountId", `no account with id ${id}`);
+  await requireScopeForAccount(k, admin, id);
   return id;
 }
 
@@ -478,7 +520,7 @@ export const blockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     "account.blocked",
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
-      const id = await existingAccount(tx, accountId);
+      const id = await existingAccount(tx, admin, accountId);
       const before = (await tx.store.accounts.find(id))!;
       return { wasBlocked: before.blockedAt !== null, ...(await blocking.blockAccount(tx, id)) };
     },
@@ -493,7 +535,7 @@ export const unblockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     "account.unblocked",
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
-      const id = await existingAccount(tx, accountId);
+      const id = await existingAccount(tx, admin, accountId);
       const before = (await tx.store.accounts.find(id))!;
       await blocking.unblockAccount(tx, id);
       return before.blockedAt !== null;
@@ -509,7 +551,7 @@ export const deleteAccount = (k: Keyfob, admin: Admin, accountId: string) =>
     "account.deleted",
     { accountId: normalizeAccountId(accountId) },
     async (tx) => {
-      const id = await existingAccount(tx, accountId);
+      const id = await existingAccount(tx, admin, accountId);
       const account = await tx.store.accounts.view(id);
       const deleted = await directory.deleteAccount(tx, id);
       if (!deleted) throw new registry.RegistryError("accountId", `no account with id ${id}`);
@@ -527,7 +569,7 @@ export const revokeSessions = (k: Keyfob, admin: Admin, accountId: string, sessi
     "session.revoked",
     { accountId: normalizeAccountId(accountId), detail: sessionId },
     async (tx) => {
-      const id = await existingAccount(tx, accountId);
+      const id = await existingAccount(tx, admin, accountId);
       const count = await endSessions(tx, id, sessionId);
       if (sessionId && count === 0) throw new registry.RegistryError("sessionId", "no live session of this account has this id");
       return count;

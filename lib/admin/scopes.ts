@@ -19,4 +19,4 @@ export const ADMIN_SCOPE: ManagementScope = "keyfob:admin";
 export const isManagementScope = (value: string): value is ManagementScope => Object.hasOwn(MANAGEMENT_SCOPES, value);
 
 /** Whether scopes held (a token's, or a client's allowance) cover `needed`. */
-export const covers = (held: readonly string[], needed: ManagementScope): boolean => held.includes(ADMIN_SCOPE) || held.includes(needed);
+export const covers = (held: readonly string[], needed: string): boolean => held.includes(ADMIN_SCOPE) || held.includes(needed);
