@@ -20,7 +20,8 @@ export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
  * seconds of interval) for a poll sooner than the interval, access_denied when the user declined,
  * expired_token once the code expired. An approved code is used, its tokens recorded with their
  * audit event, in one statement before they are signed: of concurrent polls exactly one gets tokens, the others
- * invalid_grant, as any later poll.
+ * invalid_grant, as any later poll. Blocking or deleting the account, or ending the login session
+ * that approved it, withdraws an approval the device has not redeemed (access_denied).
  */
 export async function deviceCode(keyfob: Keyfob, request: HttpRequest, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
   const { store } = keyfob;
@@ -34,7 +35,8 @@ export async function deviceCode(keyfob: Keyfob, request: HttpRequest, params: P
   if (!polled || polled.clientId !== client.id) throw invalidGrant("unknown device code");
   if (polled.usedAt) throw invalidGrant("the device code has already been used");
   if (polled.expiresAt <= now) throw new OAuthError("expired_token", "the device code has expired; start again");
-  if (polled.status === "denied") throw new OAuthError("access_denied", "the user declined the authorization");
+  // A token endpoint error is 400 (RFC 6749 5.2, RFC 8628 3.5), not the authorization endpoint's 403.
+  if (polled.status === "denied") throw new OAuthError("access_denied", "the authorization was declined or withdrawn", 400);
   if (polled.status === "pending") {
     if (polled.tooSoon) throw new OAuthError("slow_down", `polling too often; wait ${polled.interval} seconds between polls`);
     throw new OAuthError("authorization_pending", "the user has not approved the authorization yet");
@@ -43,7 +45,8 @@ export async function deviceCode(keyfob: Keyfob, request: HttpRequest, params: P
   const grant = await store.codes.redeemDeviceCode(deviceCodeHash, redemption, caller, redemption.now);
   if (!grant) {
     await refuseChangedClient(store, client);
-    throw invalidGrant("the device code has already been used");
+    // Used meanwhile by a concurrent poll, or withdrawn: its account blocked or deleted, its session ended.
+    throw invalidGrant("the device code has already been used or its authorization was withdrawn");
   }
   const response = await issueGrant(keyfob, client, redemption, grant);
   return { response, flow: "device_code", connector: grant.connector };

@@ -141,8 +141,8 @@ export async function issueGrant(
 /**
  * Why the redeeming statement found nothing to redeem, as the client is told, from the code as it
  * is now: unknown, already used (which revokes what it gave: most often a concurrent redemption),
- * expired, another redirect URI, verifier or DPoP key, else the client disabled or given a new secret since
- * it was read.
+ * expired, another redirect URI, verifier or DPoP key, its account blocked or deleted, else the
+ * client disabled or given a new secret since it was read.
  */
 async function refused(
   { store }: Keyfob,
@@ -165,6 +165,8 @@ async function refused(
   verifyCodeVerifier(grant.codeChallenge, verifier);
   if (grant.dpopJkt !== null && grant.dpopJkt !== proof?.jkt)
     throw invalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): redeem it with a DPoP proof of that key");
+  const account = await store.accounts.find(grant.accountId);
+  if (!account || account.blockedAt) throw invalidGrant(`the code's account ${account ? "is blocked" : "no longer exists"}`);
   await refuseChangedClient(store, client);
   throw invalidGrant("the authorization code has expired");
 }

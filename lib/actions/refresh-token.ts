@@ -19,8 +19,9 @@ import type { HttpRequest } from "../http/request";
  * (rotation, always: RFC 9700 4.14.2).
  *
  * The client authenticates as for the code exchange (public clients by client_id). The token must
- * be the client's, unused, unrevoked, within its idle end and its family's end, and the client
- * still enabled and still allowed refresh tokens (unauthorized_client otherwise). `scope` may only
+ * be the client's, unused, unrevoked, within its idle end and its family's end, its account
+ * existing and unblocked, and the client still enabled and still allowed refresh tokens
+ * (unauthorized_client otherwise). `scope` may only
  * narrow the original grant (invalid_scope); the successor keeps the original scope (RFC 6749 6).
  * The ID token carries the claims of the code exchange: sub, email from the stored grant, auth_time,
  * amr and sid of the original login, no nonce (OpenID Connect Core 12.2, Back-Channel Logout 1.0 2.4).
@@ -110,6 +111,8 @@ export async function redeemRefreshToken(
       throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
     if (current && client.secretHash !== undefined && (await store.clients.findForTokens(client.id))?.secretHash !== client.secretHash)
       throw invalidClient("client authentication failed: the client's secret was replaced while the request was handled");
+    const account = await store.accounts.find(stored.accountId);
+    if (!account || account.blockedAt) throw invalidGrant(`the refresh token's account ${account ? "is blocked" : "no longer exists"}`);
     throw invalidGrant("the refresh token has been revoked or has expired");
   }
   const asked = requestedScope === undefined ? original : (requestedScope.split(" ").filter(Boolean) as Scope[]);

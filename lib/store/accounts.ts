@@ -23,6 +23,16 @@ export type IdentityKey = { provider: string; subject: string };
  * admin roles. Blocking and deleting an account revoke what it holds in other groups' tables
  * (codes, tokens, refresh tokens), in the account's transaction.
  */
+/**
+ * Withdraws the approved device authorizations (RFC 8628) `where` selects that the device has not
+ * redeemed yet: denied, so its next poll gets access_denied instead of the tokens of an account
+ * that was blocked or deleted, or of a session that ended. Pending ones name no account or session
+ * until a login approves them, which a blocked account or an ended session cannot.
+ */
+function withdrawDeviceAuthorizations(tx: Prisma.TransactionClient, where: Prisma.DeviceAuthorizationWhereInput) {
+  return tx.deviceAuthorization.updateMany({ where: { ...where, status: "approved", usedAt: null }, data: { status: "denied" } });
+}
+
 export function accountStatements({ db }: Connection) {
   const identityKey = ({ provider, subject }: IdentityKey) => ({ provider_subject: { provider, subject } });
   /** Whose tokens are the account's: its own id, and its linked wallets (Flow A tokens name the wallet). */
@@ -30,16 +40,21 @@ export function accountStatements({ db }: Connection) {
     const wallets = await tx.identity.findMany({ where: { accountId, provider: "web3" }, select: { subject: true } });
     return [...new Set([accountId, ...wallets.map((w) => w.subject)])];
   };
-  /** Revokes what an account holds, in `tx`: its unredeemed codes, access tokens (those of `holderIds`) and refresh tokens. */
+  /**
+   * Revokes what an account holds, in `tx`: its unredeemed codes and approved device
+   * authorizations, access tokens (those of `holderIds`) and refresh tokens.
+   */
   const revokeHoldings = async (tx: Prisma.TransactionClient, accountId: string, holderIds: string[], now: Date) => {
     await tx.authorizationCode.updateMany({ where: { accountId, usedAt: null }, data: { expiresAt: now } });
+    await withdrawDeviceAuthorizations(tx, { accountId });
     const tokens = await tx.issuedToken.updateMany({ where: { userId: { in: holderIds }, revokedAt: null }, data: { revokedAt: now } });
     await tx.refreshToken.updateMany({ where: { accountId, revokedAt: null }, data: { revokedAt: now } });
     return tokens.count;
   };
   /**
    * Ends the unrevoked sessions `where` selects, in `tx`, queueing back-channel logouts for those
-   * still live (an expired one ended already); returns how many it ended.
+   * still live (an expired one ended already) and withdrawing the device authorizations they
+   * approved; returns how many it ended.
    */
   const endSessions = async (tx: Prisma.TransactionClient, where: Prisma.LoginSessionWhereInput, now: Date) => {
     const ended = await tx.loginSession.updateManyAndReturn({
@@ -47,6 +62,7 @@ export function accountStatements({ db }: Connection) {
       data: { revokedAt: now },
       select: { idHash: true, expiresAt: true },
     });
+    if (ended.length > 0) await withdrawDeviceAuthorizations(tx, { sessionId: { in: ended.map((s) => s.idHash) } });
     await queueLogouts(
       tx,
       ended.filter((s) => s.expiresAt > now).map((s) => s.idHash),
@@ -314,6 +330,7 @@ export function accountStatements({ db }: Connection) {
         const sessions = await endSessions(tx, { idHash: { in: sessionIds } }, now);
         const inSessions = { sessionId: { in: sessionIds } };
         await tx.authorizationCode.updateMany({ where: { ...inSessions, usedAt: null }, data: { expiresAt: now } });
+        await withdrawDeviceAuthorizations(tx, inSessions);
         await tx.refreshToken.updateMany({ where: { ...inSessions, revokedAt: null }, data: { revokedAt: now } });
         const tokens = await tx.issuedToken.updateMany({ where: { ...inSessions, revokedAt: null }, data: { revokedAt: now } });
         return { sessions, tokens: tokens.count };

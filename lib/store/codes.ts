@@ -633,6 +633,15 @@ const SESSION_CLIENT_RECORDED = `session AS (
     WHERE session.ended AND c.backchannel_logout_uri IS NOT NULL
   )`;
 
+/**
+ * The grant's account (CTE alias `grant_account`, of `account_id`) exists and is not blocked: a
+ * grant issued before an account was blocked or deleted gives nothing afterwards, as Flow A's
+ * consumption already checks. Blocking and deletion also withdraw unredeemed grants in their
+ * transaction; this closes the race with a redemption running meanwhile.
+ */
+const ACCOUNT_ACTIVE = (accountId: string) =>
+  `EXISTS (SELECT 1 FROM accounts grant_account WHERE grant_account.id = ${accountId} AND grant_account.blocked_at IS NULL)`;
+
 /** An authorization code, used once: this client's, unused, unexpired, for this redirect URI, PKCE verifier and DPoP key. */
 const REDEEM_CODE = {
   columns: [
@@ -647,17 +656,23 @@ const REDEEM_CODE = {
       AND a.code_challenge IS NOT DISTINCT FROM r.verifier_challenge AND (a.code_challenge IS NOT NULL OR r.confidential)
       AND (a.dpop_jkt IS NULL OR a.dpop_jkt = r.proof_jkt)
       AND c.id = a.client_id AND c.enabled AND (NOT r.secret_checked OR c.secret_hash IS NOT DISTINCT FROM r.secret_hash)
+      AND ${ACCOUNT_ACTIVE("a.account_id")}
     RETURNING r.i, a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr,
       a.expires_at, c.refresh_tokens_allowed`,
 };
 
-/** An approved device code, used once (RFC 8628 3.5); its tokens are issued in the login session that approved it. */
+/**
+ * An approved device code, used once (RFC 8628 3.5); its tokens are issued in the login session
+ * that approved it, which must not have ended (logout, revocation, an unlinked way in).
+ */
 const REDEEM_DEVICE_CODE = {
   columns: [] as RequestColumn<GrantRequest>[],
   sql: `UPDATE device_authorizations d SET used_at = r.at
     FROM req r, clients c
     WHERE d.device_code_hash = r.hash AND d.client_id = r.request_client AND d.status = 'approved' AND d.used_at IS NULL AND d.expires_at > r.at
       AND c.id = d.client_id AND c.enabled AND c.device_flow AND (NOT r.secret_checked OR c.secret_hash IS NOT DISTINCT FROM r.secret_hash)
+      AND ${ACCOUNT_ACTIVE("d.account_id")}
+      AND EXISTS (SELECT 1 FROM login_sessions approving WHERE approving.id_hash = d.session_id AND approving.revoked_at IS NULL)
     RETURNING r.i, d.client_id, d.session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
       d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed`,
 };

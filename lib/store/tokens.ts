@@ -217,7 +217,7 @@ export function tokenStatements({ db, pool }: Connection) {
     /**
      * Uses a refresh token, in one statement: marks it used, stores its successor (same family and
      * grant, a new idle end) and records the access token issued with it, with its audit event
-     * (issuedWithEvent). The row must still be live
+     * (issuedWithEvent). The row must still be live, its account existing and unblocked,
      * and its client enabled, allowed refresh tokens and (when `presented.secretHash` is given, the
      * client having been read from a cache) still holding the secret the request was authenticated
      * with, when the statement runs, so of concurrent uses of one token exactly one sees a row; the
@@ -308,6 +308,7 @@ const ROTATE_REFRESH_TOKEN = `WITH used AS (
       AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > $3 AND t.family_expires_at > $3
       AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
                   AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
+      AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account_id AND a.blocked_at IS NULL)
     RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.session_id, t.family_expires_at, t.dpop_jkt
   ), successor AS (
     INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt)
