@@ -423,6 +423,19 @@ describe("POST /token (code exchange)", () => {
     await expectError(await userinfo(first.access_token), 401, "invalid_token");
   });
 
+  it("revokes nothing for a used code presented with a made-up verifier or another redirect URI", async () => {
+    // Security review, third round, item 7: whoever saw a used code (a log, a referrer) cannot
+    // revoke the rightful client's tokens without what would have redeemed it.
+    const app = await registerApp();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const first = await (await token(app, { code })).json();
+    const madeUp = await expectError(await token(app, { code, code_verifier: "x".repeat(43) }), 400, "invalid_grant");
+    expect(madeUp.error_description).toMatch(/code_verifier does not match/);
+    const elsewhere = await expectError(await token(app, { code, redirect_uri: "https://attacker.example.com/cb" }), 400, "invalid_grant");
+    expect(elsewhere.error_description).toMatch(/redirect_uri differs/);
+    expect((await userinfo(first.access_token)).status).toBe(200);
+  });
+
   it("lets exactly one of 50 concurrent redemptions of a code succeed", async () => {
     const app = await registerApp();
     const code = (await authorize(app)).searchParams.get("code")!;

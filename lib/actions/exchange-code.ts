@@ -140,9 +140,11 @@ export async function issueGrant(
 
 /**
  * Why the redeeming statement found nothing to redeem, as the client is told, from the code as it
- * is now: unknown, already used (which revokes what it gave: most often a concurrent redemption),
- * expired, another redirect URI, verifier or DPoP key, its account blocked or deleted, else the
- * client disabled or given a new secret since it was read.
+ * is now: unknown, another redirect URI, verifier or DPoP key, already used (which revokes what it
+ * gave: most often a concurrent redemption), expired, its account blocked or deleted, else the
+ * client disabled or given a new secret since it was read. Reuse is judged last of the request's
+ * own checks: only a request that would have redeemed the code revokes its tokens, so a stranger
+ * with a used code and a made-up verifier cannot revoke the rightful client's tokens.
  */
 async function refused(
   { store }: Keyfob,
@@ -154,17 +156,17 @@ async function refused(
 ): Promise<never> {
   const grant = await store.codes.findCode(codeHash);
   if (!grant || grant.clientId !== client.id) throw invalidGrant("unknown authorization code");
-  if (grant.usedAt) {
-    await store.tokens.revokeTokensOfCode(codeHash);
-    throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
-  }
-  if (grant.expiresAt <= new Date()) throw invalidGrant("the authorization code has expired");
   if (grant.redirectUri !== redirectUri) throw invalidGrant("redirect_uri differs from the one of the authorization request");
   // A public client's code must have been requested with PKCE (startAuthorization refuses it otherwise).
   if (!client.confidential && grant.codeChallenge === null) throw invalidGrant("a public client must use PKCE");
   verifyCodeVerifier(grant.codeChallenge, verifier);
   if (grant.dpopJkt !== null && grant.dpopJkt !== proof?.jkt)
     throw invalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): redeem it with a DPoP proof of that key");
+  if (grant.usedAt) {
+    await store.tokens.revokeTokensOfCode(codeHash);
+    throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
+  }
+  if (grant.expiresAt <= new Date()) throw invalidGrant("the authorization code has expired");
   const account = await store.accounts.find(grant.accountId);
   if (!account || account.blockedAt) throw invalidGrant(`the code's account ${account ? "is blocked" : "no longer exists"}`);
   await refuseChangedClient(store, client);
