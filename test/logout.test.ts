@@ -11,6 +11,9 @@ import { decideEndSession } from "@/lib/actions/end-session";
 import { addPostLogoutRedirectUri } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { findSession, type LoginSession } from "@/lib/sessions/login-session";
+import { signLogoutToken } from "@/lib/tokens/logout-token";
+import { decodeSubject } from "@/lib/tokens/sub";
+import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, google, registerApp, token, type App } from "./support/flow-b";
 
 const params = (values: Record<string, string>) => ({ get: (name: string) => values[name] || undefined });
@@ -88,6 +91,41 @@ describe("end_session_endpoint", () => {
         await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: uri }), session, false),
       ).toMatchObject({ kind: "error" });
     }
+  });
+
+  it("refuses as a hint any Keyfob-signed JWT that is not an ID token: a logout token, an access token", async () => {
+    // Security review, third round, item 10: the keys that sign ID tokens sign these too.
+    const { app, bye } = await appWithLogoutUri();
+    const start = await startAuthorization(keyfob(), authorizeQuery(app));
+    if (start.kind !== "login") throw new Error("expected the login page");
+    const { location, newSession } = await completeAuthorization(keyfob(), start.interactionId, { identity: google() });
+    const tokens = await (await token(app, { code: new URL(location).searchParams.get("code")! })).json();
+    const session = (await findSession(keyfob(), newSession!.token))!;
+    const subject = decodeSubject(decodeJwt(tokens.id_token).sub!);
+    const logoutToken = await signLogoutToken(keyfob().keys, ISSUER, { clientId: app.clientId, subject, sid: "sid-1" });
+    const { kid, privateKey } = await keyfob().keys.signingKey();
+    // An ID token's claims under a logout token's type.
+    const retyped = await new SignJWT(decodeJwt(tokens.id_token))
+      .setProtectedHeader({ alg: "RS256", kid, typ: "logout+jwt" })
+      .sign(privateKey);
+    for (const [what, hint] of [
+      ["logout token", logoutToken],
+      ["access token", tokens.access_token],
+      ["ID token claims typed logout+jwt", retyped],
+    ]) {
+      expect(
+        await decideEndSession(keyfob(), params({ id_token_hint: hint, post_logout_redirect_uri: bye }), session, false),
+        what,
+      ).toMatchObject({
+        kind: "error",
+      });
+    }
+    expect(
+      await decideEndSession(keyfob(), params({ id_token_hint: tokens.id_token, post_logout_redirect_uri: bye }), session, false),
+    ).toEqual({
+      kind: "logout",
+      location: bye,
+    });
   });
 
   it("asks first, and never returns to the application, without a hint or for another account's session", async () => {

@@ -141,16 +141,11 @@ async function authenticate(
     if (secret === undefined)
       throw authFailure("the client has a secret, and none was sent (use client_secret_basic or client_secret_post)", method, grant);
     const presented = clientSecretHash(secret);
-    // During a rotation's overlap the secret it replaced works too, until its end.
-    const previous = client.previousSecret && sameDigest(presented, client.previousSecret.hash) ? client.previousSecret : undefined;
-    if (!sameDigest(presented, client.secretHash) && !(previous && previous.expiresAt > new Date()))
-      throw authFailure(
-        previous
-          ? `the client_secret is the one the last rotation replaced, valid until ${previous.expiresAt.toISOString()}`
-          : "wrong client_secret",
-        method,
-        grant,
-      );
+    // During a rotation's overlap the secret it replaced works too, until its end; after it, that
+    // secret is as wrong as any other (saying it was once right would confirm a leaked one).
+    const previous = client.previousSecret;
+    const inOverlap = previous !== null && previous.expiresAt > new Date() && sameDigest(presented, previous.hash);
+    if (!sameDigest(presented, client.secretHash) && !inOverlap) throw authFailure("wrong client_secret", method, grant);
     return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...known };
   }
   if (secret !== undefined) throw authFailure("a client_secret was sent, but the client is public and has none", method, grant);
