@@ -111,7 +111,7 @@ export const configGroups = {
   "Tokens and keys": "",
   Admin: "",
   Limits:
-    "Rate limits are shared by every instance: `<count>/<duration>`, or `off`. Caps on what is left waiting: a caller address (IPv6 per /64) is refused over its own caps; an address or a client, which anyone may name, keeps its newest unused challenges instead.",
+    "Rate limits are shared by every instance: `<count>/<duration>`, or `off`. Caps on what is left waiting: a caller address (IPv6 per /64) is refused over its own caps; nobody's waiting challenges are pushed out by another caller's requests.",
   Operations: "",
 } as const;
 
@@ -541,23 +541,11 @@ const table = {
       default: "1000",
       doc: "Unused, unexpired Flow A challenges one caller address may hold (IPv6 per /64); over it that caller gets 429.",
     }),
-    challengesPerAddress: setting("PENDING_CHALLENGES_PER_ADDRESS", {
-      group: "Limits",
-      type: positiveInt,
-      default: "100",
-      doc: "Unused, unexpired Flow A challenges kept for one address: a new one pushes out the oldest.",
-    }),
-    challengesPerClient: setting("PENDING_CHALLENGES_PER_CLIENT", {
-      group: "Limits",
-      type: positiveInt,
-      default: "5000",
-      doc: "Unused, unexpired Flow A challenges kept for one client: a new one pushes out the oldest.",
-    }),
     challengesTotal: setting("PENDING_CHALLENGES_TOTAL", {
       group: "Limits",
       type: positiveInt,
       default: "200000",
-      doc: "Unused Flow A challenges kept in all (about 1 KB each): every 10 minutes the oldest beyond it are deleted.",
+      doc: "Unused Flow A challenges kept in all (about 1 KB each): every 10 minutes those beyond it are deleted, the callers holding the most first, so a flood from some addresses trims their own.",
     }),
     loginsPerIp: setting("PENDING_LOGINS_PER_IP", {
       group: "Limits",

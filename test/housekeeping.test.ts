@@ -55,6 +55,25 @@ it("keeps the newest PENDING_CHALLENGES_TOTAL unused challenges, and every used 
   expect(await sweepExpired(storage, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 3 } }, now)).toBe(0);
 });
 
+it("beyond PENDING_CHALLENGES_TOTAL trims the callers holding the most first, never a caller that holds few", async () => {
+  await db.challenge.deleteMany();
+  const now = new Date("2030-06-01T00:00:00Z");
+  const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
+  const challenge = (stateHash: string, ip: string, expiresAt: Date) =>
+    db.challenge.create({
+      data: { stateHash, clientId: "c", domain: "d", address: "a", scope: "openid", message: "m", expiresAt, ip },
+    });
+  // The victim's backend asked first; two flooders asked after it, newer and more.
+  await challenge("victim", "198.51.100.1", at(1));
+  for (let i = 1; i <= 5; i++) await challenge(`flood-a-${i}`, "198.51.100.2", at(1 + i));
+  for (let i = 1; i <= 3; i++) await challenge(`flood-b-${i}`, "198.51.100.3", at(1 + i));
+
+  const config = loadConfig();
+  expect(await sweepExpired(storage, { ...config, pendingCaps: { ...config.pendingCaps, challengesTotal: 5 } }, now)).toBe(4);
+  const kept = await db.challenge.findMany({ orderBy: { stateHash: "asc" } });
+  expect(kept.map((c) => c.stateHash)).toEqual(["flood-a-4", "flood-a-5", "flood-b-2", "flood-b-3", "victim"]);
+});
+
 it("deletes login sessions a day after they ended: expired, revoked or idle too long", async () => {
   const now = new Date("2030-06-01T00:00:00Z");
   const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);

@@ -15,9 +15,9 @@ export type ChallengeResponse = { state: string; challenge: string };
 /**
  * Flow A, step 1 (`/auth/web3/generate_challenge`): an EIP-4361 challenge for `address` to sign,
  * and the single-use state that redeems it. The client is checked in the statement that stores
- * the challenge (one round trip), and refused before the pending caps are. Of the caps on unused
- * challenges only the caller's own (`caller.ip`, the address the request came from) refuses: the
- * address's and the client's make room by dropping their oldest, since anyone may name them.
+ * the challenge (one round trip), and refused before the pending cap is. Unused challenges are
+ * capped per caller (`caller.ip`, the address the request came from), which refuses only that
+ * caller; none is ever pushed out to make room, since anyone may name a client or an address.
  */
 export async function generateChallenge(
   { config, store, challenges }: Keyfob,
@@ -59,11 +59,7 @@ export async function generateChallenge(
   };
   const stored = await store.codes.insertChallenge(
     { ...issued, stateHash, ip: caller.ip ? addressBucket(caller.ip) : undefined },
-    {
-      perClient: config.pendingCaps.challengesPerClient,
-      perAddress: config.pendingCaps.challengesPerAddress,
-      perIp: config.pendingCaps.challengesPerIp,
-    },
+    config.pendingCaps.challengesPerIp,
     now,
   );
   if (!stored.enabled) throw invalidClient("unknown or disabled client");

@@ -165,18 +165,14 @@ export function codeStatements({ db, pool }: Connection) {
   return {
     /**
      * Stores a challenge if its client exists, is enabled and has `domain` as a redirect URI, and the
-     * caller (`ip`) has fewer than `caps.perIp` unused, unexpired ones, in one statement (batched
-     * with concurrent ones): the client check and the insert were two round trips (bench/README.md).
-     * The client and the address keep their newest `caps.perClient` and `caps.perAddress` unused
-     * ones: older ones are deleted rather than the new one refused, so a stranger's flood cannot lock
-     * anyone else out, only make its own caller refused. Says which condition failed, if one did.
+     * caller (`ip`) has fewer than `perIp` unused, unexpired ones, in one statement (batched with
+     * concurrent ones): the client check and the insert were two round trips (bench/README.md).
+     * Nothing else's challenges are touched: a caller's are never pushed out by other callers'
+     * requests, whatever client or address those name (the sweep bounds the total, trimming the
+     * callers that hold the most first). Says which condition failed, if one did.
      */
-    insertChallenge(
-      challenge: NewChallenge,
-      caps: { perClient: number; perAddress: number; perIp: number },
-      now = new Date(),
-    ): Promise<ChallengeInsertRow> {
-      return insertChallenges({ challenge, caps, now });
+    insertChallenge(challenge: NewChallenge, perIp: number, now = new Date()): Promise<ChallengeInsertRow> {
+      return insertChallenges({ challenge, perIp, now });
     },
 
     async findChallenge(stateHash: string, now: Date): Promise<ChallengeRow | undefined> {
@@ -441,7 +437,7 @@ export function codeStatements({ db, pool }: Connection) {
 }
 
 /** One Flow A challenge to store, as the statement over many takes it. */
-type InsertRequest = { challenge: NewChallenge; caps: { perClient: number; perAddress: number; perIp: number }; now: Date };
+type InsertRequest = { challenge: NewChallenge; perIp: number; now: Date };
 
 const INSERT_REQUESTS = requestRows<InsertRequest>([
   ["state_hash", "text", (r) => r.challenge.stateHash],
@@ -454,18 +450,13 @@ const INSERT_REQUESTS = requestRows<InsertRequest>([
   ["expires_at", "timestamp", (r) => utc(r.challenge.expiresAt)],
   ["ip", "text", (r) => r.challenge.ip ?? null],
   ["at", "timestamp", (r) => utc(r.now)],
-  ["per_client", "integer", (r) => r.caps.perClient],
-  ["per_address", "integer", (r) => r.caps.perAddress],
-  ["per_ip", "integer", (r) => r.caps.perIp],
+  ["per_ip", "integer", (r) => r.perIp],
 ]);
 
 /**
- * insertChallenge over many requests. Each cap walks a partial index of unused challenges no
- * further than the cap, reading only what the index holds: the client's and the address's find the
- * expiry of their cap-th newest, and only rows at or before it (ties too) are read and deleted.
- * Those are listed once (ARRAY) and deleted by primary key: as `IN (...)` the generic plan listed
- * them again for every unused challenge. Requests of one batch do not see each other's
- * challenges, as concurrent statements never did.
+ * insertChallenge over many requests. The caller's cap walks a partial index of unused challenges
+ * no further than the cap. Requests of one batch do not see each other's challenges, as
+ * concurrent statements never did.
  */
 const INSERT_CHALLENGES = `WITH ${INSERT_REQUESTS.cte}, checked AS (
     SELECT r.*, coalesce(c.enabled, false) AS enabled,
@@ -475,16 +466,6 @@ const INSERT_CHALLENGES = `WITH ${INSERT_REQUESTS.cte}, checked AS (
     SELECT * FROM checked WHERE enabled AND domain_registered
       AND (SELECT count(*) FROM (SELECT 1 FROM challenges p WHERE p.ip = checked.ip AND p.used_at IS NULL AND p.expires_at > checked.at
                                  LIMIT checked.per_ip) AS pending) < checked.per_ip
-  ), evicted AS (
-    DELETE FROM challenges WHERE state_hash = ANY (ARRAY(
-      SELECT e.state_hash FROM accepted a, LATERAL (
-        SELECT state_hash FROM challenges WHERE client_id = a.client_id AND used_at IS NULL AND expires_at > a.at AND expires_at <= (
-          SELECT expires_at FROM challenges WHERE client_id = a.client_id AND used_at IS NULL AND expires_at > a.at
-          ORDER BY expires_at DESC OFFSET a.per_client - 1 LIMIT 1)
-        UNION ALL
-        SELECT state_hash FROM challenges WHERE address = a.address AND used_at IS NULL AND expires_at > a.at AND expires_at <= (
-          SELECT expires_at FROM challenges WHERE address = a.address AND used_at IS NULL AND expires_at > a.at
-          ORDER BY expires_at DESC OFFSET a.per_address - 1 LIMIT 1)) e))
   ), stored AS (
     INSERT INTO challenges (state_hash, client_id, domain, address, scope, nonce, message, expires_at, ip)
     SELECT state_hash, client_id, domain, address, scope, nonce, message, expires_at, ip FROM accepted

@@ -8,8 +8,8 @@ export type SweepBounds = { now: Date; cutoff: Date; idleSince: Date; auditBefor
 /**
  * Housekeeping across the groups, in one transaction: expired single-use rows, token records and
  * sessions, spent rate-limit counters, DPoP proofs too old to be presented again, expired ENS profiles and old audit events. Refresh tokens go by family: a family's
- * rows are deleted once its last token ended before the cutoff. Unused challenges beyond the newest
- * `challengesTotal` go too. Returns how many rows were deleted.
+ * rows are deleted once its last token ended before the cutoff. Unused challenges beyond
+ * `challengesTotal` go too, those of the callers holding the most first. Returns how many rows were deleted.
  */
 export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditBefore, challengesTotal }: SweepBounds): Promise<number> {
   const where = { expiresAt: { lt: cutoff } };
@@ -19,10 +19,15 @@ export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditB
         DELETE FROM refresh_tokens t WHERE t.expires_at < ${cutoff}
         AND NOT EXISTS (SELECT 1 FROM refresh_tokens s WHERE s.family_id = t.family_id AND s.expires_at >= ${cutoff})`,
       // Trimmed here rather than counted on every insert, which would slow Flow A down: the bound
-      // holds at each sweep.
+      // holds at each sweep. Fairly: each caller's newest come first (rank 1 of every caller, then
+      // rank 2...), so beyond the bound the callers holding the most lose their oldest, and a flood
+      // from a few addresses trims only its own.
       await tx.$executeRaw`
-        DELETE FROM challenges WHERE used_at IS NULL AND expires_at <= (
-          SELECT expires_at FROM challenges WHERE used_at IS NULL ORDER BY expires_at DESC OFFSET ${challengesTotal} LIMIT 1)`,
+        DELETE FROM challenges WHERE state_hash IN (
+          SELECT state_hash FROM (
+            SELECT state_hash, expires_at, row_number() OVER (PARTITION BY ip ORDER BY expires_at DESC) AS rank
+            FROM challenges WHERE used_at IS NULL) ranked
+          ORDER BY rank, expires_at DESC OFFSET ${challengesTotal})`,
       await deleteSessions(tx, Prisma.sql`expires_at < ${cutoff} OR revoked_at < ${cutoff} OR last_seen_at < ${idleSince}`),
     ];
     for (const deleted of [
