@@ -211,7 +211,7 @@ export async function updateClient(k: Keyfob, admin: Admin, clientId: string, ch
     admin,
     "client.updated",
     { clientId: normalizeClientId(clientId) },
-    (tx) => registry.updateClient(tx.store, clientId, defined),
+    (tx) => registry.updateClient(tx.store, clientId, defined, k.config),
     ({ before, after }) => differences(before, after),
   );
   return after;
