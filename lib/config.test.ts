@@ -91,6 +91,17 @@ describe("loadConfig", () => {
     );
   });
 
+  it("reads the networks back-channel logout may reach besides public ones, and names a bad entry", () => {
+    expect(loadConfig({}).backchannelLogoutAllowedNetworks).toEqual([]);
+    const networks = loadConfig({ BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS: "127.0.0.0/8, ::1/128 10.1.2.3" }).backchannelLogoutAllowedNetworks;
+    expect(networks.map(([address, bits]) => `${address}/${bits}`)).toEqual(["127.0.0.0/8", "::1/128", "10.1.2.3/32"]);
+    for (const bad of ["10/8", "10.0.0.0/33", "fd00::/129", "10.0.0.0/8/1", "localhost", "10.0.0.0/x"])
+      expect(() => loadConfig({ BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS: bad }), bad).toThrow(
+        `BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS: "${bad}" is not an IP address or CIDR range`,
+      );
+    expect(() => loadConfig({ BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS: "::ffff:10.0.0.0/104" })).toThrow(/write IPv4 ranges as IPv4/);
+  });
+
   it("reads an empty optional variable as unset", () => {
     const config = loadConfig({ ACCESS_TOKEN_TTL: "2h", ID_TOKEN_TTL: "", RPC_QUORUM: "", METRICS_PORT: "", HOST: "" });
     expect(config).toMatchObject({ idTokenTtl: 7200, rpcQuorum: 0, metricsPort: undefined, host: undefined });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { isLoopbackHost } from "./clients/redirect-uri";
 import { parseTrustedProxies, type ProxyTrust } from "./http/client-ip";
+import { type Network, parseNetworks } from "./http/outbound";
 
 /** JWKS responses may be cached 5 minutes and instances reload keys every minute: a new key must be out longer. */
 const MIN_PUBLISH_LEAD_SECONDS = 600;
@@ -95,6 +96,15 @@ const trustedProxies = z.string().transform((value, ctx): ProxyTrust => {
     return parseTrustedProxies(value);
   } catch {
     ctx.addIssue({ code: "custom", message: "expected a number of proxy hops, or addresses and CIDR ranges (e.g. loopback, 10.0.0.0/8)" });
+    return z.NEVER;
+  }
+});
+
+const networks = z.string().transform((value, ctx): Network[] => {
+  try {
+    return parseNetworks(value);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: (error as Error).message });
     return z.NEVER;
   }
 });
@@ -582,6 +592,13 @@ const table = {
       doc: "How long after the session ended a token is still tried; then it is given up, audited (longer than `BACKCHANNEL_LOGOUT_RETRY_FIRST`, at most 30d).",
     }),
   },
+  backchannelLogoutAllowedNetworks: setting("BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS", {
+    group: "Operations",
+    type: networks,
+    default: "",
+    example: "127.0.0.0/8,::1/128",
+    doc: "Networks besides the public internet that back-channel logout URIs may point at: addresses and CIDR ranges (`10.20.0.0/16`, `fd12:3456::/48`). Empty: public unicast addresses only, never loopback, private, link-local, shared (CGNAT), unique-local or metadata ones (see [Back-channel logout](#back-channel-logout-openid-connect-back-channel-logout-10)). `127.0.0.0/8,::1/128` allows relying parties on this machine, for development.",
+  }),
   metricsPort: setting("METRICS_PORT", {
     group: "Operations",
     type: positiveInt,

@@ -66,7 +66,14 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
     { notifications },
   );
   const clients = new ClientCache(store, notifications);
-  const logouts = new LogoutDelivery({ store, keys, audit, issuerUrl: config.issuerUrl, retry: config.backchannelLogoutRetry });
+  const logouts = new LogoutDelivery({
+    store,
+    keys,
+    audit,
+    issuerUrl: config.issuerUrl,
+    retry: config.backchannelLogoutRetry,
+    allowedNetworks: config.backchannelLogoutAllowedNetworks,
+  });
   return {
     config,
     store,

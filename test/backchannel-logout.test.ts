@@ -32,10 +32,13 @@ import { BACKCHANNEL_LOGOUT_EVENT } from "@/lib/tokens/logout-token";
 import { freePort } from "../scripts/free-port";
 import { cli } from "./support/cli";
 import { isolatedDatabase, tables } from "./support/database";
-import { sessionWith, TestRp, until } from "./support/backchannel";
+import { LOOPBACK_NETWORKS, sessionWith, TestRp, until } from "./support/backchannel";
 import { ISSUER } from "./support/flow-a";
 import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
 import { authorizeQuery, FORM, google, registerApp, tokenRequest, type App } from "./support/flow-b";
+
+// Before any Keyfob is built: this file's instances, its command-line runs and protocol processes deliver to the RPs on loopback.
+process.env.BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS = LOOPBACK_NETWORKS;
 
 let rp: TestRp;
 let k: Keyfob;
@@ -245,7 +248,7 @@ describe("back-channel logout", () => {
   it("an RP that is down at first gets the token once it is back, after a retry", async () => {
     const down = new TestRp(await freePort(), () => keyfob());
     const app = await registerApp();
-    await updateClient(keyfob().store, app.clientId, { backchannelLogoutUri: down.uri(app.clientId) });
+    await updateClient(keyfob().store, app.clientId, { backchannelLogoutUri: down.uri(app.clientId) }, keyfob().config);
     const ended = await sessionWith([app]);
     expect(await endSession(keyfob(), ended.token)).toBe(true);
     const failed = async () => (await tables(keyfob()).backchannelLogout.findFirst({ where: { clientId: app.clientId } }))?.lastError;
@@ -313,7 +316,7 @@ describe("back-channel logout across instances", () => {
   it("an instance killed mid-delivery: another delivers once its claim lapses", async () => {
     const app = await registerApp({ on: isolated });
     const hanging = new TestRp(await freePort(), () => isolated);
-    await updateClient(isolated.store, app.clientId, { backchannelLogoutUri: hanging.uri(app.clientId) });
+    await updateClient(isolated.store, app.clientId, { backchannelLogoutUri: hanging.uri(app.clientId) }, isolated.config);
     hanging.behaviour = "hang";
     await hanging.start();
     try {

@@ -11,7 +11,7 @@ import { createKeyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { endSession } from "@/lib/sessions/login-session";
 import { freePort } from "../scripts/free-port";
-import { sessionWith } from "./support/backchannel";
+import { LOOPBACK_NETWORKS, sessionWith } from "./support/backchannel";
 import { tables } from "./support/database";
 import { registerApp } from "./support/flow-b";
 
@@ -21,6 +21,7 @@ const retrying = createKeyfob(
     BACKCHANNEL_LOGOUT_RETRY_FIRST: "3s",
     BACKCHANNEL_LOGOUT_RETRY_MAX: "10s",
     BACKCHANNEL_LOGOUT_RETRY_FOR: "30s",
+    BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
   }),
   keyfob().store,
 );
@@ -29,7 +30,12 @@ afterAll(() => retrying.close());
 it("waits BACKCHANNEL_LOGOUT_RETRY_FIRST, doubles up to _MAX, and gives up after _FOR", async () => {
   const app = await registerApp();
   // Nothing listens there: every attempt fails at once (ECONNREFUSED), and is tried again.
-  await updateClient(keyfob().store, app.clientId, { backchannelLogoutUri: `http://localhost:${await freePort()}/logout` });
+  await updateClient(
+    keyfob().store,
+    app.clientId,
+    { backchannelLogoutUri: `http://localhost:${await freePort()}/logout` },
+    retrying.config,
+  );
   const ended = await sessionWith([app]);
   expect(await endSession(keyfob(), ended.token)).toBe(true);
   const row = () => tables(keyfob()).backchannelLogout.findFirst({ where: { clientId: app.clientId } });

@@ -23,6 +23,7 @@ import { startSession } from "@/lib/sessions/login-session";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 import { FORM, google } from "./support/flow-b";
+import { INTERNAL_URIS } from "./support/backchannel";
 import { tables } from "./support/database";
 
 type Caller = { clientId: string; secret: string };
@@ -212,6 +213,24 @@ describe("narrower scopes than keyfob:admin", () => {
       (await api(token, "PATCH", `/clients/${enc(target.clientId)}`, { managementScopes: ["keyfob:keys", "keyfob:keys"] })).body
         .managementScopes,
     ).toEqual(["keyfob:keys"]);
+  });
+
+  it("a keyfob:clients token cannot point a back-channel logout URI at Keyfob's machine, network or a metadata service", async () => {
+    const operator = await adminClient();
+    await updateClient(keyfob().store, operator.clientId, { managementScopes: ["keyfob:clients"] });
+    const token = (await (await grant(operator, { grant_type: "client_credentials", scope: "keyfob:clients" })).json())
+      .access_token as string;
+    const target = await createClient(keyfob().store, { name: "Target" });
+    // This suite's issuer is http://localhost:3000: the http ones are refused for their host.
+    for (const backchannelLogoutUri of INTERNAL_URIS) {
+      expect(await api(token, "PATCH", `/clients/${enc(target.id)}`, { backchannelLogoutUri }), backchannelLogoutUri).toMatchObject({
+        status: 400,
+        body: { error: "invalid_request", field_errors: { backchannelLogoutUri: expect.stringMatching(/must be on a public host/) } },
+      });
+    }
+    expect(await tables(keyfob()).client.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ backchannelLogoutUri: null });
+    const accepted = await api(token, "PATCH", `/clients/${enc(target.id)}`, { backchannelLogoutUri: "https://rp.example.com/logout" });
+    expect(accepted).toMatchObject({ status: 200, body: { backchannelLogoutUri: "https://rp.example.com/logout" } });
   });
 });
 

@@ -14,7 +14,7 @@ import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { updateClient } from "@/lib/clients/registry";
 import { endSession } from "@/lib/sessions/login-session";
 import { freePort } from "../scripts/free-port";
-import { sessionWith, TestRp } from "./support/backchannel";
+import { LOOPBACK_NETWORKS, sessionWith, TestRp } from "./support/backchannel";
 import { cliOn } from "./support/cli";
 import { emptyDatabase } from "./support/database";
 import { challengeParams, registerLicense, submitParams } from "./support/flow-a";
@@ -51,7 +51,16 @@ describe("behind PgBouncer in transaction mode", () => {
     await client.end();
     expect(rows.map((row) => row.migration_name)).toEqual(localMigrations());
 
-    const config = { ...loadConfig({ ...process.env, DATABASE_URL: pooled, DATABASE_POOLED: "true" }), recoveryThreads: 0, dbPoolSize: 8 };
+    const config = {
+      ...loadConfig({
+        ...process.env,
+        DATABASE_URL: pooled,
+        DATABASE_POOLED: "true",
+        BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS: LOOPBACK_NETWORKS,
+      }),
+      recoveryThreads: 0,
+      dbPoolSize: 8,
+    };
     expect(config).toMatchObject({ databasePooled: true, preparedStatements: false, databaseDirectUrl: undefined });
     a = createKeyfob(config);
     b = createKeyfob(config);
@@ -94,7 +103,7 @@ describe("behind PgBouncer in transaction mode", () => {
     await rp.start();
     try {
       const app = await registerApp({ on: a });
-      await updateClient(a.store, app.clientId, { backchannelLogoutUri: rp.uri(app.clientId) });
+      await updateClient(a.store, app.clientId, { backchannelLogoutUri: rp.uri(app.clientId) }, a.config);
       const sessions = [];
       for (let i = 0; i < 12; i++) sessions.push(await sessionWith([app], undefined, i % 2 ? a : b));
       for (const [i, session] of sessions.entries()) expect(await endSession(i % 2 ? b : a, session.token)).toBe(true);

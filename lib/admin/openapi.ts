@@ -45,7 +45,8 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
   backchannelLogoutUri: {
     type: ["string", "null"],
     maxLength: 2000,
-    description: "where logout tokens are POSTed (Back-Channel Logout 1.0): https, or http on localhost; empty or null: none",
+    description:
+      "where logout tokens are POSTed (Back-Channel Logout 1.0): https (http on localhost only under an http issuer), on a public host unless the operator allows other networks; empty or null: none",
   },
   backchannelLogoutSessionRequired: { type: "boolean", description: "the client needs sid in ID and logout tokens" },
 };

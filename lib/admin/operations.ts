@@ -227,7 +227,7 @@ export async function updateClient(k: Keyfob, admin: Admin, clientId: string, ch
         ((defined.managementApi === true && !current.managementApi) ||
           defined.managementScopes?.some((scope) => !covers(current.managementScopes, scope)));
       if (grants) requireScope(admin, ADMIN_SCOPE, "allowing a client the management API or a scope of it");
-      return registry.updateClient(tx.store, clientId, defined);
+      return registry.updateClient(tx.store, clientId, defined, k.config);
     },
     ({ before, after }) => differences(before, after),
   );

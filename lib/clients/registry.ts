@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getAddress, type Address } from "viem";
+import type { Config } from "../config";
+import { hostProblem } from "../http/outbound";
 import { clientSecretHash } from "../oauth/client-auth";
 import { Duplicate, type Store } from "../store";
 import type { ClientSettings } from "../store/clients";
@@ -79,11 +81,31 @@ export async function endSecretOverlap(store: Store, clientId: string) {
 
 export type { ClientSettings };
 
-/** Changes some of a client's settings; returns them before and after (for the audit log). */
+/** What a back-channel logout URI is checked against: the issuer's scheme, and the networks delivery may reach besides public ones. */
+export type BackchannelLogoutRules = Pick<Config, "issuerUrl" | "backchannelLogoutAllowedNetworks">;
+
+/**
+ * Why a back-channel logout URI cannot be registered, or undefined: a redirect URI's rules, https
+ * when the issuer is, and a host that delivery may reach (lib/http/outbound.ts). Without `rules`,
+ * the strictest: https, on a public host.
+ */
+function backchannelLogoutUriProblem(uri: string, rules?: BackchannelLogoutRules): string | undefined {
+  const problem = redirectUriProblem(uri);
+  if (problem) return problem;
+  const url = new URL(uri);
+  if (url.protocol !== "https:" && (!rules || rules.issuerUrl.startsWith("https:"))) return "must use https, as the issuer does";
+  return hostProblem(url.hostname, rules?.backchannelLogoutAllowedNetworks ?? []);
+}
+
+/**
+ * Changes some of a client's settings; returns them before and after (for the audit log). A
+ * back-channel logout URI is checked against `rules` (lib/admin/operations.ts passes the configuration).
+ */
 export async function updateClient(
   store: Store,
   clientId: string,
   changes: Partial<ClientSettings>,
+  rules?: BackchannelLogoutRules,
 ): Promise<{ before: ClientSettings; after: ClientSettings }> {
   if (changes.name !== undefined) {
     changes.name = changes.name.trim();
@@ -95,7 +117,7 @@ export async function updateClient(
   }
   if (changes.backchannelLogoutUri !== undefined) {
     changes.backchannelLogoutUri = changes.backchannelLogoutUri?.trim() || null;
-    const problem = changes.backchannelLogoutUri && redirectUriProblem(changes.backchannelLogoutUri);
+    const problem = changes.backchannelLogoutUri && backchannelLogoutUriProblem(changes.backchannelLogoutUri, rules);
     if (problem) throw new RegistryError("backchannelLogoutUri", `back-channel logout URI ${problem}`);
   }
   return store.clients.update(await existingClient(store, clientId), changes, ({ secretHash }) => {

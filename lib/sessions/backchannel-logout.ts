@@ -1,4 +1,5 @@
 import type { AuditLog } from "../audit";
+import { type Network, postForm, type Resolver, UnreachableHost } from "../http/outbound";
 import { log } from "../log";
 import { backchannelLogouts } from "../metrics";
 import type { Store } from "../store";
@@ -22,10 +23,21 @@ const BATCH = 20;
  */
 export type RetrySchedule = { firstDelay: number; maxDelay: number; giveUpAfter: number };
 
-/** What delivery needs of Keyfob. */
-export type DeliveryDeps = { store: Store; keys: TokenSigner; audit: AuditLog; issuerUrl: string; retry: RetrySchedule };
+/** What delivery needs of Keyfob: `allowedNetworks` (BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS) besides public ones; `resolve` only in tests. */
+export type DeliveryDeps = {
+  store: Store;
+  keys: TokenSigner;
+  audit: AuditLog;
+  issuerUrl: string;
+  retry: RetrySchedule;
+  allowedNetworks: readonly Network[];
+  resolve?: Resolver;
+};
 
-/** One attempt's outcome: delivered, worth another try later, or refused for good (an answer other than 2xx, 5xx, 408 or 429). */
+/**
+ * One attempt's outcome: delivered, worth another try later, or refused for good (an answer other
+ * than 2xx, 5xx, 408 or 429, or a host on a network Keyfob may not reach).
+ */
 type Outcome = { kind: "sent" } | { kind: "retry" | "refused"; error: string };
 
 /**
@@ -35,7 +47,8 @@ type Outcome = { kind: "sent" } | { kind: "retry" | "refused"; error: string };
  * instance's claim outlives by at most LEASE_MS), signs a logout token at send time and POSTs it.
  * A failed attempt is tried again on the retry schedule (by default after 2 s, 4 s, 8 s…, at most 10
  * minutes apart, until a day after the logout); then, or when the client refuses it, it is given up
- * and recorded in the audit log.
+ * and recorded in the audit log. A URI whose host is not on a network Keyfob may reach
+ * (lib/http/outbound.ts) is given up at once, with a reason that names no address or port.
  */
 export class LogoutDelivery {
   private timer?: NodeJS.Timeout;
@@ -101,27 +114,28 @@ export class LogoutDelivery {
 
   /** Signs the token now and POSTs it (never logged); the answer decides whether to try again. */
   private async send(row: LogoutRow, uri: string): Promise<Outcome> {
-    const { keys, issuerUrl } = this.deps;
+    const { keys, issuerUrl, allowedNetworks, resolve } = this.deps;
     const token = await signLogoutToken(keys, issuerUrl, {
       clientId: row.clientId,
       subject: { userId: row.accountId, connector: row.connector },
       sid: sessionSid(row.sessionId),
     });
-    let response: Response;
+    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    let status: number;
     try {
-      response = await fetch(uri, {
-        method: "POST",
-        body: new URLSearchParams({ logout_token: token }),
-        redirect: "manual",
-        signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
+      status = await postForm(uri, new URLSearchParams({ logout_token: token }), {
+        allowed: allowedNetworks,
+        signal: AbortSignal.any([this.abort.signal, timeout]),
+        resolve,
       });
-      await response.body?.cancel();
     } catch (error) {
-      const { name, cause } = error as Error & { cause?: { code?: string } };
-      return { kind: "retry", error: name === "TimeoutError" ? "no answer in time" : `unreachable (${cause?.code ?? name})` };
+      if (error instanceof UnreachableHost) return { kind: "refused", error: error.message };
+      // A lookup's or connection's error has a code (ENOTFOUND, ECONNREFUSED); an abort a name.
+      const { name, code } = error as Error & { code?: unknown };
+      return { kind: "retry", error: timeout.aborted ? "no answer in time" : `unreachable (${typeof code === "string" ? code : name})` };
     }
-    if (response.ok) return { kind: "sent" };
-    const transient = response.status >= 500 || response.status === 408 || response.status === 429;
-    return { kind: transient ? "retry" : "refused", error: `HTTP ${response.status}` };
+    if (status >= 200 && status < 300) return { kind: "sent" };
+    const transient = status >= 500 || status === 408 || status === 429;
+    return { kind: transient ? "retry" : "refused", error: `HTTP ${status}` };
   }
 }

@@ -18,6 +18,26 @@ import { LOGOUT_TOKEN_TYPE } from "@/lib/tokens/logout-token";
 import { ISSUER } from "./flow-a";
 import { authorizeQuery, google, tokenRequest, type App } from "./flow-b";
 
+/**
+ * BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS for these tests' relying parties, which listen on this machine:
+ * without it, Keyfob neither registers nor delivers to loopback (lib/http/outbound.ts).
+ */
+export const LOOPBACK_NETWORKS = "127.0.0.0/8,::1/128";
+
+/**
+ * The security review's examples of back-channel logout URIs that reached Keyfob's machine, network
+ * or a metadata service and were accepted (round 3, item 6): loopback, link-local (the metadata
+ * address), private, unique-local, a metadata name.
+ */
+export const INTERNAL_URIS = [
+  "http://127.0.0.1:8080/logout",
+  "http://[::1]:8080/logout",
+  "https://169.254.169.254/latest/meta-data/",
+  "https://10.0.0.1:8443/logout",
+  "https://[fd00::1]/logout",
+  "https://metadata.google.internal/computeMetadata/v1/",
+];
+
 /** What the RP does with a request: answer with a status, or hold it unanswered (a hung delivery). */
 export type Behaviour = number | "hang";
 

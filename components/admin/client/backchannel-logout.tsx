@@ -25,7 +25,7 @@ export function BackchannelLogout({ client }: { client: AdminClient }) {
           type="url"
           autoComplete="off"
           spellCheck={false}
-          hint="https (http only on localhost); empty: no back-channel logout."
+          hint="https on a public host (http and localhost only in development); empty: no back-channel logout."
         />
         <Checkbox
           name="backchannelLogoutSessionRequired"
