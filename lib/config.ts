@@ -301,6 +301,12 @@ const table = {
     doc: "The hot-path statements as named prepared statements on `DATABASE_URL` (parsed once per connection). `true` behind a pooler that keeps them per client (PgBouncer 1.21+ with `max_prepared_statements`).",
   }),
   dbPoolSize: setting("DB_POOL_SIZE", { group: "Database", type: positiveInt, default: "10", doc: "Connections per instance." }),
+  statementTimeout: setting("DATABASE_STATEMENT_TIMEOUT", {
+    group: "Database",
+    type: atMost(duration, 3600, "1 hour"),
+    default: "30s",
+    doc: "The longest one statement may run (PostgreSQL's `statement_timeout` on Keyfob's connections): past it the statement is cancelled and the request answered 503, and the locks it held are freed. Not sent through a pooler (`DATABASE_POOLED`), which refuses it at connection: set PgBouncer's `query_timeout`, or the role's `statement_timeout`, there.",
+  }),
   dataDir: setting("DATA_DIR", {
     group: "Database",
     type: z.string().transform((dir) => path.resolve(dir)),

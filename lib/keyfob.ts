@@ -46,7 +46,13 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
   if (!config.databaseUrl || !config.secret) {
     throw new Error("createKeyfob needs DATABASE_URL and KEYFOB_SECRET (the launcher sets both for the embedded database)");
   }
-  const store = shared ?? createStore(config.databaseUrl, config.dbPoolSize, config.preparedStatements);
+  const store =
+    shared ??
+    createStore(config.databaseUrl, {
+      poolSize: config.dbPoolSize,
+      preparedStatements: config.preparedStatements,
+      statementTimeoutMs: config.databasePooled ? undefined : config.statementTimeout * 1000,
+    });
   const encryptionKey = deriveEncryptionKey(config.secret);
   const audit = new AuditLog(store);
   const recover = createRecovery(config.recoveryThreads);

@@ -4,7 +4,9 @@
  * connection in that time answers 503 like any outage, never 500.
  */
 import { expect, it } from "vitest";
+import { loadConfig } from "@/lib/config";
 import { toOAuthError } from "@/lib/http/respond";
+import { createKeyfob } from "@/lib/keyfob";
 import { createStore, rawConnection, type Store } from "@/lib/store";
 import { CONNECTION_WAIT_MS } from "@/lib/store/connection";
 import { tables } from "./support/database";
@@ -52,5 +54,22 @@ it("answers 503 when a transaction outlives its 15 s, and keeps nothing of it", 
     expect(await tables({ store }).$queryRaw`SELECT to_regclass('outlived_transaction')::text AS found`).toEqual([{ found: null }]);
   } finally {
     await store.close();
+  }
+});
+
+it("cancels a statement past DATABASE_STATEMENT_TIMEOUT and answers 503; the connection stays usable", { timeout: 20_000 }, async () => {
+  // Security review, third round, item 9: no statement_timeout was set anywhere.
+  const k = createKeyfob({ ...loadConfig(), statementTimeout: 1, recoveryThreads: 0 });
+  try {
+    for (const statement of [
+      () => tables(k).$queryRaw`SELECT pg_sleep(3)`,
+      () => rawConnection(k.store).pool.query("SELECT pg_sleep(3)"),
+    ]) {
+      const failed = await statement().catch((error: unknown) => error);
+      expect(toOAuthError(failed)).toMatchObject({ code: "temporarily_unavailable", status: 503 });
+    }
+    expect(await tables(k).$queryRaw`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+  } finally {
+    await k.close();
   }
 });

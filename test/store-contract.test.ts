@@ -14,6 +14,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader } from "jose";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteClient, revokeSigner, setClientEnabled } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
@@ -121,6 +122,8 @@ async function race(instances: Keyfob[], n: number, send: (k: Keyfob) => Promise
 
 describe.each(BACKENDS)("storage contract: $name", (backend) => {
   let stop: () => Promise<void>;
+  /** How the instances reach the database (through PgBouncer for the pooled backend). */
+  let databaseUrl: string;
   let a: Keyfob;
   let b: Keyfob;
   /** A resource server: may introspect every client's tokens. */
@@ -131,6 +134,7 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
   beforeAll(async () => {
     const opened = await backend.open();
     stop = opened.stop;
+    databaseUrl = opened.env.DATABASE_URL;
     const config = { ...loadConfig({ ...process.env, ...opened.env }), recoveryThreads: 0 };
     expect(config).toMatchObject(backend.config);
     a = createKeyfob(config);
@@ -276,6 +280,38 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       ]);
       for (const outcome of outcomes.slice(0, 5)) expect(outcome).toMatchObject({ value: { accountId: expect.any(String) } });
       expect(await storage.issuedTokens(a, app.clientId)).toBe(5);
+    });
+  });
+
+  describe("a row locked elsewhere", () => {
+    it("delays only the redemption whose login session it is, not the others of its batch", { timeout: 30_000 }, async () => {
+      // Security review, third round, item 9: one login session locked by a revocation under way
+      // held its whole batch for as long as the lock.
+      const app = await registerApp({ on: a });
+      const codes = await Promise.all(Array.from({ length: 6 }, () => codeFor(a, app)));
+      const lockedSession = (await tables(a).authorizationCode.findUniqueOrThrow({ where: { codeHash: opaqueDigest(codes[5]) } }))
+        .sessionId!;
+      const holder = new pg.Client({ connectionString: databaseUrl });
+      await holder.connect();
+      try {
+        await holder.query("BEGIN");
+        await holder.query("SELECT 1 FROM login_sessions WHERE id_hash = $1 FOR UPDATE", [lockedSession]);
+        let lockedDone = false;
+        // The first runs alone; the other five, the locked one among them, go as one batch.
+        const [first, ...rest] = codes.map((code) => exchange(a, app, code));
+        const locked = rest.pop()!.then((response) => {
+          lockedDone = true;
+          return response;
+        });
+        const others = await Promise.all([first, ...rest]);
+        expect(others.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
+        expect(lockedDone).toBe(false);
+        await holder.query("COMMIT");
+        expect((await locked).status).toBe(200);
+      } finally {
+        await holder.end();
+      }
+      expect(await storage.issuedTokens(a, app.clientId)).toBe(6);
     });
   });
 

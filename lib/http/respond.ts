@@ -77,11 +77,16 @@ const UNAVAILABLE_CODES = new Set([
   "P2024",
   // A transaction that could not start, or finish, in its time (lib/store): the database is too busy.
   "P2028",
+  // A statement cancelled past DATABASE_STATEMENT_TIMEOUT: the same, for one statement.
+  "57014",
 ]);
 
 function isUnavailable(error: unknown): boolean {
   for (
-    let e = error as { code?: unknown; cause?: unknown; name?: string; message?: string } | undefined, depth = 0;
+    let e = error as
+        | { code?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown }; name?: string; message?: string }
+        | undefined,
+      depth = 0;
     e && depth < 5;
     depth++
   ) {
@@ -91,7 +96,8 @@ function isUnavailable(error: unknown): boolean {
     // server closed a connection mid-query (PostgreSQL restarting: it answered 500 in a fault test).
     if (e.message?.startsWith("timeout exceeded when trying to connect")) return true;
     if (e.message === "Connection terminated unexpectedly") return true;
-    e = e.cause as typeof e;
+    // Prisma's error for a raw statement (P2010) carries PostgreSQL's under its driver adapter's.
+    e = (e.cause ?? e.meta?.driverAdapterError) as typeof e;
   }
   return false;
 }

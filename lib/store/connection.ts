@@ -12,14 +12,23 @@ export type Connection = { db: Database; pool: pg.Pool };
 /** How long a statement waits for a connection: a database that does not answer fails requests within seconds (503) instead of holding them. */
 export const CONNECTION_WAIT_MS = 5_000;
 
+/** How a store connects: pool size, prepared statements, and the longest a statement may run (ms; none when undefined). */
+export type ConnectionOptions = { poolSize?: number; preparedStatements?: boolean; statementTimeoutMs?: number };
+
 /**
  * The pool and Prisma on it. `preparedStatements`: the hot-path statements run as named prepared
  * statements (parsed and planned once per connection); off, they run unnamed, as a transaction
  * pooler needs (PgBouncer hands each transaction any server connection: a statement prepared on one
- * is unknown, or already exists, on the next).
+ * is unknown, or already exists, on the next). `statementTimeoutMs` is PostgreSQL's
+ * statement_timeout, set when each connection starts (a pooler refuses that parameter).
  */
-export function createConnection(url: string, poolSize = 10, preparedStatements = true): Connection {
-  const options = { connectionString: url, max: poolSize, connectionTimeoutMillis: CONNECTION_WAIT_MS };
+export function createConnection(url: string, { poolSize = 10, preparedStatements = true, statementTimeoutMs }: ConnectionOptions = {}): Connection {
+  const options = {
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: CONNECTION_WAIT_MS,
+    ...(statementTimeoutMs !== undefined && { statement_timeout: statementTimeoutMs }),
+  };
   const pool = preparedStatements ? new pg.Pool(options) : new UnpreparedPool(options);
   // An idle connection dropped by the server (restart, failover) must not crash the process.
   pool.on("error", (error) => log.warn("database connection lost", { error: (error as { code?: string }).code ?? error.name }));

@@ -22,7 +22,7 @@ import { auditStatements } from "./audit";
 import { Notifications, PolledChanges, type ChangeFeed } from "./changes";
 import { clientStatements } from "./clients";
 import { codeStatements } from "./codes";
-import { CONNECTION_WAIT_MS, createConnection, enclosedIn, type Connection } from "./connection";
+import { CONNECTION_WAIT_MS, createConnection, enclosedIn, type Connection, type ConnectionOptions } from "./connection";
 import { dpopProofStatements } from "./dpop";
 import { ensProfileStatements } from "./ens";
 import { keyStatements } from "./keys";
@@ -63,9 +63,9 @@ export type Store = {
   close(): Promise<void>;
 };
 
-/** The store on a new pool (see createConnection for `preparedStatements`). */
-export function createStore(url: string, poolSize = 10, preparedStatements = true): Store {
-  return storeOn(createConnection(url, poolSize, preparedStatements));
+/** The store on a new pool (see createConnection for the options). */
+export function createStore(url: string, options: ConnectionOptions | number = {}): Store {
+  return storeOn(createConnection(url, typeof options === "number" ? { poolSize: options } : options));
 }
 
 const connections = new WeakMap<Store, Connection>();

@@ -14,6 +14,8 @@ export type SweepBounds = { now: Date; cutoff: Date; idleSince: Date; auditBefor
 export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditBefore, challengesTotal }: SweepBounds): Promise<number> {
   const where = { expiresAt: { lt: cutoff } };
   return db.$transaction(async (tx) => {
+    // A sweep after a long pause may delete many rows: its statements may take as long as it may.
+    await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${SWEEP_TRANSACTION.timeout}`);
     const counts = [
       await tx.$executeRaw`
         DELETE FROM refresh_tokens t WHERE t.expires_at < ${cutoff}
