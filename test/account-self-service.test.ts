@@ -466,4 +466,15 @@ describe("signing in at /account", () => {
     // Registering the client again (every sign-in does) changes nothing.
     expect(new URL(await accountLoginUrl(keyfob(), "en")).searchParams.get("client_id")).toBe("keyfob-account");
   });
+
+  it("asks for a new login (max_age=0) when signing in again: the browser's session does not complete it", async () => {
+    expect(new URL(await accountLoginUrl(keyfob(), "en")).searchParams.has("max_age")).toBe(false);
+    const url = new URL(await accountLoginUrl(keyfob(), "en", { fresh: true }));
+    expect(url.searchParams.get("max_age")).toBe("0");
+    const { accountId, identity } = await googleAccount();
+    const { session } = await startSession(keyfob(), { accountId, identity });
+    const start = await startAuthorization(keyfob(), url.searchParams);
+    if (start.kind !== "login") throw new Error("expected the login page");
+    await expect(completeAuthorization(keyfob(), start.interactionId, { session })).rejects.toMatchObject(refusal("needs_new_login"));
+  });
 });
