@@ -3,13 +3,17 @@
  * wallet and adds a passkey (a virtual WebAuthn authenticator), sees every way in with its last
  * use, names the passkey, unlinks the wallet, removes the passkey, is refused removing its last
  * way in, sees its sessions (another browser's too) and signs out everywhere, then deletes the
- * account. Unlinking a wallet signs out the browser that signed in with it. Signed out, a wallet
- * user signs back in through the hosted login page, at phone width in dark mode.
+ * account. Unlinking a wallet signs out the browser that signed in with it. A session a smart
+ * account's signature opened (the chain RPC's word) is offered no change of the ways in and is
+ * refused one; a login more than ten minutes old signs in again before unlinking or deleting.
+ * Signed out, a wallet user signs back in through the hosted login page, at phone width in dark mode.
  */
 import { randomBytes } from "node:crypto";
 import { expect, type Browser, type Page, test } from "@playwright/test";
-import { generatePrivateKey } from "viem/accounts";
+import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { baseURL } from "../playwright.config";
+import { addSession } from "./support/admin";
 import { expectNoAxeViolations } from "./support/axe";
 import { CHAIN_ID, database } from "./support/hosted-login";
 import { addVirtualAuthenticator } from "./support/passkeys";
@@ -40,17 +44,22 @@ async function elsewhere(browser: Browser, login: string) {
   return { context, page };
 }
 
+/** A new Google user signed in at /account, with a browser wallet (of `key`) linked to the account. */
+async function googleUserWithWallet(page: Page, name: string, key: Hex = generatePrivateKey()) {
+  const login = `${name}-${randomBytes(4).toString("hex")}`;
+  const wallet = await installWallet(page, { privateKey: key, chainId: CHAIN_ID });
+  await signInWithGoogle(page, login);
+  const accountId = (await page.getByTestId("account-address").textContent())!.trim();
+  await page.getByRole("button", { name: "Link wallet" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Wallet linked" })).toBeVisible();
+  return { login, wallet, accountId };
+}
+
 const outcome = (page: Page) => page.getByTestId("account-outcome");
 
 test("a Google account manages its ways in and sessions at /account, then deletes the account", async ({ page, browser }) => {
-  const login = `erin-${randomBytes(4).toString("hex")}`;
-  const wallet = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
-  await signInWithGoogle(page, login);
-  const accountId = (await page.getByTestId("account-address").textContent())!.trim();
-
   // Link a wallet: it is listed at once and stays after a reload.
-  await page.getByRole("button", { name: "Link wallet" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Wallet linked" })).toBeVisible();
+  const { login, wallet, accountId } = await googleUserWithWallet(page, "erin");
   const identities = page.getByTestId("identities").getByTestId("identity");
   await expect(identities).toHaveCount(2);
   await page.reload();
@@ -117,13 +126,8 @@ test("a Google account manages its ways in and sessions at /account, then delete
 });
 
 test("unlinking a wallet signs out the browser that signed in with it, and only that one", async ({ page, browser }) => {
-  const login = `finn-${randomBytes(4).toString("hex")}`;
   const key = generatePrivateKey();
-  const wallet = await installWallet(page, { privateKey: key, chainId: CHAIN_ID });
-  await signInWithGoogle(page, login);
-  const accountId = (await page.getByTestId("account-address").textContent())!.trim();
-  await page.getByRole("button", { name: "Link wallet" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Wallet linked" })).toBeVisible();
+  const { wallet, accountId } = await googleUserWithWallet(page, "finn", key);
 
   // Another browser signs in to the same account with the linked wallet.
   const context = await browser.newContext();
@@ -150,6 +154,93 @@ test("unlinking a wallet signs out the browser that signed in with it, and only 
   await page.reload();
   await expect(page.getByTestId("account-address")).toHaveText(accountId);
   await context.close();
+});
+
+test("a session a smart account's signature opened changes no way in: none offered, and the server refuses one", async ({
+  page,
+  context,
+}) => {
+  // A smart account's own account (its address has code on chain) with a Google identity too.
+  const accountId = privateKeyToAccount(generatePrivateKey()).address;
+  await db.account.create({ data: { id: accountId } });
+  await db.identity.create({ data: { provider: "web3", subject: accountId, accountId } });
+  await db.identity.create({
+    data: { provider: "google", subject: `g-${accountId}`, accountId, email: `${accountId.slice(2, 10)}@example.com`, emailVerified: true },
+  });
+  const useSession = (token: string) =>
+    context.addCookies([{ name: "keyfob_session", value: token, url: baseURL, httpOnly: true, sameSite: "Lax" }]);
+  // As the hosted login leaves a wallet login whose signature only the RPC vouched for.
+  const contractSession = await addSession(db, accountId, accountId, "wallet contract");
+  await useSession(contractSession);
+  await page.goto("/account");
+  await expect(page.getByTestId("account-address")).toHaveText(accountId);
+  const notice = page.getByTestId("contract-session");
+  await expect(notice).toContainText("smart account's signature");
+  await expect(notice.getByRole("link", { name: "Sign in another way" })).toHaveAttribute("href", "/account/login?fresh=1");
+  for (const control of ["Link wallet", "Add a passkey", "Delete my account"]) {
+    await expect(page.getByRole("button", { name: control })).toHaveCount(0);
+  }
+  await expect(page.getByTestId("identities").getByRole("button")).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Sign out everywhere" })).toBeVisible();
+  await expectNoAxeViolations(page, "the account page of a smart account's session");
+
+  // The review's attack, sent by hand: the link form as a session that may link gets it (with the
+  // account's link nonce), signed by the attacker's own wallet, posted with the smart account's session.
+  const attacker = await installWallet(page, { privateKey: generatePrivateKey(), chainId: CHAIN_ID });
+  await useSession(await addSession(db, accountId, accountId));
+  await page.goto("/account");
+  await useSession(contractSession);
+  await page.getByRole("button", { name: "Link wallet" }).click();
+  const problem = page.getByTestId("wallet-problem");
+  await expect(problem).toContainText("cannot add a way to sign in");
+  expect(await db.identity.count({ where: { subject: attacker.address } })).toBe(0);
+  await expect
+    .poll(() => db.auditEvent.count({ where: { accountId, action: "account.wallet_linked", outcome: "contract_session" } }))
+    .toBe(1);
+  // Reloading shows the session for what it is.
+  await problem.getByRole("button", { name: "Reload" }).click();
+  await expect(notice).toBeVisible();
+});
+
+test("a login more than ten minutes old signs in again before unlinking or deleting, and then may", async ({ page }) => {
+  const { login, wallet, accountId } = await googleUserWithWallet(page, "gale");
+
+  // Eleven minutes later, as far as the login session knows.
+  await db.loginSession.updateMany({ where: { accountId }, data: { authTime: new Date(Date.now() - 11 * 60_000) } });
+  await page.reload();
+  const identities = page.getByTestId("identities").getByTestId("identity");
+  await identities
+    .filter({ hasText: wallet.address })
+    .getByRole("button", { name: /^Unlink Wallet/ })
+    .click();
+  await expect(outcome(page)).toContainText("needs a recent sign-in");
+  await expect(outcome(page).getByRole("link", { name: "Sign in again" })).toBeVisible();
+  await expect(identities).toHaveCount(2);
+  const deleteAccount = async () => {
+    await page.getByLabel("I understand that this deletes my account").check();
+    await page.getByRole("button", { name: "Delete my account" }).click();
+  };
+  await deleteAccount();
+  await expect(outcome(page)).toContainText("needs a recent sign-in");
+  expect(await db.account.findUnique({ where: { id: accountId } })).not.toBeNull();
+  await expectNoAxeViolations(page, "the account page refusing a change to an old login");
+
+  // "Sign in again": the hosted login asks for a new login, with no "Continue as" for this browser's session.
+  await outcome(page).getByRole("link", { name: "Sign in again" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/auth/interaction/"));
+  await expect(page.getByRole("button", { name: "Continue with a wallet" })).toBeVisible();
+  await expect(page.getByTestId("continue-as-label")).toHaveCount(0);
+  await page.getByRole("button", { name: "Continue with a wallet" }).click();
+  await page.waitForURL(`${baseURL}/account`);
+  await expect(page.getByTestId("account-address")).toHaveText(accountId);
+  await identities
+    .filter({ hasText: `${login}@` })
+    .getByRole("button", { name: /^Unlink Google/ })
+    .click();
+  await expect(outcome(page)).toContainText("unlinked from your account");
+  await deleteAccount();
+  await expect(outcome(page)).toContainText("Your account was deleted.");
+  expect(await db.account.findUnique({ where: { id: accountId } })).toBeNull();
 });
 
 test.describe("signed out, at phone width in dark mode", () => {

@@ -4,10 +4,13 @@
  * two removals at once), which ends the sessions logged in through the way in and revokes what was
  * issued in them; naming and removing passkeys; signing sessions out (dashboard sessions
  * started from them end too); deleting the account with what it holds; signing in through the
- * hosted login page as /account's own client.
+ * hosted login page as /account's own client. What a session's login may change: nothing of the
+ * ways in, nor the account's deletion, for a smart account's signature (the chain RPC's word), and
+ * only within ten minutes of the login otherwise.
  */
 import { randomBytes } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 import { describe, expect, it } from "vitest";
 import { accountLoginUrl, accountReturnUri } from "@/lib/accounts/account-login";
 import { POST as tokenRoute } from "@/app/token/route";
@@ -15,12 +18,17 @@ import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/a
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { accountOverview, deleteOwnAccount, removeWayIn, renamePasskey, signOutSessions } from "@/lib/accounts/self-service";
+import type { SignedInRequester } from "@/lib/accounts/sensitive-changes";
 import { readAdminSession } from "@/lib/admin/session";
+import { addPasskey, addPasskeyOptions } from "@/lib/passkeys/passkeys";
 import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { findSession, startSession } from "@/lib/sessions/login-session";
+import { accountLinkNonce, verifyAccountLink } from "@/lib/siwe/login";
+import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
+import { SoftAuthenticator } from "./support/authenticator";
 import { expectError, ISSUER } from "./support/flow-a";
-import { activeUser, authorizeQuery, FORM, google, registerApp, token, userinfo } from "./support/flow-b";
+import { activeUser, authorizeQuery, FORM, google, registerApp, signedInNow, token, userinfo } from "./support/flow-b";
 import { tables } from "./support/database";
 
 const CHROME_ON_MAC =
@@ -135,20 +143,20 @@ describe("the account's overview", () => {
 describe("unlinking", () => {
   it("takes a wallet away, audited, but never the last way in", async () => {
     const { accountId, identity, wallet } = await googleAccount(true);
-    await removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, { ip: "203.0.113.9" });
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, signedInNow("203.0.113.9"));
     expect(await keyfob().store.accounts.findIdentity({ provider: "web3", subject: wallet })).toBeUndefined();
 
-    await expect(removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } })).rejects.toMatchObject(
-      refusal("last_way_in"),
-    );
+    await expect(
+      removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } }, signedInNow()),
+    ).rejects.toMatchObject(refusal("last_way_in"));
     expect(await keyfob().store.accounts.findIdentity({ provider: "google", subject: identity.subject })).toBeDefined();
     // Gone already, or not the account's.
-    await expect(removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } })).rejects.toMatchObject(
-      refusal("not_a_way_in"),
-    );
+    await expect(
+      removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, signedInNow()),
+    ).rejects.toMatchObject(refusal("not_a_way_in"));
     const other = await googleAccount();
     await expect(
-      removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: other.identity.subject } }),
+      removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: other.identity.subject } }, signedInNow()),
     ).rejects.toMatchObject(refusal("not_a_way_in"));
     expect(await auditEvents(accountId)).toEqual([
       { action: "account.identity_unlinked", detail: `web3:${wallet} at /account; 0 sessions ended, 0 access tokens revoked` },
@@ -160,17 +168,17 @@ describe("unlinking", () => {
     const accountId = await resolveAccount(keyfob(), { provider: "web3", subject: wallet, emailVerified: false });
     await resolveAccount(keyfob(), google()).then((other) => expect(other).not.toBe(accountId));
     await passkeyOf(accountId);
-    await expect(removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } })).rejects.toMatchObject(
-      refusal("own_wallet"),
-    );
+    await expect(
+      removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, signedInNow()),
+    ).rejects.toMatchObject(refusal("own_wallet"));
   });
 
   it("of two removals at once, lets only one leave the account with a way in", async () => {
     for (let round = 0; round < 3; round++) {
       const { accountId, identity, wallet } = await googleAccount(true);
       const results = await Promise.allSettled([
-        removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }),
-        removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } }),
+        removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, signedInNow()),
+        removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } }, signedInNow()),
       ]);
       expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
       expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: refusal("last_way_in") });
@@ -187,7 +195,7 @@ describe("unlinking ends what the way in opened", () => {
     expect(throughWallet.session.accountId).toBe(accountId);
     expect(await stillOpen(throughWallet)).toEqual({ session: true, userinfo: [200, 200], refresh: 200 });
 
-    await removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } });
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, signedInNow());
     expect(await stillOpen(throughWallet)).toEqual({ session: false, userinfo: [401, 401], refresh: 400 });
     expect(await logoutsQueued(throughWallet)).toBe(1);
     expect(await stillOpen(throughGoogle)).toEqual({ session: true, userinfo: [200, 200], refresh: 200 });
@@ -202,7 +210,7 @@ describe("unlinking ends what the way in opened", () => {
     const { accountId, identity, wallet } = await googleAccount(true);
     const throughGoogle = await loginThrough(identity);
     const throughWallet = await loginThrough({ provider: "web3", subject: wallet, emailVerified: false });
-    await removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } });
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } }, signedInNow());
     expect(await stillOpen(throughGoogle)).toEqual({ session: false, userinfo: [401, 401], refresh: 400 });
     expect(await logoutsQueued(throughGoogle)).toBe(1);
     expect(await stillOpen(throughWallet)).toEqual({ session: true, userinfo: [200, 200], refresh: 200 });
@@ -218,7 +226,7 @@ describe("unlinking ends what the way in opened", () => {
     const throughSecond = await loginThrough(passkey(second));
     expect(throughFirst.session.accountId).toBe(accountId);
 
-    await removeWayIn(keyfob(), accountId, { passkey: first });
+    await removeWayIn(keyfob(), accountId, { passkey: first }, signedInNow());
     expect(await stillOpen(throughFirst)).toEqual({ session: false, userinfo: [401, 401], refresh: 400 });
     expect(await logoutsQueued(throughFirst)).toBe(1);
     expect(await stillOpen(throughSecond)).toEqual({ session: true, userinfo: [200, 200], refresh: 200 });
@@ -238,11 +246,11 @@ describe("passkeys", () => {
     await expect(renamePasskey(keyfob(), other.accountId, passkey, "Mine now")).rejects.toMatchObject(refusal("not_a_way_in"));
 
     // The passkey is the last way in once Google is gone.
-    await removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } });
-    await expect(removeWayIn(keyfob(), accountId, { passkey })).rejects.toMatchObject(refusal("last_way_in"));
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } }, signedInNow());
+    await expect(removeWayIn(keyfob(), accountId, { passkey }, signedInNow())).rejects.toMatchObject(refusal("last_way_in"));
     expect((await accountOverview(keyfob(), accountId)).passkeys).toHaveLength(1);
     const second = await passkeyOf(accountId);
-    await removeWayIn(keyfob(), accountId, { passkey });
+    await removeWayIn(keyfob(), accountId, { passkey }, signedInNow());
     expect((await accountOverview(keyfob(), accountId)).passkeys.map((p) => p.id)).toEqual([second]);
     // The rename is queued, the removals written with their change: compared in any order.
     expect((await auditEvents(accountId)).map((e) => e.action).sort()).toEqual([
@@ -294,7 +302,7 @@ describe("deleting the account", () => {
   it("deletes it with its identities and sessions and revokes its tokens, as the dashboard's delete does", async () => {
     const user = await activeUser();
     expect((await userinfo(user.tokens.access_token)).status).toBe(200);
-    const deleted = await deleteOwnAccount(keyfob(), user.accountId, { ip: "203.0.113.5" });
+    const deleted = await deleteOwnAccount(keyfob(), user.accountId, signedInNow("203.0.113.5"));
     expect(deleted).toMatchObject({ endedSessions: 1, identities: 2 });
     expect(await keyfob().store.accounts.find(user.accountId)).toBeUndefined();
     expect(await findSession(keyfob(), user.session.token)).toBeUndefined();
@@ -304,7 +312,142 @@ describe("deleting the account", () => {
       action: "account.deleted",
       detail: expect.stringMatching(/^by its owner at \/account; 2 access tokens revoked, 1 sessions ended$/),
     });
-    await expect(deleteOwnAccount(keyfob(), user.accountId)).rejects.toMatchObject(refusal("no_account"));
+    await expect(deleteOwnAccount(keyfob(), user.accountId, signedInNow())).rejects.toMatchObject(refusal("no_account"));
+  });
+});
+
+describe("what a session's login may change", () => {
+  const NAMES = { userName: "Keyfob account", displayName: "Keyfob account" };
+  const MINUTE = 60_000;
+
+  /** A Google account with a linked wallet and a passkey, and a login session of it that `login` describes. */
+  async function accountWith(login: { contractSignature?: boolean; minutesAgo?: number } = {}) {
+    const { accountId, identity, wallet } = await googleAccount(true);
+    const passkey = await passkeyOf(accountId);
+    const session = (
+      await startSession(
+        keyfob(),
+        {
+          accountId,
+          // A smart account's login is a wallet's; any other way in will do for an old login.
+          identity: login.contractSignature ? { provider: "web3", subject: wallet, emailVerified: false } : identity,
+          contractSignature: login.contractSignature,
+        },
+        new Date(Date.now() - (login.minutesAgo ?? 0) * MINUTE),
+      )
+    ).session;
+    const requester: SignedInRequester = { login: session, ip: "203.0.113.66" };
+    return { accountId, identity, wallet, passkey, session, requester };
+  }
+
+  /** An attacker's own wallet, signing a link message with the account's link nonce. */
+  async function linkMessage(accountId: string) {
+    const attacker = privateKeyToAccount(generatePrivateKey());
+    const message = createSiweMessage({
+      domain: new URL(ISSUER).host,
+      address: attacker.address,
+      uri: ISSUER,
+      version: "1",
+      chainId: 1,
+      nonce: accountLinkNonce(keyfob(), accountId),
+      issuedAt: new Date(),
+      resources: [SIWE_PURPOSE.linkWallet],
+    });
+    return { attacker, message, signature: await attacker.signMessage({ message }) };
+  }
+
+  /** The account's ways in and whether it exists, to show a refusal changed nothing. */
+  const state = async (accountId: string) => ({
+    exists: (await keyfob().store.accounts.find(accountId)) !== undefined,
+    identities: (await keyfob().store.accounts.identities(accountId)).map((i) => `${i.provider}:${i.subject}`).sort(),
+    passkeys: (await keyfob().store.accounts.passkeys(accountId)).map((p) => p.id),
+  });
+
+  async function refusals(accountId: string) {
+    await keyfob().audit.flush();
+    return tables(keyfob()).auditEvent.findMany({
+      where: { accountId, outcome: { not: "success" } },
+      orderBy: { id: "asc" },
+      select: { action: true, outcome: true, ip: true, detail: true },
+    });
+  }
+
+  it("a smart account's signature (the chain RPC's word) adds no way in, takes none away and deletes nothing", async () => {
+    const { accountId, identity, wallet, passkey, session, requester } = await accountWith({ contractSignature: true });
+    expect(session.amr).toEqual(["wallet", "contract"]);
+    const before = await state(accountId);
+    const refused = refusal("contract_session");
+
+    // The review's attack: the attacker's own plain wallet, linked through the session the RPC vouched for.
+    const { attacker, message, signature } = await linkMessage(accountId);
+    await expect(verifyAccountLink(keyfob(), accountId, message, signature, requester)).rejects.toMatchObject(refused);
+    expect(await keyfob().store.accounts.findIdentity({ provider: "web3", subject: attacker.address })).toBeUndefined();
+    await expect(addPasskeyOptions(keyfob(), accountId, NAMES, requester)).rejects.toMatchObject(refused);
+    // A passkey answer to options a strong login got, finished by the smart account's session.
+    const answer = new SoftAuthenticator(ISSUER).create(await addPasskeyOptions(keyfob(), accountId, NAMES, signedInNow()));
+    await expect(addPasskey(keyfob(), accountId, answer, requester)).rejects.toMatchObject(refused);
+    await expect(
+      removeWayIn(keyfob(), accountId, { identity: { provider: "google", subject: identity.subject } }, requester),
+    ).rejects.toMatchObject(refused);
+    await expect(removeWayIn(keyfob(), accountId, { passkey }, requester)).rejects.toMatchObject(refused);
+    await expect(deleteOwnAccount(keyfob(), accountId, requester)).rejects.toMatchObject(refused);
+    expect(await state(accountId)).toEqual(before);
+    expect(before.identities).toContain(`web3:${wallet}`);
+
+    // Each refusal audited under the action it refused, with how the session logged in: no message, signature or token.
+    const audited = await refusals(accountId);
+    expect(audited.map((e) => [e.action, e.outcome, e.ip])).toEqual([
+      ["account.wallet_linked", "contract_session", "203.0.113.66"],
+      ["account.passkey_added", "contract_session", "203.0.113.66"],
+      ["account.passkey_added", "contract_session", "203.0.113.66"],
+      ["account.identity_unlinked", "contract_session", "203.0.113.66"],
+      ["account.passkey_removed", "contract_session", "203.0.113.66"],
+      ["account.deleted", "contract_session", "203.0.113.66"],
+    ]);
+    for (const event of audited) expect(event.detail).toBe("refused at /account: login 0 minutes ago, amr wallet contract");
+  });
+
+  it("a login more than ten minutes old adds and removes no way in and deletes nothing, but renames and signs out", async () => {
+    const { accountId, wallet, passkey, requester } = await accountWith({ minutesAgo: 11 });
+    const before = await state(accountId);
+    const refused = refusal("login_not_recent");
+
+    await expect(removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, requester)).rejects.toMatchObject(
+      refused,
+    );
+    await expect(removeWayIn(keyfob(), accountId, { passkey }, requester)).rejects.toMatchObject(refused);
+    await expect(deleteOwnAccount(keyfob(), accountId, requester)).rejects.toMatchObject(refused);
+    // Adding too: a way in added from an old session would sign in anew at once, and then pass the rule.
+    const { message, signature } = await linkMessage(accountId);
+    await expect(verifyAccountLink(keyfob(), accountId, message, signature, requester)).rejects.toMatchObject(refused);
+    await expect(addPasskeyOptions(keyfob(), accountId, NAMES, requester)).rejects.toMatchObject(refused);
+    expect(await state(accountId)).toEqual(before);
+    expect((await refusals(accountId)).map((e) => [e.action, e.outcome, e.detail])).toEqual([
+      ["account.identity_unlinked", "login_not_recent", "refused at /account: login 11 minutes ago, amr google"],
+      ["account.passkey_removed", "login_not_recent", "refused at /account: login 11 minutes ago, amr google"],
+      ["account.deleted", "login_not_recent", "refused at /account: login 11 minutes ago, amr google"],
+      ["account.wallet_linked", "login_not_recent", "refused at /account: login 11 minutes ago, amr google"],
+      ["account.passkey_added", "login_not_recent", "refused at /account: login 11 minutes ago, amr google"],
+    ]);
+
+    // What gives an attacker nothing stays open: naming a passkey, signing sessions out.
+    expect(await renamePasskey(keyfob(), accountId, passkey, "Old laptop", { ip: requester.ip })).toBe("Old laptop");
+    const other = await startSession(keyfob(), { accountId, identity: { provider: "web3", subject: wallet, emailVerified: false } });
+    expect(await signOutSessions(keyfob(), accountId, other.session.id, { ip: requester.ip })).toBe(1);
+  });
+
+  it("a login of the last ten minutes links, adds, unlinks, removes and deletes", async () => {
+    const { accountId, wallet, passkey, requester } = await accountWith({ minutesAgo: 9 });
+    const { attacker, message, signature } = await linkMessage(accountId);
+    await expect(verifyAccountLink(keyfob(), accountId, message, signature, requester)).resolves.toBe(attacker.address);
+    const answer = new SoftAuthenticator(ISSUER).create(await addPasskeyOptions(keyfob(), accountId, NAMES, requester));
+    await addPasskey(keyfob(), accountId, answer, requester);
+    await removeWayIn(keyfob(), accountId, { identity: { provider: "web3", subject: wallet } }, requester);
+    await removeWayIn(keyfob(), accountId, { passkey }, requester);
+    expect((await state(accountId)).passkeys).toHaveLength(1);
+    await deleteOwnAccount(keyfob(), accountId, requester);
+    expect((await state(accountId)).exists).toBe(false);
+    expect(await refusals(accountId)).toEqual([]);
   });
 });
 
@@ -322,5 +465,16 @@ describe("signing in at /account", () => {
     expect(start).toMatchObject({ kind: "login", clientName: "Keyfob account" });
     // Registering the client again (every sign-in does) changes nothing.
     expect(new URL(await accountLoginUrl(keyfob(), "en")).searchParams.get("client_id")).toBe("keyfob-account");
+  });
+
+  it("asks for a new login (max_age=0) when signing in again: the browser's session does not complete it", async () => {
+    expect(new URL(await accountLoginUrl(keyfob(), "en")).searchParams.has("max_age")).toBe(false);
+    const url = new URL(await accountLoginUrl(keyfob(), "en", { fresh: true }));
+    expect(url.searchParams.get("max_age")).toBe("0");
+    const { accountId, identity } = await googleAccount();
+    const { session } = await startSession(keyfob(), { accountId, identity });
+    const start = await startAuthorization(keyfob(), url.searchParams);
+    if (start.kind !== "login") throw new Error("expected the login page");
+    await expect(completeAuthorization(keyfob(), start.interactionId, { session })).rejects.toMatchObject(refusal("needs_new_login"));
   });
 });

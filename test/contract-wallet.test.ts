@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as jwksRoute } from "@/app/.well-known/jwks.json/route";
 import { POST as generateChallengeRoute } from "@/app/auth/web3/generate_challenge/route";
 import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
+import { accountLoginUrl } from "@/lib/accounts/account-login";
+import { resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { redeemCode } from "@/lib/actions/exchange-code";
@@ -32,6 +34,7 @@ import { freePort } from "../scripts/free-port";
 import { compileContracts, startLocalChain, type LocalChain } from "./chain/local-chain";
 import { deployLicenseAccounts, randomSalt, type LicenseAccounts } from "./chain/license-accounts";
 import { tables } from "./support/database";
+import { signedInNow } from "./support/flow-b";
 
 type Handler = (request: Request) => Promise<Response>;
 type Reply = { status: number; headers: Headers; body: Record<string, unknown> };
@@ -178,6 +181,30 @@ async function failingRpc(status: number, body: (id: unknown) => unknown): Promi
   httpServers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
   return `http://localhost:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * An RPC that vouches for every signature: eth_call says "valid"; it records what it was asked.
+ * With `claimsCode` it also says every address is a contract account (eth_getCode).
+ */
+async function lyingRpc({ claimsCode = false } = {}): Promise<{ url: string; methods: string[] }> {
+  const methods: string[] = [];
+  const url = await failingRpc(200, () => null);
+  const server = httpServers.at(-1)!;
+  server.removeAllListeners("request");
+  server.on("request", (request, response) => {
+    let text = "";
+    request.on("data", (chunk) => (text += chunk));
+    request.on("end", () => {
+      const { id, method } = JSON.parse(text) as { id: unknown; method: string };
+      methods.push(method);
+      const code = claimsCode ? "0x6080604052" : "0x";
+      const result =
+        method === "eth_chainId" ? `0x${chain.chainId.toString(16)}` : method === "eth_getCode" ? code : `0x${"00".repeat(31)}01`;
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
+    });
+  });
+  return { url, methods };
 }
 
 const garbage = (bytes: number): Hex => bytesToHex(crypto.getRandomValues(new Uint8Array(bytes)));
@@ -371,26 +398,6 @@ describe("Flow A when the chain cannot be reached", () => {
 });
 
 describe("a compromised RPC provider", () => {
-  /** An RPC that vouches for every signature: eth_call says "valid"; it records what it was asked. */
-  async function lyingRpc(): Promise<{ url: string; methods: string[] }> {
-    const methods: string[] = [];
-    const url = await failingRpc(200, () => null);
-    const server = httpServers.at(-1)!;
-    server.removeAllListeners("request");
-    server.on("request", (request, response) => {
-      let text = "";
-      request.on("data", (chunk) => (text += chunk));
-      request.on("end", () => {
-        const { id, method } = JSON.parse(text) as { id: unknown; method: string };
-        methods.push(method);
-        const result =
-          method === "eth_chainId" ? `0x${chain.chainId.toString(16)}` : method === "eth_getCode" ? "0x" : `0x${"00".repeat(31)}01`;
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, result }));
-      });
-    });
-    return { url, methods };
-  }
-
   it("is never asked about a signature that recovers to the address it claims", async () => {
     const rpc = await lyingRpc();
     const wallet = privateKeyToAccount(generatePrivateKey());
@@ -573,11 +580,38 @@ describe("hosted login with a smart account", () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const account = await accounts.deployAccount(owner.address);
     const { message, signature } = await signedMessage(owner, account, accountLinkNonce(app, holder), SIWE_PURPOSE.linkWallet);
-    await expect(verifyAccountLink(app, holder, message, signature)).rejects.toMatchObject({
+    await expect(verifyAccountLink(app, holder, message, signature, signedInNow())).rejects.toMatchObject({
       code: "invalid_grant",
       message: expect.stringMatching(/cannot link a wallet/),
     });
     expect(await tables(app).identity.count({ where: { subject: account } })).toBe(0);
+  });
+
+  it("a login a lying RPC vouched for cannot link the attacker's own wallet to the account it claims (an admin's)", async () => {
+    const rpc = await lyingRpc({ claimsCode: true });
+    const liar = keyfobWithRpc(rpc.url);
+    const admin = privateKeyToAccount(generatePrivateKey()).address;
+    await tables(app).account.create({ data: { id: admin } });
+    await tables(app).adminRole.create({ data: { accountId: admin, grantedBy: "test" } });
+    // The attacker signs in at /account as the admin's address; the RPC calls the signature the account's.
+    const start = await startAuthorization(liar, new URL(await accountLoginUrl(liar, "en")).searchParams);
+    if (start.kind !== "login") throw new Error("expected the login page");
+    const login = await signedMessage(stranger, admin, start.walletNonce);
+    const { newSession } = await loginWithWallet(liar, start.interactionId, login.message, login.signature);
+    const session = (await findSession(liar, newSession!.token))!;
+    expect([session.accountId, session.amr]).toEqual([admin, ["wallet", "contract"]]);
+    expect(rpc.methods).toContain("eth_call");
+
+    // Then links a plain wallet of its own, which would sign in to the dashboard as the admin.
+    const attacker = privateKeyToAccount(generatePrivateKey());
+    const link = await signedMessage(attacker, attacker.address, accountLinkNonce(liar, admin), SIWE_PURPOSE.linkWallet);
+    await expect(verifyAccountLink(liar, admin, link.message, link.signature, { login: session })).rejects.toMatchObject({
+      code: "invalid_request",
+      why: { code: "contract_session" },
+    });
+    expect(await tables(app).identity.count({ where: { subject: attacker.address } })).toBe(0);
+    // The attacker's wallet logs in to an account of its own, not the admin's.
+    expect(await resolveAccount(app, { provider: "web3", subject: attacker.address, emailVerified: false })).toBe(attacker.address);
   });
 
   it("logs a contract account in to an application, but not to the dashboard unless ADMIN_CONTRACT_SIGNATURES", async () => {

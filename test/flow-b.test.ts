@@ -25,7 +25,19 @@ import { createChallengeMessage } from "@/lib/siwe/challenge";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
-import { authorize, authorizeQuery, basic, FORM, google, pkce, registerApp, token, userinfo, type App } from "./support/flow-b";
+import {
+  authorize,
+  authorizeQuery,
+  basic,
+  FORM,
+  google,
+  pkce,
+  registerApp,
+  signedInNow,
+  token,
+  userinfo,
+  type App,
+} from "./support/flow-b";
 import { tables } from "./support/database";
 
 let jwks: ReturnType<typeof createLocalJWKSet>;
@@ -762,16 +774,22 @@ describe("linking a wallet to a signed-in account", () => {
       });
     // A nonce issued for another account does not link.
     const foreign = message(accountLinkNonce(keyfob(), "0x0000000000000000000000000000000000000002"));
-    await expect(verifyAccountLink(keyfob(), accountId, foreign, await wallet.signMessage({ message: foreign }))).rejects.toMatchObject({
+    await expect(
+      verifyAccountLink(keyfob(), accountId, foreign, await wallet.signMessage({ message: foreign }), signedInNow()),
+    ).rejects.toMatchObject({
       code: "invalid_grant",
     });
     // A login message (another purpose) with the right nonce does not link either.
     const login = message(accountLinkNonce(keyfob(), accountId), SIWE_PURPOSE.login);
-    await expect(verifyAccountLink(keyfob(), accountId, login, await wallet.signMessage({ message: login }))).rejects.toMatchObject({
+    await expect(
+      verifyAccountLink(keyfob(), accountId, login, await wallet.signMessage({ message: login }), signedInNow()),
+    ).rejects.toMatchObject({
       code: "invalid_grant",
     });
     const own = message(accountLinkNonce(keyfob(), accountId));
-    await expect(verifyAccountLink(keyfob(), accountId, own, await wallet.signMessage({ message: own }))).resolves.toBe(wallet.address);
+    await expect(verifyAccountLink(keyfob(), accountId, own, await wallet.signMessage({ message: own }), signedInNow())).resolves.toBe(
+      wallet.address,
+    );
     const identity = await tables(keyfob()).identity.findUniqueOrThrow({
       where: { provider_subject: { provider: "web3", subject: wallet.address } },
     });

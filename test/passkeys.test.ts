@@ -26,7 +26,7 @@ import { keyfob } from "@/lib/runtime";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { SoftAuthenticator } from "./support/authenticator";
 import { ISSUER } from "./support/flow-a";
-import { authorizeQuery, google, registerApp, token, type App } from "./support/flow-b";
+import { authorizeQuery, google, registerApp, signedInNow, token, type App } from "./support/flow-b";
 import { tables } from "./support/database";
 
 const NAMES = { userName: "Keyfob account", displayName: "Keyfob account" };
@@ -245,10 +245,10 @@ describe("passkeys: adding one to an account", () => {
     const accountId = await resolveAccount(keyfob(), google());
     const phone = new SoftAuthenticator(ISSUER);
     const laptop = new SoftAuthenticator(ISSUER);
-    await addPasskey(keyfob(), accountId, phone.create(await addPasskeyOptions(keyfob(), accountId, NAMES)));
-    const second = await addPasskeyOptions(keyfob(), accountId, NAMES);
+    await addPasskey(keyfob(), accountId, phone.create(await addPasskeyOptions(keyfob(), accountId, NAMES, signedInNow())), signedInNow());
+    const second = await addPasskeyOptions(keyfob(), accountId, NAMES, signedInNow());
     expect(second.excludeCredentials?.map((c) => c.id)).toEqual([phone.credentials[0].id.toString("base64url")]);
-    await addPasskey(keyfob(), accountId, laptop.create(second));
+    await addPasskey(keyfob(), accountId, laptop.create(second), signedInNow());
     expect(phone.credentials[0].userHandle).toBe(laptop.credentials[0].userHandle);
     expect(await listPasskeys(keyfob(), accountId)).toHaveLength(2);
 
@@ -266,14 +266,14 @@ describe("passkeys: adding one to an account", () => {
   it("another account's challenge, or a login challenge, cannot add a passkey", async () => {
     const mine = await resolveAccount(keyfob(), google());
     const theirs = await resolveAccount(keyfob(), google());
-    const answer = new SoftAuthenticator(ISSUER).create(await addPasskeyOptions(keyfob(), mine, NAMES));
-    expect((await refusal(addPasskey(keyfob(), theirs, answer))).reason).toBe("expired");
-    await expect(addPasskey(keyfob(), mine, answer)).resolves.toMatchObject({ id: expect.any(String) });
+    const answer = new SoftAuthenticator(ISSUER).create(await addPasskeyOptions(keyfob(), mine, NAMES, signedInNow()));
+    expect((await refusal(addPasskey(keyfob(), theirs, answer, signedInNow()))).reason).toBe("expired");
+    await expect(addPasskey(keyfob(), mine, answer, signedInNow())).resolves.toMatchObject({ id: expect.any(String) });
 
     const app = await registerApp();
     const interactionId = await newLogin(app);
     const signUpAnswer = new SoftAuthenticator(ISSUER).create(await registrationOptions(keyfob(), interactionId, NAMES));
-    expect((await refusal(addPasskey(keyfob(), mine, signUpAnswer))).reason).toBe("expired");
+    expect((await refusal(addPasskey(keyfob(), mine, signUpAnswer, signedInNow()))).reason).toBe("expired");
   });
 });
 

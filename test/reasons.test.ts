@@ -5,7 +5,7 @@
  * for a code that no longer exists.
  */
 import { describe, expect, it } from "vitest";
-import { walletRefusal } from "@/components/login/login-result";
+import { sessionRefusal, walletRefusal } from "@/components/login/login-result";
 import { MESSAGES, reasonText } from "@/i18n/messages";
 import { LOCALES } from "@/i18n/locales";
 import { OAuthError } from "@/lib/oauth/errors";
@@ -45,5 +45,9 @@ describe("reason codes", () => {
     expect(walletRefusal({ code: "signature_mismatch" }, "refused")).toEqual({ error: "badSignature" });
     expect(walletRefusal({ code: "wallet_link_expired" }, "wrongMessage")).toEqual({ error: "linkExpired", restart: true });
     expect(walletRefusal(new OAuthError("invalid_grant", "anything").why, "refused")).toEqual({ error: "refused" });
+    // A refusal of the session asking /account for a change: only a new sign-in gets past it.
+    expect(sessionRefusal({ code: "login_not_recent" })).toEqual({ error: "loginNotRecent", restart: true });
+    expect(sessionRefusal({ code: "contract_session" })).toEqual({ error: "contractSession", restart: true });
+    expect(sessionRefusal({ code: "siwe_clock" })).toBeUndefined();
   });
 });

@@ -3,9 +3,10 @@
  * Server actions of /account: sign in or out, link a wallet to the signed-in account, and add a
  * passkey to it (failures answer a key of the page's message catalog, `loginErrors`); unlink a way
  * in, name or remove a passkey, sign sessions out and delete the account (plain forms: each goes
- * back to /account with what happened, `done`, or the refusal's reason code, `refused`).
+ * back to /account with what happened, `done`, or the refusal's reason code, `refused`). Each
+ * passes the session's login to lib/, which refuses the changes it may not make.
  */
-import { walletRefusal, type LoginErrorKey } from "@/components/login/login-result";
+import { sessionRefusal, walletRefusal, type LoginErrorKey } from "@/components/login/login-result";
 import { translator } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
 import { deleteOwnAccount, removeWayIn, renamePasskey as namePasskey, signOutSessions, type WayIn } from "@/lib/accounts/self-service";
@@ -20,7 +21,7 @@ import { verifyAccountLink } from "@/lib/siwe/login";
 import { redirect } from "next/navigation";
 import { signIn, upstreamProviders } from "../_upstream/auth";
 import { clearSessionCookie, loginClient } from "../auth/session-cookie";
-import { signedInAccount } from "./identity";
+import { type SignedIn, signedInAccount } from "./identity";
 
 type Failure = { error: LoginErrorKey; seconds?: number; restart?: boolean };
 export type LinkResult = Failure | { linked: string };
@@ -48,13 +49,14 @@ export async function linkWalletToAccount(message: string, signature: string): P
   if (typeof message !== "string" || typeof signature !== "string" || message.length > 4096) return { error: "unreadable" };
   try {
     const k = keyfob();
-    const wallet = await verifyAccountLink(k, account.accountId, message, signature);
+    const { ip } = await loginClient();
+    const wallet = await verifyAccountLink(k, account.accountId, message, signature, { login: account.login, ip });
     log.info("wallet linked", { endpoint: "account", provider: account.provider });
     k.audit.record({
       action: "account.wallet_linked",
       outcome: "success",
       accountId: account.accountId,
-      ip: (await loginClient()).ip,
+      ip,
       detail: `web3:${wallet}; signed in with ${account.provider}`,
     });
     return { linked: wallet };
@@ -63,7 +65,7 @@ export async function linkWalletToAccount(message: string, signature: string): P
     log.info("wallet link refused", { endpoint: "account", error: error.code });
     if (error.status >= 500) return { error: "unavailable" };
     if (error.code === "access_denied") return { error: "blocked" };
-    return walletRefusal(error.why, "wrongMessage");
+    return sessionRefusal(error.why) ?? walletRefusal(error.why, "wrongMessage");
   }
 }
 
@@ -73,11 +75,12 @@ export async function startAddingPasskey(): Promise<AddPasskeyStart> {
   if (!account) return { error: "signedOut", restart: true };
   try {
     const k = keyfob();
-    await limitProtocolRequest(k, "account_passkey", { ip: (await loginClient()).ip });
+    const { ip } = await loginClient();
+    await limitProtocolRequest(k, "account_passkey", { ip });
     const locale = await requestLocale();
     const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date());
     const name = account.email ?? translator(locale, "passkey")("accountName", { date });
-    return { options: await addPasskeyOptions(k, account.accountId, { userName: name, displayName: name }) };
+    return { options: await addPasskeyOptions(k, account.accountId, { userName: name, displayName: name }, { login: account.login, ip }) };
   } catch (caught) {
     return failure("passkey options", caught);
   }
@@ -89,8 +92,9 @@ export async function finishAddingPasskey(answer: unknown): Promise<AddPasskeyRe
   if (!account) return { error: "signedOut", restart: true };
   try {
     const k = keyfob();
-    await limitProtocolRequest(k, "account_passkey", { ip: (await loginClient()).ip });
-    const { id } = await addPasskey(k, account.accountId, answer);
+    const { ip } = await loginClient();
+    await limitProtocolRequest(k, "account_passkey", { ip });
+    const { id } = await addPasskey(k, account.accountId, answer, { login: account.login, ip });
     k.audit.record({
       action: "account.passkey_added",
       outcome: "success",
@@ -108,6 +112,8 @@ function failure(what: string, caught: unknown): Failure {
   log.info(`${what} refused`, { endpoint: "account", error: error.code });
   if (error.status === 429) return { error: "tooMany", seconds: error.retryAfter ?? 60 };
   if (error.status >= 500) return { error: "unavailable" };
+  const refusedSession = sessionRefusal(error.why);
+  if (refusedSession) return refusedSession;
   if (caught instanceof PasskeyError) {
     return {
       error: (
@@ -137,12 +143,12 @@ const field = (form: FormData, name: string) => {
  * Runs a change for the signed-in account, then goes back to /account: with what was done, or
  * with the reason code of a refusal (the page words it). Signed out, it just goes back.
  */
-async function change(done: AccountDone, work: (accountId: string, ip?: string, sessionId?: string) => Promise<unknown>) {
+async function change(done: AccountDone, work: (account: SignedIn, ip?: string) => Promise<unknown>) {
   const account = await signedInAccount();
   if (!account) redirect("/account");
   let outcome: string;
   try {
-    await work(account.accountId, (await loginClient()).ip, account.sessionId);
+    await work(account, (await loginClient()).ip);
     outcome = `done=${done}`;
   } catch (caught) {
     const error = toOAuthError(caught);
@@ -156,27 +162,27 @@ async function change(done: AccountDone, work: (accountId: string, ip?: string, 
 export async function unlinkWayIn(form: FormData): Promise<void> {
   const passkey = field(form, "passkey");
   const wayIn: WayIn = passkey ? { passkey } : { identity: { provider: field(form, "provider"), subject: field(form, "subject") } };
-  await change(passkey ? "removed" : "unlinked", (accountId, ip) => removeWayIn(keyfob(), accountId, wayIn, { ip }));
+  await change(passkey ? "removed" : "unlinked", ({ accountId, login }, ip) => removeWayIn(keyfob(), accountId, wayIn, { login, ip }));
 }
 
 export async function renamePasskey(form: FormData): Promise<void> {
-  await change("renamed", (accountId, ip) => namePasskey(keyfob(), accountId, field(form, "passkey"), field(form, "name"), { ip }));
+  await change("renamed", ({ accountId }, ip) => namePasskey(keyfob(), accountId, field(form, "passkey"), field(form, "name"), { ip }));
 }
 
 /** Signs one session out (`session`), or every one; this browser's too when it is among them. */
 export async function signOutSession(form: FormData): Promise<void> {
   const session = field(form, "session") || undefined;
-  await change(session ? "signedOut" : "signedOutEverywhere", async (accountId, ip, current) => {
+  await change(session ? "signedOut" : "signedOutEverywhere", async ({ accountId, sessionId }, ip) => {
     await signOutSessions(keyfob(), accountId, session, { ip });
-    if (!session || session === current) await clearSessionCookie();
+    if (!session || session === sessionId) await clearSessionCookie();
   });
 }
 
 /** Deletes the signed-in account, once the person has confirmed it (`confirm`). */
 export async function deleteAccount(form: FormData): Promise<void> {
-  await change("deleted", async (accountId, ip) => {
+  await change("deleted", async ({ accountId, login }, ip) => {
     if (field(form, "confirm") !== "delete") throw invalidRequest({ code: "delete_unconfirmed" });
-    await deleteOwnAccount(keyfob(), accountId, { ip });
+    await deleteOwnAccount(keyfob(), accountId, { login, ip });
     await clearSessionCookie();
   });
 }

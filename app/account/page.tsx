@@ -3,8 +3,10 @@
  * Apple) sees their Keyfob account: its address, its ways in (wallets, Google, Apple, passkeys)
  * with their last use, its login sessions with device, place and last use; they can link a
  * wallet, add, name and remove passkeys, unlink a way in (never the last), sign sessions out and
- * delete the account. Signed out, it offers Google and Apple here and every way in through the
- * hosted login page. Its language: the browser's Accept-Language.
+ * delete the account. A session whose wallet signature the chain RPC vouched for is told why it is
+ * offered none of the changes to ways in and no deletion; a change refused for an old login offers
+ * "Sign in again". Signed out, it offers Google and Apple here and every way in through the hosted
+ * login page. Its language: the browser's Accept-Language.
  */
 import type { Metadata } from "next";
 import { NextIntlClientProvider } from "next-intl";
@@ -12,6 +14,7 @@ import { getTranslations, setRequestLocale } from "next-intl/server";
 import { AddPasskey } from "@/components/account/add-passkey";
 import { LinkWallet } from "@/components/account/link-wallet";
 import { DeleteAccount, Sessions, WaysIn } from "@/components/account/self-service";
+import { SignInAgain } from "@/components/account/sign-in-again";
 import { EnsName, hasEnsName } from "@/components/login/ens-name";
 import { HtmlLang } from "@/components/login/html-lang";
 import { PasskeyIcon } from "@/components/login/icons";
@@ -22,6 +25,7 @@ import { Web3Providers } from "@/components/providers";
 import { pickMessages, reasonText } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
 import { accountOverview } from "@/lib/accounts/self-service";
+import { isContractLogin } from "@/lib/accounts/sensitive-changes";
 import { REASONS, type ReasonCode } from "@/lib/oauth/reasons";
 import { keyfob } from "@/lib/runtime";
 import { accountLinkNonce } from "@/lib/siwe/login";
@@ -53,7 +57,12 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
       {t(`done.${done as AccountDone}`)}
     </Notice>
   ) : typeof refused === "string" ? (
-    <Notice tone="error" title={t("refusedTitle")} testId="account-outcome">
+    <Notice
+      tone="error"
+      title={t("refusedTitle")}
+      testId="account-outcome"
+      actions={refused === "login_not_recent" ? <SignInAgain /> : undefined}
+    >
       {Object.hasOwn(REASONS, refused) ? reasonText(locale, { code: refused as ReasonCode }) : t("problems.unavailable")}
     </Notice>
   ) : null;
@@ -89,6 +98,8 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
   const provider = t(`providers.${account.provider}`);
   const overview = await accountOverview(app, account.accountId);
   const ens = overview.identities.find((identity) => identity.own)?.ens;
+  // Only the RPC vouched for this login: no way in is added or taken away, nor the account deleted (the server refuses them too).
+  const mayChange = !isContractLogin(account.login);
   return (
     <AuthShell
       lang={locale}
@@ -117,6 +128,13 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
         timeZone="UTC"
       >
         {outcome && <div className="mb-5">{outcome}</div>}
+        {!mayChange && (
+          <div className="mb-5">
+            <Notice tone="warning" title={t("contractTitle")} testId="contract-session" actions={<SignInAgain label="signInAnotherWay" />}>
+              {reasonText(locale, { code: "contract_session" })}
+            </Notice>
+          </div>
+        )}
         <dl className="rounded-xl bg-slate-50 p-4 ring-1 ring-slate-200 dark:bg-slate-800 dark:ring-slate-700">
           <dt className="text-xs font-medium uppercase tracking-wider text-slate-600 dark:text-slate-300">{t("address")}</dt>
           <dd className="mt-1 break-all font-mono text-sm text-slate-900 dark:text-slate-50" data-testid="account-address">
@@ -129,31 +147,35 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
           )}
         </dl>
 
-        <WaysIn overview={overview} />
-        <AddPasskey start={startAddingPasskey} finish={finishAddingPasskey} />
+        <WaysIn overview={overview} mayChange={mayChange} />
+        {mayChange && (
+          <>
+            <AddPasskey start={startAddingPasskey} finish={finishAddingPasskey} />
 
-        <h2 className="mt-8 text-sm font-semibold text-slate-900 dark:text-slate-50">{t("linkTitle")}</h2>
-        <p className="mb-4 mt-1 text-sm leading-relaxed text-slate-600 dark:text-slate-300">{t("linkHelp")}</p>
-        <Web3Providers
-          chainId={app.config.chainId}
-          walletConnect={
-            app.config.walletConnectProjectId
-              ? { projectId: app.config.walletConnectProjectId, issuerUrl: app.config.issuerUrl }
-              : undefined
-          }
-        >
-          <LinkWallet
-            accountId={account.accountId}
-            nonce={accountLinkNonce(app, account.accountId)}
-            issuerUrl={app.config.issuerUrl}
-            chainId={app.config.chainId}
-            serverTime={Date.now()}
-            link={linkWalletToAccount}
-          />
-        </Web3Providers>
+            <h2 className="mt-8 text-sm font-semibold text-slate-900 dark:text-slate-50">{t("linkTitle")}</h2>
+            <p className="mb-4 mt-1 text-sm leading-relaxed text-slate-600 dark:text-slate-300">{t("linkHelp")}</p>
+            <Web3Providers
+              chainId={app.config.chainId}
+              walletConnect={
+                app.config.walletConnectProjectId
+                  ? { projectId: app.config.walletConnectProjectId, issuerUrl: app.config.issuerUrl }
+                  : undefined
+              }
+            >
+              <LinkWallet
+                accountId={account.accountId}
+                nonce={accountLinkNonce(app, account.accountId)}
+                issuerUrl={app.config.issuerUrl}
+                chainId={app.config.chainId}
+                serverTime={Date.now()}
+                link={linkWalletToAccount}
+              />
+            </Web3Providers>
+          </>
+        )}
 
         <Sessions currentSessionId={account.sessionId} sessions={overview.sessions} />
-        <DeleteAccount />
+        {mayChange && <DeleteAccount />}
       </NextIntlClientProvider>
     </AuthShell>
   );

@@ -1,13 +1,19 @@
 "use client";
-/** "Add a passkey" on /account: a new passkey for the signed-in account (the browser's passkey window), then the list refreshes. */
+/**
+ * "Add a passkey" on /account: a new passkey for the signed-in account (the browser's passkey
+ * window), then the list refreshes. Refused for a login that is no longer recent, it offers "Sign
+ * in again".
+ */
 import { useEffect, useRef, useState } from "react";
 import { browserSupportsWebAuthn, startRegistration } from "@simplewebauthn/browser";
 import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import type { AddPasskeyResult, AddPasskeyStart } from "@/app/account/actions";
+import type { LoginErrorKey } from "../login/login-result";
 import { PasskeyIcon, Spinner } from "../login/icons";
 import { browserFailure } from "../login/passkey-login";
 import { buttonStyles, Notice } from "../login/ui";
+import { SignInAgain } from "./sign-in-again";
 
 export function AddPasskey({
   start,
@@ -22,7 +28,13 @@ export function AddPasskey({
   const common = useTranslations("common");
   const router = useRouter();
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ ok: boolean; title: string; message: string; restart?: boolean } | null>(null);
+  const [result, setResult] = useState<{
+    ok: boolean;
+    title: string;
+    message: string;
+    restart?: boolean;
+    signInAgain?: boolean;
+  } | null>(null);
   const [supported, setSupported] = useState(true);
   const notice = useRef<HTMLDivElement>(null);
   useEffect(() => setSupported(browserSupportsWebAuthn()), []);
@@ -34,10 +46,13 @@ export function AddPasskey({
     if (busy) return;
     setBusy(true);
     setResult(null);
-    const failed = (message: string, restart?: boolean) => setResult({ ok: false, title: t("addFailedTitle"), message, restart });
+    const failed = (message: string, restart?: boolean, signInAgain?: boolean) =>
+      setResult({ ok: false, title: t("addFailedTitle"), message, restart, signInAgain });
+    const refused = (got: { error: LoginErrorKey; seconds?: number; restart?: boolean }) =>
+      failed(errors(got.error, { seconds: got.seconds ?? 60 }), got.restart, got.error === "loginNotRecent");
     try {
       const got = await start();
-      if ("error" in got) return failed(errors(got.error, { seconds: got.seconds ?? 60 }), got.restart);
+      if ("error" in got) return refused(got);
       let answer: unknown;
       try {
         answer = await startRegistration({ optionsJSON: got.options });
@@ -52,7 +67,7 @@ export function AddPasskey({
         );
       }
       const done = await finish(answer);
-      if ("error" in done) return failed(errors(done.error, { seconds: done.seconds ?? 60 }), done.restart);
+      if ("error" in done) return refused(done);
       setResult({ ok: true, title: t("addedTitle"), message: t("added") });
       router.refresh();
     } catch {
@@ -79,7 +94,9 @@ export function AddPasskey({
           title={result.title}
           testId="add-passkey-result"
           actions={
-            result.ok ? undefined : result.restart ? (
+            result.ok ? undefined : result.signInAgain ? (
+              <SignInAgain />
+            ) : result.restart ? (
               <button type="button" className={buttonStyles.primary} onClick={() => window.location.reload()}>
                 {t("reload")}
               </button>

@@ -1,7 +1,8 @@
 "use client";
 /**
  * "Link wallet" on /account: the wallet (chosen as on the login page) signs an EIP-4361 message
- * carrying the account's link nonce; then the page's list of ways in refreshes.
+ * carrying the account's link nonce; then the page's list of ways in refreshes. Refused for a
+ * login that is no longer recent, it offers "Sign in again".
  */
 import { useRouter } from "next/navigation";
 import { useCallback, useState } from "react";
@@ -17,6 +18,7 @@ import { WalletChooser } from "../login/wallet-options";
 import { WalletProblem } from "../login/wallet-problem";
 import { WrongChainNotice } from "../login/wrong-chain-notice";
 import { chainName } from "../providers";
+import { SignInAgain } from "./sign-in-again";
 
 type Props = {
   accountId: string;
@@ -33,6 +35,7 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
   const errors = useTranslations("loginErrors");
   const titles = useTranslations("loginErrorTitles");
   const [linked, setLinked] = useState<string | null>(null);
+  const [loginNotRecent, setLoginNotRecent] = useState(false);
   const router = useRouter();
   const chainLabel = chainName(chainId);
   const submit = useCallback(
@@ -40,6 +43,7 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
       const result = await link(text, signature);
       if ("error" in result) {
         const { error } = result;
+        setLoginNotRecent(error === "loginNotRecent");
         // A wallet of another account is no failure to retry: it says so, with no "Try again".
         return {
           error: errors(error, { seconds: result.seconds ?? 60 }),
@@ -107,9 +111,13 @@ export function LinkWallet({ accountId, nonce, issuerUrl, chainId, serverTime, l
         step={step}
         onRetry={() => void siwe.retry()}
         restart={
-          <button type="button" className={buttonStyles.primary} onClick={() => window.location.reload()}>
-            {t("reload")}
-          </button>
+          loginNotRecent ? (
+            <SignInAgain />
+          ) : (
+            <button type="button" className={buttonStyles.primary} onClick={() => window.location.reload()}>
+              {t("reload")}
+            </button>
+          )
         }
       />
       {address && !busy && (

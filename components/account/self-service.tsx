@@ -1,6 +1,7 @@
 /**
  * /account's lists for the signed-in person (lib/accounts/self-service.ts): ways in (wallets,
- * Google, Apple, passkeys) with rename, unlink and remove; login sessions with sign-out; deleting
+ * Google, Apple, passkeys) with rename, unlink and remove (unlink and remove only for a session
+ * that may make them, lib/accounts/sensitive-changes.ts); login sessions with sign-out; deleting
  * the account. Plain forms on server actions, which go back to /account with what happened.
  */
 import type { ReactNode } from "react";
@@ -68,7 +69,7 @@ function RowAction(props: {
   );
 }
 
-export async function WaysIn({ overview }: { overview: Overview }) {
+export async function WaysIn({ overview, mayChange }: { overview: Overview; mayChange: boolean }) {
   const t = await getTranslations("account");
   const { day, moment } = await dateFormats();
   const icons = { web3: <WalletIcon />, google: <GoogleIcon />, apple: <AppleIcon /> } as Record<string, ReactNode>;
@@ -86,6 +87,7 @@ export async function WaysIn({ overview }: { overview: Overview }) {
               icon={icons[identity.provider]}
               testId="identity"
               actions={
+                mayChange &&
                 !identity.own && (
                   <RowAction
                     action={unlinkWayIn}
@@ -127,13 +129,15 @@ export async function WaysIn({ overview }: { overview: Overview }) {
                 icon={<PasskeyIcon />}
                 testId="passkey"
                 actions={
-                  <RowAction
-                    action={unlinkWayIn}
-                    fields={{ passkey: passkey.id }}
-                    verb={t("remove")}
-                    spoken={t("removeLabel", { name: label })}
-                    pending={t("removing")}
-                  />
+                  mayChange && (
+                    <RowAction
+                      action={unlinkWayIn}
+                      fields={{ passkey: passkey.id }}
+                      verb={t("remove")}
+                      spoken={t("removeLabel", { name: label })}
+                      pending={t("removing")}
+                    />
+                  )
                 }
               >
                 <span className={`${name} break-words`}>{label}</span>

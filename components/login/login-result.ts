@@ -28,6 +28,21 @@ const WALLET_REFUSALS: Partial<Record<ReasonCode, LoginErrorKey>> = {
   wallet_link_contract: "contractLink",
   wallet_taken: "walletTaken",
 };
+/**
+ * Refusals of the session itself when it asks /account to add a way in
+ * (lib/accounts/sensitive-changes.ts): only signing in anew gets past them.
+ */
+const SESSION_REFUSALS: Partial<Record<ReasonCode, LoginErrorKey>> = {
+  contract_session: "contractSession",
+  login_not_recent: "loginNotRecent",
+};
+
+/** How /account words a refusal of the session asking to add a way in; undefined for any other refusal. */
+export function sessionRefusal(why: Reason | undefined): { error: LoginErrorKey; restart: true } | undefined {
+  const error = why && SESSION_REFUSALS[why.code];
+  return error ? { error, restart: true } : undefined;
+}
+
 /** Refusals that only starting again can get past. */
 const RESTART: ReadonlySet<LoginErrorKey> = new Set(["needsLogin", "linkExpired"]);
 

@@ -79,8 +79,11 @@ export async function seedUser(db: Database, options: { google?: boolean } = {})
   return { accountId, wallet, key, email: options.google ? email : undefined, sessionToken };
 }
 
-/** A live login session of an account (as a wallet login leaves it); returns the cookie's value. */
-export async function addSession(db: Database, accountId: string, wallet: string): Promise<string> {
+/**
+ * A live login session of an account (as a wallet login leaves it; `amr` "wallet contract" as one
+ * the chain RPC vouched for); returns the cookie's value.
+ */
+export async function addSession(db: Database, accountId: string, wallet: string, amr = "wallet"): Promise<string> {
   const sessionToken = randomBytes(32).toString("base64url");
   const now = new Date();
   await db.loginSession.create({
@@ -89,7 +92,7 @@ export async function addSession(db: Database, accountId: string, wallet: string
       accountId,
       connector: "web3",
       subject: wallet,
-      amr: "wallet",
+      amr,
       authTime: now,
       lastSeenAt: now,
       expiresAt: new Date(now.getTime() + 86400_000),

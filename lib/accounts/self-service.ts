@@ -4,13 +4,15 @@ import { liveSessions, revokeSessions } from "../sessions/login-session";
 import type { IdentityKey } from "../store/accounts";
 import { describeDevice } from "../sessions/device";
 import { deleteAccount } from "./directory";
+import { requireStrongLogin, type SignedInRequester } from "./sensitive-changes";
 
 /**
  * What a signed-in person does with their own account at /account, as Clerk's profile and
  * Keycloak's account console offer: see its ways in (wallets, Google, Apple, passkeys) and login
  * sessions, unlink a way in (never the last), name and remove passkeys, sign sessions out, and
  * delete the account. Every change is written to the audit log; those of the account's ways in and
- * its deletion in the change's transaction.
+ * its deletion in the change's transaction. Taking a way in away and deleting the account need a
+ * strong, recent login (lib/accounts/sensitive-changes.ts).
  */
 
 /** Where the person acts from, for the audit log. */
@@ -46,13 +48,14 @@ export async function accountOverview(k: Keyfob, accountId: string, now = new Da
 const isOwnWallet = (accountId: string, key: IdentityKey) => key.provider === "web3" && key.subject === accountId;
 
 /**
- * Takes a way in away from an account: refused when it is the account's own wallet, not the
- * account's, or the last way in. The account's row is locked for the change, so two removals at
+ * Takes a way in away from an account: refused to a login that may not (requireStrongLogin), and
+ * when it is the account's own wallet, not the account's, or the last way in. The account's row is locked for the change, so two removals at
  * once cannot each leave the other's as the last and end with none. The login sessions logged in
  * through it end (clients with a back-channel logout URI are told) and what was issued in them is
  * revoked, in the same transaction: whoever held the way in keeps nothing it opened.
  */
-export async function removeWayIn(k: Keyfob, accountId: string, wayIn: WayIn, requester: Requester = {}): Promise<void> {
+export async function removeWayIn(k: Keyfob, accountId: string, wayIn: WayIn, requester: SignedInRequester): Promise<void> {
+  requireStrongLogin(k, accountId, "identity" in wayIn ? "account.identity_unlinked" : "account.passkey_removed", requester);
   if ("identity" in wayIn && (wayIn.identity.provider === "passkey" || isOwnWallet(accountId, wayIn.identity))) {
     throw invalidRequest({ code: wayIn.identity.provider === "passkey" ? "not_a_way_in" : "own_wallet" });
   }
@@ -108,11 +111,12 @@ export async function signOutSessions(k: Keyfob, accountId: string, sessionId: s
 }
 
 /**
- * Deletes the account at its owner's request, as the dashboard does (lib/accounts/directory.ts):
- * its tokens revoked, its identities and sessions deleted, with the audit record in the same
- * transaction.
+ * Deletes the account at its owner's request (from a login that may, requireStrongLogin), as the
+ * dashboard does (lib/accounts/directory.ts): its tokens revoked, its identities and sessions
+ * deleted, with the audit record in the same transaction.
  */
-export function deleteOwnAccount(k: Keyfob, accountId: string, requester: Requester = {}) {
+export async function deleteOwnAccount(k: Keyfob, accountId: string, requester: SignedInRequester) {
+  requireStrongLogin(k, accountId, "account.deleted", requester);
   return k.store.transaction(async (tx) => {
     const deleted = await deleteAccount({ ...k, store: tx }, accountId);
     if (!deleted) throw invalidRequest({ code: "no_account" });

@@ -4,17 +4,11 @@ import type { Keyfob } from "../keyfob";
 import { invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { verifyCodeVerifier } from "../oauth/pkce";
-import { CONTRACT_SIGNATURE } from "../sessions/login-session";
+import { CONTRACT_SIGNATURE, RECENT_LOGIN_MS } from "../sessions/login-session";
 
 /** The dashboard is a client of Keyfob itself: admins sign in through the hosted login page. */
 export const ADMIN_LOGIN_COOKIE = "keyfob_admin_login";
 export const ADMIN_SESSION_SECONDS = 8 * 3600;
-/**
- * The dashboard asks for a new login (max_age=0) rather than a session the browser already has;
- * the code must then come from a login at most this old (the hosted login's own time limit), which
- * holds even for a request whose max_age was taken out on the way.
- */
-const FRESH_LOGIN_MS = 10 * 60_000;
 
 /** The session cookie's name: `__Host-` (Secure, whole site, this host only) when the issuer is https. */
 export const adminSessionCookieName = ({ config }: Pick<Keyfob, "config">) =>
@@ -49,7 +43,7 @@ export async function beginAdminLogin(keyfob: Keyfob): Promise<{ location: strin
  * Ends an admin sign-in: checks state, redeems the code with PKCE (the dashboard is Keyfob itself,
  * so no tokens are minted for it), and starts a dashboard session tied to the login session the
  * code was issued in. Returns the session cookie's token; undefined when this browser did not
- * start the sign-in. A login older than FRESH_LOGIN_MS, or a smart-account signature while
+ * start the sign-in. A login older than RECENT_LOGIN_MS, or a smart-account signature while
  * ADMIN_CONTRACT_SIGNATURES is off, is refused.
  */
 export async function finishAdminLogin(
@@ -70,7 +64,8 @@ export async function finishAdminLogin(
     throw invalidGrant("unknown authorization code");
   verifyCodeVerifier(grant.codeChallenge, verifier);
   if (!(await store.codes.useCode(codeHash, now))) throw invalidGrant("the authorization code has expired or was already used");
-  if (!grant.sessionId || !grant.authTime || now.getTime() - grant.authTime.getTime() > FRESH_LOGIN_MS)
+  // It asked for a new login (max_age=0); this holds even for a request whose max_age was taken out on the way.
+  if (!grant.sessionId || !grant.authTime || now.getTime() - grant.authTime.getTime() > RECENT_LOGIN_MS)
     throw invalidGrant("the dashboard needs a new login");
   if (grant.amr?.split(" ").includes(CONTRACT_SIGNATURE) && !config.adminContractSignatures) {
     throw new OAuthError("invalid_grant", { code: "admin_contract_signature" });

@@ -42,6 +42,9 @@ export const REASONS = {
   unknown_session: "this account has no live session with this id",
   no_account: "this account no longer exists",
   delete_unconfirmed: "deleting the account needs its owner's confirmation",
+  contract_session:
+    "this session was signed in with a smart-account signature, which only the chain RPC vouched for; sign in with a wallet's own key, a passkey, Google or Apple to change the account's ways in or delete it",
+  login_not_recent: "this change needs a recent login; sign in again, then try once more",
 } as const;
 
 export type ReasonCode = keyof typeof REASONS;

@@ -32,6 +32,7 @@ import {
 import { isoBase64URL, isoUint8Array } from "@simplewebauthn/server/helpers";
 import { z } from "zod";
 import { resolveAccount, type LoginIdentity } from "../accounts/accounts";
+import { requireStrongLogin, type SignedInRequester } from "../accounts/sensitive-changes";
 import type { Keyfob } from "../keyfob";
 import { Duplicate } from "../store";
 import { OAuthError } from "../oauth/errors";
@@ -202,12 +203,17 @@ export async function registrationOptions(
   return creationOptions(keyfob, challenge, userHandle, names, []);
 }
 
-/** Options for adding a passkey to a signed-in account: its user handle (new if it has no passkey yet); its passkeys excluded. */
+/**
+ * Options for adding a passkey to a signed-in account, for a strong, recent login only
+ * (requireStrongLogin): its user handle (new if it has no passkey yet); its passkeys excluded.
+ */
 export async function addPasskeyOptions(
   keyfob: Keyfob,
   accountId: string,
   names: { userName: string; displayName: string },
+  requester: SignedInRequester,
 ): Promise<PasskeyCreationOptions> {
+  requireStrongLogin(keyfob, accountId, "account.passkey_added", requester);
   const { store } = keyfob;
   const userHandle = (await store.accounts.identitySubject(accountId, "passkey")) ?? randomBytes(32).toString("base64url");
   const credentials = await store.accounts.passkeyIds(accountId);
@@ -317,8 +323,17 @@ export async function registerPasskey(keyfob: Keyfob, interactionId: string, ans
   return identity;
 }
 
-/** A passkey added at /account by the signed-in account: checked against that account's challenge, then stored. */
-export async function addPasskey(keyfob: Keyfob, accountId: string, answer: unknown): Promise<{ id: string }> {
+/**
+ * A passkey added at /account by the signed-in account: the login asking checked again (it may
+ * have aged since the options), the answer against that account's challenge; then stored.
+ */
+export async function addPasskey(
+  keyfob: Keyfob,
+  accountId: string,
+  answer: unknown,
+  requester: SignedInRequester,
+): Promise<{ id: string }> {
+  requireStrongLogin(keyfob, accountId, "account.passkey_added", requester);
   const { store } = keyfob;
   const response = parse(registrationResponse, answer) as RegistrationResponseJSON;
   const challenge = answeredChallenge(response.response.clientDataJSON);

@@ -34,6 +34,12 @@ export type LoginSession = {
 export const CONTRACT_SIGNATURE = "contract";
 
 /**
+ * How old a login may be for what needs a recent one: the dashboard's sign-in, and the changes at
+ * /account that add or take away a way in or delete the account. The hosted login's own time limit.
+ */
+export const RECENT_LOGIN_MS = 10 * 60_000;
+
+/**
  * How a login by each connector is named in `amr`: values of Keyfob's own, one per way in
  * ("wallet", "google", "apple", "passkey"), and "contract" beside "wallet" for a smart account's
  * signature. A passkey is "passkey" rather than an RFC 8176 value: "hwk" would claim a key bound

@@ -12,6 +12,7 @@ import {
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque } from "../oauth/opaque";
 import { linkWallet } from "../accounts/accounts";
+import { requireStrongLogin, type SignedInRequester } from "../accounts/sensitive-changes";
 import { refreshEnsProfile } from "../ens/profiles";
 import { SIWE_PURPOSE, type SiwePurpose } from "./purpose";
 import { verifySignature, type SignatureKind } from "./signature";
@@ -81,12 +82,20 @@ function linkMac({ macKeys }: Keyfob, accountId: string, expires: string): strin
 }
 
 /**
- * Links the wallet that signed `message` to a signed-in account: the message must carry a link
- * nonce issued for this account (accountLinkNonce) and pass the same checks as a login. Only a
- * signature that recovers to the wallet's address links it: a smart account's, which the RPC
- * provider vouches for, could otherwise let a lying provider attach any address to an account.
+ * Links the wallet that signed `message` to a signed-in account: the session asking must be a
+ * strong, recent login (requireStrongLogin), and the message must carry a link nonce issued for
+ * this account (accountLinkNonce) and pass the same checks as a login. Only a signature that
+ * recovers to the wallet's address links it: a smart account's, which the RPC provider vouches
+ * for, could otherwise let a lying provider attach any address to an account.
  */
-export async function verifyAccountLink(keyfob: Keyfob, accountId: string, message: string, signature: string): Promise<Address> {
+export async function verifyAccountLink(
+  keyfob: Keyfob,
+  accountId: string,
+  message: string,
+  signature: string,
+  requester: SignedInRequester,
+): Promise<Address> {
+  requireStrongLogin(keyfob, accountId, "account.wallet_linked", requester);
   let nonce: string | undefined;
   try {
     nonce = parseSiweMessage(message).nonce;

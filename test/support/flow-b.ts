@@ -49,6 +49,9 @@ export const google = (subject = randomBytes(8).toString("hex")): LoginIdentity 
   emailVerified: true,
 });
 
+/** Who asks /account for a change that needs a strong, recent login: a session whose Google login was just now. */
+export const signedInNow = (ip?: string) => ({ login: { amr: ["google"], authTime: new Date() }, ip });
+
 export function pkce() {
   const verifier = randomBytes(32).toString("base64url");
   return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };

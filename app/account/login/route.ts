@@ -1,7 +1,8 @@
 /**
- * GET /account/login: "Sign in with a wallet or passkey" on the signed-out /account. A plain link
- * to here, then a redirect to the hosted login page (lib/accounts/account-login.ts), so the
- * browser loads that page whole rather than as a client-side step of /account.
+ * GET /account/login: "Sign in with a wallet or passkey" on the signed-out /account, and (with
+ * `fresh=1`, a login that must be new) "Sign in again" on the signed-in one. A plain link to here,
+ * then a redirect to the hosted login page (lib/accounts/account-login.ts), so the browser loads
+ * that page whole rather than as a client-side step of /account.
  */
 import { chooseLocale } from "@/i18n/locales";
 import { accountLoginUrl } from "@/lib/accounts/account-login";
@@ -12,6 +13,11 @@ export const dynamic = "force-dynamic";
 const seeOther = (location: string) => new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
 
 export const GET = endpoint("account_login", {
-  answer: async (k, request) => seeOther(await accountLoginUrl(k, chooseLocale(null, request.headers.get("accept-language")))),
+  answer: async (k, request) =>
+    seeOther(
+      await accountLoginUrl(k, chooseLocale(null, request.headers.get("accept-language")), {
+        fresh: new URL(request.url).searchParams.get("fresh") === "1",
+      }),
+    ),
   refuse: (_error, { keyfob: k }) => seeOther(`${k.config.issuerUrl}/account?problem=unavailable`),
 });
