@@ -128,7 +128,12 @@ describe("an approved device authorization the device has not redeemed", () => {
     const wallet = privateKeyToAccount(generatePrivateKey()).address;
     await linkWallet(keyfob(), accountId, wallet);
     await approve(started.user_code, { provider: "web3", subject: wallet, emailVerified: false });
-    await removeWayIn(other, accountId, { identity: { provider: "web3", subject: wallet } });
+    await removeWayIn(
+      other,
+      accountId,
+      { identity: { provider: "web3", subject: wallet } },
+      { login: { amr: ["google"], authTime: new Date() } },
+    );
     expect(await poll(clientId, started.device_code)).toMatchObject({ status: 400, body: { error: "access_denied" } });
     await nothingIssued(clientId);
   });
