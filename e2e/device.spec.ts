@@ -1,9 +1,10 @@
 /**
  * The device authorization grant (RFC 8628) walked end to end in Chromium on a phone-sized page:
  * a device (this test, over HTTP) asks for a device code; on the phone the user opens the
- * verification_uri_complete (its QR code), sees the application's name, logo and the code, confirms
- * that it is on their screen, and signs in with a browser wallet on the hosted login; the device's
- * next poll of /token gets tokens for the wallet. "No, it is not on my screen" gives access_denied.
+ * verification_uri_complete (its QR code), sees the application's name, logo and the code, when and
+ * from where the device asked, confirms that it is on their screen, and signs in with a browser
+ * wallet on the hosted login; the device's next poll of /token gets tokens for the wallet. "No, it is
+ * not on my screen" gives access_denied.
  * Guessed user codes are limited, per address and overall, by two running servers together, and a
  * right code from another address still gets through.
  */
@@ -29,10 +30,14 @@ const form = (body: Record<string, string>) => ({
   body: new URLSearchParams(body),
 });
 
+/** What a TV's browser engine says it is. */
+const TV = "Mozilla/5.0 (Linux; Android 12; BRAVIA 4K UR3) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
 async function deviceClient(name: string) {
   const client = await registerClient(store, app, name, { logoUrl: "https://car.example.com/logo.png" });
   await updateClient(store, client.id, { deviceFlow: true });
-  const response = await fetch(`${baseURL}/device/authorization`, form({ client_id: client.id, scope: "openid email" }));
+  const request = form({ client_id: client.id, scope: "openid email" });
+  const response = await fetch(`${baseURL}/device/authorization`, { ...request, headers: { ...request.headers, "user-agent": TV } });
   expect(response.status).toBe(200);
   return { client, started: (await response.json()) as Record<string, string> };
 }
@@ -57,6 +62,9 @@ test.describe("device flow", () => {
     await expect(page.getByText("Acme Car", { exact: false }).first()).toBeVisible();
     await expect(page.getByTestId("user-code")).toHaveText(started.user_code);
     await expect(page.locator('img[src="https://car.example.com/logo.png"]')).toBeVisible();
+    await expect(page.getByTestId("device-request")).toHaveText(
+      /^Requested (now|\d+ seconds? ago) from IP address (127\.0\.0\.1|::1|::ffff:127\.0\.0\.1), by Chrome 120 on Android\.$/,
+    );
     await expectNoAxeViolations(page, "the device confirmation page");
     await page.getByRole("button", { name: "Yes, continue to sign in" }).click();
 

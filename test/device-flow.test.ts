@@ -3,8 +3,9 @@
  * through the real route handlers: /device/authorization, then polls of /token while the user's
  * side (/device, then the hosted login) runs through lib/ (e2e/ walks it in Chromium). The polling
  * answers (authorization_pending, slow_down, access_denied, expired_token), one issuance for many
- * concurrent polls, the per-client opt-in, and user codes (forgiving input, single use); the guessing
- * limits, across two running servers, are e2e/device.spec.ts's.
+ * concurrent polls, the per-client opt-in, user codes (forgiving input, single use), and what
+ * /device shows of the device's request; the guessing limits are test/rate-limit.test.ts's and,
+ * across two running servers, e2e/device.spec.ts's.
  */
 process.env.DEVICE_POLL_INTERVAL = "1";
 
@@ -17,6 +18,7 @@ import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoRoute } from "@/app/userinfo/route";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { confirmUserCode, declineUserCode, lookUpUserCode } from "@/lib/device/verification";
+import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { USER_CODE_ALPHABET } from "@/lib/device/user-code";
 import { completeAuthorization, leaveInteraction } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
@@ -90,7 +92,7 @@ describe("device authorization grant", () => {
 
     // The page shows the client; typed in lower case without the dash, the code still works.
     const typed = started.user_code.replace("-", "").toLowerCase();
-    expect(await lookUpUserCode(keyfob(), typed, "203.0.113.7")).toEqual({
+    expect(await lookUpUserCode(keyfob(), typed, "203.0.113.7")).toMatchObject({
       userCode: started.user_code,
       clientName: "Car display",
       clientLogoUrl: "https://car.example.com/logo.png",
@@ -196,5 +198,26 @@ describe("device authorization grant", () => {
     await expect(client.initiateDeviceAuthorization(refused.config, { scope: "openid" })).rejects.toMatchObject({
       error: "unauthorized_client",
     });
+  });
+
+  it("shows at /device when, from which address and from what kind of device the code was asked for", async () => {
+    const { id } = await deviceClient();
+    const asked = Date.now();
+    const response = await deviceAuthorizationRoute(
+      new Request(`${ISSUER}/device/authorization`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          [CLIENT_IP_HEADER]: "198.51.100.23",
+          "user-agent": "Mozilla/5.0 (Linux; Android 14; BRAVIA 4K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+        },
+        body: new URLSearchParams({ client_id: id, scope: "openid" }),
+      }),
+    );
+    const { user_code: userCode } = (await response.json()) as { user_code: string };
+    const shown = await lookUpUserCode(keyfob(), userCode, "203.0.113.13");
+    expect(shown).toMatchObject({ requestedFrom: "198.51.100.23", requestedBy: { browser: "Chrome 120", os: "Android" } });
+    expect(shown.requestedAt.getTime()).toBeGreaterThanOrEqual(asked - 1000);
+    expect(shown.requestedAt.getTime()).toBeLessThanOrEqual(Date.now());
   });
 });

@@ -2,12 +2,13 @@
  * /device: the verification page of the device authorization grant (RFC 8628 3.3), phone-first.
  * Without a code: a form for the code the device shows. With one (typed, or from the device's QR
  * code, verification_uri_complete): the application's logo and name, the code, and "Is this code on
- * your screen?"; Yes opens the hosted login, whose end comes back here (?result=). Looking a code up
- * counts against the user-code limits (lib/device/verification.ts).
+ * your screen?" with when and from where the device asked; Yes opens the hosted login, whose end
+ * comes back here (?result=). Looking a code up counts against the user-code limits
+ * (lib/device/verification.ts).
  */
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
-import { getTranslations } from "next-intl/server";
+import { getFormatter, getTranslations } from "next-intl/server";
 import { HtmlLang } from "@/components/login/html-lang";
 import { isHttpsUrl } from "@/components/login/https-url";
 import { SubmitButton } from "@/components/login/submit-button";
@@ -90,6 +91,9 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
         >
           {pending.userCode}
         </p>
+        <p className="mb-4 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="device-request">
+          {await requestedLine(pending, locale)}
+        </p>
         <p className="mb-6 text-sm leading-relaxed text-slate-700 dark:text-slate-300">{t("confirmHint")}</p>
         <div className="flex flex-col gap-3">
           <form action={confirmCode}>
@@ -143,4 +147,15 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
       </form>
     </AuthShell>
   );
+}
+
+/** "Requested 3 minutes ago from IP address 203.0.113.7, by Chrome 120 on Android.": a device that is not theirs shows. */
+async function requestedLine({ requestedAt, requestedFrom, requestedBy }: PendingDevice, locale: string): Promise<string> {
+  const t = await getTranslations({ locale, namespace: "device" });
+  const account = await getTranslations({ locale, namespace: "account" });
+  const when = (await getFormatter({ locale })).relativeTime(requestedAt, new Date());
+  if (!requestedFrom) return t("requestedUnknown", { when });
+  const { browser, os } = requestedBy;
+  const device = browser && os ? account("device", { browser, os }) : (browser ?? os);
+  return device ? t("requestedBy", { when, ip: requestedFrom, device }) : t("requested", { when, ip: requestedFrom });
 }

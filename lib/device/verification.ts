@@ -10,10 +10,22 @@ import { createDeviceInteraction } from "../interactions/interactions";
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 import { limitUserCodeEntry } from "../rate-limit";
+import { describeDevice, type Device } from "../sessions/device";
 import { formatUserCode, normalizeUserCode, userCodeDigest } from "./user-code";
 
-/** What /device shows to confirm a code: the code as shown on the device, and the application asking. */
-export type PendingDevice = { userCode: string; clientName: string; clientLogoUrl: string | null };
+/**
+ * What /device shows to confirm a code: the code as shown on the device, the application asking, and
+ * when, from which address and what kind of device it asked (the device as its User-Agent says,
+ * which its maker chooses: only names the parser knows are shown, never the header itself).
+ */
+export type PendingDevice = {
+  userCode: string;
+  clientName: string;
+  clientLogoUrl: string | null;
+  requestedAt: Date;
+  requestedFrom: string | null;
+  requestedBy: Device;
+};
 
 const unknownCode = () => invalidRequest({ code: "user_code_unknown" });
 
@@ -46,7 +58,16 @@ async function entered<T>(
 export function lookUpUserCode(keyfob: Keyfob, typed: string, ip: string | undefined): Promise<PendingDevice> {
   return entered(keyfob, typed, ip, async ({ canonical, digest }) => {
     const found = await keyfob.store.codes.findDeviceByUserCode(digest, new Date());
-    return found && { userCode: formatUserCode(canonical), clientName: found.client.name, clientLogoUrl: found.client.logoUrl };
+    return (
+      found && {
+        userCode: formatUserCode(canonical),
+        clientName: found.client.name,
+        clientLogoUrl: found.client.logoUrl,
+        requestedAt: found.createdAt,
+        requestedFrom: found.requestIp,
+        requestedBy: describeDevice(found.requestUserAgent),
+      }
+    );
   });
 }
 

@@ -295,12 +295,19 @@ export function codeStatements({ db, pool }: Connection) {
       await refusingDuplicates(db.deviceAuthorization.create({ data }));
     },
 
-    /** The pending, unexpired device authorization of a user code, with what /device shows of its client. */
+    /** The pending, unexpired device authorization of a user code, with what /device shows of it and its client. */
     async findDeviceByUserCode(userCodeHash: string, now: Date) {
       return (
         (await db.deviceAuthorization.findFirst({
           where: { userCodeHash, status: "pending", expiresAt: { gt: now }, client: { enabled: true, deviceFlow: true } },
-          select: { scope: true, expiresAt: true, client: { select: { name: true, logoUrl: true } } },
+          select: {
+            scope: true,
+            createdAt: true,
+            requestIp: true,
+            requestUserAgent: true,
+            expiresAt: true,
+            client: { select: { name: true, logoUrl: true } },
+          },
         })) ?? undefined
       );
     },
