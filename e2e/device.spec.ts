@@ -4,9 +4,9 @@
  * verification_uri_complete (its QR code), sees the application's name, logo and the code, when and
  * from where the device asked, confirms that it is on their screen, and signs in with a browser
  * wallet on the hosted login; the device's next poll of /token gets tokens for the wallet. "No, it is
- * not on my screen" gives access_denied.
- * Guessed user codes are limited, per address and overall, by two running servers together, and a
- * right code from another address still gets through.
+ * not on my screen" gives access_denied. The same link followed from another site's page asks for
+ * the code to be typed instead. Guessed user codes are limited, per address and overall, by two
+ * running servers together, and a right code from another address still gets through.
  */
 import http from "node:http";
 import { expect, test } from "@playwright/test";
@@ -95,6 +95,31 @@ test.describe("device flow", () => {
     await page.getByRole("button", { name: "No, it is not on my screen" }).click();
     await expect(page.getByRole("heading", { name: "Your device was not signed in" })).toBeVisible();
     expect((await poll(client.id, started.device_code)).error).toBe("access_denied");
+  });
+
+  test("a code in a link on another site is not shown to confirm: the person types the code on their device", async ({ page }) => {
+    const { client, started } = await deviceClient("Acme Stick");
+    // Someone's page (another site), with the device's link as a phishing mail or chat would carry it.
+    await page.route("http://prize.example/", (route) =>
+      route.fulfill({
+        contentType: "text/html",
+        body: `<!doctype html><title>Claim your prize</title><a href="${started.verification_uri_complete}">Claim your prize</a>`,
+      }),
+    );
+    await page.goto("http://prize.example/");
+    await page.getByRole("link", { name: "Claim your prize" }).click();
+    await expect(page.getByRole("heading", { name: "Connect a device" })).toBeVisible();
+    await expect(page.getByTestId("device-type-code")).toContainText("type it here yourself");
+    await expect(page.getByLabel("Code")).toHaveValue("");
+    await expect(page.getByTestId("user-code")).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Yes, continue to sign in" })).toHaveCount(0);
+    await expectNoAxeViolations(page, "the device page opened from another site");
+    expect((await poll(client.id, started.device_code)).error).toBe("authorization_pending");
+    // Typed by the person, on Keyfob's own form: the code is shown to confirm.
+    await page.getByLabel("Code").fill(started.user_code);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect(page.getByTestId("user-code")).toHaveText(started.user_code);
+    await expect(page.getByTestId("device-request")).toContainText("by Chrome 120 on Android");
   });
 
   /** A code entered on /device of `server` from a loopback address (127.0.0.1 unless given), as the page answers it. */

@@ -3,9 +3,9 @@
  * through the real route handlers: /device/authorization, then polls of /token while the user's
  * side (/device, then the hosted login) runs through lib/ (e2e/ walks it in Chromium). The polling
  * answers (authorization_pending, slow_down, access_denied, expired_token), one issuance for many
- * concurrent polls, the per-client opt-in, user codes (forgiving input, single use), and what
- * /device shows of the device's request; the guessing limits are test/rate-limit.test.ts's and,
- * across two running servers, e2e/device.spec.ts's.
+ * concurrent polls, the per-client opt-in, user codes (forgiving input, single use), what /device
+ * shows of the device's request and when it asks for the code to be typed; the guessing limits are test/rate-limit.test.ts's and, across two running
+ * servers, e2e/device.spec.ts's.
  */
 process.env.DEVICE_POLL_INTERVAL = "1";
 
@@ -17,7 +17,7 @@ import { GET as keysRoute } from "@/app/keys/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoRoute } from "@/app/userinfo/route";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
-import { confirmUserCode, declineUserCode, lookUpUserCode } from "@/lib/device/verification";
+import { confirmUserCode, declineUserCode, lookUpUserCode, openedFromAnotherSite } from "@/lib/device/verification";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { USER_CODE_ALPHABET } from "@/lib/device/user-code";
 import { completeAuthorization, leaveInteraction } from "@/lib/interactions/interactions";
@@ -219,5 +219,21 @@ describe("device authorization grant", () => {
     expect(shown).toMatchObject({ requestedFrom: "198.51.100.23", requestedBy: { browser: "Chrome 120", os: "Android" } });
     expect(shown.requestedAt.getTime()).toBeGreaterThanOrEqual(asked - 1000);
     expect(shown.requestedAt.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("asks for the code to be typed when /device was opened from another site", () => {
+    const opened = (headers: Record<string, string>) => openedFromAnotherSite(new Headers(headers), ISSUER);
+    // A link on another site's page, in a browser that sends Sec-Fetch-Site, whatever its Referer says,
+    expect(opened({ "sec-fetch-site": "cross-site" })).toBe(true);
+    expect(opened({ "sec-fetch-site": "same-site", referer: `${ISSUER}/device` })).toBe(true);
+    // and in one that does not: a Referer of another origin, or one that cannot be read.
+    expect(opened({ referer: "https://attacker.example/phish" })).toBe(true);
+    expect(opened({ referer: `${ISSUER.replace("localhost", "127.0.0.1")}/` })).toBe(true);
+    expect(opened({ referer: "not a url" })).toBe(true);
+    // Opened directly (a scanned QR code, a typed address), from Keyfob's own form, or without either header: shown to confirm.
+    expect(opened({ "sec-fetch-site": "none" })).toBe(false);
+    expect(opened({ "sec-fetch-site": "same-origin" })).toBe(false);
+    expect(opened({ referer: `${ISSUER}/device` })).toBe(false);
+    expect(opened({})).toBe(false);
   });
 });

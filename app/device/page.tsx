@@ -3,11 +3,13 @@
  * Without a code: a form for the code the device shows. With one (typed, or from the device's QR
  * code, verification_uri_complete): the application's logo and name, the code, and "Is this code on
  * your screen?" with when and from where the device asked; Yes opens the hosted login, whose end
- * comes back here (?result=). Looking a code up counts against the user-code limits
- * (lib/device/verification.ts).
+ * comes back here (?result=). A code in the URL of a visit from another site's page is not shown:
+ * the person types the code their device shows (lib/device/verification.ts openedFromAnotherSite).
+ * Looking a code up counts against the user-code limits.
  */
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { headers } from "next/headers";
 import { getFormatter, getTranslations } from "next-intl/server";
 import { HtmlLang } from "@/components/login/html-lang";
 import { isHttpsUrl } from "@/components/login/https-url";
@@ -15,7 +17,7 @@ import { SubmitButton } from "@/components/login/submit-button";
 import { AuthShell, buttonStyles, Notice } from "@/components/login/ui";
 import { reasonText } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
-import { lookUpUserCode, type PendingDevice } from "@/lib/device/verification";
+import { lookUpUserCode, openedFromAnotherSite, type PendingDevice } from "@/lib/device/verification";
 import { toOAuthError } from "@/lib/http/respond";
 import { keyfob } from "@/lib/runtime";
 import { loginClient } from "../auth/session-cookie";
@@ -51,8 +53,10 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
     );
   }
 
-  const typed = one(query.user_code);
-  const errorShown = one(query.error);
+  // A code from another site's link is someone's choice: the person types the one on their device.
+  const foreign = query.user_code !== undefined && openedFromAnotherSite(await headers(), keyfob().config.issuerUrl);
+  const typed = foreign ? undefined : one(query.user_code);
+  const errorShown = foreign ? undefined : one(query.error);
   let problem: string | undefined = {
     unknown: reasonText(locale, { code: "user_code_unknown" }),
     too_many: t("tooMany"),
@@ -120,6 +124,13 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
         <div className="mb-4">
           <Notice tone="error" testId="device-problem">
             {problem}
+          </Notice>
+        </div>
+      )}
+      {foreign && (
+        <div className="mb-4">
+          <Notice tone="warning" testId="device-type-code">
+            {t("typeCode")}
           </Notice>
         </div>
       )}

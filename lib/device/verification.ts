@@ -72,6 +72,21 @@ export function lookUpUserCode(keyfob: Keyfob, typed: string, ip: string | undef
 }
 
 /**
+ * Whether /device was opened from another site's page (a link, a form, a redirect through one): its
+ * Sec-Fetch-Site says cross-site or same-site, or, from a browser that does not send it, its Referer
+ * has another origin than the issuer's. The code in such a visit's URL was chosen by whoever made
+ * that page, maybe someone phishing for a device grant: the person is asked to type the code their
+ * device shows instead. Opened directly (a scanned QR code, a typed address: `none`) or from
+ * Keyfob's own form (`same-origin`), the code in the URL is shown to confirm.
+ */
+export function openedFromAnotherSite(headers: { get(name: string): string | null }, issuerUrl: string): boolean {
+  const site = headers.get("sec-fetch-site");
+  if (site) return site !== "none" && site !== "same-origin";
+  const referer = headers.get("referer");
+  return referer !== null && URL.parse(referer)?.origin !== new URL(issuerUrl).origin;
+}
+
+/**
  * "Yes, this code is on my screen": uses the user code up and starts the hosted login that will
  * approve its device authorization; the interaction's id, for the login page.
  */
