@@ -3,8 +3,9 @@
  * through the real route handlers: /device/authorization, then polls of /token while the user's
  * side (/device, then the hosted login) runs through lib/ (e2e/ walks it in Chromium). The polling
  * answers (authorization_pending, slow_down, access_denied, expired_token), one issuance for many
- * concurrent polls, the per-client opt-in, user codes (forgiving input, single use), what /device
- * shows of the device's request and when it asks for the code to be typed; the guessing limits are test/rate-limit.test.ts's and, across two running
+ * concurrent polls, the per-client opt-ins (the grant; offline_access on devices), user codes
+ * (forgiving input, single use), what /device shows of the device's request and when it asks for the
+ * code to be typed; the guessing limits are test/rate-limit.test.ts's and, across two running
  * servers, e2e/device.spec.ts's.
  */
 process.env.DEVICE_POLL_INTERVAL = "1";
@@ -16,7 +17,7 @@ import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/rou
 import { GET as keysRoute } from "@/app/keys/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoRoute } from "@/app/userinfo/route";
-import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
+import { createClient, rotateClientSecret, updateClient, type ClientSettings } from "@/lib/clients/registry";
 import { confirmUserCode, declineUserCode, lookUpUserCode, openedFromAnotherSite } from "@/lib/device/verification";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { USER_CODE_ALPHABET } from "@/lib/device/user-code";
@@ -39,10 +40,10 @@ const routeFetch = async (url: string, init?: client.CustomFetchOptions) => {
   return handler(request);
 };
 
-async function deviceClient(options: { allowed?: boolean; secret?: boolean } = {}) {
+async function deviceClient(options: { allowed?: boolean; secret?: boolean; settings?: Partial<ClientSettings> } = {}) {
   const { store } = keyfob();
   const app = await createClient(store, { name: "Car display", logoUrl: "https://car.example.com/logo.png" });
-  if (options.allowed !== false) await updateClient(store, app.id, { deviceFlow: true });
+  if (options.allowed !== false) await updateClient(store, app.id, { deviceFlow: true, ...options.settings });
   const secret = options.secret ? await rotateClientSecret(store, app.id) : undefined;
   const config = await client.discovery(new URL(ISSUER), app.id, undefined, secret ? client.ClientSecretBasic(secret) : client.None(), {
     execute: [client.allowInsecureRequests],
@@ -198,6 +199,29 @@ describe("device authorization grant", () => {
     await expect(client.initiateDeviceAuthorization(refused.config, { scope: "openid" })).rejects.toMatchObject({
       error: "unauthorized_client",
     });
+  });
+
+  it("grants a device offline_access only when the client is allowed it on devices, besides refresh tokens", async () => {
+    /** A device's sign-in asking for offline_access, approved on the phone: the token response. */
+    const signIn = async (settings: Partial<ClientSettings>) => {
+      const { id, config } = await deviceClient({ settings });
+      const started = await client.initiateDeviceAuthorization(config, { scope: "openid offline_access" });
+      await approve(started.user_code, "203.0.113.12");
+      const answer = await poll(id, started.device_code);
+      expect(answer.status).toBe(200);
+      const families = await tables(keyfob()).refreshToken.count({ where: { clientId: id } });
+      return { ...answer.body, families } as Record<string, unknown>;
+    };
+    // Allowed refresh tokens, but not on devices: the access token alone, and the response says so.
+    const withoutDevices = await signIn({ refreshTokensAllowed: true });
+    expect(withoutDevices).toMatchObject({ scope: "openid", families: 0 });
+    expect(withoutDevices.refresh_token).toBeUndefined();
+    // Allowed on devices, but not refresh tokens at all: none either.
+    expect((await signIn({ deviceFlowOfflineAccess: true })).refresh_token).toBeUndefined();
+    // Both: a refresh token, with offline_access granted as asked.
+    const both = await signIn({ refreshTokensAllowed: true, deviceFlowOfflineAccess: true });
+    expect(both).toMatchObject({ refresh_token: expect.any(String), families: 1 });
+    expect(both.scope).toBeUndefined();
   });
 
   it("shows at /device when, from which address and from what kind of device the code was asked for", async () => {

@@ -221,6 +221,7 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
     backchannelLogoutUri: found.backchannelLogoutUri,
     backchannelLogoutSessionRequired: found.backchannelLogoutSessionRequired,
     deviceFlow: found.deviceFlow,
+    deviceFlowOfflineAccess: found.deviceFlowOfflineAccess,
     dpopBoundAccessTokens: found.dpopBoundAccessTokens,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
@@ -343,6 +344,7 @@ export const ROUTES: ApiRoute[] = [
       "backchannelLogoutUri",
       "backchannelLogoutSessionRequired",
       "deviceFlow",
+      "deviceFlowOfflineAccess",
       "dpopBoundAccessTokens",
     ],
     handle: async (c) => {

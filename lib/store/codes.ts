@@ -658,7 +658,11 @@ const REDEEM_CODE = {
       a.expires_at, c.refresh_tokens_allowed`,
 };
 
-/** An approved device code, used once (RFC 8628 3.5); its tokens are issued in the login session that approved it. */
+/**
+ * An approved device code, used once (RFC 8628 3.5); its tokens are issued in the login session that
+ * approved it. offline_access needs the client's device_flow_offline_access besides refresh tokens:
+ * a device a person was tricked into approving does not keep access for good unless an admin chose so.
+ */
 const REDEEM_DEVICE_CODE = {
   columns: [] as RequestColumn<GrantRequest>[],
   sql: `UPDATE device_authorizations d SET used_at = r.at
@@ -666,5 +670,5 @@ const REDEEM_DEVICE_CODE = {
     WHERE d.device_code_hash = r.hash AND d.client_id = r.request_client AND d.status = 'approved' AND d.used_at IS NULL AND d.expires_at > r.at
       AND c.id = d.client_id AND c.enabled AND c.device_flow AND (NOT r.secret_checked OR c.secret_hash IS NOT DISTINCT FROM r.secret_hash)
     RETURNING r.i, d.client_id, d.session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
-      d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed`,
+      d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed AND c.device_flow_offline_access AS refresh_tokens_allowed`,
 };
