@@ -117,7 +117,7 @@ test("every setting of a client is edited in the browser and audited with its ol
   await page.route("https://edited.example.com/logo.png", (route) => route.fulfill({ body: png, contentType: "image/png" }));
   await settings.getByLabel("Name").fill("Edited");
   await settings.getByLabel("Logo URL").fill("https://edited.example.com/logo.png");
-  for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Management API", "Require DPoP"])
+  for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Keep devices signed in", "Management API", "Require DPoP"])
     await settings.getByLabel(label).check();
   await settings.getByLabel("keyfob:read", { exact: true }).check();
   await settings.getByLabel("Require pushed authorization requests (PAR)").check();
@@ -140,6 +140,7 @@ test("every setting of a client is edited in the browser and audited with its ol
     requirePkce: true,
     resourceServer: true,
     refreshTokensAllowed: true,
+    deviceFlowOfflineAccess: true,
     managementApi: true,
     requirePushedAuthorizationRequests: true,
     dpopBoundAccessTokens: true,
@@ -180,6 +181,7 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expect(update).toContainText('logoUrl: null -> "https://edited.example.com/logo.png"');
   await expect(update).toContainText("requirePkce: false -> true");
   await expect(update).toContainText("managementApi: false -> true");
+  await expect(update).toContainText("deviceFlowOfflineAccess: false -> true");
   await expect(await details("client.updated", 0)).toContainText("refreshTokensAllowed: true -> false");
   await expect(await details("client.disabled")).toContainText("enabled: true -> false");
   await expect(await details("client.enabled")).toContainText("enabled: false -> true");

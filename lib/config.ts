@@ -535,19 +535,23 @@ const table = {
       doc: "Admin sign-in steps per address.",
     }),
   },
-  /** Guessing user codes on /device (RFC 8628 5.1), limited apart from the protocol's budget. */
+  /**
+   * Guessing user codes on /device (RFC 8628 5.1), limited apart from the protocol's budget. The
+   * overall budget counts wrong codes only, so that many addresses guessing cannot lock out a person
+   * entering a right one (lib/rate-limit.ts limitUserCodeEntry).
+   */
   userCodeLimits: {
     perIp: setting("RATE_LIMIT_USER_CODE_PER_IP", {
       group: "Limits",
       type: rateLimit,
       default: "10/1m",
-      doc: "User codes entered on `/device` per address (against guessing).",
+      doc: "User codes entered on `/device` per address, right or wrong (against guessing).",
     }),
     total: setting("RATE_LIMIT_USER_CODE_TOTAL", {
       group: "Limits",
       type: rateLimit,
       default: "600/1m",
-      doc: "User codes entered on `/device` from all addresses together (against guessing from many).",
+      doc: "Wrong user codes entered on `/device` from all addresses together (against guessing from many). Once they reach it, an address that entered a wrong code itself within the window gets 429 until that code fades (one wrong code per address and window while it lasts); an address without one is still answered, so a right code is never refused for others' guesses.",
     }),
   },
   pendingCaps: {

@@ -18,7 +18,7 @@ import type { Store } from "./store";
  */
 
 /** A limit to check: what is counted (`ip:…`, `client:…`) and how much is allowed. */
-export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip" | "client" | "total" };
+export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip" | "client" };
 
 /**
  * Counts a protocol request (Flow A, /auth, the token endpoints): a client that authenticated with
@@ -51,15 +51,53 @@ export function limitAdminSignIn({ store, config }: Keyfob, ip: string | undefin
     : Promise.resolve();
 }
 
+/** An entry of a user code let through the limits; settled once the code proved right or wrong. */
+export type UserCodeEntry = { settle(wrong: boolean): Promise<void> };
+
+const WRONG_USER_CODES = "user-code-wrong";
+
 /**
- * Counts a user code entered on /device (RFC 8628 5.1: guessing must be limited): against the
- * caller's address (RATE_LIMIT_USER_CODE_PER_IP), then against everyone's together
- * (RATE_LIMIT_USER_CODE_TOTAL), so that many addresses cannot share out a search of the codes.
+ * Counts a user code entered on /device (RFC 8628 5.1: guessing must be limited) against the
+ * caller's address (RATE_LIMIT_USER_CODE_PER_IP). RATE_LIMIT_USER_CODE_TOTAL counts wrong codes from
+ * everyone, never right ones. Once they reach it, an attack is under way: an address may then enter
+ * a code only while it has no wrong code of its own within the window (at most one wrong code per
+ * address and window). Guessing from many addresses stays bounded so (the budget, plus one guess
+ * per address and window), and a person entering the right code from an address of their own is
+ * never refused for others' guesses. Under attack the entry is counted as the address's wrong code
+ * before the code is looked up, in one statement, so that concurrent entries from one address get
+ * one look-up between them; a code that proves right (or could not be one) takes it back. Throws
+ * 429, and 503 when the database cannot count.
  */
-export async function limitUserCodeEntry({ store, config }: Keyfob, ip: string | undefined): Promise<void> {
+export async function limitUserCodeEntry({ store, config }: Keyfob, ip: string | undefined, now = Date.now()): Promise<UserCodeEntry> {
   const { perIp, total } = config.userCodeLimits;
-  if (ip && perIp) await enforceRateLimit(store, "device", { key: `user-code:${addressBucket(ip)}`, limit: perIp, name: "ip" });
-  if (total) await enforceRateLimit(store, "device", { key: "user-code", limit: total, name: "total" });
+  if (ip && perIp) await enforceRateLimit(store, "device", { key: `user-code:${addressBucket(ip)}`, limit: perIp, name: "ip" }, now);
+  if (!total) return { settle: async () => {} };
+  const failClosed = uncounted("device");
+  const seconds = now / 1000;
+  // Callers without a known address (outside Keyfob's server) count as one.
+  const own = `${WRONG_USER_CODES}:${ip ? addressBucket(ip) : "unknown"}`;
+  const countOwn = () => store.limits.hit(own, 1, total.windowSeconds, 1, seconds);
+  const countEveryone = () => store.limits.hit(WRONG_USER_CODES, total.max, total.windowSeconds, shardsFor(total), seconds);
+  const everyone = await store.limits.peek(WRONG_USER_CODES, total.windowSeconds, shardsFor(total), seconds).catch(failClosed);
+  if (slidingEstimate(total, everyone.hits, everyone.previousHits, now) < total.max) {
+    return {
+      async settle(wrong) {
+        if (wrong) await Promise.all([countEveryone(), countOwn()]).catch(failClosed);
+      },
+    };
+  }
+  const reserved = await countOwn().catch(failClosed);
+  if (!reserved.allowed) {
+    rateLimited.inc({ endpoint: "device", limit: "wrong_codes" });
+    // Allowed again once the address's own wrong codes (this refusal's included) have faded to none.
+    const retryAfter = secondsUntilAllowed({ max: 0, windowSeconds: total.windowSeconds }, reserved.hits, reserved.previousHits, now);
+    throw tooManyRequests(retryAfter, "too many wrong codes just now");
+  }
+  return {
+    async settle(wrong) {
+      await (wrong ? countEveryone() : store.limits.takeBack(own, total.windowSeconds, seconds)).catch(failClosed);
+    },
+  };
 }
 
 /**
@@ -131,13 +169,7 @@ async function spendLeased(store: Store, check: LimitCheck, size: number, now: n
 
 /** Counts one hit and refuses (429, Retry-After) when it is over the limit. */
 export async function enforceRateLimit(store: Store, endpoint: string, check: LimitCheck, now = Date.now()): Promise<void> {
-  const failClosed = (error: unknown): never => {
-    // Fail closed: a request that cannot be counted is refused, whatever stopped the count.
-    log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
-    throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, {
-      retryAfter: 5,
-    });
-  };
+  const failClosed = uncounted(endpoint);
   const size = leaseSizeFor(check.limit);
   if (size > 1 && (await spendLeased(store, check, size, now).catch(failClosed))) return;
   const hit = await store.limits
@@ -146,18 +178,31 @@ export async function enforceRateLimit(store: Store, endpoint: string, check: Li
   if (hit.allowed) return;
   rateLimited.inc({ endpoint, limit: check.name });
   const retryAfter = Math.max(1, secondsUntilAllowed(check.limit, hit.hits, hit.previousHits, now));
-  const whose = { ip: "from this address", client: "for this client", total: "from everyone just now" }[check.name];
+  const whose = { ip: "from this address", client: "for this client" }[check.name];
   throw tooManyRequests(retryAfter, `too many requests ${whose}`);
 }
 
-/**
- * Seconds until the sliding-window estimate is back within the limit; 0 when it is within now.
- * estimate(t) = previous × (1 − elapsed(t)/window) + hits.
- */
+/** Fails closed: a request that cannot be counted is refused (503), whatever stopped the count. */
+const uncounted =
+  (endpoint: string) =>
+  (error: unknown): never => {
+    log.error("rate limits could not be counted", { endpoint, cause: describe(error) });
+    throw new OAuthError("temporarily_unavailable", "the service cannot take requests just now; try again shortly", 503, {
+      retryAfter: 5,
+    });
+  };
+
+/** The sliding-window estimate of a count: previous × (1 − elapsed/window) + hits. */
+function slidingEstimate(limit: NonNullable<RateLimit>, hits: number, previousHits: number, now: number): number {
+  const elapsed = (now / 1000) % limit.windowSeconds;
+  return previousHits * (1 - elapsed / limit.windowSeconds) + hits;
+}
+
+/** Seconds until the sliding-window estimate is back within the limit; 0 when it is within now. */
 export function secondsUntilAllowed(limit: NonNullable<RateLimit>, hits: number, previousHits: number, now: number): number {
   const window = limit.windowSeconds;
   const elapsed = (now / 1000) % window;
-  const estimate = previousHits * (1 - elapsed / window) + hits;
+  const estimate = slidingEstimate(limit, hits, previousHits, now);
   if (estimate <= limit.max) return 0;
   const untilNextWindow = window - elapsed;
   // Within this window the estimate falls only as the previous window's weight fades;

@@ -28,7 +28,8 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients end-overlap <client_id>                  end the overlap now: the replaced secret stops working
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
-              [--management-scopes "<scope> ..."] [--require-par yes|no] [--device-flow yes|no] [--dpop yes|no]
+              [--management-scopes "<scope> ..."] [--require-par yes|no] [--device-flow yes|no]
+              [--device-offline-access yes|no] [--dpop yes|no]
               [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]
                                                    change settings: PKCE for a confidential client too (public clients
                                                    always need it), introspecting other clients' tokens, offline_access,
@@ -37,7 +38,9 @@ const USAGE = `Usage: npm run keyfob -- <command>
                                                    keyfob:accounts, keyfob:keys; --require-par: authorization
                                                    requests only through PAR (POST /par, RFC 9126); where logout
                                                    tokens are POSTed when a session ends ("" for none), and
-                                                   whether the client needs sid in them
+                                                   whether the client needs sid in them;
+                                                   --device-offline-access yes: device grants may carry
+                                                   offline_access too (with --refresh-tokens yes)
                                                    --dpop yes: token requests must carry a DPoP proof (RFC 9449),
                                                    every token bound to a key
   redirect-uris add <client_id> <uri>
@@ -89,7 +92,7 @@ const commands: Record<string, Command> = {
       if (c.resourceServer) console.log("    resource server (introspects other clients' tokens)");
       if (c.refreshTokensAllowed) console.log("    refresh tokens allowed");
       if (c.requirePushedAuthorizationRequests) console.log("    pushed authorization requests (PAR) required");
-      if (c.deviceFlow) console.log("    device authorization grant allowed");
+      if (c.deviceFlow) console.log(`    device authorization grant allowed${c.deviceFlowOfflineAccess ? ", with refresh tokens" : ""}`);
       if (c.dpopBoundAccessTokens) console.log("    DPoP required (sender-constrained tokens only)");
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
       for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
@@ -143,6 +146,7 @@ const commands: Record<string, Command> = {
       backchannelLogoutUri: o["backchannel-logout-uri"],
       backchannelLogoutSessionRequired: yes(yesNo(o["backchannel-logout-session-required"], "backchannel-logout-session-required")),
       deviceFlow: yes(yesNo(o["device-flow"], "device-flow")),
+      deviceFlowOfflineAccess: yes(yesNo(o["device-offline-access"], "device-offline-access")),
       dpopBoundAccessTokens: yes(yesNo(o.dpop, "dpop")),
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
@@ -273,6 +277,7 @@ async function main() {
       "refresh-tokens": { type: "string" },
       "management-api": { type: "string" },
       "device-flow": { type: "string" },
+      "device-offline-access": { type: "string" },
       "management-scopes": { type: "string" },
       "require-par": { type: "string" },
       "backchannel-logout-uri": { type: "string" },

@@ -33,11 +33,8 @@ it("changes a client's settings, post-logout URIs and allowed origins, and refus
   const created = await cli("clients", "add", "--name", "SPA");
   const id = /client (\S+) created/.exec(created.stdout)![1];
   expect((await cli("clients", "secret", id)).code).toBe(0);
-  expect(
-    await cli("clients", "set", id, "--require-pkce", "yes", "--resource-server", "yes", "--require-par", "yes", "--device-flow", "yes"),
-  ).toMatchObject({
-    code: 0,
-  });
+  const settings = "--require-pkce yes --resource-server yes --require-par yes --device-flow yes --device-offline-access yes";
+  expect(await cli("clients", "set", id, ...settings.split(" "))).toMatchObject({ code: 0 });
   expect((await cli("clients", "set", id, "--refresh-tokens", "maybe")).stderr).toBe(
     "error: refresh-tokens: --refresh-tokens takes yes or no\n",
   );
@@ -45,7 +42,13 @@ it("changes a client's settings, post-logout URIs and allowed origins, and refus
   expect(await cli("origins", "add", id, "https://spa.example.com")).toMatchObject({ code: 0 });
   expect((await cli("origins", "add", id, "https://spa.example.com/path")).stderr).toMatch(/must be an origin only/);
   const client = await tables(keyfob()).client.findUniqueOrThrow({ where: { id }, include: { allowedOrigins: true } });
-  expect([client.requirePkce, client.resourceServer, client.refreshTokensAllowed, client.deviceFlow]).toEqual([true, true, false, true]);
+  expect([
+    client.requirePkce,
+    client.resourceServer,
+    client.refreshTokensAllowed,
+    client.deviceFlow,
+    client.deviceFlowOfflineAccess,
+  ]).toEqual([true, true, false, true, true]);
   expect(client.requirePushedAuthorizationRequests).toBe(true);
   expect(await tables(keyfob()).postLogoutRedirectUri.count({ where: { clientId: id } })).toBe(1);
   expect(client.allowedOrigins.map((o) => o.origin)).toEqual(["https://spa.example.com"]);

@@ -3,8 +3,10 @@
  * through the real route handlers: /device/authorization, then polls of /token while the user's
  * side (/device, then the hosted login) runs through lib/ (e2e/ walks it in Chromium). The polling
  * answers (authorization_pending, slow_down, access_denied, expired_token), one issuance for many
- * concurrent polls, the per-client opt-in, and user codes (forgiving input, single use); the guessing
- * limits, across two running servers, are e2e/device.spec.ts's.
+ * concurrent polls, the per-client opt-ins (the grant; offline_access on devices), user codes
+ * (forgiving input, single use), what /device shows of the device's request and when it asks for the
+ * code to be typed; the guessing limits are test/rate-limit.test.ts's and, across two running
+ * servers, e2e/device.spec.ts's.
  */
 process.env.DEVICE_POLL_INTERVAL = "1";
 
@@ -15,8 +17,9 @@ import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/rou
 import { GET as keysRoute } from "@/app/keys/route";
 import { POST as tokenRoute } from "@/app/token/route";
 import { GET as userinfoRoute } from "@/app/userinfo/route";
-import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
-import { confirmUserCode, declineUserCode, lookUpUserCode } from "@/lib/device/verification";
+import { createClient, rotateClientSecret, updateClient, type ClientSettings } from "@/lib/clients/registry";
+import { confirmUserCode, declineUserCode, lookUpUserCode, openedFromAnotherSite } from "@/lib/device/verification";
+import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { USER_CODE_ALPHABET } from "@/lib/device/user-code";
 import { completeAuthorization, leaveInteraction } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
@@ -37,10 +40,10 @@ const routeFetch = async (url: string, init?: client.CustomFetchOptions) => {
   return handler(request);
 };
 
-async function deviceClient(options: { allowed?: boolean; secret?: boolean } = {}) {
+async function deviceClient(options: { allowed?: boolean; secret?: boolean; settings?: Partial<ClientSettings> } = {}) {
   const { store } = keyfob();
   const app = await createClient(store, { name: "Car display", logoUrl: "https://car.example.com/logo.png" });
-  if (options.allowed !== false) await updateClient(store, app.id, { deviceFlow: true });
+  if (options.allowed !== false) await updateClient(store, app.id, { deviceFlow: true, ...options.settings });
   const secret = options.secret ? await rotateClientSecret(store, app.id) : undefined;
   const config = await client.discovery(new URL(ISSUER), app.id, undefined, secret ? client.ClientSecretBasic(secret) : client.None(), {
     execute: [client.allowInsecureRequests],
@@ -90,7 +93,7 @@ describe("device authorization grant", () => {
 
     // The page shows the client; typed in lower case without the dash, the code still works.
     const typed = started.user_code.replace("-", "").toLowerCase();
-    expect(await lookUpUserCode(keyfob(), typed, "203.0.113.7")).toEqual({
+    expect(await lookUpUserCode(keyfob(), typed, "203.0.113.7")).toMatchObject({
       userCode: started.user_code,
       clientName: "Car display",
       clientLogoUrl: "https://car.example.com/logo.png",
@@ -196,5 +199,65 @@ describe("device authorization grant", () => {
     await expect(client.initiateDeviceAuthorization(refused.config, { scope: "openid" })).rejects.toMatchObject({
       error: "unauthorized_client",
     });
+  });
+
+  it("grants a device offline_access only when the client is allowed it on devices, besides refresh tokens", async () => {
+    /** A device's sign-in asking for offline_access, approved on the phone: the token response. */
+    const signIn = async (settings: Partial<ClientSettings>) => {
+      const { id, config } = await deviceClient({ settings });
+      const started = await client.initiateDeviceAuthorization(config, { scope: "openid offline_access" });
+      await approve(started.user_code, "203.0.113.12");
+      const answer = await poll(id, started.device_code);
+      expect(answer.status).toBe(200);
+      const families = await tables(keyfob()).refreshToken.count({ where: { clientId: id } });
+      return { ...answer.body, families } as Record<string, unknown>;
+    };
+    // Allowed refresh tokens, but not on devices: the access token alone, and the response says so.
+    const withoutDevices = await signIn({ refreshTokensAllowed: true });
+    expect(withoutDevices).toMatchObject({ scope: "openid", families: 0 });
+    expect(withoutDevices.refresh_token).toBeUndefined();
+    // Allowed on devices, but not refresh tokens at all: none either.
+    expect((await signIn({ deviceFlowOfflineAccess: true })).refresh_token).toBeUndefined();
+    // Both: a refresh token, with offline_access granted as asked.
+    const both = await signIn({ refreshTokensAllowed: true, deviceFlowOfflineAccess: true });
+    expect(both).toMatchObject({ refresh_token: expect.any(String), families: 1 });
+    expect(both.scope).toBeUndefined();
+  });
+
+  it("shows at /device when, from which address and from what kind of device the code was asked for", async () => {
+    const { id } = await deviceClient();
+    const asked = Date.now();
+    const response = await deviceAuthorizationRoute(
+      new Request(`${ISSUER}/device/authorization`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          [CLIENT_IP_HEADER]: "198.51.100.23",
+          "user-agent": "Mozilla/5.0 (Linux; Android 14; BRAVIA 4K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+        },
+        body: new URLSearchParams({ client_id: id, scope: "openid" }),
+      }),
+    );
+    const { user_code: userCode } = (await response.json()) as { user_code: string };
+    const shown = await lookUpUserCode(keyfob(), userCode, "203.0.113.13");
+    expect(shown).toMatchObject({ requestedFrom: "198.51.100.23", requestedBy: { browser: "Chrome 120", os: "Android" } });
+    expect(shown.requestedAt.getTime()).toBeGreaterThanOrEqual(asked - 1000);
+    expect(shown.requestedAt.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("asks for the code to be typed when /device was opened from another site", () => {
+    const opened = (headers: Record<string, string>) => openedFromAnotherSite(new Headers(headers), ISSUER);
+    // A link on another site's page, in a browser that sends Sec-Fetch-Site, whatever its Referer says,
+    expect(opened({ "sec-fetch-site": "cross-site" })).toBe(true);
+    expect(opened({ "sec-fetch-site": "same-site", referer: `${ISSUER}/device` })).toBe(true);
+    // and in one that does not: a Referer of another origin, or one that cannot be read.
+    expect(opened({ referer: "https://attacker.example/phish" })).toBe(true);
+    expect(opened({ referer: `${ISSUER.replace("localhost", "127.0.0.1")}/` })).toBe(true);
+    expect(opened({ referer: "not a url" })).toBe(true);
+    // Opened directly (a scanned QR code, a typed address), from Keyfob's own form, or without either header: shown to confirm.
+    expect(opened({ "sec-fetch-site": "none" })).toBe(false);
+    expect(opened({ "sec-fetch-site": "same-origin" })).toBe(false);
+    expect(opened({ referer: `${ISSUER}/device` })).toBe(false);
+    expect(opened({})).toBe(false);
   });
 });

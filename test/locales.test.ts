@@ -77,6 +77,7 @@ describe("message catalogs", () => {
         os: "Linux",
         device: "Firefox 133 on Linux",
         ip: "203.0.113.7",
+        when: "3 minutes ago",
       };
       for (const [key, message] of catalog) {
         expect(slots(message), key).toEqual(slots(english.get(key)!));

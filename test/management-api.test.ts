@@ -434,6 +434,9 @@ describe("the management API", () => {
     // The device authorization grant (RFC 8628) is allowed per client, off until an admin allows it.
     expect(created.body.deviceFlow).toBe(false);
     expect((await api(token, "PATCH", `/clients/${enc(id)}`, { deviceFlow: true })).body.deviceFlow).toBe(true);
+    // So is offline_access on its device grants.
+    expect(created.body.deviceFlowOfflineAccess).toBe(false);
+    expect((await api(token, "PATCH", `/clients/${enc(id)}`, { deviceFlowOfflineAccess: true })).body.deviceFlowOfflineAccess).toBe(true);
 
     for (const [path, field, value] of [
       ["redirect-uris", "uri", "https://api.example.com/cb"],
@@ -496,6 +499,7 @@ describe("the management API", () => {
     const events = await tables(keyfob()).auditEvent.findMany({ where: { clientId: id }, orderBy: { id: "asc" } });
     expect(new Set(events.map((e) => e.actor))).toEqual(new Set([`api:${caller.clientId}`]));
     expect(events.find((e) => e.action === "client.updated" && e.outcome === "success")!.detail).toContain("requirePkce: false -> true");
+    expect(events.some((e) => e.action === "client.updated" && e.detail === "deviceFlowOfflineAccess: false -> true")).toBe(true);
     expect(events.find((e) => e.action === "client.updated" && e.outcome === "rejected")!.detail).toBe("invalid input: name: required");
     expect(events.find((e) => e.action === "allowed_origin.added")!.detail).toBe(
       'https://spa.example.com; allowedOrigins: [] -> ["https://spa.example.com"]',

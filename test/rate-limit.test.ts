@@ -2,16 +2,20 @@
  * Abuse limits on the real route handlers and PostgreSQL: two Keyfob instances (each with its own
  * connection pool, as two processes have) share one budget per address and per authenticated
  * client, a large budget split into shards admits exactly its limit under concurrency, a request
- * that cannot be counted is refused, and one caller cannot pile up unused challenges or logins.
+ * that cannot be counted is refused, one caller cannot pile up unused challenges or logins, and
+ * guessing user codes from many addresses neither goes unbounded nor locks a person out of /device.
  */
 import { randomUUID } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateChallenge } from "@/lib/actions/generate-challenge";
 import { startAuthorization } from "@/lib/actions/authorize";
+import { deviceAuthorization } from "@/lib/actions/device-authorization";
 import { token } from "@/lib/actions/token";
-import { rotateClientSecret } from "@/lib/clients/registry";
+import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
+import { migrateDatabase } from "@/lib/db/migrate";
+import { confirmUserCode, lookUpUserCode } from "@/lib/device/verification";
 import { createStore } from "@/lib/store";
 import { CLIENT_IP_HEADER, clientIp } from "@/lib/http/client-ip";
 import { endpoint } from "@/lib/http/endpoint";
@@ -20,7 +24,7 @@ import { enforceRateLimit, leaseSizeFor, secondsUntilAllowed, shardsFor } from "
 import type { OAuthError } from "@/lib/oauth/errors";
 import { challengeParams, ISSUER, registerLicense, submit, type License } from "./support/flow-a";
 import { connectionPool, emptyDatabase, tables } from "./support/database";
-import { registerApp } from "./support/flow-b";
+import { FORM, registerApp } from "./support/flow-b";
 
 const limits = (overrides: Partial<Config["rateLimits"]> = {}): Partial<Config> => ({
   rateLimits: { perIp: { max: 5, windowSeconds: 60 }, perClient: { max: 8, windowSeconds: 60 }, adminSignIn: undefined, ...overrides },
@@ -211,6 +215,19 @@ describe("rate limits shared by instances", () => {
     expect(rows.reduce((sum, r) => sum + r.hits, 0)).toBe(size);
   });
 
+  it("reads a sharded count without counting, as both instances counted it", async () => {
+    const limit = { max: 1000, windowSeconds: 60 };
+    const key = `client:peeked-${randomUUID()}`;
+    const now = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? b : a).store.limits.hit(key, limit.max, 60, shardsFor(limit), now / 1000)),
+    );
+    for (const k of [a, b])
+      expect(await k.store.limits.peek(key, 60, shardsFor(limit), now / 1000 + 1)).toEqual({ hits: 30, previousHits: 0 });
+    expect(await a.store.limits.peek(key, 60, shardsFor(limit), now / 1000 + 61)).toEqual({ hits: 0, previousHits: 30 });
+    expect(await a.store.limits.peek(key, 60, shardsFor(limit), now / 1000 + 121)).toEqual({ hits: 0, previousHits: 0 });
+  });
+
   it("counts IPv6 callers per /64", async () => {
     const license = await registerLicense();
     for (let i = 0; i < 5; i++)
@@ -261,6 +278,63 @@ describe("failing closed", () => {
     )(request(freshIp(), { client_id: "anything" }));
     expect(response.status).toBe(503);
     expect(ran).toBe(false);
+  });
+});
+
+describe("user codes guessed from many addresses", () => {
+  // Wrong codes from everyone: 20 an hour (an hour, so that no window ends during the test); entries
+  // per address: 5 a minute.
+  const userCodeLimits = { perIp: { max: 5, windowSeconds: 60 }, total: { max: 20, windowSeconds: 3600 } };
+  /** What /device makes of a typed code: found, unknown, or refused (429) with its description. */
+  const entered = (k: Keyfob, code: string, ip: string) =>
+    lookUpUserCode(k, code, ip).then(
+      () => "found",
+      (error: OAuthError) => (error.status === 429 ? `refused: ${error.message}` : error.why?.code),
+    );
+
+  it("refuses addresses that guessed wrong once the wrong-code budget is spent, never a right code from another address", async () => {
+    // A database of their own: the overall count is one counter for every instance.
+    const url = await emptyDatabase("keyfob_user_code_guessing");
+    await migrateDatabase(url);
+    const [first, second] = [instance({ userCodeLimits }, url), instance({ userCodeLimits }, url)];
+    instances.push(first, second);
+    const device = await createClient(first.store, { name: "Car display" });
+    await updateClient(first.store, device.id, { deviceFlow: true });
+    const response = await endpoint(
+      "device_authorization",
+      deviceAuthorization,
+      () => first,
+    )(
+      new Request(`${ISSUER}/device/authorization`, {
+        method: "POST",
+        headers: { ...FORM, [CLIENT_IP_HEADER]: "198.51.100.250" },
+        body: new URLSearchParams({ client_id: device.id, scope: "openid" }),
+      }),
+    );
+    const { user_code: userCode } = (await response.json()) as { user_code: string };
+
+    // Ten addresses guess twice each, on both instances, within their own budgets: 20 wrong codes.
+    const attackers = Array.from({ length: 10 }, (_, i) => `198.51.100.${i + 1}`);
+    for (let round = 0; round < 2; round++)
+      for (const [i, ip] of attackers.entries()) expect(await entered(i % 2 ? second : first, "BCDF-GHJK", ip)).toBe("user_code_unknown");
+    // The budget is spent: an address that guessed wrong may not guess again, on either instance,
+    for (const [i, ip] of attackers.entries())
+      expect(await entered(i % 2 ? first : second, "BCDF-GHJK", ip)).toMatch(/^refused: too many wrong codes just now/);
+    // an address new to the attack gets one guess, and no second,
+    for (let i = 0; i < 4; i++) {
+      const newcomer = `198.51.100.${50 + i}`;
+      expect(await entered(first, "BCDF-GHJK", newcomer)).toBe("user_code_unknown");
+      expect(await entered(second, "BCDF-GHJK", newcomer)).toMatch(/^refused: too many wrong codes/);
+    }
+    // not even with its guesses sent at once,
+    const burst = await Promise.all(Array.from({ length: 5 }, (_, i) => entered(i % 2 ? second : first, "BCDF-GHJK", "198.51.100.60")));
+    expect(burst.filter((answer) => answer === "user_code_unknown")).toHaveLength(1);
+    expect(burst.filter((answer) => answer?.startsWith("refused: too many wrong codes"))).toHaveLength(4);
+    // and a person typing the code on their device, from their own address, is let through on either
+    // instance: looked up, then confirmed (a right code is not counted as the address's wrong one).
+    const person = "198.51.100.200";
+    expect(await entered(second, userCode, person)).toBe("found");
+    expect(await confirmUserCode(first, userCode, { ip: person })).toEqual(expect.any(String));
   });
 });
 

@@ -2,19 +2,22 @@
  * /device: the verification page of the device authorization grant (RFC 8628 3.3), phone-first.
  * Without a code: a form for the code the device shows. With one (typed, or from the device's QR
  * code, verification_uri_complete): the application's logo and name, the code, and "Is this code on
- * your screen?"; Yes opens the hosted login, whose end comes back here (?result=). Looking a code up
- * counts against the user-code limits (lib/device/verification.ts).
+ * your screen?" with when and from where the device asked; Yes opens the hosted login, whose end
+ * comes back here (?result=). A code in the URL of a visit from another site's page is not shown:
+ * the person types the code their device shows (lib/device/verification.ts openedFromAnotherSite).
+ * Looking a code up counts against the user-code limits.
  */
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
-import { getTranslations } from "next-intl/server";
+import { headers } from "next/headers";
+import { getFormatter, getTranslations } from "next-intl/server";
 import { HtmlLang } from "@/components/login/html-lang";
 import { isHttpsUrl } from "@/components/login/https-url";
 import { SubmitButton } from "@/components/login/submit-button";
 import { AuthShell, buttonStyles, Notice } from "@/components/login/ui";
 import { reasonText } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
-import { lookUpUserCode, type PendingDevice } from "@/lib/device/verification";
+import { lookUpUserCode, openedFromAnotherSite, type PendingDevice } from "@/lib/device/verification";
 import { toOAuthError } from "@/lib/http/respond";
 import { keyfob } from "@/lib/runtime";
 import { loginClient } from "../auth/session-cookie";
@@ -50,8 +53,10 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
     );
   }
 
-  const typed = one(query.user_code);
-  const errorShown = one(query.error);
+  // A code from another site's link is someone's choice: the person types the one on their device.
+  const foreign = query.user_code !== undefined && openedFromAnotherSite(await headers(), keyfob().config.issuerUrl);
+  const typed = foreign ? undefined : one(query.user_code);
+  const errorShown = foreign ? undefined : one(query.error);
   let problem: string | undefined = {
     unknown: reasonText(locale, { code: "user_code_unknown" }),
     too_many: t("tooMany"),
@@ -90,6 +95,9 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
         >
           {pending.userCode}
         </p>
+        <p className="mb-4 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="device-request">
+          {await requestedLine(pending, locale)}
+        </p>
         <p className="mb-6 text-sm leading-relaxed text-slate-700 dark:text-slate-300">{t("confirmHint")}</p>
         <div className="flex flex-col gap-3">
           <form action={confirmCode}>
@@ -119,6 +127,13 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
           </Notice>
         </div>
       )}
+      {foreign && (
+        <div className="mb-4">
+          <Notice tone="warning" testId="device-type-code">
+            {t("typeCode")}
+          </Notice>
+        </div>
+      )}
       <form method="get" action="/device" className="flex flex-col gap-4">
         <label className="flex flex-col gap-2 text-sm font-medium" htmlFor="user_code">
           {t("codeLabel")}
@@ -143,4 +158,15 @@ export default async function DevicePage({ searchParams }: { searchParams: Promi
       </form>
     </AuthShell>
   );
+}
+
+/** "Requested 3 minutes ago from IP address 203.0.113.7, by Chrome 120 on Android.": a device that is not theirs shows. */
+async function requestedLine({ requestedAt, requestedFrom, requestedBy }: PendingDevice, locale: string): Promise<string> {
+  const t = await getTranslations({ locale, namespace: "device" });
+  const account = await getTranslations({ locale, namespace: "account" });
+  const when = (await getFormatter({ locale })).relativeTime(requestedAt, new Date());
+  if (!requestedFrom) return t("requestedUnknown", { when });
+  const { browser, os } = requestedBy;
+  const device = browser && os ? account("device", { browser, os }) : (browser ?? os);
+  return device ? t("requestedBy", { when, ip: requestedFrom, device }) : t("requested", { when, ip: requestedFrom });
 }

@@ -23,20 +23,22 @@ export type DeviceAuthorizationResponse = {
  * `POST /device/authorization` (RFC 8628 3.1): a device code for the device to poll /token with,
  * and a user code for the user to enter at /device on another screen (or to scan, in
  * verification_uri_complete). Public clients send their client_id, confidential ones authenticate
- * as at /token; either must be allowed the grant by an admin. Without `scope`, `openid`.
+ * as at /token; either must be allowed the grant by an admin. Without `scope`, `openid`. When and
+ * from where the device asked (its address, its User-Agent) are kept for /device to show.
  */
 export async function deviceAuthorization(
   keyfob: Keyfob,
   request: HttpRequest,
   params: Params,
-  _caller: Caller,
+  caller: Caller,
 ): Promise<DeviceAuthorizationResponse> {
   const { store, config } = keyfob;
   const client = await authenticateCachedClient(keyfob.clients, request, params);
   await requireDeviceFlow(keyfob, client);
   const scope = parseScope(params.get("scope") ?? "openid").join(" ");
   const deviceCode = randomOpaque();
-  const expiresAt = new Date(Date.now() + config.deviceCodeTtl * 1000);
+  const createdAt = new Date();
+  const expiresAt = new Date(createdAt.getTime() + config.deviceCodeTtl * 1000);
   // A user code already in use (one in 2.6·10^10 per live code) is drawn again.
   for (;;) {
     const userCode = newUserCode();
@@ -47,7 +49,10 @@ export async function deviceAuthorization(
         clientId: client.id,
         scope,
         pollInterval: config.devicePollInterval,
+        createdAt,
         expiresAt,
+        requestIp: caller.ip ?? null,
+        requestUserAgent: request.headers.get("user-agent")?.slice(0, 300) ?? null,
       });
       const verificationUri = `${config.issuerUrl}/device`;
       return {

@@ -113,6 +113,7 @@ const actions = {
       backchannelLogoutUri: z.preprocess((v) => (v === null ? "" : v), text(2000).optional()),
       backchannelLogoutSessionRequired: flag,
       deviceFlow: flag,
+      deviceFlowOfflineAccess: flag,
       dpopBoundAccessTokens: flag,
     }),
     (k, a, { clientId, ...changes }) =>

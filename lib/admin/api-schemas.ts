@@ -61,6 +61,9 @@ export const clientSchema = z.object({
     }),
   backchannelLogoutSessionRequired: z.boolean().meta({ description: "the client needs sid in ID and logout tokens" }),
   deviceFlow: z.boolean().meta({ description: "may use the device authorization grant (RFC 8628)" }),
+  deviceFlowOfflineAccess: z
+    .boolean()
+    .meta({ description: "its device grants may carry offline_access (a refresh token), with refreshTokensAllowed too" }),
   dpopBoundAccessTokens: z.boolean().meta({ description: "token requests must carry a DPoP proof (RFC 9449 5.2)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),

@@ -228,6 +228,7 @@ function clientView(found: NonNullable<Awaited<ReturnType<typeof ops.getClient>>
     backchannelLogoutUri: found.backchannelLogoutUri,
     backchannelLogoutSessionRequired: found.backchannelLogoutSessionRequired,
     deviceFlow: found.deviceFlow,
+    deviceFlowOfflineAccess: found.deviceFlowOfflineAccess,
     dpopBoundAccessTokens: found.dpopBoundAccessTokens,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
@@ -350,6 +351,7 @@ export const ROUTES: ApiRoute[] = [
       "backchannelLogoutUri",
       "backchannelLogoutSessionRequired",
       "deviceFlow",
+      "deviceFlowOfflineAccess",
       "dpopBoundAccessTokens",
     ],
     handle: async (c) => {

@@ -28,6 +28,10 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
   },
   refreshTokensAllowed: { type: "boolean", description: "may get refresh tokens (offline_access)" },
   deviceFlow: { type: "boolean", description: "may use the device authorization grant (RFC 8628)" },
+  deviceFlowOfflineAccess: {
+    type: "boolean",
+    description: "its device grants may carry offline_access (a refresh token), with refreshTokensAllowed too; off by default",
+  },
   managementApi: { type: "boolean", description: "may get management API tokens with client_credentials (confidential clients only)" },
   managementScopes: {
     type: "array",

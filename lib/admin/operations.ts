@@ -130,6 +130,7 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
     backchannelLogoutUri: client.backchannelLogoutUri,
     backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
     deviceFlow: client.deviceFlow,
+    deviceFlowOfflineAccess: client.deviceFlowOfflineAccess,
     dpopBoundAccessTokens: client.dpopBoundAccessTokens,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),

@@ -3,44 +3,95 @@
  * code the device shows (or opens verification_uri_complete), sees which application asks, confirms
  * that the code is on their screen, and signs in through the hosted login, whose interaction
  * approves the device authorization (completeAuthorization) or, cancelled, denies it. Every entry of
- * a code counts against the user-code limits (per address and overall, across instances) first.
+ * a code counts against its address's limit first, and a wrong one against everyone's wrong codes
+ * (lib/rate-limit.ts, across instances).
  */
 import { createDeviceInteraction } from "../interactions/interactions";
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 import { limitUserCodeEntry } from "../rate-limit";
+import { describeDevice, type Device } from "../sessions/device";
 import { formatUserCode, normalizeUserCode, userCodeDigest } from "./user-code";
 
-/** What /device shows to confirm a code: the code as shown on the device, and the application asking. */
-export type PendingDevice = { userCode: string; clientName: string; clientLogoUrl: string | null };
+/**
+ * What /device shows to confirm a code: the code as shown on the device, the application asking, and
+ * when, from which address and what kind of device it asked (the device as its User-Agent says,
+ * which its maker chooses: only names the parser knows are shown, never the header itself).
+ */
+export type PendingDevice = {
+  userCode: string;
+  clientName: string;
+  clientLogoUrl: string | null;
+  requestedAt: Date;
+  requestedFrom: string | null;
+  requestedBy: Device;
+};
 
 const unknownCode = () => invalidRequest({ code: "user_code_unknown" });
 
-/** A typed code's canonical form and digest, after it was counted; refused when it cannot be one of ours. */
-async function countedCode(keyfob: Keyfob, typed: string, ip: string | undefined) {
-  await limitUserCodeEntry(keyfob, ip);
+/**
+ * What `find` makes of a typed code (by its canonical form and digest), under the user-code limits:
+ * refused over them, or when `find` finds nothing. A code that could be a device's and is not is a
+ * wrong code; one that cannot be (badly formed), or whose look-up failed, is not counted as one.
+ */
+async function entered<T>(
+  keyfob: Keyfob,
+  typed: string,
+  ip: string | undefined,
+  find: (code: { canonical: string; digest: string }) => Promise<T | undefined>,
+): Promise<T> {
+  const entry = await limitUserCodeEntry(keyfob, ip);
   const canonical = normalizeUserCode(typed);
-  if (!canonical) throw unknownCode();
-  return { canonical, digest: userCodeDigest(canonical) };
+  let found: T | undefined;
+  try {
+    found = canonical ? await find({ canonical, digest: userCodeDigest(canonical) }) : undefined;
+  } catch (error) {
+    await entry.settle(false);
+    throw error;
+  }
+  await entry.settle(canonical !== undefined && found === undefined);
+  if (found === undefined) throw unknownCode();
+  return found;
 }
 
 /** The application behind a pending user code, for the user to confirm; refused when the code is unknown, used or expired. */
-export async function lookUpUserCode(keyfob: Keyfob, typed: string, ip: string | undefined): Promise<PendingDevice> {
-  const { canonical, digest } = await countedCode(keyfob, typed, ip);
-  const found = await keyfob.store.codes.findDeviceByUserCode(digest, new Date());
-  if (!found) throw unknownCode();
-  return { userCode: formatUserCode(canonical), clientName: found.client.name, clientLogoUrl: found.client.logoUrl };
+export function lookUpUserCode(keyfob: Keyfob, typed: string, ip: string | undefined): Promise<PendingDevice> {
+  return entered(keyfob, typed, ip, async ({ canonical, digest }) => {
+    const found = await keyfob.store.codes.findDeviceByUserCode(digest, new Date());
+    return (
+      found && {
+        userCode: formatUserCode(canonical),
+        clientName: found.client.name,
+        clientLogoUrl: found.client.logoUrl,
+        requestedAt: found.createdAt,
+        requestedFrom: found.requestIp,
+        requestedBy: describeDevice(found.requestUserAgent),
+      }
+    );
+  });
+}
+
+/**
+ * Whether /device was opened from another site's page (a link, a form, a redirect through one): its
+ * Sec-Fetch-Site says cross-site or same-site, or, from a browser that does not send it, its Referer
+ * has another origin than the issuer's. The code in such a visit's URL was chosen by whoever made
+ * that page, maybe someone phishing for a device grant: the person is asked to type the code their
+ * device shows instead. Opened directly (a scanned QR code, a typed address: `none`) or from
+ * Keyfob's own form (`same-origin`), the code in the URL is shown to confirm.
+ */
+export function openedFromAnotherSite(headers: { get(name: string): string | null }, issuerUrl: string): boolean {
+  const site = headers.get("sec-fetch-site");
+  if (site) return site !== "none" && site !== "same-origin";
+  const referer = headers.get("referer");
+  return referer !== null && URL.parse(referer)?.origin !== new URL(issuerUrl).origin;
 }
 
 /**
  * "Yes, this code is on my screen": uses the user code up and starts the hosted login that will
  * approve its device authorization; the interaction's id, for the login page.
  */
-export async function confirmUserCode(keyfob: Keyfob, typed: string, context: { ip?: string; uiLocales?: string }): Promise<string> {
-  const { digest } = await countedCode(keyfob, typed, context.ip);
-  const interactionId = await createDeviceInteraction(keyfob, digest, context);
-  if (!interactionId) throw unknownCode();
-  return interactionId;
+export function confirmUserCode(keyfob: Keyfob, typed: string, context: { ip?: string; uiLocales?: string }): Promise<string> {
+  return entered(keyfob, typed, context.ip, ({ digest }) => createDeviceInteraction(keyfob, digest, context));
 }
 
 /**
@@ -48,8 +99,6 @@ export async function confirmUserCode(keyfob: Keyfob, typed: string, context: { 
  * (access_denied at its next poll), audited with the account of the browser's session, if it has one.
  */
 export async function declineUserCode(keyfob: Keyfob, typed: string, context: { ip?: string; accountId?: string }): Promise<void> {
-  const { digest } = await countedCode(keyfob, typed, context.ip);
-  const clientId = await keyfob.store.codes.declineUserCode(digest, new Date());
-  if (!clientId) throw unknownCode();
+  const clientId = await entered(keyfob, typed, context.ip, ({ digest }) => keyfob.store.codes.declineUserCode(digest, new Date()));
   keyfob.audit.record({ action: "device.denied", outcome: "access_denied", clientId, ...context, detail: "declined at /device" });
 }

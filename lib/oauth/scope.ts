@@ -3,9 +3,10 @@ import { OAuthError } from "./errors";
 /**
  * `offline_access` (OpenID Connect Core 11) asks for a refresh token. It is granted only in the code
  * flow, to a client an admin allowed refresh tokens (Client.refreshTokensAllowed): Keyfob's condition
- * in place of prompt=consent. Otherwise it is dropped from the granted scope, never an error: the
- * code exchange then says so in the token response's `scope`, and Flow A, which issues no refresh
- * tokens, leaves it out of its tokens (lib/tokens/issue.ts).
+ * in place of prompt=consent; and in the device flow, to one allowed them on devices as well
+ * (Client.deviceFlowOfflineAccess). Otherwise it is dropped from the granted scope, never an error:
+ * the code exchange and the device's poll then say so in the token response's `scope`, and Flow A,
+ * which issues no refresh tokens, leaves it out of its tokens (lib/tokens/issue.ts).
  */
 export const OFFLINE_ACCESS = "offline_access";
 

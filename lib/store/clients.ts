@@ -49,6 +49,8 @@ export type ClientSettings = {
   backchannelLogoutSessionRequired: boolean;
   /** May use the device authorization grant (RFC 8628). */
   deviceFlow: boolean;
+  /** Its device grants may carry offline_access (a refresh token), if it is allowed refresh tokens too. */
+  deviceFlowOfflineAccess: boolean;
   /** Token requests must carry a DPoP proof: its access tokens are always bound to a key (RFC 9449 5.2). */
   dpopBoundAccessTokens: boolean;
 };
@@ -66,6 +68,7 @@ const SETTINGS = {
   backchannelLogoutUri: true,
   backchannelLogoutSessionRequired: true,
   deviceFlow: true,
+  deviceFlowOfflineAccess: true,
   dpopBoundAccessTokens: true,
 } as const;
 

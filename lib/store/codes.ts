@@ -291,12 +291,19 @@ export function codeStatements({ db, pool }: Connection) {
       await refusingDuplicates(db.deviceAuthorization.create({ data }));
     },
 
-    /** The pending, unexpired device authorization of a user code, with what /device shows of its client. */
+    /** The pending, unexpired device authorization of a user code, with what /device shows of it and its client. */
     async findDeviceByUserCode(userCodeHash: string, now: Date) {
       return (
         (await db.deviceAuthorization.findFirst({
           where: { userCodeHash, status: "pending", expiresAt: { gt: now }, client: { enabled: true, deviceFlow: true } },
-          select: { scope: true, expiresAt: true, client: { select: { name: true, logoUrl: true } } },
+          select: {
+            scope: true,
+            createdAt: true,
+            requestIp: true,
+            requestUserAgent: true,
+            expiresAt: true,
+            client: { select: { name: true, logoUrl: true } },
+          },
         })) ?? undefined
       );
     },
@@ -645,6 +652,8 @@ const REDEEM_CODE = {
 /**
  * An approved device code, used once (RFC 8628 3.5); its tokens are issued in the login session
  * that approved it, which must not have ended (logout, revocation, an unlinked way in).
+ * offline_access needs the client's device_flow_offline_access besides refresh tokens: a device a
+ * person was tricked into approving does not keep access for good unless an admin chose so.
  */
 const REDEEM_DEVICE_CODE = {
   columns: [] as RequestColumn<GrantRequest>[],
@@ -655,5 +664,5 @@ const REDEEM_DEVICE_CODE = {
       AND ${ACCOUNT_ACTIVE("d.account_id")}
       AND EXISTS (SELECT 1 FROM login_sessions approving WHERE approving.id_hash = d.session_id AND approving.revoked_at IS NULL)
     RETURNING r.i, d.client_id, d.session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
-      d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed`,
+      d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed AND c.device_flow_offline_access AS refresh_tokens_allowed`,
 };

@@ -22,7 +22,10 @@ export type ConnectionOptions = { poolSize?: number; preparedStatements?: boolea
  * is unknown, or already exists, on the next). `statementTimeoutMs` is PostgreSQL's
  * statement_timeout, set when each connection starts (a pooler refuses that parameter).
  */
-export function createConnection(url: string, { poolSize = 10, preparedStatements = true, statementTimeoutMs }: ConnectionOptions = {}): Connection {
+export function createConnection(
+  url: string,
+  { poolSize = 10, preparedStatements = true, statementTimeoutMs }: ConnectionOptions = {},
+): Connection {
   const options = {
     connectionString: url,
     max: poolSize,

@@ -19,5 +19,33 @@ export function limitStatements({ pool }: Connection) {
       });
       return rows[0];
     },
+
+    /**
+     * The hits on `key` (summed over its `shards`, named as keyfob_rate_limit_hit names them) in the
+     * window of `nowSeconds` and the one before, without counting one: for a rule that looks at a
+     * count another action keeps.
+     */
+    async peek(key: string, windowSeconds: number, shards: number, nowSeconds: number): Promise<Omit<RateLimitHitRow, "allowed">> {
+      const keys = shards === 1 ? [key] : Array.from({ length: shards }, (_, i) => `${key}#${i}`);
+      const { rows } = await pool.query<Omit<RateLimitHitRow, "allowed">>({
+        name: "keyfob_rate_limit_peek",
+        text: `WITH w AS (SELECT floor($2::double precision / $3)::bigint AS w)
+               SELECT coalesce(sum(CASE WHEN t."window" = w.w THEN t.hits ELSE 0 END), 0)::integer AS hits,
+                      coalesce(sum(CASE WHEN t."window" = w.w THEN t.previous_hits WHEN t."window" = w.w - 1 THEN t.hits ELSE 0 END), 0)::integer
+                        AS "previousHits"
+               FROM w LEFT JOIN rate_limits t ON t.key = ANY ($1)`,
+        values: [keys, nowSeconds, windowSeconds],
+      });
+      return rows[0];
+    },
+
+    /** Takes back a hit counted on a one-row `key` in the window of `nowSeconds` (one that proved not to count). */
+    async takeBack(key: string, windowSeconds: number, nowSeconds: number): Promise<void> {
+      await pool.query({
+        name: "keyfob_rate_limit_take_back",
+        text: `UPDATE rate_limits SET hits = hits - 1 WHERE key = $1 AND "window" = floor($2::double precision / $3)::bigint AND hits > 0`,
+        values: [key, nowSeconds, windowSeconds],
+      });
+    },
   };
 }

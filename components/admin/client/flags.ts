@@ -10,6 +10,7 @@ export const CLIENT_FLAGS = [
   "resourceServer",
   "refreshTokensAllowed",
   "deviceFlow",
+  "deviceFlowOfflineAccess",
   "dpopBoundAccessTokens",
   "managementApi",
   "backchannelLogoutSessionRequired",
@@ -42,13 +43,22 @@ export const CLIENT_OPTIONS: { name: ClientFlag; label: string; hint: (client: A
   {
     name: "refreshTokensAllowed",
     label: "Refresh tokens",
-    hint: () => "May ask for the offline_access scope and get a refresh token with its tokens.",
+    hint: () =>
+      "May ask for the offline_access scope and get a refresh token with its tokens (on devices, only with Keep devices signed in).",
   },
   {
     name: "deviceFlow",
     label: "Device flow",
     hint: () =>
       "May sign users in on a screen without a keyboard (TV, car, terminal): the user enters a short code at /device on a phone (RFC 8628).",
+  },
+  {
+    name: "deviceFlowOfflineAccess",
+    label: "Keep devices signed in",
+    hint: (client) =>
+      client.refreshTokensAllowed
+        ? "Devices may get a refresh token (offline_access) too. Off: a device's sign-in ends with its access token, so a code someone was tricked into approving does not give a device access for good."
+        : "Devices may get a refresh token (offline_access) too; needs Refresh tokens above.",
   },
   {
     name: "dpopBoundAccessTokens",
