@@ -399,7 +399,7 @@ describe("caps on what one caller can leave waiting", () => {
     const from = (ip: string) => generateOn(k)(request(ip, challengeParams(license)));
     const first = await generated(await from("2001:db8:99:1::1"));
     await generated(await from("2001:db8:99:1:ffff::2"));
-    expect((await from("2001:db8:99:1::1:2:3:4")).status).toBe(429);
+    expect((await from("2001:db8:99:1:1:2:3:4")).status).toBe(429);
     expect((await from("2001:db8:99:2::1")).status).toBe(200);
     expect((await signed(license, first)).status).toBe(200);
     expect((await from("2001:db8:99:1::3")).status).toBe(200);
