@@ -35,10 +35,10 @@ afterAll(() => other.close());
 
 const admin = { accountId: "0x0000000000000000000000000000000000000001", label: "incident-test", scopes: ALL_SCOPES };
 
-/** A public client allowed the device grant and refresh tokens. */
+/** A public client allowed the device grant, with refresh tokens on devices. */
 async function deviceClient() {
   const app = await createClient(keyfob().store, { name: "Set-top box" });
-  await updateClient(keyfob().store, app.id, { deviceFlow: true, refreshTokensAllowed: true });
+  await updateClient(keyfob().store, app.id, { deviceFlow: true, refreshTokensAllowed: true, deviceFlowOfflineAccess: true });
   return app.id;
 }
 
