@@ -84,26 +84,17 @@ async function nothingIssued(clientId: string) {
 }
 
 describe("an approved device authorization the device has not redeemed", () => {
-  it("ends when the account is blocked on another instance", async () => {
-    const clientId = await deviceClient();
-    const started = await startDevice(clientId);
-    const identity = google();
-    await approve(started.user_code, identity);
-    const accountId = await resolveAccount(keyfob(), identity);
-    expect(await runAdminAction(other, admin, "account.block", { accountId })).toMatchObject({ ok: true });
-    expect(await poll(clientId, started.device_code)).toMatchObject({ status: 400, body: { error: "access_denied" } });
-    await nothingIssued(clientId);
-  });
-
-  it("ends when the account is deleted", async () => {
-    const clientId = await deviceClient();
-    const started = await startDevice(clientId);
-    const identity = google();
-    await approve(started.user_code, identity);
-    const accountId = await resolveAccount(keyfob(), identity);
-    expect(await runAdminAction(other, admin, "account.delete", { accountId })).toMatchObject({ ok: true });
-    expect(await poll(clientId, started.device_code)).toMatchObject({ status: 400, body: { error: "access_denied" } });
-    await nothingIssued(clientId);
+  it("ends when the account is blocked or deleted on another instance", async () => {
+    for (const action of ["account.block", "account.delete"] as const) {
+      const clientId = await deviceClient();
+      const started = await startDevice(clientId);
+      const identity = google();
+      await approve(started.user_code, identity);
+      const accountId = await resolveAccount(keyfob(), identity);
+      expect(await runAdminAction(other, admin, action, { accountId })).toMatchObject({ ok: true });
+      expect(await poll(clientId, started.device_code), action).toMatchObject({ status: 400, body: { error: "access_denied" } });
+      await nothingIssued(clientId);
+    }
   });
 
   it("ends when the login session that approved it ends (/session/end)", async () => {
