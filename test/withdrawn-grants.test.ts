@@ -69,9 +69,12 @@ async function poll(clientId: string, deviceCode: string) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** A phone's address of its own for each approval: each entry of a code counts against its address's budget. */
+let phones = 0;
+
 /** The user approves the device on their phone with `identity`: the session token of that login. */
 async function approve(userCode: string, identity: LoginIdentity) {
-  const interactionId = await confirmUserCode(keyfob(), userCode, { ip: "203.0.113.40" });
+  const interactionId = await confirmUserCode(keyfob(), userCode, { ip: `198.18.40.${++phones}` });
   const { location, newSession } = await completeAuthorization(keyfob(), interactionId, { identity });
   expect(location).toBe("/device?result=approved");
   return newSession!.token;
