@@ -1,5 +1,5 @@
 /**
- * The README's configuration tables and .env.example, made from the settings table in config.ts
+ * docs/configuration.md's tables and .env.example, made from the settings table in config.ts
  * (npm run docs:config writes them; test/config-docs.test.ts fails when they differ).
  */
 import { configFormats, configGroups, configSettings, type ConfigGroup, type Setting } from "./config";
@@ -21,11 +21,11 @@ function shownDefault(setting: Setting): string {
   return setting.default === "" ? "empty" : `\`${setting.default}\``;
 }
 
-/** The configuration section between the markers, markers included. */
-export function readmeTables(): string {
+/** The configuration tables between the markers, markers included. */
+export function configTables(): string {
   const parts = [START, configFormats];
   for (const [group, intro, settings] of byGroup()) {
-    parts.push(`### ${group}`);
+    parts.push(`## ${group}`);
     if (intro) parts.push(intro);
     const rows = settings.map((s) => `| \`${s.env}\` | ${shownDefault(s)} | ${s.doc} |`);
     parts.push(["| Variable | Default | Meaning |", "|---|---|---|", ...rows].join("\n"));
@@ -34,18 +34,19 @@ export function readmeTables(): string {
   return parts.join("\n\n");
 }
 
-/** The README with its configuration section made anew; throws when the markers are missing. */
-export function withReadmeTables(readme: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md: expected the markers ${START} … ${END}`);
-  return readme.slice(0, start) + readmeTables() + readme.slice(end + END.length);
+/** docs/configuration.md with its tables made anew; throws when the markers are missing. */
+export function withConfigTables(page: string): string {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`docs/configuration.md: expected the markers ${START} … ${END}`);
+  return page.slice(0, start) + configTables() + page.slice(end + END.length);
 }
 
-/** Markdown as a comment's plain text: no code quotes or emphasis, links as their address. */
+/** Markdown as a comment's plain text: no code quotes or emphasis, links as their address (docs pages by name). */
 function plain(markdown: string): string {
   return markdown
-    .replace(/\[([^\]]+)\]\(#[^)]+\)/g, "$1 in README.md")
+    .replace(/\[([^\]]+)\]\(#[^)]+\)/g, "$1 in docs/configuration.md")
+    .replace(/\[([^\]]+)\]\(([\w-]+\.md)(#[^)]*)?\)/g, "$1 in docs/$2")
     .replace(/\[([^\]]+)\]\(([^)]+)\)/g, (_, text: string, url: string) => (url.includes(text) ? url : `${text} (${url})`))
     .replace(/\*\*|`/g, "");
 }

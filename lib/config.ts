@@ -110,7 +110,7 @@ const networks = z.string().transform((value, ctx): Network[] => {
 });
 
 /**
- * The configuration's sections, in the order the README and .env.example show them, each with an
+ * The configuration's sections, in the order docs/configuration.md and .env.example show them, each with an
  * optional introduction (Markdown).
  */
 export const configGroups = {
@@ -232,7 +232,7 @@ const databaseExample = "postgresql://keyfob:password@db.internal:5432/keyfob";
 
 /**
  * Every setting, once: its variable, type and checks, default and documentation, under the Config
- * property it fills. The README's table and .env.example are made from it (npm run docs:config).
+ * property it fills. docs/configuration.md's tables and .env.example are made from it (npm run docs:config).
  */
 const table = {
   issuerUrl: setting("ISSUER_URL", {
@@ -278,7 +278,7 @@ const table = {
     group: "Database",
     type: postgresUrl,
     example: databaseExample,
-    doc: "PostgreSQL URL for requests: the server, or a transaction pooler in front of it (PgBouncer; see [Several instances](#several-instances-on-one-postgresql)). Unset: embedded PostgreSQL under `DATA_DIR`.",
+    doc: "PostgreSQL URL for requests: the server, or a transaction pooler in front of it (PgBouncer; see [Several instances](deployment.md#several-instances-on-one-postgresql)). Unset: embedded PostgreSQL under `DATA_DIR`.",
   }),
   databaseDirectUrl: setting("DATABASE_DIRECT_URL", {
     group: "Database",
@@ -331,7 +331,7 @@ const table = {
     type: rpcUrls,
     default: "",
     example: "https://rpc.one.example.com,https://rpc.two.example.com",
-    doc: "JSON-RPC endpoints for ERC-1271/6492 checks and ENS profiles (https, or http on loopback), comma separated: independent providers that must agree on a contract signature (see `RPC_QUORUM` and [Security](#security)). Empty: contract accounts are refused, and no ENS claims.",
+    doc: "JSON-RPC endpoints for ERC-1271/6492 checks and ENS profiles (https, or http on loopback), comma separated: independent providers that must agree on a contract signature (see `RPC_QUORUM` and [Security](security.md)). Empty: contract accounts are refused, and no ENS claims.",
   }),
   rpcQuorum: setting("RPC_QUORUM", {
     group: "Sign-in",
@@ -348,7 +348,7 @@ const table = {
       .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x address")
       .transform((value) => value.toLowerCase() as `0x${string}`),
     default: "0xeeeeeeee14d718c2b47d9923deab1335e144eeee",
-    doc: "The ENS Universal Resolver asked (through the first `RPC_URL` that answers) for a wallet's primary name and avatar, the `profile` scope's claims; the default is mainnet's. ENS is display data: no quorum (see [Security](#security)).",
+    doc: "The ENS Universal Resolver asked (through the first `RPC_URL` that answers) for a wallet's primary name and avatar, the `profile` scope's claims; the default is mainnet's. ENS is display data: no quorum (see [Security](security.md)).",
   }),
   ensTimeout: setting("ENS_TIMEOUT", {
     group: "Sign-in",
@@ -607,7 +607,7 @@ const table = {
     type: networks,
     default: "",
     example: "127.0.0.0/8,::1/128",
-    doc: "Networks besides the public internet that back-channel logout URIs may point at: addresses and CIDR ranges (`10.20.0.0/16`, `fd12:3456::/48`). Empty: public unicast addresses only, never loopback, private, link-local, shared (CGNAT), unique-local or metadata ones (see [Back-channel logout](#back-channel-logout-openid-connect-back-channel-logout-10)). `127.0.0.0/8,::1/128` allows relying parties on this machine, for development.",
+    doc: "Networks besides the public internet that back-channel logout URIs may point at: addresses and CIDR ranges (`10.20.0.0/16`, `fd12:3456::/48`). Empty: public unicast addresses only, never loopback, private, link-local, shared (CGNAT), unique-local or metadata ones (see [Back-channel logout](endpoints.md#back-channel-logout-openid-connect-back-channel-logout-10)). `127.0.0.0/8,::1/128` allows relying parties on this machine, for development.",
   }),
   metricsPort: setting("METRICS_PORT", {
     group: "Operations",

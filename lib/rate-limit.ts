@@ -103,6 +103,7 @@ export async function limitUserCodeEntry({ store, config }: Keyfob, ip: string |
 /**
  * A shard's share of a budget: large enough that what each shard may leave unused (less than one
  * hit) is lost in the budget, small enough that a busy key gets a shard per concurrent request.
+ * Shards: see docs/decisions/2026-11-24-rate-limit-shards.md
  */
 const SHARD_SHARE = 250;
 const MAX_SHARDS = 16;
@@ -113,8 +114,7 @@ export const shardsFor = (limit: NonNullable<RateLimit>) => Math.min(MAX_SHARDS,
  * (at most 1/LEASE_SHARE of a shard's share), spent without a round trip until they run out or the
  * window ends. They are counted when leased, so the budget's bound stays exact across instances; an
  * instance loses what it leaves unspent at the window's end, and a small budget (one shard) is counted
- * hit by hit as before. Measured (npm run bench, /token): the count was one of an exchange's three
- * statements, about 0.3 ms of server and PostgreSQL CPU per request.
+ * hit by hit as before. Leases: see docs/decisions/2026-11-24-rate-limit-leases.md
  */
 const LEASE_SHARE = 100;
 const MAX_LEASE = 64;

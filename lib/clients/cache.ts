@@ -13,8 +13,7 @@ type Entry = { client: TokenClientRow | undefined; loadedAt: number };
 
 /**
  * What the token endpoints need of a client (TokenClientRow), kept in memory so that a request does not
- * pay a query for it: the client lookup was one of the /token exchange's four round trips
- * (bench/README.md).
+ * pay a query for it. Client cache: see docs/decisions/2026-11-23-client-cache.md
  *
  * It stays exact across instances: every change to clients, redirect_uris and allowed_origins,
  * whoever makes it (dashboard, CLI, management API, plain SQL), fires a trigger that NOTIFYs

@@ -61,9 +61,9 @@ const cachedAuthentications = new WeakMap<HttpRequest, Promise<AuthenticatedClie
 
 /**
  * The same, reading the client from the instance's client cache (lib/clients/cache.ts) rather than
- * the database: the /token exchange's client lookup, one round trip of four (bench/README.md).
- * Done once per request: the rate limits' confidentialClientId and the action share it (the
- * second pass, with its secret hash, cost 0.08 ms of /token's CPU in the 2026-11-24 profile).
+ * the database (see docs/decisions/2026-11-23-client-cache.md). Done once per request: the rate
+ * limits' confidentialClientId and the action share it (see
+ * docs/decisions/2026-11-24-client-authenticated-once-per-request.md).
  */
 export function authenticateCachedClient(
   clients: ClientCache,

@@ -12,8 +12,7 @@ const MAX_ENTRIES = 2048;
  * reading it back: its statement then checks everything else (lib/store/codes.ts
  * consumeChallenge). This is only a shortcut: the challenge row stays the truth, every check runs
  * in the statement, and a submission elsewhere, or one the shortcut cannot accept, reads the row.
- * Measured (npm run bench, Flow A): reading the challenge back was one of a handshake's three
- * statements, 0.12 ms of PostgreSQL's time and a round trip of the server's.
+ * One statement: see docs/decisions/2026-11-24-flow-a-submission-in-one-statement.md
  */
 export class IssuedChallenges {
   private readonly entries = new Map<string, IssuedChallenge>();

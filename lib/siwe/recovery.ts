@@ -5,15 +5,15 @@ import { getAddress, hashMessage, keccak256, recoverMessageAddress, type Address
 /** Recovers the address that signed `message` (EIP-191), or undefined when the signature is not a valid one. */
 export type Recover = (message: string, signature: Hex) => Promise<Address | undefined>;
 
-/** Recovery with viem's pure-JS secp256k1 on the calling thread (about 2 ms a call on this machine). */
+/** Recovery with viem's pure-JS secp256k1 on the calling thread (milliseconds a call). */
 export const recoverWithViem: Recover = (message, signature) => recoverMessageAddress({ message, signature }).catch(() => undefined);
 
 /** The part of the `secp256k1` package used here: libsecp256k1's public-key recovery. */
 type Libsecp256k1 = { ecdsaRecover(signature: Uint8Array, recovery: number, hash: Uint8Array, compressed: boolean): Uint8Array };
 
 /**
- * Recovery with libsecp256k1 (the `secp256k1` package's prebuilt addon): about 0.05 ms a call
- * against viem's 2 ms (bench/README.md), so it runs on the event loop. Undefined where the addon
+ * Recovery with libsecp256k1 (the `secp256k1` package's prebuilt addon): fast enough to run on the
+ * event loop (see docs/decisions/2026-11-23-libsecp256k1-recovery.md). Undefined where the addon
  * does not load (another platform without a compiler): `secp256k1/bindings` is the addon alone,
  * where the package's main entry would fall back silently to a pure-JS curve slower than viem.
  * Accepts what viem accepts: 65 bytes, v as 27/28 or 0/1; anything else recovers nothing.
@@ -50,11 +50,11 @@ export type Recovery = Recover & { engine: "libsecp256k1" | "viem"; threads: num
 
 /**
  * The server's recovery. With libsecp256k1, on the event loop: a call costs less than handing it to
- * a worker thread and back (measured in bench/README.md), so `threads` is not used. Without it (or
- * with `engine: "viem"`), viem on `threads` worker threads: a few ms a call, so the event loop keeps
- * serving meanwhile and the other cores share the work; 0 runs viem on the event loop. The workers
- * start on the first call (a CLI never pays for them) and never keep the process alive. The worker
- * is plain CommonJS evaluated from a string, so it runs the same under Next's bundler, tsx and vitest.
+ * a worker thread and back, so `threads` is not used. Without it (or with `engine: "viem"`), viem
+ * on `threads` worker threads: a few ms a call, so the event loop keeps serving meanwhile and the
+ * other cores share the work; 0 runs viem on the event loop. The workers start on the first call (a
+ * CLI never pays for them) and never keep the process alive. The worker is plain CommonJS evaluated
+ * from a string, so it runs the same under Next's bundler, tsx and vitest.
  */
 export function createRecovery(
   threads: number,

@@ -24,8 +24,8 @@ export type AuditFilter = { action?: string; clientId?: string; accountId?: stri
 export function auditStatements({ db, pool }: Connection) {
   return {
     /**
-     * Events in one prepared statement, a column per array: Prisma's createMany of a 60-event batch (a
-     * quarter second of /token at 250/s) cost 13.9 ms of CPU against 0.84 ms for this (bench/README.md).
+     * Events in one prepared statement, a column per array, not Prisma's createMany: see
+     * docs/decisions/2026-11-23-audit-events-in-one-statement.md
      */
     async insertBatch(events: AuditEventInput[]): Promise<void> {
       const column = (field: keyof AuditEventInput) => events.map((event) => event[field] ?? null);

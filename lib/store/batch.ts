@@ -7,11 +7,8 @@ import { statementBatchSize } from "../metrics";
  * go together as ONE execution of the statement over arrays of their values, one transaction and
  * one WAL flush for all of them. Each row is still checked and used on its own in that statement:
  * of two calls for the same code, or of calls on two instances, exactly one gets it, as before.
- *
- * Measured (npm run bench, /token, 2026-11-27): each statement cost the server a socket write and
- * wake-up of its PostgreSQL backend (0.47 ms of main thread per exchange in the profile), and
- * PostgreSQL an executor start over a dozen tables and indexes and a commit; those are now paid
- * once per batch.
+ * A statement's fixed cost (a socket write, a backend's wake-up, an executor start, a commit) is
+ * paid once per batch. Group commit: see docs/decisions/2026-11-27-group-commit.md
  *
  * A call waits only while `inFlight` batches are already running, so a lone request goes at once.
  * A batch still running after `stalledMs` (waiting on a row lock, or on a connection that stopped

@@ -9,9 +9,9 @@ import type { TokenRecord } from "./tokens";
  * hosted login's interactions, authorization codes, device authorizations (RFC 8628), and passkey
  * challenges. Flow A's statements and the code exchange's are
  * plain SQL on the pool, as named (prepared) statements: each step is one round trip with no ORM
- * query compilation, which measured at a third of Flow A's server time, and cost more than the rest
- * of the exchange's database work (bench/README.md). Those that every request of Flow A and the
- * code exchange runs are batched (lib/store/batch.ts): concurrent requests share one execution.
+ * query compilation (see docs/decisions/2026-11-21-hot-statements-in-plain-sql.md). Those that
+ * every request of Flow A and the code exchange runs are batched (lib/store/batch.ts): concurrent
+ * requests share one execution.
  */
 
 export type NewChallenge = {
@@ -166,7 +166,7 @@ export function codeStatements({ db, pool }: Connection) {
     /**
      * Stores a challenge if its client exists, is enabled and has `domain` as a redirect URI, and the
      * caller (`ip`) has fewer than `perIp` unused, unexpired ones, in one statement (batched with
-     * concurrent ones): the client check and the insert were two round trips (bench/README.md).
+     * concurrent ones), not two round trips (see docs/decisions/2026-11-21-hot-statements-in-plain-sql.md).
      * Nothing else's challenges are touched: a caller's are never pushed out by other callers'
      * requests, whatever client or address those name (the sweep bounds the total, trimming the
      * callers that hold the most first). Says which condition failed, if one did.
@@ -279,8 +279,8 @@ export function codeStatements({ db, pool }: Connection) {
      * token at once) and, when offline_access is granted (the client
      * allowed refresh tokens), the first refresh token of a new family. Of concurrent redemptions
      * exactly one gets the grant; the token remembers its code, so reusing the code finds it to
-     * revoke. Undefined when any check fails. Measured (npm run bench, /token): reading the code
-     * first was one of the exchange's round trips, about 0.3 ms of server and PostgreSQL CPU each.
+     * revoke. Undefined when any check fails. One statement, not a read first: see
+     * docs/decisions/2026-11-24-code-redeemed-in-one-statement.md
      * Concurrent redemptions go in one statement (batched, lib/store/batch.ts), each checked alone.
      */
     redeemCode(redemption: CodeRedemption, caller: Caller, now = new Date()): Promise<RedeemedGrant | undefined> {
@@ -567,9 +567,8 @@ function grantRedeemer<G extends GrantRedemption>(
 
 /**
  * Batches of a single-use statement: one at a time per statement and instance, so that the calls
- * arriving meanwhile make the next one larger; at most 64 requests in one. Measured (npm run bench,
- * Flow A, 2026-11-27): with two at a time a batch served 1.8 requests and Keyfob made 0.71 of its
- * durable floor's handshakes; with one, 2.9 and 0.93. A batch waits only on the rows of its own
+ * arriving meanwhile make the next one larger; at most 64 requests in one. One at a time, not two:
+ * see docs/decisions/2026-11-27-group-commit.md. A batch waits only on the rows of its own
  * requests (a code's login session under revocation, a state consumed elsewhere), as they did; one
  * that takes over 100 ms (ten times a batch's time under that load) lets the next go beside it.
  */

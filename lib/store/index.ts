@@ -8,8 +8,9 @@
  * across them; changes.ts, the change feed).
  *
  * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
- * statements, where a measured round trip or Prisma's query compilation mattered (bench/README.md:
- * Flow A, the code exchange, refresh, token checks, the client cache's load, audit batches), and
+ * statements, where a measured round trip or Prisma's query compilation mattered (Flow A, the code
+ * exchange, refresh, token checks, the client cache's load, audit batches; see
+ * docs/decisions/2026-11-21-hot-statements-in-plain-sql.md), and
  * for what Prisma cannot say (CTEs that consume and insert in one statement, the rate-limit
  * counter's database function, LISTEN/NOTIFY). Callers outside lib/store never see Prisma or pg: they call these functions
  * (tests and the benchmark arrange and inspect rows through rawConnection). Rows come back with

@@ -7,7 +7,7 @@ import { utc, type Connection } from "./connection";
  * Access tokens (issued_tokens) and refresh-token families. The statements that issue a token
  * (client_credentials, a refresh token's rotation; Flow A's and the code exchange's: ./codes.ts)
  * and the check of a presented token are plain SQL on the pool, as named (prepared) statements:
- * Prisma's query compilation cost more than the rest of the exchange's database work (bench/README.md).
+ * see docs/decisions/2026-11-21-hot-statements-in-plain-sql.md
  */
 
 /** What to record of an access token, so it can be revoked, introspected and listed. */
