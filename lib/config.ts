@@ -267,12 +267,6 @@ const table = {
     example: "1",
     doc: "Worker threads for EIP-191 signature recovery (CPU-bound); `0` runs it on the event loop.",
   }),
-  protocolDispatch: setting("PROTOCOL_DISPATCH", {
-    group: "Server",
-    type: z.enum(["direct", "next"], "expected direct or next"),
-    default: "direct",
-    doc: "Who answers the protocol endpoints (`/token`, `/token/revoke`, `/token/introspect`, `/par`, `/userinfo`, Flow A, `/keys`, discovery, health) under `npm start`/`npm run serve`: `direct`, their route handlers called by Keyfob's server without Next.js's request pipeline (`server/protocol-routes.ts`, faster), or `next`. `npm run dev` always uses Next.js.",
-  }),
 
   databaseUrl: setting("DATABASE_URL", {
     group: "Database",

@@ -3,7 +3,8 @@
  * unset), applies pending migrations, then serves on PORT (server/serve.ts).
  *   npm start          build if the sources changed since the last build, then serve
  *   npm run serve      serve the existing build (e.g. several instances on one PostgreSQL)
- *   npm run dev        development server with reloading
+ *   npm run dev        development server: Next.js reloads pages, and a change to the code the
+ *                      protocol routes run restarts the process (tsx watch)
  */
 import "../server/threadpool";
 import "../server/no-source-maps";

@@ -1,12 +1,10 @@
 /**
- * Keyfob's HTTP server: Next.js's request handler behind a node:http server of our own, so that
- * the handlers learn the caller's real address (the socket, or X-Forwarded-For through
- * TRUSTED_PROXIES only), metrics can have a port of their own, and SIGTERM drains in-flight
- * requests before the database pool closes.
- *
- * In production the protocol endpoints (/token, Flow A, /keys, discovery, /userinfo, revocation,
- * introspection, health) are answered by their route handlers directly, without Next's request
- * pipeline (server/protocol-routes.ts); they answer as soon as the server listens, while Next.js
+ * Keyfob's HTTP server: a node:http server of our own that answers the protocol routes itself
+ * (lib/http/routes.ts, through server/protocol.ts) and hands every other request to Next.js (pages,
+ * server actions, the browser's redirect endpoints), in every mode, `npm run dev` included. So the
+ * handlers learn the caller's real address (the socket, or X-Forwarded-For through TRUSTED_PROXIES
+ * only), metrics can have a port of their own, and SIGTERM drains in-flight requests before the
+ * database pool closes. The protocol routes answer as soon as the server listens, while Next.js
  * prepares itself for the pages, which wait for it.
  */
 import http from "node:http";
@@ -14,11 +12,11 @@ import path from "node:path";
 import type { Config } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
 import { isClientAbort } from "../lib/http/respond";
-import { dispatch, loadDispatchTable, protocolHandler } from "./protocol-routes";
+import { protocolRoute, serveProtocol } from "./protocol";
 import { isServerAction, loadServerActionScreen, screenServerAction } from "./server-actions";
 import { log } from "../lib/log";
 import { hasControlCharacter } from "../lib/oauth/params";
-import { beginDraining, closeKeyfob, isDraining } from "../lib/runtime";
+import { beginDraining, closeKeyfob, isDraining, keyfob } from "../lib/runtime";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 
@@ -31,8 +29,6 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
   // React and Next pick their production or development builds when first loaded.
   (process.env as Record<string, string>).NODE_ENV ??= options.dev ? "development" : "production";
   const server = http.createServer();
-  // Under `next dev` (or PROTOCOL_DISPATCH=next) Next.js serves every route, so that edits reload.
-  const protocol = options.dev || config.protocolDispatch === "next" ? undefined : await loadDispatchTable();
   const origin = new URL(config.issuerUrl).origin;
 
   const { default: next } = await import("next");
@@ -61,8 +57,8 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
     delete request.headers[CLIENT_IP_HEADER];
     const ip = clientAddress(request, config.trustProxy);
     if (ip) request.headers[CLIENT_IP_HEADER] = ip;
-    const handler = protocol && protocolHandler(protocol, request);
-    (handler ? dispatch(handler, origin, request, response) : handle(request, response)).catch((error: unknown) =>
+    const route = protocolRoute(request);
+    (route ? serveProtocol(keyfob(), route, origin, request, response) : handle(request, response)).catch((error: unknown) =>
       requestFailed(error, request, response),
     );
   });
@@ -129,14 +125,14 @@ async function drain(server: http.Server, timeoutMs: number): Promise<void> {
 
 /** Prometheus metrics on a port of their own (METRICS_PORT): GET /metrics, nothing else. */
 async function serveMetrics(port: number, host: string | undefined): Promise<http.Server> {
-  const { metricsResponse } = await import("../lib/http/metrics");
+  const { allMetrics } = await import("../lib/http/metrics");
   const server = http.createServer(async (request, response) => {
     if (request.method !== "GET" || request.url?.split("?")[0] !== "/metrics") {
       response.writeHead(404).end();
       return;
     }
-    const answer = await metricsResponse();
-    response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(await answer.text());
+    const answer = await allMetrics();
+    response.writeHead(answer.status, answer.headers).end(answer.body);
   });
   await listen(server, port, host);
   log.info("metrics listening", { port });

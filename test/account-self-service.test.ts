@@ -13,7 +13,6 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { describe, expect, it } from "vitest";
 import { accountLoginUrl, accountReturnUri } from "@/lib/accounts/account-login";
-import { POST as tokenRoute } from "@/app/token/route";
 import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
@@ -30,6 +29,9 @@ import { SoftAuthenticator } from "./support/authenticator";
 import { expectError, ISSUER } from "./support/flow-a";
 import { activeUser, authorizeQuery, FORM, google, registerApp, signedInNow, token, userinfo } from "./support/flow-b";
 import { tables } from "./support/database";
+import { route } from "./support/routes";
+
+const tokenRoute = route("/token");
 
 const CHROME_ON_MAC =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";

@@ -9,8 +9,6 @@
  */
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DELETE, GET } from "@/app/api/admin/v1/[[...path]]/route";
-import { POST as tokenRoute } from "@/app/token/route";
 import { ROUTES } from "@/lib/admin/api";
 import { parseAuditQuery } from "@/lib/admin/audit-filter";
 import { parseDay, parseHolderQuery, parseSearch } from "@/lib/admin/filters";
@@ -18,6 +16,11 @@ import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "
 import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
 import { tables } from "./support/database";
+import { route } from "./support/routes";
+
+const DELETE = route("/api/admin/v1");
+const GET = route("/api/admin/v1");
+const tokenRoute = route("/token");
 
 const CONTROLS = ["\x00", "\x01", "\t", "\n", "\r", "\x1b", "\x1f", "\x7f"];
 const enc = encodeURIComponent;

@@ -8,8 +8,6 @@ import { randomBytes } from "node:crypto";
 import { ALL_SCOPES } from "@/lib/admin/access";
 import { getAddress } from "viem";
 import { expect, it } from "vitest";
-import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
-import { POST as tokenRoute } from "@/app/token/route";
 import { AuditLog, type AuditEntry } from "@/lib/audit";
 import { auditEventsDropped } from "@/lib/metrics";
 import { blockAccount, updateClient as changeSettings } from "@/lib/admin/operations";
@@ -19,6 +17,10 @@ import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 import { authorize, FORM, registerApp } from "./support/flow-b";
 import { tables } from "./support/database";
+import { route } from "./support/routes";
+
+const submitChallengeRoute = route("/auth/web3/submit_challenge");
+const tokenRoute = route("/token");
 
 it("records every issuance with the endpoint, the caller's address, the client and the account", async () => {
   const db = tables(keyfob());

@@ -9,8 +9,6 @@
 import { decodeJwt } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/route";
-import { POST as tokenRoute } from "@/app/token/route";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { deleteAccount } from "@/lib/accounts/directory";
 import { startAuthorization } from "@/lib/actions/authorize";
@@ -36,6 +34,10 @@ import { LOOPBACK_NETWORKS, sessionWith, TestRp, until } from "./support/backcha
 import { ISSUER } from "./support/flow-a";
 import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
 import { authorizeQuery, FORM, google, registerApp, tokenRequest, type App } from "./support/flow-b";
+import { route } from "./support/routes";
+
+const deviceAuthorizationRoute = route("/device/authorization");
+const tokenRoute = route("/token");
 
 // Before any Keyfob is built: this file's instances, its command-line runs and protocol processes deliver to the RPs on loopback.
 process.env.BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS = LOOPBACK_NETWORKS;

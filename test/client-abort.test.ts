@@ -3,20 +3,21 @@
  * error (nor answered as an outage: Node fails the request's stream with Error "aborted", code
  * ECONNRESET, which read as a database reset made it a 503 "dependency unavailable"). Both ways a
  * body is read, behind real node:http servers, with a raw socket that sends half a body and closes:
- * 1. by a protocol endpoint's wrapper (lib/http/endpoint.ts), from the node request itself, as
+ * 1. by a page endpoint's wrapper (lib/http/endpoint.ts), from the node request itself, as
  *    Next.js hands it over (app-route's NextRequest takes the IncomingMessage as its body);
- * 2. by Keyfob's server before the handler (server/protocol-routes.ts's dispatch), whose failures
+ * 2. by Keyfob's server before a protocol route (server/protocol.ts), whose failures
  *    server/serve.ts's requestFailed logs.
  */
 import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { POST as tokenPost } from "@/app/token/route";
 import { isClientAbort, toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
-import { dispatch } from "@/server/protocol-routes";
+import { keyfob } from "@/lib/runtime";
+import { protocolRoute, serveProtocol } from "@/server/protocol";
 import { requestFailed } from "@/server/serve";
+import { POST as authorizePost } from "@/app/auth/route";
 import { ISSUER } from "./support/flow-a";
 
 afterEach(() => vi.restoreAllMocks());
@@ -47,7 +48,7 @@ function spyOnLog() {
 }
 
 describe("a client that closes the connection mid-request", () => {
-  it("is a 4xx logged at info by a protocol endpoint reading the body (as under Next.js)", async () => {
+  it("is a 4xx logged at info by a page endpoint reading the body (as under Next.js)", async () => {
     const logged = spyOnLog();
     let status = 0;
     const server = await serverWith(async (request, response) => {
@@ -57,12 +58,12 @@ describe("a client that closes the connection mid-request", () => {
         body: request as unknown as BodyInit,
         duplex: "half",
       } as RequestInit);
-      const answer = await tokenPost(web);
+      const answer = await authorizePost(web);
       status = answer.status;
       response.writeHead(answer.status).end(await answer.text());
     });
     try {
-      await abortMidBody(server.port, "/token");
+      await abortMidBody(server.port, "/auth");
       await server.handled;
     } finally {
       await server.close();
@@ -70,16 +71,17 @@ describe("a client that closes the connection mid-request", () => {
     expect(logged.error).not.toHaveBeenCalled();
     expect(logged.info).toHaveBeenCalledWith(
       "request refused",
-      expect.objectContaining({ endpoint: "token", status: 400, error: "invalid_request" }),
+      expect.objectContaining({ endpoint: "authorize", status: 400, error: "invalid_request" }),
     );
     expect(status).toBe(400);
   });
 
   it("is logged at info by Keyfob's server when it reads the body for a protocol endpoint", async () => {
     const logged = spyOnLog();
-    const handler = vi.fn(async () => new Response("{}"));
     const server = await serverWith((request, response) =>
-      dispatch(handler, ISSUER, request, response).catch((error: unknown) => requestFailed(error, request, response)),
+      serveProtocol(keyfob(), protocolRoute(request)!, ISSUER, request, response).catch((error: unknown) =>
+        requestFailed(error, request, response),
+      ),
     );
     try {
       await abortMidBody(server.port, "/token");
@@ -87,7 +89,8 @@ describe("a client that closes the connection mid-request", () => {
     } finally {
       await server.close();
     }
-    expect(handler).not.toHaveBeenCalled();
+    // The route never ran: nothing was counted or refused.
+    expect(logged.info).not.toHaveBeenCalledWith("request refused", expect.anything());
     expect(logged.error).not.toHaveBeenCalled();
     expect(logged.info).toHaveBeenCalledWith("request aborted by the client", { path: "/token", error: "Error" });
   });

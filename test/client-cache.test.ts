@@ -12,13 +12,10 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
-import { exchangeCode } from "@/lib/actions/exchange-code";
 import { CLIENT_CHANNEL } from "@/lib/clients/cache";
-import { token } from "@/lib/actions/token";
 import { addAllowedOrigin, addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
-import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { authenticateCachedClient, clientSecretHash } from "@/lib/oauth/client-auth";
 import { opaqueDigest } from "@/lib/oauth/opaque";
@@ -27,6 +24,7 @@ import { within } from "./support/cli";
 import { connectionPool, emptyDatabase } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, FORM, google, pkce, type App } from "./support/flow-b";
+import { route } from "./support/routes";
 
 let config: Config;
 let a: Keyfob;
@@ -94,7 +92,7 @@ async function exchange(k: Keyfob, app: App, authorizationCode: string, secret =
     headers: { ...FORM, authorization: basic(app, secret) },
     body: new URLSearchParams({ grant_type: "authorization_code", code: authorizationCode, redirect_uri: app.redirectUri }),
   });
-  const response = await endpoint("token", exchangeCode, () => k)(request);
+  const response = await route("/token", () => k)(request);
   const body = await response.json();
   return {
     status: response.status,
@@ -111,7 +109,7 @@ async function adminToken(k: Keyfob, app: App) {
     headers: { ...FORM, authorization: basic(app, app.secret!) },
     body: "grant_type=client_credentials",
   });
-  const response = await endpoint("token", token, () => k)(request);
+  const response = await route("/token", () => k)(request);
   const body = await response.json();
   return { status: response.status, error: body.error as string | undefined, description: body.error_description as string | undefined };
 }

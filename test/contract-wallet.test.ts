@@ -10,20 +10,15 @@ import { bytesToHex, concatHex, getAddress, serializeErc6492Signature, type Addr
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as jwksRoute } from "@/app/.well-known/jwks.json/route";
-import { POST as generateChallengeRoute } from "@/app/auth/web3/generate_challenge/route";
-import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
 import { accountLoginUrl } from "@/lib/accounts/account-login";
 import { resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { redeemCode } from "@/lib/actions/exchange-code";
-import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { adminRedirectUri, beginAdminLogin, ensureAdminClient, finishAdminLogin } from "@/lib/admin/session";
 import { ADMIN_CLIENT_ID } from "@/lib/clients/client-id";
 import { addRedirectUri, createClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
-import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { findSession } from "@/lib/sessions/login-session";
@@ -35,6 +30,11 @@ import { compileContracts, startLocalChain, type LocalChain } from "./chain/loca
 import { deployLicenseAccounts, randomSalt, type LicenseAccounts } from "./chain/license-accounts";
 import { tables } from "./support/database";
 import { signedInNow } from "./support/flow-b";
+import { route } from "./support/routes";
+
+const generateChallengeRoute = route("/auth/web3/generate_challenge");
+const jwksRoute = route("/.well-known/jwks.json");
+const submitChallengeRoute = route("/auth/web3/submit_challenge");
 
 type Handler = (request: Request) => Promise<Response>;
 type Reply = { status: number; headers: Headers; body: Record<string, unknown> };
@@ -128,12 +128,8 @@ function submit(clientId: string, state: string, signature: Hex, handler: Handle
 }
 
 /** submit_challenge exactly as the route serves it, but on another Keyfob (another RPC_URL). */
-function submitOn(other: Keyfob): Handler {
-  return endpoint(
-    "submit_challenge",
-    (k, request, params, caller) => submitChallenge(k, request, params, caller),
-    () => other,
-  );
+function submitOn(other: Keyfob): (request: Request) => Promise<Response> {
+  return route("/auth/web3/submit_challenge", () => other);
 }
 
 /** A Keyfob on the same database as the routes, with its chain verifier on `rpcUrl`. */

@@ -12,11 +12,6 @@ process.env.DEVICE_POLL_INTERVAL = "1";
 
 import * as client from "openid-client";
 import { describe, expect, it } from "vitest";
-import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
-import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/route";
-import { GET as keysRoute } from "@/app/keys/route";
-import { POST as tokenRoute } from "@/app/token/route";
-import { GET as userinfoRoute } from "@/app/userinfo/route";
 import { createClient, rotateClientSecret, updateClient, type ClientSettings } from "@/lib/clients/registry";
 import { confirmUserCode, declineUserCode, lookUpUserCode, openedFromAnotherSite } from "@/lib/device/verification";
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
@@ -25,6 +20,13 @@ import { completeAuthorization, leaveInteraction } from "@/lib/interactions/inte
 import { keyfob } from "@/lib/runtime";
 import { tables } from "./support/database";
 import { ISSUER } from "./support/flow-a";
+import { route } from "./support/routes";
+
+const deviceAuthorizationRoute = route("/device/authorization");
+const discoveryRoute = route("/.well-known/openid-configuration");
+const keysRoute = route("/keys");
+const tokenRoute = route("/token");
+const userinfoRoute = route("/userinfo");
 
 const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
   "/.well-known/openid-configuration": () => discoveryRoute(new Request(`${ISSUER}/.well-known/openid-configuration`)),

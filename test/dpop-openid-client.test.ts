@@ -10,8 +10,6 @@ import * as client from "openid-client";
 import { decodeJwt } from "jose";
 import ts from "typescript";
 import { afterAll, expect, it } from "vitest";
-import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
-import { GET as keysRoute } from "@/app/keys/route";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { integration } from "@/lib/admin/integration";
 import { addRedirectUri, createClient, updateClient } from "@/lib/clients/registry";
@@ -19,7 +17,10 @@ import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
-import { routesOn } from "./support/routes";
+import { routesOn, route } from "./support/routes";
+
+const discoveryRoute = route("/.well-known/openid-configuration");
+const keysRoute = route("/keys");
 
 const strict = createKeyfob({ ...keyfob().config, dpopNonceRequired: true, recoveryThreads: 0 }, keyfob().store);
 afterAll(() => strict.close());

@@ -10,10 +10,6 @@ import { randomUUID } from "node:crypto";
 import { ALL_SCOPES } from "@/lib/admin/access";
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
-import { POST as introspectRoute } from "@/app/token/introspect/route";
-import { POST as tokenRoute } from "@/app/token/route";
-import { GET as userinfoGet } from "@/app/userinfo/route";
 import { updateClient as changeClient } from "@/lib/admin/operations";
 import { updateClient } from "@/lib/clients/registry";
 import { sweepExpired } from "@/lib/housekeeping";
@@ -24,7 +20,12 @@ import { tables } from "./support/database";
 import { challengeParams, expectError, ISSUER, registerLicense, requestChallenge, submitParams, type License } from "./support/flow-a";
 import { authorize, basic, registerApp, tokenRequest, type App } from "./support/flow-b";
 import { startProtocolProcess, type ProtocolProcess } from "./support/protocol-process";
-import { formPost, routesOn } from "./support/routes";
+import { formPost, routesOn, route } from "./support/routes";
+
+const discoveryRoute = route("/.well-known/openid-configuration");
+const introspectRoute = route("/token/introspect");
+const tokenRoute = route("/token");
+const userinfoGet = route("/userinfo");
 
 type Key = { privateKey: CryptoKey; publicKey: CryptoKey; jkt: string };
 
@@ -313,7 +314,7 @@ describe("client_credentials with DPoP", () => {
     const body = await (await tokenRoute(request)).json();
     expect(body).toMatchObject({ token_type: "DPoP", scope: "keyfob:read" });
     expect(decodeJwt(body.access_token).cnf).toEqual({ jkt: key.jkt });
-    const { GET: adminApi } = await import("@/app/api/admin/v1/[[...path]]/route");
+    const adminApi = route("/api/admin/v1");
     const url = `${ISSUER}/api/admin/v1/clients`;
     const asBearer = await adminApi(new Request(url, { headers: { authorization: `Bearer ${body.access_token}` } }));
     expect(asBearer.status).toBe(401);

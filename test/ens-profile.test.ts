@@ -10,9 +10,6 @@ import { decodeJwt } from "jose";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
-import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/route";
-import { POST as tokenRoute } from "@/app/token/route";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { createClient, updateClient } from "@/lib/clients/registry";
 import { confirmUserCode } from "@/lib/device/verification";
@@ -28,6 +25,11 @@ import { startLocalChain, type LocalChain } from "./chain/local-chain";
 import { tables } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, registerApp, token, userinfo, type App } from "./support/flow-b";
+import { route } from "./support/routes";
+
+const deviceAuthorizationRoute = route("/device/authorization");
+const discoveryRoute = route("/.well-known/openid-configuration");
+const tokenRoute = route("/token");
 
 let chain: LocalChain;
 let ens: LocalEns;

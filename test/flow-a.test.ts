@@ -6,12 +6,7 @@ import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseSiweMessage } from "viem/siwe";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { GET as jwksAlias } from "@/app/.well-known/jwks.json/route";
-import { GET as discovery } from "@/app/.well-known/openid-configuration/route";
-import { GET as keysRoute } from "@/app/keys/route";
-import { submitChallenge } from "@/lib/actions/submit-challenge";
 import { revokeSigner, setClientEnabled } from "@/lib/clients/registry";
-import { endpoint } from "@/lib/http/endpoint";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
@@ -30,6 +25,11 @@ import {
   type License,
 } from "./support/flow-a";
 import { tables } from "./support/database";
+import { route } from "./support/routes";
+
+const discovery = route("/.well-known/openid-configuration");
+const jwksAlias = route("/.well-known/jwks.json");
+const keysRoute = route("/keys");
 
 let jwks: ReturnType<typeof createLocalJWKSet>;
 
@@ -46,9 +46,8 @@ async function handshake(license: License, account = license.owner, overrides: R
 
 /** submit_challenge answered by instance `k` rather than the process-wide one. */
 function submitOn(k: Keyfob, license: License, state: string, signature: string) {
-  return endpoint(
-    "submit_challenge",
-    (k2, request, params, caller) => submitChallenge(k2, request, params, caller),
+  return route(
+    "/auth/web3/submit_challenge",
     () => k,
   )(
     new Request(`${ISSUER}/auth/web3/submit_challenge`, {
@@ -108,7 +107,7 @@ describe("generate_challenge", () => {
     const license = await registerLicense();
     const base = `${ISSUER}/auth/web3/generate_challenge`;
     const rest = `client_id=${license.clientId}&domain=${encodeURIComponent(license.domain)}&response_type=code&address=${license.clientId}`;
-    const { POST } = await import("@/app/auth/web3/generate_challenge/route");
+    const POST = route("/auth/web3/generate_challenge");
     const form = { "content-type": "application/x-www-form-urlencoded" };
     const requests = [
       new Request(`${base}?scope=openid+email&${rest}`, { method: "POST" }),
@@ -157,7 +156,7 @@ describe("generate_challenge", () => {
   it("refuses a body over 16 KiB with 413 and a JSON body with 415", async () => {
     const license = await registerLicense();
     const params = new URLSearchParams({ ...challengeParams(license), padding: "x".repeat(16 * 1024) });
-    const { POST } = await import("@/app/auth/web3/generate_challenge/route");
+    const POST = route("/auth/web3/generate_challenge");
     const form = { "content-type": "application/x-www-form-urlencoded" };
     await expectError(
       await POST(new Request(`${ISSUER}/auth/web3/generate_challenge`, { method: "POST", headers: form, body: params.toString() })),
@@ -436,8 +435,11 @@ describe("audit", () => {
 
 describe("keys and discovery", () => {
   it("publishes the public signing keys at /keys and /.well-known/jwks.json, cacheable, without private parts", async () => {
-    for (const route of [keysRoute, jwksAlias]) {
-      const response = await route(new Request("http://localhost/keys"));
+    for (const [route, path] of [
+      [keysRoute, "/keys"],
+      [jwksAlias, "/.well-known/jwks.json"],
+    ] as const) {
+      const response = await route(new Request(`http://localhost${path}`));
       expect(response.status).toBe(200);
       expect(response.headers.get("cache-control")).toBe("public, max-age=300");
       const { keys } = await response.json();

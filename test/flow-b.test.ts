@@ -8,11 +8,6 @@ import { jwtVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { beforeAll, describe, expect, it } from "vitest";
-import { GET as keysRoute } from "@/app/keys/route";
-import { POST as introspectRoute } from "@/app/token/introspect/route";
-import { POST as revokeRoute } from "@/app/token/revoke/route";
-import { POST as tokenRoute } from "@/app/token/route";
-import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
 import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization, endedInteraction, leaveInteraction } from "@/lib/interactions/interactions";
@@ -39,6 +34,14 @@ import {
   type App,
 } from "./support/flow-b";
 import { tables } from "./support/database";
+import { route } from "./support/routes";
+
+const introspectRoute = route("/token/introspect");
+const keysRoute = route("/keys");
+const revokeRoute = route("/token/revoke");
+const tokenRoute = route("/token");
+const userinfoGet = route("/userinfo");
+const userinfoPost = route("/userinfo");
 
 let jwks: ReturnType<typeof createLocalJWKSet>;
 

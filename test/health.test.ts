@@ -1,12 +1,14 @@
 /** Readiness (/healthz/ready) on a real database, an unreachable one, and while shutting down. */
 import { afterAll, expect, it } from "vitest";
-import { GET as live } from "@/app/healthz/live/route";
-import { GET as ready } from "@/app/healthz/ready/route";
 import { loadConfig } from "@/lib/config";
 import { createStore } from "@/lib/store";
 import { readiness } from "@/lib/health";
 import { createKeyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
+import { route } from "./support/routes";
+
+const live = route("/healthz/live");
+const ready = route("/healthz/ready");
 
 const unreachable = "postgresql://keyfob:keyfob@localhost:1/keyfob";
 const down = createKeyfob({ ...loadConfig(), databaseUrl: unreachable, recoveryThreads: 0 }, createStore(unreachable, 1));

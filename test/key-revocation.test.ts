@@ -14,10 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
-import { generateChallenge } from "@/lib/actions/generate-challenge";
-import { introspectToken } from "@/lib/actions/introspect";
-import { submitChallenge } from "@/lib/actions/submit-challenge";
-import { userinfo } from "@/lib/actions/userinfo";
 import { performAdminAction } from "@/lib/admin/actions";
 import { keyHistory, revokeSigningKey } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
@@ -25,8 +21,8 @@ import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "
 import { loadConfig, type Config } from "@/lib/config";
 import { createStore, type Store } from "@/lib/store";
 import { migrateDatabase } from "@/lib/db/migrate";
-import { endpoint } from "@/lib/http/endpoint";
-import { jwksResponse } from "@/lib/http/metadata";
+import { routesOn } from "./support/routes";
+import { jwksAnswer } from "@/lib/http/metadata";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { deriveEncryptionKey } from "@/lib/keys/encryption";
 import { KeyStore, type KeyPolicy } from "@/lib/keys/keystore";
@@ -94,20 +90,10 @@ afterAll(async () => {
 
 // The protocol endpoints of one instance, as route handlers bound to it.
 const route = {
-  challenge: (k: Keyfob) =>
-    endpoint(
-      "generate_challenge",
-      (keyfob, _request, params) => generateChallenge(keyfob, params),
-      () => k,
-    ),
-  submit: (k: Keyfob) =>
-    endpoint(
-      "submit_challenge",
-      (keyfob, request, params, caller) => submitChallenge(keyfob, request, params, caller),
-      () => k,
-    ),
-  userinfo: (k: Keyfob) => endpoint("userinfo", userinfo, () => k),
-  introspect: (k: Keyfob) => endpoint("introspect", introspectToken, () => k),
+  challenge: (k: Keyfob) => routesOn(k).generateChallenge,
+  submit: (k: Keyfob) => routesOn(k).submitChallenge,
+  userinfo: (k: Keyfob) => routesOn(k).userinfo,
+  introspect: (k: Keyfob) => routesOn(k).introspect,
 };
 const form = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
   new Request(`${ISSUER}${path}`, {
@@ -154,7 +140,7 @@ const refused = { userinfo: 401, active: false };
 
 /** The kids instance `k` publishes at /keys. */
 async function published(k: Keyfob): Promise<string[]> {
-  return ((await (await jwksResponse(k.keys)).json()).keys as { kid: string }[]).map((key) => key.kid);
+  return (JSON.parse(String((await jwksAnswer(k.keys)).body)).keys as { kid: string }[]).map((key) => key.kid);
 }
 const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 const signingKid = async (k: Keyfob) => (await k.keys.signingKey()).kid;

@@ -10,10 +10,6 @@ import { decodeJwt, decodeProtectedHeader } from "jose";
 import { ALL_SCOPES } from "@/lib/admin/access";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DELETE, GET, PATCH, POST } from "@/app/api/admin/v1/[[...path]]/route";
-import { POST as introspectRoute } from "@/app/token/introspect/route";
-import { POST as revokeRoute } from "@/app/token/revoke/route";
-import { POST as tokenRoute } from "@/app/token/route";
 import { resolveAccount } from "@/lib/accounts/accounts";
 import { ADMIN_SCOPE, MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
 import { runAdminAction } from "@/lib/admin/actions";
@@ -25,6 +21,15 @@ import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "
 import { FORM, google } from "./support/flow-b";
 import { INTERNAL_URIS } from "./support/backchannel";
 import { tables } from "./support/database";
+import { route } from "./support/routes";
+
+const DELETE = route("/api/admin/v1");
+const GET = route("/api/admin/v1");
+const PATCH = route("/api/admin/v1");
+const POST = route("/api/admin/v1");
+const introspectRoute = route("/token/introspect");
+const revokeRoute = route("/token/revoke");
+const tokenRoute = route("/token");
 
 type Caller = { clientId: string; secret: string };
 

@@ -8,11 +8,7 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import * as oauth from "oauth4webapi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
 import { GET as authorizeGet, POST as authorizePost } from "@/app/auth/route";
-import { GET as keysRoute } from "@/app/keys/route";
-import { POST as tokenRoute } from "@/app/token/route";
-import { GET as userinfoGet, POST as userinfoPost } from "@/app/userinfo/route";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization, type AuthorizationStart } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
@@ -21,6 +17,13 @@ import { keyfob } from "@/lib/runtime";
 import { findSession, type LoginSession } from "@/lib/sessions/login-session";
 import { ISSUER } from "./support/flow-a";
 import { google } from "./support/flow-b";
+import { route } from "./support/routes";
+
+const discoveryRoute = route("/.well-known/openid-configuration");
+const keysRoute = route("/keys");
+const tokenRoute = route("/token");
+const userinfoGet = route("/userinfo");
+const userinfoPost = route("/userinfo");
 
 vi.mock("@/app/auth/session-cookie", () => ({ currentLoginSession: async () => undefined }));
 vi.mock("@/app/auth/login-cookie", () => ({ bindInteraction: async () => {} }));

@@ -16,8 +16,6 @@ import { decodeJwt } from "jose";
 import openapiTS, { astToString } from "openapi-typescript";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DELETE, GET, PATCH, POST } from "@/app/api/admin/v1/[[...path]]/route";
-import { POST as tokenRoute } from "@/app/token/route";
 import { resolveAccount } from "@/lib/accounts/accounts";
 import { API_BASE } from "@/lib/admin/api";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
@@ -25,6 +23,13 @@ import { keyfob } from "@/lib/runtime";
 import { startSession } from "@/lib/sessions/login-session";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 import { authorize, FORM, google, registerApp, token as tokenExchange } from "./support/flow-b";
+import { route } from "./support/routes";
+
+const DELETE = route("/api/admin/v1");
+const GET = route("/api/admin/v1");
+const PATCH = route("/api/admin/v1");
+const POST = route("/api/admin/v1");
+const tokenRoute = route("/token");
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const handlers = { GET, POST, PATCH, DELETE };

@@ -7,16 +7,18 @@
 import * as oauth from "oauth4webapi";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
-import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
-import { GET as keysRoute } from "@/app/keys/route";
-import { POST as revokeRoute } from "@/app/token/revoke/route";
-import { POST as tokenRoute } from "@/app/token/route";
-import { GET as userinfoRoute } from "@/app/userinfo/route";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { addRedirectUri, createClient, updateClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
+import { route } from "./support/routes";
+
+const discoveryRoute = route("/.well-known/openid-configuration");
+const keysRoute = route("/keys");
+const revokeRoute = route("/token/revoke");
+const tokenRoute = route("/token");
+const userinfoRoute = route("/userinfo");
 
 const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
   "/.well-known/openid-configuration": () => discoveryRoute(new Request("http://localhost/.well-known/openid-configuration")),

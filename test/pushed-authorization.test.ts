@@ -7,16 +7,18 @@
  */
 import * as client from "openid-client";
 import { describe, expect, it } from "vitest";
-import { GET as discoveryRoute } from "@/app/.well-known/openid-configuration/route";
-import { GET as keysRoute } from "@/app/keys/route";
-import { POST as parRoute } from "@/app/par/route";
-import { POST as tokenRoute } from "@/app/token/route";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { rawConnection } from "@/lib/store";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
+import { route } from "./support/routes";
+
+const discoveryRoute = route("/.well-known/openid-configuration");
+const keysRoute = route("/keys");
+const parRoute = route("/par");
+const tokenRoute = route("/token");
 
 const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
   "/.well-known/openid-configuration": () => discoveryRoute(new Request(`${ISSUER}/.well-known/openid-configuration`)),

@@ -8,17 +8,14 @@
 import { randomUUID } from "node:crypto";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateChallenge } from "@/lib/actions/generate-challenge";
 import { startAuthorization } from "@/lib/actions/authorize";
-import { deviceAuthorization } from "@/lib/actions/device-authorization";
-import { token } from "@/lib/actions/token";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { loadConfig, type Config } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { confirmUserCode, lookUpUserCode } from "@/lib/device/verification";
 import { createStore } from "@/lib/store";
-import { CLIENT_IP_HEADER, clientIp } from "@/lib/http/client-ip";
-import { endpoint } from "@/lib/http/endpoint";
+import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
+import { protocolRoute, route, routesOn, serveWith } from "./support/routes";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { enforceRateLimit, leaseSizeFor, secondsUntilAllowed, shardsFor } from "@/lib/rate-limit";
 import type { OAuthError } from "@/lib/oauth/errors";
@@ -45,19 +42,14 @@ beforeAll(() => {
 afterAll(() => Promise.all(instances.map((k) => k.close())));
 
 /** generate_challenge exactly as the route serves it, on one instance. */
-const generateOn = (k: Keyfob) =>
-  endpoint(
-    "generate_challenge",
-    (on, request, params) => generateChallenge(on, params, { ip: clientIp(request) }),
-    () => k,
-  );
+const generateOn = (k: Keyfob) => routesOn(k).generateChallenge;
 
 let nextAddress = 1;
 /** A caller address of its own per test (TEST-NET-3), so tests do not share budgets. */
 const freshIp = () => `203.0.113.${nextAddress++}`;
 
 /** /token exactly as the route serves it, on one instance. */
-const tokenOn = (k: Keyfob) => endpoint("token", token, () => k);
+const tokenOn = (k: Keyfob) => routesOn(k).token;
 
 /** A code exchange with a code that does not exist (400 invalid_grant once counted), authenticated with `app.secret` when given. */
 function tokenRequest(ip: string, app: { clientId: string; secret?: string }) {
@@ -251,11 +243,7 @@ describe("failing closed", () => {
     const down = createKeyfob({ ...loadConfig(), ...limits(), databaseUrl: unreachable, recoveryThreads: 0 }, createStore(unreachable, 1));
     instances.push(down);
     let ran = false;
-    const handler = endpoint(
-      "generate_challenge",
-      async () => (ran = true),
-      () => down,
-    );
+    const handler = serveWith({ ...protocolRoute("/auth/web3/generate_challenge"), action: async () => (ran = true) }, down);
     const response = await handler(request(freshIp(), { client_id: "anything" }));
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
@@ -268,13 +256,15 @@ describe("failing closed", () => {
     const broken = instance(limits(), url); // no schema: the counters' table does not exist
     instances.push(broken);
     let ran = false;
-    const response = await endpoint(
-      "token",
-      async () => {
-        ran = true;
-        throw new Error("the action ran");
+    const response = await serveWith(
+      {
+        ...protocolRoute("/token"),
+        action: async () => {
+          ran = true;
+          throw new Error("the action ran");
+        },
       },
-      () => broken,
+      broken,
     )(request(freshIp(), { client_id: "anything" }));
     expect(response.status).toBe(503);
     expect(ran).toBe(false);
@@ -300,9 +290,8 @@ describe("user codes guessed from many addresses", () => {
     instances.push(first, second);
     const device = await createClient(first.store, { name: "Car display" });
     await updateClient(first.store, device.id, { deviceFlow: true });
-    const response = await endpoint(
-      "device_authorization",
-      deviceAuthorization,
+    const response = await route(
+      "/device/authorization",
       () => first,
     )(
       new Request(`${ISSUER}/device/authorization`, {

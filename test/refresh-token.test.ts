@@ -12,11 +12,6 @@ import { ALL_SCOPES } from "@/lib/admin/access";
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as keysRoute } from "@/app/keys/route";
-import { POST as introspectRoute } from "@/app/token/introspect/route";
-import { POST as revokeRoute } from "@/app/token/revoke/route";
-import { POST as tokenRoute } from "@/app/token/route";
-import { GET as userinfoGet } from "@/app/userinfo/route";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
@@ -34,6 +29,13 @@ import { parseScope } from "@/lib/oauth/scope";
 import { keyfob } from "@/lib/runtime";
 import { tables, isolatedDatabase } from "./support/database";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
+import { route } from "./support/routes";
+
+const introspectRoute = route("/token/introspect");
+const keysRoute = route("/keys");
+const revokeRoute = route("/token/revoke");
+const tokenRoute = route("/token");
+const userinfoGet = route("/userinfo");
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const OFFLINE = "openid email offline_access";

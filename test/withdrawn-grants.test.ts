@@ -8,8 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { POST as deviceAuthorizationRoute } from "@/app/device/authorization/route";
-import { POST as tokenRoute } from "@/app/token/route";
 import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
 import { removeWayIn } from "@/lib/accounts/self-service";
 import { ALL_SCOPES } from "@/lib/admin/access";
@@ -25,6 +23,10 @@ import { endSession } from "@/lib/sessions/login-session";
 import { tables } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, FORM, google, registerApp, token } from "./support/flow-b";
+import { route } from "./support/routes";
+
+const deviceAuthorizationRoute = route("/device/authorization");
+const tokenRoute = route("/token");
 
 /** The admins' instance: a second Keyfob on the same PostgreSQL, with its own pool and caches. */
 let other: Keyfob;

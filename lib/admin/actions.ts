@@ -181,8 +181,6 @@ export const ADMIN_ACTIONS = Object.keys(actions) as AdminActionName[];
 
 /** The input schema of an action (the management API's OpenAPI document describes its bodies with them). */
 export const actionInput = (name: AdminActionName): z.ZodType => actions[name].input;
-/** The audit log's name of an action's change, e.g. `client.updated` for `client.update`. */
-export const auditedAs = (name: AdminActionName): string => actions[name].audit;
 
 export type AdminActionResult =
   | { ok: true; value: Record<string, unknown> }

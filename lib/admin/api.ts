@@ -1,8 +1,10 @@
 import { z } from "zod";
-import type { Resource } from "../http/endpoint";
+import type { HttpRequest } from "../http/request";
+import type { Answer } from "../http/respond";
+import type { Resource } from "../http/routes";
 import type { Keyfob } from "../keyfob";
 import { errorDescription, OAuthError } from "../oauth/errors";
-import { hasControlCharacter } from "../oauth/params";
+import { hasControlCharacter, readBodyText } from "../oauth/params";
 import { dpopNonce } from "../oauth/dpop";
 import { presentedToken, verifyPresentedToken, type ActiveToken } from "../tokens/verify";
 import type { Admin } from "./access";
@@ -28,7 +30,6 @@ import { ADMIN_SCOPE, covers, isManagementScope, type ManagementScope } from "./
  */
 
 export const API_BASE = "/api/admin/v1";
-const MAX_BODY = 16 * 1024;
 
 export class ApiError extends Error {
   constructor(
@@ -43,15 +44,12 @@ export class ApiError extends Error {
 
 const notFound = (what: string) => new ApiError(404, "not_found", `no ${what}`);
 
-export function apiJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  if (status === 204) return new Response(null, { status, headers: { "Cache-Control": "no-store", ...headers } });
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers },
-  });
+export function apiJson(body: unknown, status = 200, headers: Record<string, string> = {}): Answer {
+  if (status === 204) return { status, headers: { "Cache-Control": "no-store", ...headers } };
+  return { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers }, body: JSON.stringify(body) };
 }
 
-export function apiError(error: ApiError): Response {
+export function apiError(error: ApiError): Answer {
   return apiJson(
     {
       error: error.code,
@@ -90,7 +88,7 @@ export const requiredScope = (route: ApiRoute): ManagementScope =>
  * carrying the scope, and issued to a client that is still enabled, confidential, allowed the
  * management API and, at this moment, that scope (so narrowing a client's scopes is effective at once).
  */
-export async function authenticateApiAdmin(k: Keyfob, request: Request, scope: ManagementScope): Promise<Admin> {
+export async function authenticateApiAdmin(k: Keyfob, request: HttpRequest, scope: ManagementScope): Promise<Admin> {
   if (!request.headers.has("authorization"))
     throw new ApiError(401, "invalid_token", "an access token is required: Authorization: Bearer <token>", {
       headers: { "WWW-Authenticate": challenge(scope) },
@@ -151,7 +149,7 @@ export type ApiRoute = {
   action?: AdminActionName;
   /** The status of a success, when not 200 (the OpenAPI document says it). */
   status?: 201 | 204;
-  /** What a success answers (lib/admin/api-schemas.ts): the answer is encoded through it, and the document describes it. None for 204 and CSV. */
+  /** What a success answers (lib/admin/api-schemas.ts): the answer is encoded through it, and the document describes it. None for 204 and CSV (a route with neither answers the text its handle returns as CSV). */
   response?: ResponseName;
   /** Query parameters of a read. */
   query?: Record<string, string>;
@@ -619,10 +617,7 @@ export const ROUTES: ApiRoute[] = [
       from: "as for /audit",
       to: "as for /audit",
     },
-    handle: async (c) =>
-      new Response(await ops.auditCsv(c.k, c.admin, valid(parseAuditQuery(queryValue(c.query))).filter), {
-        headers: { "Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store" },
-      }),
+    handle: (c) => ops.auditCsv(c.k, c.admin, valid(parseAuditQuery(queryValue(c.query))).filter),
   },
 
   // Admins.
@@ -688,11 +683,11 @@ export function matchRoute(
   return allowed.length ? { allowed } : undefined;
 }
 
-async function readBody(request: Request): Promise<Record<string, unknown>> {
+/** The JSON object a change sends (the body read as every endpoint's is: at most MAX_BODY_BYTES, else 413). */
+async function readBody(request: HttpRequest): Promise<Record<string, unknown>> {
   if (request.method === "GET" || request.method === "DELETE") return {};
-  const raw = await request.text();
+  const raw = await readBodyText(request);
   if (raw.trim() === "") return {};
-  if (Buffer.byteLength(raw) > MAX_BODY) throw new ApiError(413, "invalid_request", `the body must not exceed ${MAX_BODY} bytes`);
   if (!/^application\/json\b/i.test(request.headers.get("content-type") ?? ""))
     throw new ApiError(415, "invalid_request", "the body must be JSON (Content-Type: application/json)");
   let body: unknown;
@@ -707,8 +702,8 @@ async function readBody(request: Request): Promise<Record<string, unknown>> {
 }
 
 /**
- * The management API as an endpoint (the route handler in app/api/admin/v1 only wraps this): its
- * refusals in its documented shape; what else fails is mapped, logged and counted by the wrapper.
+ * The management API as a protocol route (lib/http/routes.ts): its refusals in its documented
+ * shape; what else fails is mapped, logged and counted by the route's serving.
  */
 export function managementApi(openapi: (k: Keyfob) => unknown): Resource {
   return {
@@ -716,7 +711,7 @@ export function managementApi(openapi: (k: Keyfob) => unknown): Resource {
       try {
         return await answerApiRequest(k, request, openapi);
       } catch (error) {
-        if (error instanceof ApiError) return { response: apiError(error), refused: error.code };
+        if (error instanceof ApiError) return { answer: apiError(error), refused: error.code };
         throw error;
       }
     },
@@ -732,7 +727,7 @@ export function managementApi(openapi: (k: Keyfob) => unknown): Resource {
   };
 }
 
-async function answerApiRequest(k: Keyfob, request: Request, openapi: (k: Keyfob) => unknown): Promise<Response> {
+async function answerApiRequest(k: Keyfob, request: HttpRequest, openapi: (k: Keyfob) => unknown): Promise<Answer> {
   const url = new URL(request.url);
   const path = url.pathname.startsWith(API_BASE) ? url.pathname.slice(API_BASE.length) : url.pathname;
   if (path === "/openapi.json" && request.method === "GET") return apiJson(openapi(k), 200, { "Cache-Control": "public, max-age=300" });
@@ -746,7 +741,9 @@ async function answerApiRequest(k: Keyfob, request: Request, openapi: (k: Keyfob
     });
   const body = await readBody(request);
   const result = await match.route.handle({ k, admin, params: match.params, query: url.searchParams, body });
-  if (result instanceof Response) return result;
   const { response, status } = match.route;
+  // Neither a schema nor 204: CSV (the audit log's export).
+  if (!response && status !== 204)
+    return { status: 200, headers: { "Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store" }, body: result as string };
   return apiJson(response ? z.encode(RESPONSES[response], result as never) : undefined, status ?? 200);
 }

@@ -2,6 +2,7 @@ import type { Keyfob } from "../keyfob";
 import { normalizeClientId } from "../clients/client-id";
 import { invalidRequest } from "../oauth/errors";
 import type { HttpRequest } from "./request";
+import type { Answer } from "./respond";
 
 /** Headers a browser may read from a cross-origin answer besides the CORS-safelisted ones. */
 const EXPOSED = "WWW-Authenticate, Retry-After, DPoP-Nonce";
@@ -17,14 +18,14 @@ const EXPOSED = "WWW-Authenticate, Retry-After, DPoP-Nonce";
 export async function clientCors(keyfob: Keyfob, request: HttpRequest, clientId: string | undefined): Promise<Record<string, string>> {
   const origin = request.headers.get("origin");
   if (!origin || origin === new URL(keyfob.config.issuerUrl).origin) return { Vary: "Origin" };
-  if (!clientId || !(await keyfob.store.clients.findForTokens(normalizeClientId(clientId)))?.origins.has(origin)) {
+  if (!clientId || !(await keyfob.clients.get(normalizeClientId(clientId)))?.origins.has(origin)) {
     throw invalidRequest("this origin is not allowed for the client; register it as a redirect URI origin or an allowed origin");
   }
   return { "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": EXPOSED, Vary: "Origin" };
 }
 
 /** Answers a CORS preflight: any origin may ask; the request itself is then checked against the client. */
-export function preflightResponse(request: Request, methods: string): Response {
+export function preflightAnswer(request: HttpRequest, methods: string): Answer {
   const origin = request.headers.get("origin");
   const headers: Record<string, string> = { Vary: "Origin", "Cache-Control": "no-store" };
   if (origin && request.headers.get("access-control-request-method")) {
@@ -35,7 +36,7 @@ export function preflightResponse(request: Request, methods: string): Response {
       "Access-Control-Max-Age": "600",
     });
   }
-  return new Response(null, { status: 204, headers });
+  return { status: 204, headers };
 }
 
 /** Public metadata (discovery, JWKS): readable from any origin. */

@@ -1,24 +1,28 @@
 import { openidConfiguration } from "../discovery";
 import type { KeyStore } from "../keys/keystore";
 import { PUBLIC_CORS } from "./cors";
-import { errorResponse, toOAuthError } from "./respond";
+import { errorAnswer, toOAuthError, type Answer } from "./respond";
 
 /** Verifiers may cache the JWKS this long; new keys are published KEY_PUBLISH_LEAD (longer) before they sign. */
 export const JWKS_MAX_AGE_SECONDS = 300;
 
 /** GET /keys: public keys, readable from any origin (browser applications verify ID tokens with them). */
-export async function jwksResponse(keys: KeyStore): Promise<Response> {
+export async function jwksAnswer(keys: KeyStore): Promise<Answer> {
   try {
-    return Response.json(
-      { keys: await keys.publicKeys() },
-      { headers: { "Cache-Control": `public, max-age=${JWKS_MAX_AGE_SECONDS}`, ...PUBLIC_CORS } },
-    );
+    return publicJson({ keys: await keys.publicKeys() }, JWKS_MAX_AGE_SECONDS);
   } catch (error) {
-    return errorResponse(toOAuthError(error), PUBLIC_CORS);
+    return errorAnswer(toOAuthError(error), PUBLIC_CORS);
   }
 }
 
 /** GET /.well-known/openid-configuration, readable from any origin (OpenID Connect Discovery 1.0). */
-export function discoveryResponse(issuer: string): Response {
-  return Response.json(openidConfiguration(issuer), { headers: { "Cache-Control": "public, max-age=3600", ...PUBLIC_CORS } });
+export function discoveryAnswer(issuer: string): Answer {
+  return publicJson(openidConfiguration(issuer), 3600);
 }
+
+/** Public metadata that caches may keep `maxAge` seconds. */
+const publicJson = (body: unknown, maxAge: number): Answer => ({
+  status: 200,
+  headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${maxAge}`, ...PUBLIC_CORS },
+  body: JSON.stringify(body),
+});

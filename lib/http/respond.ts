@@ -1,24 +1,25 @@
 import { OAuthError } from "../oauth/errors";
-import { withText } from "./bodies";
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
-/** A JSON answer as plain values: what a JSON endpoint answers, written as is by the direct dispatch. */
-export type JsonAnswer = { status: number; headers: Record<string, string>; text: string };
+/**
+ * An HTTP answer as plain values: what the protocol routes answer (lib/http/routes.ts), written as
+ * is by Keyfob's server. No web Response is made for them
+ * (docs/decisions/2026-11-27-plain-requests.md).
+ */
+export type Answer = { status: number; headers: Record<string, string>; body?: string | Uint8Array };
+
+/** A refusal an endpoint shows as its answer: `refused` is its outcome for the metrics and the log. */
+export type Refused = { answer: Answer; refused: string };
 
 /** A JSON answer that no cache may keep (RFC 6749 5.1). */
-export function jsonAnswer(body: unknown, status = 200, headers: Record<string, string> = {}): JsonAnswer {
-  return { status, headers: { "Content-Type": "application/json", ...NO_STORE, ...headers }, text: JSON.stringify(body) };
+export function jsonAnswer(body: unknown, status = 200, headers: Record<string, string> = {}): Answer {
+  return { status, headers: { "Content-Type": "application/json", ...NO_STORE, ...headers }, body: JSON.stringify(body) };
 }
 
-/** The answer as a web Response (for Next.js), its text remembered for the dispatch (withText). */
-export function toResponse({ status, headers, text }: JsonAnswer): Response {
-  return withText(new Response(text, { status, headers }), text);
-}
-
-/** A JSON response that no cache may keep (RFC 6749 5.1). */
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return toResponse(jsonAnswer(body, status, headers));
+/** The answer as a web Response, for Next.js's route handlers and for tests. */
+export function toResponse({ status, headers, body }: Answer): Response {
+  return new Response(status === 204 || status === 304 ? null : ((body ?? null) as BodyInit | null), { status, headers });
 }
 
 /**
@@ -38,7 +39,7 @@ export function errorResponse(error: OAuthError, extraHeaders: Record<string, st
 }
 
 /** The error as the documented JSON body, with its status and challenge headers. */
-export function errorAnswer(error: OAuthError, extraHeaders: Record<string, string> = {}): JsonAnswer {
+export function errorAnswer(error: OAuthError, extraHeaders: Record<string, string> = {}): Answer {
   const headers: Record<string, string> = { ...extraHeaders };
   if (error.code === "invalid_token") headers["WWW-Authenticate"] = `Bearer error="invalid_token"`;
   if (error.code === "invalid_client") headers["WWW-Authenticate"] = `Basic realm="keyfob"`;

@@ -1,4 +1,3 @@
-import { readBodyOf } from "../http/bodies";
 import { invalidRequest, OAuthError } from "./errors";
 import type { HttpRequest } from "../http/request";
 
@@ -78,7 +77,7 @@ export async function readParams(request: HttpRequest, bodyOnly: readonly string
 }
 
 async function readFormBody(request: HttpRequest): Promise<URLSearchParams> {
-  if (request.method === "GET" || request.method === "HEAD" || (!request.body && !readBodyOf(request))) return new URLSearchParams();
+  if (request.method === "GET" || request.method === "HEAD" || !request.body) return new URLSearchParams();
   const text = await readBodyText(request);
   if (text.length === 0) return new URLSearchParams();
   const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
@@ -93,10 +92,9 @@ export async function readBodyText(request: HttpRequest): Promise<string> {
   const tooLarge = () => new OAuthError("invalid_request", { code: "body_too_large", params: { max: MAX_BODY_BYTES } }, 413);
   const declared = Number(request.headers.get("content-length"));
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const read = readBodyOf(request);
-  if (read) {
-    if (read.length > MAX_BODY_BYTES) throw tooLarge();
-    return read.toString("utf8");
+  if (request.body instanceof Uint8Array) {
+    if (request.body.byteLength > MAX_BODY_BYTES) throw tooLarge();
+    return Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength).toString("utf8");
   }
   if (!request.body) return "";
   const reader = request.body.getReader();

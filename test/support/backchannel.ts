@@ -8,7 +8,7 @@ import { createLocalJWKSet, decodeJwt, jwtVerify, type JWTPayload } from "jose";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { exchangeCode } from "@/lib/actions/exchange-code";
-import { jwksResponse } from "@/lib/http/metadata";
+import { jwksAnswer } from "@/lib/http/metadata";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import type { Keyfob } from "@/lib/keyfob";
 import { readParams } from "@/lib/oauth/params";
@@ -71,7 +71,7 @@ export class TestRp {
           if (request.method !== "POST" || request.headers["content-type"]?.split(";")[0] !== "application/x-www-form-urlencoded")
             throw new Error(`bad request ${request.method} ${request.headers["content-type"]}`);
           const token = new URLSearchParams(body).get("logout_token")!;
-          const jwks = createLocalJWKSet(await (await jwksResponse(this.keys().keys)).json());
+          const jwks = createLocalJWKSet(JSON.parse(String((await jwksAnswer(this.keys().keys)).body)));
           const { payload } = await jwtVerify(token, jwks, {
             issuer: ISSUER,
             audience: clientId,

@@ -1,9 +1,12 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { POST as generateChallengeRoute, GET as generateChallengeGet } from "@/app/auth/web3/generate_challenge/route";
-import { POST as submitChallengeRoute } from "@/app/auth/web3/submit_challenge/route";
 import { addRedirectUri, addSigner, createClient } from "@/lib/clients/registry";
 import type { Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
+import { route } from "./routes";
+
+const generateChallengeGet = route("/auth/web3/generate_challenge");
+const generateChallengeRoute = route("/auth/web3/generate_challenge");
+const submitChallengeRoute = route("/auth/web3/submit_challenge");
 
 export const ISSUER = "http://localhost:3000";
 

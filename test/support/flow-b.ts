@@ -1,7 +1,5 @@
 /** Flow B through the real lib/ functions and route handlers: a registered application, the authorization request, the code exchange. */
 import { createHash, randomBytes } from "node:crypto";
-import { POST as tokenRoute } from "@/app/token/route";
-import { GET as userinfoGet } from "@/app/userinfo/route";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
@@ -10,6 +8,10 @@ import { addRedirectUri, createClient, rotateClientSecret, updateClient, type Cl
 import type { Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./flow-a";
+import { route } from "./routes";
+
+const tokenRoute = route("/token");
+const userinfoGet = route("/userinfo");
 
 export const FORM = { "content-type": "application/x-www-form-urlencoded" };
 

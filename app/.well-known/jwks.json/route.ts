@@ -1,7 +1,0 @@
-import { endpoint } from "@/lib/http/endpoint";
-import { jwksResponse } from "@/lib/http/metadata";
-
-export const dynamic = "force-dynamic";
-
-/** Alias of /keys. */
-export const GET = endpoint("jwks", { answer: (k) => jwksResponse(k.keys) });
