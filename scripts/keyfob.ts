@@ -263,8 +263,30 @@ function refuseControlCharacters(values: (string | undefined)[]) {
     throw new RegistryError("arguments", "must not contain control characters");
 }
 
+/**
+ * The arguments with every option first (as `--name=value`) and every other argument after `--`:
+ * this CLI has no short options, and a value such as a session id (base64url) may begin with a dash,
+ * which parseArgs would otherwise take for an unknown option.
+ */
+function optionsFirst(args: string[]): string[] {
+  const options: string[] = [];
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("--")) positionals.push(arg);
+    else if (arg.includes("=") || i + 1 === args.length) options.push(arg);
+    else options.push(`${arg}=${args[++i]}`);
+  }
+  return [...options, "--", ...positionals];
+}
+
 async function main() {
   const { positionals, values } = parseArgs({
+    args: optionsFirst(process.argv.slice(2)),
     allowPositionals: true,
     options: {
       name: { type: "string" },

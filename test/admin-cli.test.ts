@@ -5,7 +5,7 @@
  */
 import { expect, it } from "vitest";
 import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
-import { opaqueDigest } from "@/lib/oauth/opaque";
+import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
 import { findSession, startSession } from "@/lib/sessions/login-session";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -67,6 +67,27 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   expect(events.every((e) => e.actor?.startsWith("cli:"))).toBe(true);
   expect(await cli("accounts", "delete", identity.email!)).toMatchObject({ code: 0 });
   expect(await tables(k).account.findUnique({ where: { id: accountId } })).toBeNull();
+});
+
+it("revokes a session whose id begins with a dash", { timeout: 60_000 }, async () => {
+  // A session id is base64url: one in 64 begins with a dash, which is no option here.
+  const k = keyfob();
+  const identity = google();
+  const accountId = await resolveAccount(k, identity);
+  let dashed = randomOpaque();
+  while (!opaqueDigest(dashed).startsWith("-")) dashed = randomOpaque();
+  const at = new Date();
+  await k.store.accounts.createSession({
+    idHash: opaqueDigest(dashed),
+    ...{ accountId, connector: "google", subject: identity.subject, emailVerified: true, amr: "google" },
+    ...{ authTime: at, lastSeenAt: at, expiresAt: new Date(at.getTime() + 3600_000) },
+  });
+  expect(await cli("sessions", "revoke", accountId, opaqueDigest(dashed))).toMatchObject({
+    stderr: "",
+    code: 0,
+    stdout: `session ${opaqueDigest(dashed)} of ${accountId} revoked\n`,
+  });
+  expect(await findSession(k, dashed)).toBeUndefined();
 });
 
 it("sets the management API and its scopes, for confidential clients only", { timeout: 60_000 }, async () => {
