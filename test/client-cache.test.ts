@@ -17,7 +17,7 @@ import { addAllowedOrigin, addRedirectUri, createClient, rotateClientSecret, set
 import { loadConfig, type Config } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
-import { authenticateCachedClient, clientSecretHash } from "@/lib/oauth/client-auth";
+import { authenticateClient, cachedClients, clientSecretHash } from "@/lib/oauth/client-auth";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { readParams } from "@/lib/oauth/params";
 import { within } from "./support/cli";
@@ -121,7 +121,7 @@ async function authenticates(k: Keyfob, app: App, secret = app.secret!): Promise
     headers: { ...FORM, authorization: basic(app, secret) },
     body: "grant_type=authorization_code",
   });
-  return authenticateCachedClient(k.clients, request, await readParams(request)).then(
+  return authenticateClient(cachedClients(k.clients), request, await readParams(request)).then(
     () => true,
     (error: { code?: string }) => {
       if (error.code !== "invalid_client") throw error;

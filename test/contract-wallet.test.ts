@@ -514,17 +514,11 @@ describe("hosted login with a smart account", () => {
   it("records the contract in the session and the tokens: amr is wallet and contract", async () => {
     const { location, newSession } = await hostedLoginCompletion(app, appClientId, DOMAIN);
     expect((await findSession(app, newSession!.token))?.amr).toEqual(["wallet", "contract"]);
-    const form = new Map([
-      ["code", new URL(location).searchParams.get("code")!],
-      ["redirect_uri", DOMAIN],
-      ["code_verifier", VERIFIER],
-    ]);
-    const { response: tokens } = await redeemCode(
-      app,
-      { id: appClientId, confidential: false },
-      { get: (name) => form.get(name) },
-      { endpoint: "token" },
-    );
+    const { response: tokens } = await redeemCode(app, {
+      client: { id: appClientId, confidential: false },
+      params: { code: new URL(location).searchParams.get("code")!, redirect_uri: DOMAIN, code_verifier: VERIFIER },
+      caller: { endpoint: "token" },
+    });
     expect(decodeJwt(tokens.id_token).amr).toEqual(["wallet", "contract"]);
     // A plain wallet's login stays ["wallet"].
     const wallet = privateKeyToAccount(generatePrivateKey());

@@ -1,16 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
-import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
 import { SIGNING_ALG } from "../keys/keystore";
-import { authenticateCachedClient, refuseChangedClient } from "../oauth/client-auth";
-import { requireProofFor, type DPoPProof } from "../oauth/dpop";
+import { refuseChangedClient } from "../oauth/client-auth";
+import { requireProofFor } from "../oauth/dpop";
 import { OAuthError } from "../oauth/errors";
-import type { Params } from "../oauth/params";
 import { covers, isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from "../admin/scopes";
 import { ACCESS_TOKEN_TYPE, binding, tokenType, type Issued, type TokenType } from "../tokens/issue";
 import { encodeSubject } from "../tokens/sub";
-import type { HttpRequest } from "../http/request";
+import { grant, type GrantParams, type GrantRequest } from "./grant";
 
 /** The connector that the `sub` of a client's own token names, and the issued-token record carries. */
 export const CLIENT_CREDENTIALS_CONNECTOR = "client_credentials";
@@ -36,21 +34,19 @@ export type ClientCredentialsResponse = { access_token: string; token_type: Toke
  * it again in the database (lib/store/tokens.ts), so a change is effective on the next request.
  * With a DPoP proof the token is bound to its key (RFC 9449 5) and used with proofs of it.
  */
-export async function clientCredentials(
+export const clientCredentials = grant({ required: [], optional: ["scope"], handle: issueClientToken });
+
+async function issueClientToken(
   keyfob: Keyfob,
-  request: HttpRequest,
-  params: Params,
-  caller: Caller,
-  proof?: DPoPProof,
+  { client, params, caller, proof }: GrantRequest<GrantParams<never, "scope">>,
 ): Promise<Issued<ClientCredentialsResponse>> {
-  const client = await authenticateCachedClient(keyfob.clients, request, params);
   requireProofFor(client, proof);
   if (!client.secretHash)
     throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 
   const allowed = client.managementScopes ?? [];
   if (allowed.length === 0) throw notAllowed();
-  const requested = [...new Set(params.get("scope")?.split(" ").filter(Boolean) ?? allowed)];
+  const requested = [...new Set(params.scope?.split(" ").filter(Boolean) ?? allowed)];
   const unknown = requested.find((scope) => !isManagementScope(scope));
   if (unknown !== undefined || requested.length === 0)
     throw new OAuthError(

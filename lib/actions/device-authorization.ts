@@ -1,13 +1,11 @@
-import type { Caller } from "../audit";
 import { formatUserCode, newUserCode, normalizeUserCode, userCodeDigest } from "../device/user-code";
 import type { Keyfob } from "../keyfob";
-import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import type { AuthenticatedClient } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
-import type { Params } from "../oauth/params";
 import { parseScope } from "../oauth/scope";
 import { Duplicate } from "../store";
-import type { HttpRequest } from "../http/request";
+import type { ProtocolRequest } from "../http/request";
 
 /** The device authorization response (RFC 8628 3.2). */
 export type DeviceAuthorizationResponse = {
@@ -26,14 +24,10 @@ export type DeviceAuthorizationResponse = {
  * as at /token; either must be allowed the grant by an admin. Without `scope`, `openid`. When and
  * from where the device asked (its address, its User-Agent) are kept for /device to show.
  */
-export async function deviceAuthorization(
-  keyfob: Keyfob,
-  request: HttpRequest,
-  params: Params,
-  caller: Caller,
-): Promise<DeviceAuthorizationResponse> {
+export async function deviceAuthorization(keyfob: Keyfob, request: ProtocolRequest): Promise<DeviceAuthorizationResponse> {
   const { store, config } = keyfob;
-  const client = await authenticateCachedClient(keyfob.clients, request, params);
+  const { params, caller, http } = request;
+  const client = await request.client();
   await requireDeviceFlow(keyfob, client);
   const scope = parseScope(params.get("scope") ?? "openid").join(" ");
   const deviceCode = randomOpaque();
@@ -52,7 +46,7 @@ export async function deviceAuthorization(
         createdAt,
         expiresAt,
         requestIp: caller.ip ?? null,
-        requestUserAgent: request.headers.get("user-agent")?.slice(0, 300) ?? null,
+        requestUserAgent: http.headers.get("user-agent")?.slice(0, 300) ?? null,
       });
       const verificationUri = `${config.issuerUrl}/device`;
       return {

@@ -1,14 +1,12 @@
-import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
-import { authenticateCachedClient, refuseChangedClient } from "../oauth/client-auth";
-import { requireProofFor, type DPoPProof } from "../oauth/dpop";
+import { refuseChangedClient } from "../oauth/client-auth";
+import { requireProofFor } from "../oauth/dpop";
 import { invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
-import { required, type Params } from "../oauth/params";
 import type { Issued } from "../tokens/issue";
 import { requireDeviceFlow } from "./device-authorization";
 import { grantRedemption, issueGrant } from "./exchange-code";
-import type { HttpRequest } from "../http/request";
+import { grant, type GrantParams, type GrantRequest } from "./grant";
 
 /** The grant type of the device flow's polls (RFC 8628 3.4). */
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
@@ -23,10 +21,14 @@ export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
  * invalid_grant, as any later poll. Blocking or deleting the account, or ending the login session
  * that approved it, withdraws an approval the device has not redeemed (access_denied).
  */
-export async function deviceCode(keyfob: Keyfob, request: HttpRequest, params: Params, caller: Caller, proof?: DPoPProof): Promise<Issued> {
+export const deviceCode = grant({ required: ["device_code"], handle: pollDeviceCode });
+
+async function pollDeviceCode(
+  keyfob: Keyfob,
+  { client, params, caller, proof }: GrantRequest<GrantParams<"device_code", never>>,
+): Promise<Issued> {
   const { store } = keyfob;
-  const client = await authenticateCachedClient(keyfob.clients, request, params);
-  const code = required(params, "device_code");
+  const code = params.device_code;
   await requireDeviceFlow(keyfob, client);
   requireProofFor(client, proof);
   const deviceCodeHash = opaqueDigest(code);

@@ -1,18 +1,16 @@
-import type { Caller } from "../audit";
 import { profileClaims } from "../ens/profiles";
 import type { Keyfob } from "../keyfob";
-import { authenticateCachedClient, refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
 import { requireProofFor, type DPoPProof } from "../oauth/dpop";
 import { invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
-import { required, type Params } from "../oauth/params";
 import { expectedCodeChallenge, verifyCodeVerifier } from "../oauth/pkce";
 import type { Scope } from "../oauth/scope";
 import { sessionSid } from "../sessions/login-session";
 import type { GrantRedemption, RedeemedGrant } from "../store/codes";
 import { issueTokens, newAccessTokenId, tokenLifetimes, type AccessTokenId, type Issued, type TokenResponse } from "../tokens/issue";
 import { newFamily, newRefreshToken, type NewRefreshToken } from "../tokens/refresh";
-import type { HttpRequest } from "../http/request";
+import { grant, type GrantParams, type GrantRequest } from "./grant";
 
 /**
  * Flow B (`POST /token`, grant_type=authorization_code): redeems a one-time code for tokens. The
@@ -28,33 +26,22 @@ import type { HttpRequest } from "../http/request";
  *
  * One round trip when the code is good; a refused one is read again to say why.
  */
-export async function exchangeCode(
-  keyfob: Keyfob,
-  request: HttpRequest,
-  params: Params,
-  caller: Caller,
-  proof?: DPoPProof,
-): Promise<Issued> {
-  return redeemCode(keyfob, await authenticateCachedClient(keyfob.clients, request, params), params, caller, proof);
-}
+export const authorizationCode = grant({ required: ["code", "redirect_uri"], optional: ["code_verifier"], handle: redeemCode });
+
+/** The code exchange's parameters (RFC 6749 4.1.3, RFC 7636 4.5). */
+export type CodeParams = GrantParams<"code" | "redirect_uri", "code_verifier">;
 
 /**
- * The exchange for an already authenticated client (the /token endpoint, or Keyfob's own
- * dashboard), audited for `caller`. With a DPoP proof the access token is bound to its key, and so
- * is a public client's refresh-token family (RFC 9449 5); a code whose authorization request named
- * a key (dpop_jkt, RFC 9449 10) is redeemed only with a proof of that key.
+ * The exchange for an authenticated client (the /token endpoint, or Keyfob's own dashboard),
+ * audited for `caller`. With a DPoP proof the access token is bound to its key, and so is a public
+ * client's refresh-token family (RFC 9449 5); a code whose authorization request named a key
+ * (dpop_jkt, RFC 9449 10) is redeemed only with a proof of that key.
  */
-export async function redeemCode(
-  keyfob: Keyfob,
-  client: AuthenticatedClient,
-  params: Params,
-  caller: Caller,
-  proof?: DPoPProof,
-): Promise<Issued> {
+export async function redeemCode(keyfob: Keyfob, { client, params, caller, proof }: GrantRequest<CodeParams>): Promise<Issued> {
   requireProofFor(client, proof);
-  const codeHash = opaqueDigest(required(params, "code"));
-  const redirectUri = required(params, "redirect_uri");
-  const verifier = params.get("code_verifier");
+  const codeHash = opaqueDigest(params.code);
+  const redirectUri = params.redirect_uri;
+  const verifier = params.code_verifier;
   const redemption = grantRedemption(keyfob, client, proof);
   const grant = await keyfob.store.codes.redeemCode(
     {

@@ -4,7 +4,8 @@ import { addressBucket } from "../http/client-ip";
 import type { Keyfob } from "../keyfob";
 import { invalidClient, invalidRequest, OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
-import { required, type Params } from "../oauth/params";
+import { required } from "../oauth/params";
+import type { ProtocolRequest } from "../http/request";
 import { parseScope } from "../oauth/scope";
 import { rateLimited } from "../metrics";
 import { tooManyRequests } from "../rate-limit";
@@ -21,8 +22,7 @@ export type ChallengeResponse = { state: string; challenge: string };
  */
 export async function generateChallenge(
   { config, store, challenges }: Keyfob,
-  params: Params,
-  caller: { ip?: string } = {},
+  { params, caller }: Pick<ProtocolRequest, "params" | "caller">,
 ): Promise<ChallengeResponse> {
   const clientId = normalizeClientId(required(params, "client_id"));
   const domain = required(params, "domain");

@@ -1,12 +1,12 @@
 import type { Keyfob } from "../keyfob";
-import { authenticateClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { requireConfidential, type AuthenticatedClient } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
-import { required, type Params } from "../oauth/params";
+import { required } from "../oauth/params";
 import { isLive } from "../tokens/refresh";
 import { encodeSubject } from "../tokens/sub";
 import { verifyAccessToken } from "../tokens/verify";
-import type { HttpRequest } from "../http/request";
+import type { ProtocolRequest } from "../http/request";
 
 const INACTIVE = { active: false } as const;
 
@@ -20,8 +20,9 @@ const INACTIVE = { active: false } as const;
  * token_type DPoP and its `cnf` (RFC 9449 6.2): the resource server then checks the request's
  * proof against `cnf.jkt`, as /userinfo does.
  */
-export async function introspectToken(keyfob: Keyfob, request: HttpRequest, params: Params) {
-  const caller = await authenticateClient(keyfob.store, request, params, { confidential: true });
+export async function introspectToken(keyfob: Keyfob, request: ProtocolRequest) {
+  const { params } = request;
+  const caller = requireConfidential(await request.client());
   const token = required(params, "token");
   const kinds = [introspectAccessToken, introspectRefreshToken];
   if (params.get("token_type_hint") === "refresh_token") kinds.reverse();

@@ -1,10 +1,8 @@
 import type { Keyfob } from "../keyfob";
-import { authenticateClient } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
-import type { ReadParams } from "../oauth/params";
 import { checkAuthorizationRequest, REQUEST_URI_PREFIX } from "./authorize";
-import type { HttpRequest } from "../http/request";
+import type { ProtocolRequest } from "../http/request";
 
 /** How long a pushed request waits for its authorization request: long enough to send the browser, short as RFC 9126 7.3 asks. */
 export const PUSHED_REQUEST_LIFETIME_SECONDS = 90;
@@ -20,10 +18,10 @@ const AUTHENTICATION_PARAMETERS = new Set(["client_secret"]);
  */
 export async function pushAuthorizationRequest(
   keyfob: Keyfob,
-  request: HttpRequest,
-  params: ReadParams,
+  request: ProtocolRequest,
 ): Promise<{ request_uri: string; expires_in: number }> {
-  const client = await authenticateClient(keyfob.store, request, params);
+  const { params } = request;
+  const client = await request.client();
   const query = new URLSearchParams();
   for (const [name, value] of params.entries()) {
     if (value !== "" && !AUTHENTICATION_PARAMETERS.has(name)) query.set(name, value);

@@ -1,17 +1,15 @@
 import type { Caller } from "../audit";
 import { profileClaims } from "../ens/profiles";
 import type { Keyfob } from "../keyfob";
-import { authenticateCachedClient, type AuthenticatedClient } from "../oauth/client-auth";
-import { requireProofFor, type DPoPProof } from "../oauth/dpop";
+import { requireProofFor } from "../oauth/dpop";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
-import { required, type Params } from "../oauth/params";
 import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { RefreshTokenRow } from "../store/tokens";
 import { newRefreshToken, successorExpiry } from "../tokens/refresh";
 import { sessionSid } from "../sessions/login-session";
-import type { HttpRequest } from "../http/request";
+import { grant, type GrantParams, type GrantRequest } from "./grant";
 
 /**
  * `POST /token` with grant_type=refresh_token (RFC 6749 6, OpenID Connect Core 12): a new access
@@ -32,33 +30,21 @@ import type { HttpRequest } from "../http/request";
  * token of the family and every access token issued with them are revoked, the answer is
  * invalid_grant, and the event is audited (`refresh_token.reused`).
  */
-export async function refreshToken(
-  keyfob: Keyfob,
-  request: HttpRequest,
-  params: Params,
-  caller: Caller,
-  proof?: DPoPProof,
-): Promise<Issued> {
-  const client = await authenticateCachedClient(keyfob.clients, request, params);
-  return redeemRefreshToken(keyfob, client, params, caller, proof);
-}
+export const refreshToken = grant({ required: ["refresh_token"], optional: ["scope"], handle: redeemRefreshToken });
 
 /**
- * The refresh for an already authenticated client, audited for `caller`. A family bound to a DPoP
- * key (a public client's, RFC 9449 5) is refreshed only with a proof of that key; the new access
- * token is bound to the proof's key whenever there is one.
+ * The refresh for an authenticated client, audited for `caller`. A family bound to a DPoP key (a
+ * public client's, RFC 9449 5) is refreshed only with a proof of that key; the new access token is
+ * bound to the proof's key whenever there is one.
  */
-export async function redeemRefreshToken(
+async function redeemRefreshToken(
   keyfob: Keyfob,
-  client: AuthenticatedClient,
-  params: Params,
-  caller: Caller,
-  proof?: DPoPProof,
+  { client, params, caller, proof }: GrantRequest<GrantParams<"refresh_token", "scope">>,
 ): Promise<Issued> {
   const { store, config } = keyfob;
   requireProofFor(client, proof);
-  const presented = required(params, "refresh_token");
-  const requestedScope = params.get("scope");
+  const presented = params.refresh_token;
+  const requestedScope = params.scope;
   // Ours are 43 base64url characters: anything else was never issued, and is not looked up.
   if (!isOpaque(presented)) throw invalidGrant("unknown refresh token");
   const tokenHash = opaqueDigest(presented);

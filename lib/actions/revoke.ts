@@ -1,10 +1,9 @@
 import { decodeJwt } from "jose";
 import type { Keyfob } from "../keyfob";
 import type { Store } from "../store";
-import { authenticateClient } from "../oauth/client-auth";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
-import { hasControlCharacter, required, type Params } from "../oauth/params";
-import type { HttpRequest } from "../http/request";
+import { hasControlCharacter, required } from "../oauth/params";
+import type { ProtocolRequest } from "../http/request";
 
 /**
  * Token revocation (RFC 7009, `POST /token/revoke`): the authenticated client revokes one of its
@@ -14,8 +13,9 @@ import type { HttpRequest } from "../http/request";
  * token alone. Unknown, malformed and other clients' tokens get the same empty 200, so the
  * endpoint tells nothing about tokens the caller does not own.
  */
-export async function revokeToken({ store }: Keyfob, request: HttpRequest, params: Params): Promise<Record<string, never>> {
-  const client = await authenticateClient(store, request, params);
+export async function revokeToken({ store }: Keyfob, request: ProtocolRequest): Promise<Record<string, never>> {
+  const { params } = request;
+  const client = await request.client();
   const token = required(params, "token");
   const kinds = [revokeAccessToken, revokeRefreshToken];
   if (params.get("token_type_hint") === "refresh_token") kinds.reverse();

@@ -1,16 +1,15 @@
-import type { Caller } from "../audit";
 import { normalizeClientId } from "../clients/client-id";
 import type { Keyfob } from "../keyfob";
 import { checkDPoPProof, requireProofFor } from "../oauth/dpop";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
-import { required, type Params } from "../oauth/params";
+import { required } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { countAccepted, recoverClaimant, verifySignature } from "../siwe/signature";
 import type { TokenRecord } from "../store/tokens";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { Address } from "viem";
-import type { HttpRequest } from "../http/request";
+import type { ProtocolRequest } from "../http/request";
 
 /**
  * Flow A, step 2 (`/auth/web3/submit_challenge`): checks the signed challenge, then consumes its
@@ -24,7 +23,7 @@ import type { HttpRequest } from "../http/request";
  * a stolen token is then worthless without the key. Without one the answer is what Flow A's
  * clients have always had, unless an admin requires DPoP of the client.
  */
-export async function submitChallenge(keyfob: Keyfob, request: HttpRequest, params: Params, caller: Caller): Promise<Issued> {
+export async function submitChallenge(keyfob: Keyfob, { http, params, caller }: ProtocolRequest): Promise<Issued> {
   const { config, store } = keyfob;
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") {
@@ -34,7 +33,7 @@ export async function submitChallenge(keyfob: Keyfob, request: HttpRequest, para
   const state = required(params, "state");
   const domain = required(params, "domain");
   const signature = required(params, "signature");
-  const proof = await checkDPoPProof(keyfob, request, `${config.issuerUrl}/auth/web3/submit_challenge`);
+  const proof = await checkDPoPProof(keyfob, http, `${config.issuerUrl}/auth/web3/submit_challenge`);
 
   const stateHash = opaqueDigest(state);
   const now = new Date();

@@ -1,8 +1,7 @@
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
-import type { Params } from "../oauth/params";
 import { presentedToken, verifyPresentedToken } from "../tokens/verify";
-import type { HttpRequest } from "../http/request";
+import type { ProtocolRequest } from "../http/request";
 
 /**
  * OIDC UserInfo (`GET|POST /userinfo`): the claims of the access token's subject, as its scope
@@ -10,7 +9,7 @@ import type { HttpRequest } from "../http/request";
  * as `access_token` in the body (2.2); never in the URL (2.3), and never both ways at once. A token
  * bound to a DPoP key comes as `Authorization: DPoP`, with a proof of the key (RFC 9449 7).
  */
-export async function userinfo(keyfob: Keyfob, request: HttpRequest, params: Params) {
+export async function userinfo(keyfob: Keyfob, { http: request, params }: ProtocolRequest) {
   const inBody = params.get("access_token");
   if (inBody !== undefined && new URL(request.url).searchParams.has("access_token")) {
     throw invalidRequest("the access token must not be sent in the URL");

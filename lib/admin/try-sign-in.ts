@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
-import { redeemCode } from "../actions/exchange-code";
+import { authorizationCode } from "../actions/exchange-code";
 import { RegistryError } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { OAuthError } from "../oauth/errors";
@@ -97,11 +97,10 @@ export async function finishTrySignIn(
   ]);
   let tokens: Issued["response"];
   try {
-    ({ response: tokens } = await redeemCode(
+    ({ response: tokens } = await authorizationCode.answer(
       k,
-      { id: clientId, confidential: client?.secretHash != null },
+      { client: { id: clientId, confidential: client?.secretHash != null }, caller: { endpoint: "try_sign_in" } },
       { get: (name) => form.get(name) || undefined },
-      { endpoint: "try_sign_in" },
     ));
   } catch (caught) {
     if (!(caught instanceof OAuthError) || caught.status >= 500) throw caught;

@@ -1,3 +1,7 @@
+import type { Caller } from "../audit";
+import type { AuthenticatedClient } from "../oauth/client-auth";
+import type { ReadParams } from "../oauth/params";
+
 /**
  * What Keyfob's endpoints read of an HTTP request. Keyfob's server makes one for the protocol
  * routes (lib/http/routes.ts) over Node's request, its body already read as bytes; a web Request,
@@ -13,4 +17,18 @@ export type HttpRequest = {
    * more), or a web Request's stream.
    */
   readonly body: Uint8Array | ReadableStream<Uint8Array> | null;
+};
+
+/**
+ * A protocol request as its action gets it, read once before the action runs (as Dex's handlers
+ * get a parsed request): its HTTP request (headers: Authorization, DPoP, Origin), its parameters
+ * (the query and the form body, each checked: lib/oauth/params.ts), who calls, and the client it
+ * authenticates as, authenticated once, when first asked, for the limits and the action alike.
+ */
+export type ProtocolRequest = {
+  readonly http: HttpRequest;
+  readonly params: ReadParams;
+  readonly caller: Caller;
+  /** The client (RFC 6749 2.3), or invalid_client; the same answer every time it is asked. */
+  client(): Promise<AuthenticatedClient>;
 };

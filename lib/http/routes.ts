@@ -14,17 +14,17 @@ import { claimedClientId } from "../clients/client-id";
 import { readiness } from "../health";
 import type { Keyfob } from "../keyfob";
 import { tokensIssued } from "../metrics";
-import { confidentialClientId, parseBasic } from "../oauth/client-auth";
+import { authenticateClient, cachedClients, parseBasic, storedClients, type AuthenticatedClient } from "../oauth/client-auth";
 import { dpopNonce } from "../oauth/dpop";
 import type { OAuthError } from "../oauth/errors";
-import { readParams, type Params, type ReadParams } from "../oauth/params";
+import { readParams, type Params } from "../oauth/params";
 import { isDraining } from "../runtime";
 import type { Issued } from "../tokens/issue";
 import { clientIp } from "./client-ip";
 import { clientCors, preflightAnswer } from "./cors";
 import { discoveryAnswer, jwksAnswer } from "./metadata";
 import { metricsAnswer } from "./metrics";
-import type { HttpRequest } from "./request";
+import type { HttpRequest, ProtocolRequest } from "./request";
 import { errorAnswer, jsonAnswer, type Answer, type Refused } from "./respond";
 import { countRequest, serving, type Limit } from "./serving";
 
@@ -40,7 +40,8 @@ import { countRequest, serving, type Limit } from "./serving";
  * tokens counted, its failures audited); `credentialsInBody`, client credentials and grants are
  * accepted in the body only, never in the URL (RFC 6749 2.3.1, RFC 9700 4.14); `creates`, answered
  * 201 (PAR, RFC 9126 2.2); `dpop`, a request with a DPoP proof gets a fresh nonce whatever the
- * outcome (RFC 9449 8). A resource row builds its whole answer (metadata, health, metrics, the
+ * outcome (RFC 9449 8); `storedClient`, the client is read from the database rather than the
+ * instance's cache (the token endpoint's statements check it again there; these do not). A resource row builds its whole answer (metadata, health, metrics, the
  * management API). A GET row answers HEAD too; OPTIONS is a CORS preflight for a `cors` row and
  * the methods for the others; another method on a known path is 405.
  */
@@ -54,10 +55,11 @@ export type JsonPolicy = {
   credentialsInBody?: boolean;
   creates?: boolean;
   dpop?: boolean;
+  storedClient?: boolean;
 };
 
-/** A JSON row's action: its answer's body, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for `caller`). */
-export type JsonAction = (keyfob: Keyfob, request: HttpRequest, params: ReadParams, caller: Caller) => Promise<unknown>;
+/** A JSON row's action: its answer's body, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for the request's caller). */
+export type JsonAction = (keyfob: Keyfob, request: ProtocolRequest) => Promise<unknown>;
 
 /** A resource row's answer; what it throws is answered as `refuse` says (the OAuth JSON error unless it says otherwise). */
 export type Resource = {
@@ -88,15 +90,13 @@ const resource = (methods: Method | Method[], path: string, endpoint: string, de
 });
 
 const tokenEndpoint = { cors: true, limit: "protocol", issues: true, credentialsInBody: true, dpop: true } as const;
-const clientEndpoint = { cors: true, limit: "protocol", credentialsInBody: true } as const;
+const clientEndpoint = { cors: true, limit: "protocol", credentialsInBody: true, storedClient: true } as const;
 
 const noStore = { "Cache-Control": "no-store" };
 
 export const PROTOCOL_ROUTES: readonly ProtocolRoute[] = [
   // Flow A keeps taking every parameter from the query too, as its existing clients send them there.
-  json(["GET", "POST"], "/auth/web3/generate_challenge", "generate_challenge", { cors: true, limit: "protocol" }, (k, request, params) =>
-    generateChallenge(k, params, { ip: clientIp(request) }),
-  ),
+  json(["GET", "POST"], "/auth/web3/generate_challenge", "generate_challenge", { cors: true, limit: "protocol" }, generateChallenge),
   json(
     "POST",
     "/auth/web3/submit_challenge",
@@ -107,9 +107,9 @@ export const PROTOCOL_ROUTES: readonly ProtocolRoute[] = [
   json("POST", "/token", "token", tokenEndpoint, token),
   json("POST", "/token/revoke", "revoke", clientEndpoint, revokeToken),
   json("POST", "/par", "pushed_authorization_request", { ...clientEndpoint, creates: true }, pushAuthorizationRequest),
-  json("POST", "/device/authorization", "device_authorization", clientEndpoint, deviceAuthorization),
+  json("POST", "/device/authorization", "device_authorization", { ...clientEndpoint, storedClient: false }, deviceAuthorization),
   // Introspection stays server-to-server: no CORS.
-  json("POST", "/token/introspect", "introspect", { cors: false, limit: "protocol", credentialsInBody: true }, introspectToken),
+  json("POST", "/token/introspect", "introspect", { ...clientEndpoint, cors: false }, introspectToken),
   json(["GET", "POST"], "/userinfo", "userinfo", { cors: true, limit: false, dpop: true }, userinfo),
   resource("GET", "/keys", "jwks", { answer: (k) => jwksAnswer(k.keys) }),
   resource("GET", "/.well-known/jwks.json", "jwks", { answer: (k) => jwksAnswer(k.keys) }),
@@ -182,11 +182,21 @@ async function answerJson(
       return undefined;
     });
     clientId = requestClientId(request, params);
-    const authenticatedClient = policy.credentialsInBody && params ? await confidentialClientId(k.clients, request, params) : undefined;
+    let authentication: Promise<AuthenticatedClient> | undefined;
+    const source = policy.storedClient ? storedClients(k.store) : cachedClients(k.clients);
+    const client = () => (authentication ??= authenticateClient(source, request, params ?? EMPTY_PARAMS));
+    // A client that authenticates with its secret counts against its own budget.
+    const authenticatedClient =
+      policy.credentialsInBody && params
+        ? await client().then(
+            (c) => (c.confidential ? c.id : undefined),
+            () => undefined,
+          )
+        : undefined;
     await countRequest(k, policy.limit, caller, authenticatedClient);
     if (readError || !params) throw readError;
     if (policy.cors) cors = await clientCors(k, request, clientId);
-    const result = await route.action(k, request, params, caller);
+    const result = await route.action(k, { http: request, params, caller, client });
     if (!policy.issues) return jsonAnswer(result, policy.creates ? 201 : 200, { ...cors, ...nonce });
     const { response, flow, connector } = result as Issued<unknown>;
     tokensIssued.inc({ flow, connector });
@@ -217,6 +227,8 @@ async function answerResource(k: Keyfob, route: ProtocolRoute & { resource: Reso
     served.done();
   }
 }
+
+const EMPTY_PARAMS: Params = { get: () => undefined };
 
 /** Secrets that never belong in a URL, where logs and histories keep them (RFC 6749 2.3.1, RFC 9700 4.14). */
 const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "token", "device_code"];

@@ -36,56 +36,33 @@ export function clientSecretHash(secret: string): string {
   return createHash("sha256").update(secret).digest("base64url");
 }
 
+/** Where a request's client is read from: the instance's client cache, or the database. */
+export type ClientSource = (id: string) => Promise<StoredClient | null | undefined>;
+
 /**
- * Authenticates the client of a token, revocation or introspection request (RFC 6749 2.3):
- * client_secret_basic or client_secret_post for clients with a secret, client_id alone for public
- * clients. `confidential`: public clients are refused (introspection is for resource servers).
+ * The instance's client cache (lib/clients/cache.ts; docs/decisions/2026-11-23-client-cache.md),
+ * which every change to a client drops on every instance: for the token endpoint, whose statements
+ * check the client again in the database.
  */
-export function authenticateClient(
-  store: Store,
-  request: HttpRequest,
-  params: Params,
-  options: { confidential?: boolean } = {},
-): Promise<AuthenticatedClient> {
-  const find = async (id: string): Promise<StoredClient | undefined> => {
+export const cachedClients =
+  (clients: ClientCache): ClientSource =>
+  (id) =>
+    clients.get(id);
+
+/** The database, as of now: for revocation, introspection and PAR, which write or answer on the client's word alone. */
+export const storedClients =
+  (store: Store): ClientSource =>
+  async (id) => {
     const client = await store.clients.find(id);
     return client
       ? { ...client, previousSecret: previousSecret(client), managementScopes: client.managementApi ? client.managementScopes : [] }
       : undefined;
   };
-  return authenticate(find, request, params).then((client) => checked(client, options));
-}
 
-/** A request's authentication by authenticateCachedClient: the limits ask first, then the action. */
-const cachedAuthentications = new WeakMap<HttpRequest, Promise<AuthenticatedClient>>();
-
-/**
- * The same, reading the client from the instance's client cache (lib/clients/cache.ts) rather than
- * the database (see docs/decisions/2026-11-23-client-cache.md). Done once per request: the rate
- * limits' confidentialClientId and the action share it (see
- * docs/decisions/2026-11-24-client-authenticated-once-per-request.md).
- */
-export function authenticateCachedClient(
-  clients: ClientCache,
-  request: HttpRequest,
-  params: Params,
-  options: { confidential?: boolean } = {},
-): Promise<AuthenticatedClient> {
-  let authenticated = cachedAuthentications.get(request);
-  if (!authenticated) {
-    authenticated = authenticate((id) => clients.get(id), request, params);
-    cachedAuthentications.set(request, authenticated);
-  }
-  return options.confidential ? authenticated.then((client) => checked(client, options)) : authenticated;
-}
-
-/**
- * The client a request authenticates as with its secret, read from the cache; undefined for a
- * public client, none, or a wrong secret. For the rate limits, counted before the action runs.
- */
-export async function confidentialClientId(clients: ClientCache, request: HttpRequest, params: Params): Promise<string | undefined> {
-  const client = await authenticateCachedClient(clients, request, params).catch(() => undefined);
-  return client?.confidential ? client.id : undefined;
+/** Refuses a public client where only a confidential one may call (introspection is for resource servers). */
+export function requireConfidential(client: AuthenticatedClient): AuthenticatedClient {
+  if (!client.confidential) throw invalidClient("this endpoint requires a client with a secret");
+  return client;
 }
 
 /**
@@ -110,11 +87,13 @@ function authFailure(problem: string, method: AuthMethod, grant: string | undefi
   return invalidClient(`client authentication failed: ${problem} (${method}${grant ? `, grant_type ${grant}` : ""})`);
 }
 
-async function authenticate(
-  find: (id: string) => Promise<StoredClient | null | undefined>,
-  request: HttpRequest,
-  params: Params,
-): Promise<AuthenticatedClient> {
+/**
+ * Authenticates the client of a protocol request (RFC 6749 2.3): client_secret_basic or
+ * client_secret_post for clients with a secret, client_id alone for public clients. A protocol
+ * request does this once, when first asked (ProtocolRequest.client), for its limits and its action
+ * alike (docs/decisions/2026-11-24-client-authenticated-once-per-request.md).
+ */
+export async function authenticateClient(find: ClientSource, request: HttpRequest, params: Params): Promise<AuthenticatedClient> {
   const basic = parseBasic(request.headers.get("authorization"));
   const postedSecret = params.get("client_secret");
   if (basic && postedSecret !== undefined) throw invalidRequest("use one client authentication method, not two");
@@ -150,12 +129,6 @@ async function authenticate(
   }
   if (secret !== undefined) throw authFailure("a client_secret was sent, but the client is public and has none", method, grant);
   return { id: client.id, confidential: false, ...known };
-}
-
-/** `confidential`: public clients are refused (introspection is for resource servers). */
-function checked(client: AuthenticatedClient, options: { confidential?: boolean }): AuthenticatedClient {
-  if (options.confidential && !client.confidential) throw invalidClient("this endpoint requires a client with a secret");
-  return client;
 }
 
 function sameDigest(a: string, b: string): boolean {

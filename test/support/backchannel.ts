@@ -7,16 +7,15 @@ import http from "node:http";
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JWTPayload } from "jose";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
-import { exchangeCode } from "@/lib/actions/exchange-code";
 import { jwksAnswer } from "@/lib/http/metadata";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import type { Keyfob } from "@/lib/keyfob";
-import { readParams } from "@/lib/oauth/params";
 import { keyfob } from "@/lib/runtime";
 import { findSession } from "@/lib/sessions/login-session";
 import { LOGOUT_TOKEN_TYPE } from "@/lib/tokens/logout-token";
 import { ISSUER } from "./flow-a";
 import { authorizeQuery, google, tokenRequest, type App } from "./flow-b";
+import { route } from "./routes";
 
 /**
  * BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS for these tests' relying parties, which listen on this machine:
@@ -116,7 +115,7 @@ export async function sessionWith(apps: App[], identity: LoginIdentity = google(
     token ??= completion.newSession!.token;
     const code = new URL(completion.location).searchParams.get("code")!;
     const request = tokenRequest(app, { code });
-    const { response } = await exchangeCode(on, request, await readParams(request.clone()), { endpoint: "token" });
+    const response = await (await route("/token", () => on)(request)).json();
     idTokens.set(app.clientId, decodeJwt(response.id_token));
   }
   const session = (await findSession(on, token))!;
