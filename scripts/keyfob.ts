@@ -1,14 +1,14 @@
 /**
  * Keyfob's admin command line: clients, redirect URIs, signers, secrets, signing keys, accounts and
  * their sessions. Changes go through the same admin actions as the dashboard and the management API
- * (lib/admin/actions.ts: the same validation, the same audit). Run `npm run keyfob -- help`.
+ * (lib/admin/changes.ts: the same validation, the same audit). Run `npm run keyfob -- help`.
  */
 import "./load-env";
 import { parseArgs } from "node:util";
 import { prepareStorage } from "../lib/bootstrap";
 import { userInfo } from "node:os";
 import { ALL_SCOPES, type Admin } from "../lib/admin/access";
-import { runAdminAction, type AdminActionName } from "../lib/admin/actions";
+import { runAdminChange, type AdminChangeName } from "../lib/admin/changes";
 import * as admin from "../lib/admin/operations";
 import { normalizeClientId } from "../lib/clients/client-id";
 import { listClients, RegistryError } from "../lib/clients/registry";
@@ -66,8 +66,8 @@ const operator: Admin = { accountId: "cli", label: `cli:${userInfo().username}`,
 type Command = (k: Keyfob, args: string[], options: Record<string, string | undefined>) => Promise<unknown>;
 
 /** Runs an admin action as the operator (validated and audited like the dashboard's); a refusal becomes one line on stderr. */
-async function act(k: Keyfob, name: AdminActionName, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await runAdminAction(k, operator, name, input);
+async function act(k: Keyfob, name: AdminChangeName, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await runAdminChange(k, operator, name, input);
   if (result.ok) return result.value;
   const [field, message] = Object.entries(result.fieldErrors ?? {})[0] ?? ["input", result.error];
   throw new RegistryError(field, message);

@@ -134,7 +134,7 @@ describe("the account's overview", () => {
     ]);
     expect(overview.identities[1].subject).toBe(wallet);
     expect(overview.passkeys.map((p) => [p.id, p.name])).toEqual([[passkey, null]]);
-    expect(overview.sessions.map((s) => [s.ip, s.device]).sort()).toEqual([
+    expect(overview.sessions.map((s) => [s.ip, s.agent]).sort()).toEqual([
       ["2001:db8::1", { browser: "Mobile Safari 17", os: "iOS", mobile: true }],
       ["203.0.113.7", { browser: "Chrome 131", os: "Mac OS", mobile: false }],
     ]);

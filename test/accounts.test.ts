@@ -1,5 +1,5 @@
 /**
- * Accounts as admins manage them, through the admin actions (lib/admin/actions.ts) on one
+ * Accounts as admins manage them, through the admin actions (lib/admin/changes.ts) on one
  * instance while another instance serves the account: search by address, email or id; block,
  * which takes effect at the other instance's next request (tokens, sessions, codes, logins);
  * revoking sessions one by one or all; deleting an account with everything it holds.
@@ -10,7 +10,7 @@ import { resolveAccount } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { ALL_SCOPES, type Admin } from "@/lib/admin/access";
-import { runAdminAction } from "@/lib/admin/actions";
+import { runAdminChange } from "@/lib/admin/changes";
 import { getAccount, listAccounts, listActiveTokens, resolveAccountReference } from "@/lib/admin/operations";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
@@ -63,7 +63,7 @@ describe("blocking from the admins' instance", () => {
     const user = await activeUser();
     expect((await userinfo(user.tokens.access_token)).status).toBe(200);
 
-    const blocked = await runAdminAction(adminSide, admin, "account.block", { accountId: user.accountId.toLowerCase() });
+    const blocked = await runAdminChange(adminSide, admin, "account.block", { accountId: user.accountId.toLowerCase() });
     expect(blocked).toEqual({ ok: true, value: { revokedTokens: 2, revokedSessions: 1 } });
     // The serving instance, next request.
     await expectError(await userinfo(user.tokens.access_token), 401, "invalid_token");
@@ -88,7 +88,7 @@ describe("blocking from the admins' instance", () => {
       detail: "blocked: false -> true; 2 access tokens and 1 sessions revoked, refresh tokens and codes with them",
     });
 
-    expect(await runAdminAction(adminSide, admin, "account.unblock", { accountId: user.accountId })).toMatchObject({ ok: true });
+    expect(await runAdminChange(adminSide, admin, "account.unblock", { accountId: user.accountId })).toMatchObject({ ok: true });
     const back = await startAuthorization(keyfob(), authorizeQuery(user.app));
     if (back.kind !== "login") throw new Error("expected the login page");
     expect((await completeAuthorization(keyfob(), back.interactionId, { identity: user.identity })).location).toContain("code=");
@@ -96,12 +96,12 @@ describe("blocking from the admins' instance", () => {
 
   it("refuses an unknown account with a field error, and audits why", async () => {
     const nobody = privateKeyToAccount(generatePrivateKey()).address;
-    expect(await runAdminAction(adminSide, admin, "account.block", { accountId: nobody })).toMatchObject({
+    expect(await runAdminChange(adminSide, admin, "account.block", { accountId: nobody })).toMatchObject({
       ok: false,
       status: 400,
       fieldErrors: { accountId: `no account with id ${nobody}` },
     });
-    expect(await runAdminAction(adminSide, admin, "account.block", { accountId: "" })).toMatchObject({
+    expect(await runAdminChange(adminSide, admin, "account.block", { accountId: "" })).toMatchObject({
       ok: false,
       fieldErrors: { accountId: "required" },
     });
@@ -119,11 +119,11 @@ describe("sessions and deletion", () => {
     expect((await getAccount(adminSide, admin, user.accountId))!.sessions).toHaveLength(2);
 
     expect(
-      await runAdminAction(adminSide, admin, "session.revoke", { accountId: user.accountId, sessionId: opaqueDigest(user.session.token) }),
+      await runAdminChange(adminSide, admin, "session.revoke", { accountId: user.accountId, sessionId: opaqueDigest(user.session.token) }),
     ).toEqual({ ok: true, value: { revoked: 1 } });
     expect(await findSession(keyfob(), user.session.token)).toBeUndefined();
     expect(await findSession(keyfob(), other.token)).toBeDefined();
-    expect(await runAdminAction(adminSide, admin, "session.revoke", { accountId: user.accountId })).toEqual({
+    expect(await runAdminChange(adminSide, admin, "session.revoke", { accountId: user.accountId })).toEqual({
       ok: true,
       value: { revoked: 1 },
     });
@@ -135,7 +135,7 @@ describe("sessions and deletion", () => {
   it("deletes an account with its identities and sessions, revoking its tokens; the wallet's next login makes a new account", async () => {
     const user = await activeUser();
     await tables(adminSide).adminRole.create({ data: { accountId: user.accountId, grantedBy: "test" } });
-    expect(await runAdminAction(adminSide, admin, "account.delete", { accountId: user.accountId })).toEqual({
+    expect(await runAdminChange(adminSide, admin, "account.delete", { accountId: user.accountId })).toEqual({
       ok: true,
       value: { revokedTokens: 2, endedSessions: 1 },
     });
@@ -148,7 +148,7 @@ describe("sessions and deletion", () => {
     await expectError(await token(user.app, { code: "x".repeat(43) }), 400, "invalid_grant");
     const event = await tables(adminSide).auditEvent.findFirstOrThrow({ where: { action: "account.deleted", accountId: user.accountId } });
     expect(event.detail).toContain(`"web3:${user.wallet.address}"`);
-    expect(await runAdminAction(adminSide, admin, "account.delete", { accountId: user.accountId })).toMatchObject({
+    expect(await runAdminChange(adminSide, admin, "account.delete", { accountId: user.accountId })).toMatchObject({
       ok: false,
       fieldErrors: { accountId: expect.stringMatching(/no account/) },
     });

@@ -13,7 +13,7 @@ import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { AdminAccessError, requireAdmin } from "@/lib/admin/access";
-import { performAdminAction } from "@/lib/admin/actions";
+import { performAdminChange } from "@/lib/admin/changes";
 import { beginAdminLogin, endAdminSessions, finishAdminLogin, readAdminSession } from "@/lib/admin/session";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
@@ -76,38 +76,38 @@ describe("a dashboard session ends on every instance", () => {
   it("when its account is blocked: the blocked admin can no longer grant anyone the role", async () => {
     const admin = await grantedAdmin();
     expect((await requireAdmin(a, admin.token)).accountId).toBe(admin.accountId);
-    expect(await performAdminAction(b, boss, "account.block", { accountId: admin.accountId })).toMatchObject({ ok: true });
+    expect(await performAdminChange(b, boss, "account.block", { accountId: admin.accountId })).toMatchObject({ ok: true });
 
     const accomplice = privateKeyToAccount(generatePrivateKey()).address;
-    expect(await performAdminAction(a, admin.token, "admin.grant", { accountId: accomplice })).toMatchObject({ ok: false, status: 401 });
+    expect(await performAdminChange(a, admin.token, "admin.grant", { accountId: accomplice })).toMatchObject({ ok: false, status: 401 });
     expect(await tables(a).adminRole.findUnique({ where: { accountId: accomplice } })).toBeNull();
     expect(await tables(a).auditEvent.count({ where: { action: "admin.granted", actor: admin.accountId } })).toBe(0);
     // Unblocking lets them sign in again, but the old session stays ended.
-    expect(await performAdminAction(b, boss, "account.unblock", { accountId: admin.accountId })).toMatchObject({ ok: true });
+    expect(await performAdminChange(b, boss, "account.unblock", { accountId: admin.accountId })).toMatchObject({ ok: true });
     expect(await signedOut(a, admin.token)).toBe(true);
   });
 
   it("when a bootstrap admin (ADMIN_ADDRESSES) is blocked, without a restart, and they cannot sign in again", async () => {
     const own = await signIn(a, wallet(bootstrap));
     const other = await grantedAdmin();
-    expect(await performAdminAction(a, other.token, "account.block", { accountId: bootstrap })).toMatchObject({ ok: true });
+    expect(await performAdminChange(a, other.token, "account.block", { accountId: bootstrap })).toMatchObject({ ok: true });
     expect(await signedOut(b, own.token)).toBe(true);
     expect(await signedOut(b, boss)).toBe(true);
     await expect(signIn(b, wallet(bootstrap))).rejects.toMatchObject({ code: "access_denied" });
-    expect(await performAdminAction(a, other.token, "account.unblock", { accountId: bootstrap })).toMatchObject({ ok: true });
+    expect(await performAdminChange(a, other.token, "account.unblock", { accountId: bootstrap })).toMatchObject({ ok: true });
     boss = (await signIn(b, wallet(bootstrap))).token;
   });
 
   it("when its account is deleted", async () => {
     const admin = await grantedAdmin();
-    expect(await performAdminAction(b, boss, "account.delete", { accountId: admin.accountId })).toMatchObject({ ok: true });
+    expect(await performAdminChange(b, boss, "account.delete", { accountId: admin.accountId })).toMatchObject({ ok: true });
     expect(await signedOut(a, admin.token)).toBe(true);
     expect(await tables(b).adminSession.count({ where: { accountId: admin.accountId } })).toBe(0);
   });
 
   it("when its login session is revoked by an admin, or ended by logout", async () => {
     const revoked = await grantedAdmin();
-    expect(await performAdminAction(b, boss, "session.revoke", { accountId: revoked.accountId })).toMatchObject({ ok: true });
+    expect(await performAdminChange(b, boss, "session.revoke", { accountId: revoked.accountId })).toMatchObject({ ok: true });
     expect(await signedOut(a, revoked.token)).toBe(true);
 
     const loggedOut = await grantedAdmin();
@@ -117,7 +117,7 @@ describe("a dashboard session ends on every instance", () => {
 
   it("when its admin role is taken away", async () => {
     const admin = await grantedAdmin();
-    expect(await performAdminAction(b, boss, "admin.revoke", { accountId: admin.accountId })).toMatchObject({ ok: true });
+    expect(await performAdminChange(b, boss, "admin.revoke", { accountId: admin.accountId })).toMatchObject({ ok: true });
     expect(await signedOut(a, admin.token)).toBe(true);
   });
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
-import { ADMIN_ACTIONS, performAdminAction, type AdminActionName } from "@/lib/admin/actions";
+import { ADMIN_CHANGES, performAdminChange, type AdminChangeName } from "@/lib/admin/changes";
 import { auditCsv, getClient, overview } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin, readAdminSession } from "@/lib/admin/session";
 import { loadConfig } from "@/lib/config";
@@ -53,7 +53,7 @@ const googleUser = (email: string, emailVerified = true): LoginIdentity => ({
 });
 
 /** Valid input for each action, against `clientId` (which exists). */
-function sampleInput(name: AdminActionName, clientId: string): Record<string, unknown> {
+function sampleInput(name: AdminChangeName, clientId: string): Record<string, unknown> {
   const address = privateKeyToAccount(generatePrivateKey()).address;
   return {
     "client.create": { name: "New app" },
@@ -106,25 +106,25 @@ describe("authorization of every dashboard change", () => {
     admin = await signIn(wallet(bootstrapWallet));
   });
 
-  for (const name of ADMIN_ACTIONS) {
+  for (const name of ADMIN_CHANGES) {
     it(`${name}: 401 signed out, 403 for a non-admin, and nothing changes`, async () => {
       const { clientId } = await seededClient();
       const before = await snapshot(clientId);
-      expect(await performAdminAction(k, undefined, name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 401 });
-      expect(await performAdminAction(k, "forged.session.token", name, sampleInput(name, clientId))).toMatchObject({
+      expect(await performAdminChange(k, undefined, name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 401 });
+      expect(await performAdminChange(k, "forged.session.token", name, sampleInput(name, clientId))).toMatchObject({
         ok: false,
         status: 401,
       });
-      expect(await performAdminAction(k, nonAdmin, name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 403 });
+      expect(await performAdminChange(k, nonAdmin, name, sampleInput(name, clientId))).toMatchObject({ ok: false, status: 403 });
       expect(await snapshot(clientId)).toEqual(before);
     });
   }
 
   async function seededClient() {
-    const created = await performAdminAction(k, admin, "client.create", { name: "Seeded" });
+    const created = await performAdminChange(k, admin, "client.create", { name: "Seeded" });
     if (!created.ok) throw new Error(created.error);
     const clientId = created.value.clientId as string;
-    await performAdminAction(k, admin, "redirect_uri.add", { clientId, uri: "https://app.example.com/cb" });
+    await performAdminChange(k, admin, "redirect_uri.add", { clientId, uri: "https://app.example.com/cb" });
     return { clientId };
   }
 
@@ -138,27 +138,27 @@ describe("authorization of every dashboard change", () => {
   }
 
   it("lets an admin change things, with field-level errors for bad input, and audits it", async () => {
-    const created = await performAdminAction(k, admin, "client.create", { id: "", name: "Fleet", logoUrl: "" });
+    const created = await performAdminChange(k, admin, "client.create", { id: "", name: "Fleet", logoUrl: "" });
     expect(created.ok).toBe(true);
     const clientId = created.ok ? (created.value.clientId as string) : "";
-    expect(await performAdminAction(k, admin, "redirect_uri.add", { clientId, uri: "http://insecure.example.com/cb" })).toMatchObject({
+    expect(await performAdminChange(k, admin, "redirect_uri.add", { clientId, uri: "http://insecure.example.com/cb" })).toMatchObject({
       ok: false,
       status: 400,
       fieldErrors: { uri: expect.stringMatching(/http is allowed only on localhost/) },
     });
-    expect(await performAdminAction(k, admin, "client.create", { name: "" })).toMatchObject({
+    expect(await performAdminChange(k, admin, "client.create", { name: "" })).toMatchObject({
       ok: false,
       fieldErrors: { name: "required" },
     });
-    expect(await performAdminAction(k, admin, "signer.add", { clientId, address: "0x123" })).toMatchObject({
+    expect(await performAdminChange(k, admin, "signer.add", { clientId, address: "0x123" })).toMatchObject({
       ok: false,
       fieldErrors: { address: expect.any(String) },
     });
-    expect(await performAdminAction(k, admin, "client.create", { id: clientId, name: "Again" })).toMatchObject({
+    expect(await performAdminChange(k, admin, "client.create", { id: clientId, name: "Again" })).toMatchObject({
       ok: false,
       fieldErrors: { id: expect.stringMatching(/already exists/) },
     });
-    const secret = await performAdminAction(k, admin, "client.rotate_secret", { clientId });
+    const secret = await performAdminChange(k, admin, "client.rotate_secret", { clientId });
     expect(secret.ok && secret.value.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const events = await tables(k).auditEvent.findMany({ where: { clientId }, orderBy: { id: "asc" } });
@@ -184,11 +184,11 @@ describe("authorization of every dashboard change", () => {
   });
 
   it("adds signers only to a license: a client with any other id is refused, with the reason audited", async () => {
-    const app = await performAdminAction(k, admin, "client.create", { name: "Generated id" });
+    const app = await performAdminChange(k, admin, "client.create", { name: "Generated id" });
     const clientId = app.ok ? (app.value.clientId as string) : "";
     expect(clientId).toMatch(/^kf_/);
     const signer = privateKeyToAccount(generatePrivateKey()).address;
-    expect(await performAdminAction(k, admin, "signer.add", { clientId, address: signer })).toMatchObject({
+    expect(await performAdminChange(k, admin, "signer.add", { clientId, address: signer })).toMatchObject({
       ok: false,
       status: 400,
       fieldErrors: { clientId: expect.stringMatching(/only for clients whose id is a license address/) },
@@ -198,39 +198,39 @@ describe("authorization of every dashboard change", () => {
     expect(refusal).toMatchObject({ outcome: "rejected", detail: expect.stringContaining(`${signer}; clientId: signers are only for`) });
 
     const license = privateKeyToAccount(generatePrivateKey()).address;
-    expect(await performAdminAction(k, admin, "client.create", { id: license.toLowerCase(), name: "License" })).toMatchObject({ ok: true });
-    expect(await performAdminAction(k, admin, "signer.add", { clientId: license, address: signer })).toMatchObject({
+    expect(await performAdminChange(k, admin, "client.create", { id: license.toLowerCase(), name: "License" })).toMatchObject({ ok: true });
+    expect(await performAdminChange(k, admin, "signer.add", { clientId: license, address: signer })).toMatchObject({
       ok: true,
       value: { signer: { address: signer } },
     });
   });
 
   it("rotates a secret with an overlap, shows its end, ends it early, and audits each step", async () => {
-    const app = await performAdminAction(k, admin, "client.create", { name: "Overlap" });
+    const app = await performAdminChange(k, admin, "client.create", { name: "Overlap" });
     const clientId = app.ok ? (app.value.clientId as string) : "";
-    expect(await performAdminAction(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "60" })).toMatchObject({
+    expect(await performAdminChange(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "60" })).toMatchObject({
       ok: false,
       fieldErrors: { overlapSeconds: "the client has no secret yet to keep valid" },
     });
-    expect(await performAdminAction(k, admin, "client.rotate_secret", { clientId })).toMatchObject({
+    expect(await performAdminChange(k, admin, "client.rotate_secret", { clientId })).toMatchObject({
       ok: true,
       value: { previousSecretExpiresAt: null },
     });
-    expect(await performAdminAction(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "2592001" })).toMatchObject({
+    expect(await performAdminChange(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "2592001" })).toMatchObject({
       ok: false,
       fieldErrors: { overlapSeconds: expect.stringMatching(/at most 30 days/) },
     });
     const before = Date.now();
-    const rotated = await performAdminAction(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "86400" });
+    const rotated = await performAdminChange(k, admin, "client.rotate_secret", { clientId, overlapSeconds: "86400" });
     const until = rotated.ok ? (rotated.value.previousSecretExpiresAt as Date) : new Date(0);
     expect(until.getTime() - before).toBeGreaterThanOrEqual(86400_000 - 1000);
     expect(until.getTime() - before).toBeLessThan(86400_000 + 5000);
     expect((await getClient(k, { accountId: bootstrapWallet, label: "x", scopes: ALL_SCOPES }, clientId))?.secretOverlapEndsAt).toEqual(
       until,
     );
-    expect(await performAdminAction(k, admin, "client.end_secret_overlap", { clientId })).toMatchObject({ ok: true });
+    expect(await performAdminChange(k, admin, "client.end_secret_overlap", { clientId })).toMatchObject({ ok: true });
     expect((await getClient(k, { accountId: bootstrapWallet, label: "x", scopes: ALL_SCOPES }, clientId))?.secretOverlapEndsAt).toBeNull();
-    expect(await performAdminAction(k, admin, "client.end_secret_overlap", { clientId })).toMatchObject({
+    expect(await performAdminChange(k, admin, "client.end_secret_overlap", { clientId })).toMatchObject({
       ok: false,
       status: 400,
       fieldErrors: { clientId: "the client has no previous secret that is still valid" },
@@ -254,23 +254,23 @@ describe("authorization of every dashboard change", () => {
   });
 
   it("admits verified allowlisted emails, not unverified ones, and roles granted in the dashboard until revoked", async () => {
-    expect(await performAdminAction(k, await signIn(googleUser("boss@example.com")), "key.rotate", {})).toMatchObject({ ok: true });
-    expect(await performAdminAction(k, await signIn(googleUser("boss@example.com", false)), "key.rotate", {})).toMatchObject({
+    expect(await performAdminChange(k, await signIn(googleUser("boss@example.com")), "key.rotate", {})).toMatchObject({ ok: true });
+    expect(await performAdminChange(k, await signIn(googleUser("boss@example.com", false)), "key.rotate", {})).toMatchObject({
       status: 403,
     });
 
     const helper = privateKeyToAccount(generatePrivateKey()).address;
     const helperSession = await signIn(wallet(helper));
-    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 403 });
-    expect(await performAdminAction(k, admin, "admin.grant", { accountId: helper })).toMatchObject({ ok: true });
-    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ ok: true });
-    expect(await performAdminAction(k, admin, "admin.revoke", { accountId: helper.toLowerCase() })).toMatchObject({ ok: true }); // any case
+    expect(await performAdminChange(k, helperSession, "key.rotate", {})).toMatchObject({ status: 403 });
+    expect(await performAdminChange(k, admin, "admin.grant", { accountId: helper })).toMatchObject({ ok: true });
+    expect(await performAdminChange(k, helperSession, "key.rotate", {})).toMatchObject({ ok: true });
+    expect(await performAdminChange(k, admin, "admin.revoke", { accountId: helper.toLowerCase() })).toMatchObject({ ok: true }); // any case
     const revokedEvent = await tables(k).auditEvent.findFirstOrThrow({ where: { action: "admin.revoked" }, orderBy: { id: "desc" } });
     expect(revokedEvent.accountId).toBe(helper);
     // Revoking the role ends its dashboard sessions: a new grant does not bring them back.
-    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 401 });
-    expect(await performAdminAction(k, admin, "admin.grant", { accountId: helper })).toMatchObject({ ok: true });
-    expect(await performAdminAction(k, helperSession, "key.rotate", {})).toMatchObject({ status: 401 });
-    expect(await performAdminAction(k, await signIn(wallet(helper)), "key.rotate", {})).toMatchObject({ ok: true });
+    expect(await performAdminChange(k, helperSession, "key.rotate", {})).toMatchObject({ status: 401 });
+    expect(await performAdminChange(k, admin, "admin.grant", { accountId: helper })).toMatchObject({ ok: true });
+    expect(await performAdminChange(k, helperSession, "key.rotate", {})).toMatchObject({ status: 401 });
+    expect(await performAdminChange(k, await signIn(wallet(helper)), "key.rotate", {})).toMatchObject({ ok: true });
   });
 });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { deleteAccount } from "@/lib/accounts/directory";
 import { startAuthorization } from "@/lib/actions/authorize";
-import { performAdminAction } from "@/lib/admin/actions";
+import { performAdminChange } from "@/lib/admin/changes";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { DEVICE_CODE_GRANT } from "@/lib/actions/device-code";
 import { updateClient } from "@/lib/clients/registry";
@@ -67,7 +67,7 @@ afterAll(async () => {
 /** A client with its back-channel logout URI at the RP, set through the admin action (as the dashboard, CLI and API do). */
 async function rpClient(on: Keyfob = keyfob()): Promise<App> {
   const app = await registerApp({ on });
-  const result = await performAdminAction(k, adminToken, "client.update", {
+  const result = await performAdminChange(k, adminToken, "client.update", {
     clientId: app.clientId,
     backchannelLogoutUri: rp.uri(app.clientId),
     backchannelLogoutSessionRequired: "true",
@@ -117,7 +117,7 @@ describe("back-channel logout", () => {
   it("refuses a back-channel logout URI that is not https (or http on localhost), or has a fragment", async () => {
     const app = await registerApp();
     for (const uri of ["http://rp.example.com/logout", "https://rp.example.com/logout#x", "ftp://rp.example.com/", "logout"]) {
-      expect(await performAdminAction(k, adminToken, "client.update", { clientId: app.clientId, backchannelLogoutUri: uri })).toMatchObject(
+      expect(await performAdminChange(k, adminToken, "client.update", { clientId: app.clientId, backchannelLogoutUri: uri })).toMatchObject(
         {
           ok: false,
           status: 400,
@@ -129,7 +129,7 @@ describe("back-channel logout", () => {
     expect((await tables(keyfob()).client.findUnique({ where: { id: app.clientId } }))?.backchannelLogoutUri).toBe(
       "https://rp.example.com/logout",
     );
-    expect(await performAdminAction(k, adminToken, "client.update", { clientId: app.clientId, backchannelLogoutUri: "" })).toMatchObject({
+    expect(await performAdminChange(k, adminToken, "client.update", { clientId: app.clientId, backchannelLogoutUri: "" })).toMatchObject({
       ok: true,
     });
     expect((await tables(keyfob()).client.findUnique({ where: { id: app.clientId } }))?.backchannelLogoutUri).toBeNull();
@@ -191,7 +191,7 @@ describe("back-channel logout", () => {
     const ended = await sessionWith([a], identity);
     const kept = await sessionWith([b], identity);
     expect(
-      await performAdminAction(k, adminToken, "session.revoke", { accountId: ended.accountId, sessionId: ended.session.id }),
+      await performAdminChange(k, adminToken, "session.revoke", { accountId: ended.accountId, sessionId: ended.session.id }),
     ).toMatchObject({ ok: true });
     await expectDelivered(ended, [a], [b]);
     expect(await findSession(keyfob(), kept.token)).toBeDefined();
@@ -203,7 +203,7 @@ describe("back-channel logout", () => {
     const first = await sessionWith([a], identity);
     const second = await sessionWith([b], identity);
     await sessionWith([stranger]);
-    expect(await performAdminAction(k, adminToken, "account.block", { accountId: first.accountId })).toMatchObject({ ok: true });
+    expect(await performAdminChange(k, adminToken, "account.block", { accountId: first.accountId })).toMatchObject({ ok: true });
     await expectDelivered(first, [a], [stranger]);
     await expectDelivered(second, [b], []);
   });

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_SCOPES, type Admin } from "@/lib/admin/access";
-import { runAdminAction } from "@/lib/admin/actions";
+import { runAdminChange } from "@/lib/admin/changes";
 import { updateClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
@@ -34,7 +34,7 @@ describe("registering a back-channel logout URI under an https issuer", () => {
   afterAll(() => Promise.all(instances.map((k) => k.close())));
 
   const set = (k: Keyfob, clientId: string, backchannelLogoutUri: string) =>
-    runAdminAction(k, admin, "client.update", { clientId, backchannelLogoutUri });
+    runAdminChange(k, admin, "client.update", { clientId, backchannelLogoutUri });
   const refused = (problem: RegExp) => ({ ok: false, status: 400, fieldErrors: { backchannelLogoutUri: expect.stringMatching(problem) } });
   const stored = async (clientId: string) =>
     (await tables(keyfob()).client.findUniqueOrThrow({ where: { id: clientId } })).backchannelLogoutUri;

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
-import { performAdminAction } from "@/lib/admin/actions";
+import { performAdminChange } from "@/lib/admin/changes";
 import { keyHistory, revokeSigningKey } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
@@ -174,7 +174,7 @@ describe("emergency key revocation across instances", () => {
     // B's /keys is watched from the moment A starts (A's revocation includes generating an RSA key).
     const started = performance.now();
     const watching = within(10_000, async () => !(await published(b)).includes(compromised));
-    const result = await performAdminAction(a, admin, "key.revoke", { kid: ` ${compromised} ` });
+    const result = await performAdminChange(a, admin, "key.revoke", { kid: ` ${compromised} ` });
     const returned = performance.now() - started;
     expect(result).toMatchObject({ ok: true, value: { kid: compromised, revoked: true, was: "current", successor: expect.any(String) } });
     replacement = result.ok ? String(result.value.successor) : "";
@@ -239,17 +239,17 @@ describe("emergency key revocation across instances", () => {
 
   it("refuses an unknown kid with a field error; revoking a revoked key again changes nothing and says so", async () => {
     const keysBefore = await tables(a).signingKey.findMany({ orderBy: { kid: "asc" } });
-    expect(await performAdminAction(a, admin, "key.revoke", { kid: "0".repeat(40) })).toMatchObject({
+    expect(await performAdminChange(a, admin, "key.revoke", { kid: "0".repeat(40) })).toMatchObject({
       ok: false,
       status: 400,
       fieldErrors: { kid: `no signing key has the kid ${"0".repeat(40)}` },
     });
-    expect(await performAdminAction(a, admin, "key.revoke", { kid: " " })).toMatchObject({
+    expect(await performAdminChange(a, admin, "key.revoke", { kid: " " })).toMatchObject({
       ok: false,
       status: 400,
       fieldErrors: { kid: "required" },
     });
-    const again = await performAdminAction(b, admin, "key.revoke", { kid: compromised });
+    const again = await performAdminChange(b, admin, "key.revoke", { kid: compromised });
     expect(again).toMatchObject({
       ok: true,
       value: { kid: compromised, revoked: false, message: expect.stringMatching(/already revoked on .* by .*; nothing changed/) },
@@ -272,12 +272,12 @@ describe("emergency key revocation across instances", () => {
     const forbidden = () => tables(a).auditEvent.count({ where: { action: "key.revoked", outcome: "forbidden" } });
     const forbiddenBefore = await forbidden();
     const eventsBefore = await audited();
-    expect(await performAdminAction(a, undefined, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 401 });
-    expect(await performAdminAction(a, "forged.session.token", "key.revoke", { kid: replacement })).toMatchObject({
+    expect(await performAdminChange(a, undefined, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 401 });
+    expect(await performAdminChange(a, "forged.session.token", "key.revoke", { kid: replacement })).toMatchObject({
       ok: false,
       status: 401,
     });
-    expect(await performAdminAction(b, nonAdmin, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 403 });
+    expect(await performAdminChange(b, nonAdmin, "key.revoke", { kid: replacement })).toMatchObject({ ok: false, status: 403 });
     expect(await tables(a).signingKey.findUniqueOrThrow({ where: { kid: replacement } })).toMatchObject({
       revokedAt: null,
       revokedBy: null,
@@ -287,7 +287,7 @@ describe("emergency key revocation across instances", () => {
     expect(await published(b)).toContain(replacement);
     expect(await signingKid(b)).toBe(replacement);
 
-    expect(await performAdminAction(b, admin, "key.revoke", { kid: replacement })).toMatchObject({
+    expect(await performAdminChange(b, admin, "key.revoke", { kid: replacement })).toMatchObject({
       ok: true,
       value: { revoked: true, was: "current" },
     });

@@ -12,7 +12,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resolveAccount } from "@/lib/accounts/accounts";
 import { ADMIN_SCOPE, MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
-import { runAdminAction } from "@/lib/admin/actions";
+import { runAdminChange } from "@/lib/admin/changes";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { startSession } from "@/lib/sessions/login-session";
@@ -322,7 +322,7 @@ describe("no privilege escalation through narrower scopes (security review, thir
     const wallet = privateKeyToAccount(generatePrivateKey());
     const accountId = await resolveAccount(keyfob(), { provider: "web3", subject: wallet.address, emailVerified: false });
     await startSession(keyfob(), { accountId, identity: { provider: "web3", subject: wallet.address, emailVerified: false } });
-    await runAdminAction(keyfob(), { accountId: "x", label: "x", scopes: ALL_SCOPES }, "admin.grant", { accountId });
+    await runAdminChange(keyfob(), { accountId: "x", label: "x", scopes: ALL_SCOPES }, "admin.grant", { accountId });
     for (const [method, path, body] of [
       ["POST", `/accounts/${accountId}/block`, undefined],
       ["DELETE", `/accounts/${accountId}`, undefined],
@@ -615,7 +615,7 @@ describe("the management API", () => {
 
   it("validates exactly as the dashboard does", async () => {
     const viaApi = await api(token, "POST", "/clients", { name: "", logoUrl: "x".repeat(2001) });
-    const viaDashboard = await runAdminAction(keyfob(), { accountId: "x", label: "x", scopes: ALL_SCOPES }, "client.create", {
+    const viaDashboard = await runAdminChange(keyfob(), { accountId: "x", label: "x", scopes: ALL_SCOPES }, "client.create", {
       name: "",
       logoUrl: "x".repeat(2001),
     });

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
-import { performAdminAction } from "@/lib/admin/actions";
+import { performAdminChange } from "@/lib/admin/changes";
 import { listRefreshGrants } from "@/lib/admin/operations";
 import { beginAdminLogin, finishAdminLogin } from "@/lib/admin/session";
 import { addRedirectUri, createClient, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
@@ -498,18 +498,18 @@ describe("dashboard", () => {
     expect(byAccount.items.map((g) => g.familyId)).toEqual([familyA]);
 
     // Refused to a signed-out caller, and for bad input, before anything changes.
-    expect(await performAdminAction(k, undefined, "refresh_token.revoke", { familyId: familyA })).toMatchObject({ ok: false, status: 401 });
-    expect(await performAdminAction(k, session, "refresh_token.revoke", {})).toMatchObject({
+    expect(await performAdminChange(k, undefined, "refresh_token.revoke", { familyId: familyA })).toMatchObject({ ok: false, status: 401 });
+    expect(await performAdminChange(k, session, "refresh_token.revoke", {})).toMatchObject({
       ok: false,
       fieldErrors: { target: expect.any(String) },
     });
-    expect(await performAdminAction(k, session, "refresh_token.revoke", { familyId: "no-such-family" })).toMatchObject({
+    expect(await performAdminChange(k, session, "refresh_token.revoke", { familyId: "no-such-family" })).toMatchObject({
       ok: false,
       fieldErrors: { familyId: expect.any(String) },
     });
     expect((await userinfo(a2.access_token)).status).toBe(200);
 
-    expect(await performAdminAction(k, session, "refresh_token.revoke", { familyId: familyA })).toEqual({
+    expect(await performAdminChange(k, session, "refresh_token.revoke", { familyId: familyA })).toEqual({
       ok: true,
       value: { revoked: 1 },
     });
@@ -517,7 +517,7 @@ describe("dashboard", () => {
     for (const accessToken of [a.access_token, a2.access_token]) await expectError(await userinfo(accessToken), 401, "invalid_token");
     expect((await listRefreshGrants(k, admin, { clientId: app.clientId })).items.map((g) => g.familyId)).toEqual([familyB]);
 
-    expect(await performAdminAction(k, session, "refresh_token.revoke", { clientId: app.clientId })).toEqual({
+    expect(await performAdminChange(k, session, "refresh_token.revoke", { clientId: app.clientId })).toEqual({
       ok: true,
       value: { revoked: 1 },
     });

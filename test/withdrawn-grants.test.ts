@@ -11,7 +11,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
 import { removeWayIn } from "@/lib/accounts/self-service";
 import { ALL_SCOPES } from "@/lib/admin/access";
-import { runAdminAction } from "@/lib/admin/actions";
+import { runAdminChange } from "@/lib/admin/changes";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { createClient, updateClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
@@ -96,7 +96,7 @@ describe("an approved device authorization the device has not redeemed", () => {
       const identity = google();
       await approve(started.user_code, identity);
       const accountId = await resolveAccount(keyfob(), identity);
-      expect(await runAdminAction(other, admin, action, { accountId })).toMatchObject({ ok: true });
+      expect(await runAdminChange(other, admin, action, { accountId })).toMatchObject({ ok: true });
       expect(await poll(clientId, started.device_code), action).toMatchObject({ status: 400, body: { error: "access_denied" } });
       await nothingIssued(clientId);
     }

@@ -186,7 +186,7 @@ export async function Sessions({ currentSessionId, sessions }: { currentSessionI
       <p className={help}>{t("sessionsHelp")}</p>
       <ul className="mb-3 space-y-2" data-testid="sessions">
         {sessions.map((session) => {
-          const { browser, os } = session.device;
+          const { browser, os } = session.agent;
           const device = browser && os ? t("device", { browser, os }) : (browser ?? os ?? t("unknownDevice"));
           const used = moment(session.lastSeenAt);
           return (

@@ -4,7 +4,7 @@ export type FormState = {
   /** A message for the whole form: what went wrong, or what was done. */
   error?: string;
   message?: string;
-  /** Problems by field name, as lib/admin/actions.ts reports them. */
+  /** Problems by field name, as lib/admin/changes.ts reports them. */
   fieldErrors?: Record<string, string>;
   /** What was submitted, to put back in the fields after an error. */
   values?: Record<string, string>;

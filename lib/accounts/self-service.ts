@@ -2,7 +2,7 @@ import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 import { liveSessions, revokeSessions } from "../sessions/login-session";
 import type { IdentityKey } from "../store/accounts";
-import { describeDevice } from "../sessions/device";
+import { describeUserAgent } from "../sessions/user-agent";
 import { deleteAccount } from "./directory";
 import { requireStrongLogin, type SignedInRequester } from "./sensitive-changes";
 
@@ -40,7 +40,7 @@ export async function accountOverview(k: Keyfob, accountId: string, now = new Da
     // The passkey identity is the account's passkeys' shared user handle: they are listed one by one.
     identities: ways.map((identity, i) => ({ ...identity, own: isOwnWallet(accountId, identity), ens: profiles[i] })),
     passkeys,
-    sessions: sessions.map(({ idHash, userAgent, ...session }) => ({ id: idHash, device: describeDevice(userAgent), ...session })),
+    sessions: sessions.map(({ idHash, userAgent, ...session }) => ({ id: idHash, agent: describeUserAgent(userAgent), ...session })),
   };
 }
 

@@ -10,7 +10,7 @@ import { presentedToken, verifyPresentedToken, type ActiveToken } from "../token
 import type { Admin } from "./access";
 import { parseAuditQuery } from "./audit-filter";
 import { parseHolderQuery, parseSearch, type FilterErrors } from "./filters";
-import { runAdminAction, type AdminActionName } from "./actions";
+import { runAdminChange, type AdminChangeName } from "./changes";
 import { RESPONSES, type ResponseName } from "./api-schemas";
 import * as ops from "./operations";
 import { ADMIN_SCOPE, covers, isManagementScope, type ManagementScope } from "./scopes";
@@ -18,7 +18,7 @@ import { ADMIN_SCOPE, covers, isManagementScope, type ManagementScope } from "./
 /**
  * The management API (`/api/admin/v1`): every dashboard operation as JSON, for an access token
  * that Keyfob issued to a client an admin allowed (client_credentials, scope `keyfob:admin`, see
- * lib/actions/client-credentials.ts). Changes go through runAdminAction, so their validation and
+ * lib/actions/client-credentials.ts). Changes go through runAdminChange, so their validation and
  * audit are the dashboard's; the audit log names the client as `api:<client_id>`.
  *
  * Errors use Keyfob's documented shape, `{error, error_description, status, message}` (plus
@@ -145,8 +145,8 @@ export type ApiRoute = {
   path: string;
   summary: string;
   tag: string;
-  /** The admin action a change runs (its zod input describes the body, less the path's parameters). */
-  action?: AdminActionName;
+  /** The admin change the route runs (its zod input describes the body, less the path's parameters). */
+  change?: AdminChangeName;
   /** The status of a success, when not 200 (the OpenAPI document says it). */
   status?: 201 | 204;
   /** What a success answers (lib/admin/api-schemas.ts): the answer is encoded through it, and the document describes it. None for 204 and CSV (a route with neither answers the text its handle returns as CSV). */
@@ -158,9 +158,9 @@ export type ApiRoute = {
   handle: (c: Context) => Promise<unknown>;
 };
 
-/** Runs an admin action with the body and the path's parameters; refusals become 400 (404 for an unknown client or account). */
-async function perform(c: Context, name: AdminActionName, input: Record<string, unknown>) {
-  const result = await runAdminAction(c.k, c.admin, name, { ...c.body, ...input });
+/** Runs an admin change with the body and the path's parameters; refusals become 400 (404 for an unknown client or account). */
+async function perform(c: Context, name: AdminChangeName, input: Record<string, unknown>) {
+  const result = await runAdminChange(c.k, c.admin, name, { ...c.body, ...input });
   if (result.ok) return result.value;
   if (result.scope)
     throw new ApiError(403, "insufficient_scope", result.error, {
@@ -242,8 +242,8 @@ function valueList(
   label: string,
   field: "uri" | "origin",
   part: "redirectUris" | "postLogoutRedirectUris" | "allowedOrigins",
-  add: AdminActionName,
-  remove: AdminActionName,
+  add: AdminChangeName,
+  remove: AdminChangeName,
 ): ApiRoute[] {
   return [
     {
@@ -261,7 +261,7 @@ function valueList(
       tag: "Clients",
       status: 201,
       response: "values",
-      action: add,
+      change: add,
       body: [field],
       handle: async (c) => {
         await perform(c, add, { clientId: c.params.clientId });
@@ -274,7 +274,7 @@ function valueList(
       summary: `Remove one of the client's ${label} (?${field}=…, exactly as registered)`,
       tag: "Clients",
       status: 204,
-      action: remove,
+      change: remove,
       query: { [field]: `the value to remove, exactly as registered` },
       handle: async (c) => {
         await perform(c, remove, { clientId: c.params.clientId, [field]: c.query.get(field) ?? "" });
@@ -314,7 +314,7 @@ export const ROUTES: ApiRoute[] = [
     tag: "Clients",
     status: 201,
     response: "client",
-    action: "client.create",
+    change: "client.create",
     body: ["id", "name", "logoUrl"],
     handle: async (c) => {
       const { clientId } = (await perform(c, "client.create", {})) as { clientId: string };
@@ -335,7 +335,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Change a client's settings (any subset); audited with each value before and after",
     tag: "Clients",
     response: "client",
-    action: "client.update",
+    change: "client.update",
     body: [
       "name",
       "logoUrl",
@@ -363,7 +363,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Delete a client with its redirect URIs, signers and token records",
     tag: "Clients",
     status: 204,
-    action: "client.delete",
+    change: "client.delete",
     handle: async (c) => {
       await perform(c, "client.delete", { clientId: c.params.clientId });
     },
@@ -376,7 +376,7 @@ export const ROUTES: ApiRoute[] = [
     tag: "Clients",
     status: 201,
     response: "secret",
-    action: "client.rotate_secret",
+    change: "client.rotate_secret",
     body: ["overlapSeconds"],
     handle: async (c) => ({
       clientId: (await client(c)).id,
@@ -389,7 +389,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "End a secret rotation's overlap now: the replaced secret stops working",
     tag: "Clients",
     status: 204,
-    action: "client.end_secret_overlap",
+    change: "client.end_secret_overlap",
     handle: async (c) => {
       await perform(c, "client.end_secret_overlap", { clientId: c.params.clientId });
     },
@@ -419,7 +419,7 @@ export const ROUTES: ApiRoute[] = [
     tag: "Clients",
     status: 201,
     response: "signerAdded",
-    action: "signer.add",
+    change: "signer.add",
     body: ["address", "expiresAt"],
     handle: (c) => perform(c, "signer.add", { clientId: c.params.clientId }),
   },
@@ -429,7 +429,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Revoke a signer (applies to the next token request)",
     tag: "Clients",
     status: 204,
-    action: "signer.revoke",
+    change: "signer.revoke",
     handle: async (c) => {
       await perform(c, "signer.revoke", { clientId: c.params.clientId, address: c.params.address });
     },
@@ -450,7 +450,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Publish a new key now; it signs after KEY_PUBLISH_LEAD",
     tag: "Signing keys",
     response: "keys",
-    action: "key.rotate",
+    change: "key.rotate",
     handle: async (c) => {
       await perform(c, "key.rotate", {});
       return { items: await ops.keySchedule(c.k, c.admin) };
@@ -462,7 +462,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Emergency revocation: unpublish the key and refuse every token it signed",
     tag: "Signing keys",
     response: "keyRevocation",
-    action: "key.revoke",
+    change: "key.revoke",
     handle: (c) => perform(c, "key.revoke", { kid: c.params.kid }),
   },
 
@@ -493,7 +493,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Block: no login anywhere, and its sessions, codes, access and refresh tokens revoked at once",
     tag: "Accounts",
     response: "blocked",
-    action: "account.block",
+    change: "account.block",
     handle: async (c) => perform(c, "account.block", { accountId: (await account(c)).id }),
   },
   {
@@ -502,7 +502,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Unblock (nothing revoked comes back)",
     tag: "Accounts",
     response: "account",
-    action: "account.unblock",
+    change: "account.unblock",
     handle: async (c) => {
       await perform(c, "account.unblock", { accountId: (await account(c)).id });
       return account(c);
@@ -514,7 +514,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Delete an account with its identities and sessions, revoking what it holds",
     tag: "Accounts",
     response: "accountDeleted",
-    action: "account.delete",
+    change: "account.delete",
     handle: async (c) => perform(c, "account.delete", { accountId: (await account(c)).id }),
   },
   {
@@ -531,7 +531,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Revoke every login session of the account",
     tag: "Sessions",
     response: "revoked",
-    action: "session.revoke",
+    change: "session.revoke",
     handle: async (c) => perform(c, "session.revoke", { accountId: (await account(c)).id }),
   },
   {
@@ -540,7 +540,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Revoke one login session",
     tag: "Sessions",
     status: 204,
-    action: "session.revoke",
+    change: "session.revoke",
     handle: async (c) => {
       await perform(c, "session.revoke", { accountId: (await account(c)).id, sessionId: c.params.sessionId });
     },
@@ -562,7 +562,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Revoke one access token (jti), or every active one of a client or an account",
     tag: "Tokens",
     response: "revoked",
-    action: "token.revoke",
+    change: "token.revoke",
     body: ["jti", "clientId", "accountId"],
     handle: (c) => perform(c, "token.revoke", {}),
   },
@@ -581,7 +581,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Revoke one refresh grant (familyId), or every grant of a client or an account, with their access tokens",
     tag: "Tokens",
     response: "revoked",
-    action: "refresh_token.revoke",
+    change: "refresh_token.revoke",
     body: ["familyId", "clientId", "accountId"],
     handle: (c) => perform(c, "refresh_token.revoke", {}),
   },
@@ -636,7 +636,7 @@ export const ROUTES: ApiRoute[] = [
     tag: "Admins",
     status: 201,
     response: "done",
-    action: "admin.grant",
+    change: "admin.grant",
     body: ["accountId"],
     handle: (c) => perform(c, "admin.grant", {}),
   },
@@ -646,7 +646,7 @@ export const ROUTES: ApiRoute[] = [
     summary: "Revoke an account's admin role",
     tag: "Admins",
     status: 204,
-    action: "admin.revoke",
+    change: "admin.revoke",
     handle: async (c) => {
       await perform(c, "admin.revoke", { accountId: c.params.accountId });
     },

@@ -2,12 +2,12 @@ import { z } from "zod";
 import { ADMIN_TOKEN_TTL } from "../actions/client-credentials";
 import { API_BASE, requiredScope, ROUTES } from "./api";
 import { ERROR, RESPONSES } from "./api-schemas";
-import { actionInput } from "./actions";
+import { changeInput } from "./changes";
 import { MANAGEMENT_SCOPES } from "./scopes";
 
 /**
  * The OpenAPI 3.1 document of the management API, built from the route table (lib/admin/api.ts),
- * the actions' zod inputs (lib/admin/actions.ts) and the answers' zod schemas
+ * the changes' zod inputs (lib/admin/changes.ts) and the answers' zod schemas
  * (lib/admin/api-schemas.ts), so it describes exactly what is validated and what is answered.
  */
 
@@ -65,8 +65,8 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
 const querySchema = (name: string) => (name === "page" ? { type: "integer", minimum: 1, default: 1, examples: [1] } : { type: "string" });
 
 function bodySchema(route: (typeof ROUTES)[number]): Record<string, unknown> | undefined {
-  if (!route.action || !route.body?.length) return undefined;
-  const schema = jsonSchema(actionInput(route.action)) as {
+  if (!route.change || !route.body?.length) return undefined;
+  const schema = jsonSchema(changeInput(route.change)) as {
     properties?: Record<string, unknown>;
     required?: string[];
   };
@@ -85,7 +85,7 @@ export function openApiDocument(issuer: string) {
       summary: route.summary,
       tags: [route.tag],
       security: [{ adminToken: [requiredScope(route)] }],
-      ...(route.action && { description: `Runs the admin action \`${route.action}\` (validated and audited like the dashboard's).` }),
+      ...(route.change && { description: `Runs the admin change \`${route.change}\` (validated and audited like the dashboard's).` }),
       parameters: [
         ...pathParams.map((name) => ({ name, in: "path", required: true, schema: { type: "string" }, description: "percent-encoded" })),
         ...Object.entries(route.query ?? {}).map(([name, description]) => ({

@@ -13,7 +13,7 @@ import { revokeAdminSessions } from "./session";
 
 /**
  * What admins can do, for the dashboard, the command line and the management API alike (through
- * lib/admin/actions.ts). Every change takes the Admin that requireAdmin, the CLI or the API
+ * lib/admin/changes.ts). Every change takes the Admin that requireAdmin, the CLI or the API
  * vouched for, and is written to the audit log with what it changed (before -> after), in the
  * change's transaction; refused ones too, with the reason.
  *

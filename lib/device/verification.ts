@@ -10,7 +10,7 @@ import { createDeviceInteraction } from "../interactions/interactions";
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 import { limitUserCodeEntry } from "../rate-limit";
-import { describeDevice, type Device } from "../sessions/device";
+import { describeUserAgent, type UserAgent } from "../sessions/user-agent";
 import { formatUserCode, normalizeUserCode, userCodeDigest } from "./user-code";
 
 /**
@@ -24,7 +24,7 @@ export type PendingDevice = {
   clientLogoUrl: string | null;
   requestedAt: Date;
   requestedFrom: string | null;
-  requestedBy: Device;
+  requestedBy: UserAgent;
 };
 
 const unknownCode = () => invalidRequest({ code: "user_code_unknown" });
@@ -65,7 +65,7 @@ export function lookUpUserCode(keyfob: Keyfob, typed: string, ip: string | undef
         clientLogoUrl: found.client.logoUrl,
         requestedAt: found.createdAt,
         requestedFrom: found.requestIp,
-        requestedBy: describeDevice(found.requestUserAgent),
+        requestedBy: describeUserAgent(found.requestUserAgent),
       }
     );
   });

@@ -1,7 +1,7 @@
 "use server";
 /**
  * The dashboard's server actions: each one hands the form's fields and the session cookie to
- * performAdminAction (lib/admin/actions), which checks the admin on the server, validates, and
+ * performAdminChange (lib/admin/actions), which checks the admin on the server, validates, and
  * runs the audited change. Signed out → the sign-in; not an admin → the 403 page. Next.js checks
  * that a server action comes from this origin; nothing here adds CORS.
  */
@@ -9,7 +9,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { isClientFlag } from "@/components/admin/client/flags";
 import type { FormState } from "@/components/admin/form-state";
-import { performAdminAction, type AdminActionName } from "@/lib/admin/actions";
+import { performAdminChange, type AdminChangeName } from "@/lib/admin/changes";
 import { tryRedirectUri } from "@/lib/admin/integration";
 import { keyfob } from "@/lib/runtime";
 import { FORBIDDEN_PATH, LOGIN_PATH, sessionToken } from "./guard";
@@ -29,8 +29,8 @@ function fields(form: unknown, names: string[]): Fields {
   return Object.fromEntries(names.map((name) => [name, value(form, name)]));
 }
 
-async function perform(name: AdminActionName, input: Fields): Promise<{ state: FormState; value?: Record<string, unknown> }> {
-  const result = await performAdminAction(keyfob(), await sessionToken(), name, input);
+async function perform(name: AdminChangeName, input: Fields): Promise<{ state: FormState; value?: Record<string, unknown> }> {
+  const result = await performAdminChange(keyfob(), await sessionToken(), name, input);
   const at = Date.now();
   if (!result.ok) {
     if (result.status === 401) redirect(LOGIN_PATH);
@@ -41,7 +41,7 @@ async function perform(name: AdminActionName, input: Fields): Promise<{ state: F
   return { state: { ok: true, at }, value: result.value };
 }
 
-const done = async (name: AdminActionName, input: Fields, message?: string): Promise<FormState> => {
+const done = async (name: AdminChangeName, input: Fields, message?: string): Promise<FormState> => {
   const { state } = await perform(name, input);
   return state.ok ? { ...state, message } : state;
 };

@@ -50,12 +50,12 @@ const managementScopes = z
   .transform((scopes) => [...new Set(scopes)]);
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
-type Action<I> = { audit: string; input: z.ZodType<I>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
-const action = <I>(
+type Change<I> = { audit: string; input: z.ZodType<I>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
+const change = <I>(
   audit: string,
   input: z.ZodType<I>,
   run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>>,
-): Action<I> => ({ audit, input, run });
+): Change<I> => ({ audit, input, run });
 const none = () => ({});
 
 const clientInput = z.object({ clientId });
@@ -63,16 +63,16 @@ const uriInput = z.object({ clientId, uri: text(2000).min(1, "required") });
 const originInput = z.object({ clientId, origin: text(2000).min(1, "required") });
 const accountInput = z.object({ accountId });
 
-const actions = {
-  "client.create": action(
+const changes = {
+  "client.create": change(
     "client.created",
     z.object({ id: optionalText(128), name: text(200).min(1, "required"), logoUrl: optionalText(2000) }),
     (k, a, i) => ops.createClient(k, a, i).then((c) => ({ clientId: c.id })),
   ),
-  "client.enable": action("client.enabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, true).then(none)),
-  "client.disable": action("client.disabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, false).then(none)),
-  "client.delete": action("client.deleted", clientInput, (k, a, i) => ops.deleteClient(k, a, i.clientId).then(none)),
-  "client.rotate_secret": action(
+  "client.enable": change("client.enabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, true).then(none)),
+  "client.disable": change("client.disabled", clientInput, (k, a, i) => ops.setClientEnabled(k, a, i.clientId, false).then(none)),
+  "client.delete": change("client.deleted", clientInput, (k, a, i) => ops.deleteClient(k, a, i.clientId).then(none)),
+  "client.rotate_secret": change(
     "client.secret_rotated",
     z.object({
       clientId,
@@ -92,10 +92,10 @@ const actions = {
         .rotateClientSecret(k, a, i.clientId, i.overlapSeconds)
         .then(({ secret, previousSecretExpiresAt }) => ({ secret, previousSecretExpiresAt })),
   ),
-  "client.end_secret_overlap": action("client.secret_overlap_ended", clientInput, (k, a, i) =>
+  "client.end_secret_overlap": change("client.secret_overlap_ended", clientInput, (k, a, i) =>
     ops.endSecretOverlap(k, a, i.clientId).then(none),
   ),
-  "client.update": action(
+  "client.update": change(
     "client.updated",
     z.object({
       clientId,
@@ -119,21 +119,21 @@ const actions = {
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),
   ),
-  "redirect_uri.add": action("redirect_uri.added", uriInput, (k, a, i) => ops.addRedirectUri(k, a, i.clientId, i.uri).then(none)),
-  "redirect_uri.remove": action("redirect_uri.removed", uriInput, (k, a, i) => ops.removeRedirectUri(k, a, i.clientId, i.uri).then(none)),
-  "post_logout_redirect_uri.add": action("post_logout_redirect_uri.added", uriInput, (k, a, i) =>
+  "redirect_uri.add": change("redirect_uri.added", uriInput, (k, a, i) => ops.addRedirectUri(k, a, i.clientId, i.uri).then(none)),
+  "redirect_uri.remove": change("redirect_uri.removed", uriInput, (k, a, i) => ops.removeRedirectUri(k, a, i.clientId, i.uri).then(none)),
+  "post_logout_redirect_uri.add": change("post_logout_redirect_uri.added", uriInput, (k, a, i) =>
     ops.addPostLogoutRedirectUri(k, a, i.clientId, i.uri).then(none),
   ),
-  "post_logout_redirect_uri.remove": action("post_logout_redirect_uri.removed", uriInput, (k, a, i) =>
+  "post_logout_redirect_uri.remove": change("post_logout_redirect_uri.removed", uriInput, (k, a, i) =>
     ops.removePostLogoutRedirectUri(k, a, i.clientId, i.uri).then(none),
   ),
-  "allowed_origin.add": action("allowed_origin.added", originInput, (k, a, i) =>
+  "allowed_origin.add": change("allowed_origin.added", originInput, (k, a, i) =>
     ops.addAllowedOrigin(k, a, i.clientId, i.origin).then(none),
   ),
-  "allowed_origin.remove": action("allowed_origin.removed", originInput, (k, a, i) =>
+  "allowed_origin.remove": change("allowed_origin.removed", originInput, (k, a, i) =>
     ops.removeAllowedOrigin(k, a, i.clientId, i.origin).then(none),
   ),
-  "signer.add": action(
+  "signer.add": change(
     "signer.added",
     z.object({
       clientId,
@@ -145,44 +145,44 @@ const actions = {
         .addSigner(k, a, i.clientId, i.address, i.expiresAt)
         .then((s) => ({ signer: { address: s.address, enabledAt: s.enabledAt, expiresAt: s.expiresAt } })),
   ),
-  "signer.revoke": action("signer.revoked", z.object({ clientId, address: text(42).min(1, "required") }), (k, a, i) =>
+  "signer.revoke": change("signer.revoked", z.object({ clientId, address: text(42).min(1, "required") }), (k, a, i) =>
     ops.revokeSigner(k, a, i.clientId, i.address).then(none),
   ),
-  "key.rotate": action("key.rotated", z.object({}), (k, a) => ops.rotateSigningKey(k, a).then(none)),
-  "key.revoke": action("key.revoked", z.object({ kid: text(100).min(1, "required") }), (k, a, i) =>
+  "key.rotate": change("key.rotated", z.object({}), (k, a) => ops.rotateSigningKey(k, a).then(none)),
+  "key.revoke": change("key.revoked", z.object({ kid: text(100).min(1, "required") }), (k, a, i) =>
     ops.revokeSigningKey(k, a, i.kid).then((revocation) => ({ ...revocation })),
   ),
-  "token.revoke": action(
+  "token.revoke": change(
     "token.revoked",
     z.object({ jti: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
     (k, a, i) => ops.revokeTokens(k, a, i).then((revoked) => ({ revoked })),
   ),
-  "refresh_token.revoke": action(
+  "refresh_token.revoke": change(
     "refresh_token.revoked",
     z.object({ familyId: optionalText(100), clientId: optionalText(128), accountId: optionalText(42) }),
     (k, a, i) => ops.revokeRefreshGrants(k, a, i).then((revoked) => ({ revoked })),
   ),
-  "admin.grant": action("admin.granted", accountInput, (k, a, i) => ops.grantAdmin(k, a, i.accountId).then(none)),
-  "admin.revoke": action("admin.revoked", accountInput, (k, a, i) => ops.revokeAdmin(k, a, i.accountId).then(none)),
-  "account.block": action("account.blocked", accountInput, (k, a, i) =>
+  "admin.grant": change("admin.granted", accountInput, (k, a, i) => ops.grantAdmin(k, a, i.accountId).then(none)),
+  "admin.revoke": change("admin.revoked", accountInput, (k, a, i) => ops.revokeAdmin(k, a, i.accountId).then(none)),
+  "account.block": change("account.blocked", accountInput, (k, a, i) =>
     ops.blockAccount(k, a, i.accountId).then(({ revokedTokens, revokedSessions }) => ({ revokedTokens, revokedSessions })),
   ),
-  "account.unblock": action("account.unblocked", accountInput, (k, a, i) => ops.unblockAccount(k, a, i.accountId).then(none)),
-  "account.delete": action("account.deleted", accountInput, (k, a, i) =>
+  "account.unblock": change("account.unblocked", accountInput, (k, a, i) => ops.unblockAccount(k, a, i.accountId).then(none)),
+  "account.delete": change("account.deleted", accountInput, (k, a, i) =>
     ops.deleteAccount(k, a, i.accountId).then(({ revokedTokens, endedSessions }) => ({ revokedTokens, endedSessions })),
   ),
-  "session.revoke": action("session.revoked", z.object({ accountId, sessionId: optionalText(100) }), (k, a, i) =>
+  "session.revoke": change("session.revoked", z.object({ accountId, sessionId: optionalText(100) }), (k, a, i) =>
     ops.revokeSessions(k, a, i.accountId, i.sessionId).then((revoked) => ({ revoked })),
   ),
 };
 
-export type AdminActionName = keyof typeof actions;
-export const ADMIN_ACTIONS = Object.keys(actions) as AdminActionName[];
+export type AdminChangeName = keyof typeof changes;
+export const ADMIN_CHANGES = Object.keys(changes) as AdminChangeName[];
 
-/** The input schema of an action (the management API's OpenAPI document describes its bodies with them). */
-export const actionInput = (name: AdminActionName): z.ZodType => actions[name].input;
+/** The input schema of a change (the management API's OpenAPI document describes its bodies with them). */
+export const changeInput = (name: AdminChangeName): z.ZodType => changes[name].input;
 
-export type AdminActionResult =
+export type AdminChangeResult =
   | { ok: true; value: Record<string, unknown> }
   | { ok: false; status: 400 | 401 | 403; error: string; fieldErrors?: Record<string, string>; scope?: ManagementScope };
 
@@ -197,40 +197,40 @@ function auditTarget(input: Record<string, unknown>) {
 }
 
 /** Runs a dashboard change for the holder of `sessionToken`. `input` is the form's fields. */
-export async function performAdminAction(
+export async function performAdminChange(
   keyfob: Keyfob,
   sessionToken: string | undefined,
-  name: AdminActionName,
+  name: AdminChangeName,
   input: Record<string, unknown>,
-): Promise<AdminActionResult> {
+): Promise<AdminChangeResult> {
   let admin: Admin;
   try {
     admin = await requireAdmin(keyfob, sessionToken);
   } catch (error) {
     if (!(error instanceof AdminAccessError)) throw error;
-    if (error.reason === "forbidden" && actions[name]) {
+    if (error.reason === "forbidden" && changes[name]) {
       // A signed-in account that is not (or no longer) an admin tried: who, what, and why it was refused.
       const actor = (await readAdminSession(keyfob, sessionToken))?.accountId;
-      await keyfob.audit.write({ actor, action: actions[name].audit, outcome: "forbidden", ...auditTarget(input), detail: error.message });
+      await keyfob.audit.write({ actor, action: changes[name].audit, outcome: "forbidden", ...auditTarget(input), detail: error.message });
     }
     return { ok: false, status: error.reason === "signed-out" ? 401 : 403, error: error.message };
   }
-  return runAdminAction(keyfob, admin, name, input);
+  return runAdminChange(keyfob, admin, name, input);
 }
 
 /**
  * Runs a change for an admin already vouched for (a session above, an admin token in the
  * management API, the operator at the command line): validation, then the audited operation.
  */
-export async function runAdminAction(
+export async function runAdminChange(
   keyfob: Keyfob,
   admin: Admin,
-  name: AdminActionName,
+  name: AdminChangeName,
   input: Record<string, unknown>,
-): Promise<AdminActionResult> {
-  const action = actions[name] as Action<unknown> | undefined;
-  if (!action) return { ok: false, status: 400, error: "unknown action" };
-  const parsed = action.input.safeParse(input);
+): Promise<AdminChangeResult> {
+  const change = changes[name] as Change<unknown> | undefined;
+  if (!change) return { ok: false, status: 400, error: "unknown change" };
+  const parsed = change.input.safeParse(input);
   if (!parsed.success) {
     const fieldErrors: Record<string, string> = {};
     for (const issue of parsed.error.issues) fieldErrors[String(issue.path[0] ?? "form")] ??= issue.message;
@@ -239,7 +239,7 @@ export async function runAdminAction(
       .join("; ");
     await keyfob.audit.write({
       actor: admin.label,
-      action: action.audit,
+      action: change.audit,
       outcome: "rejected",
       ...auditTarget(input),
       detail: `invalid input: ${reason}`,
@@ -247,7 +247,7 @@ export async function runAdminAction(
     return { ok: false, status: 400, error: "please correct the highlighted fields", fieldErrors };
   }
   try {
-    return { ok: true, value: await action.run(keyfob, admin, parsed.data) };
+    return { ok: true, value: await change.run(keyfob, admin, parsed.data) };
   } catch (error) {
     if (error instanceof RegistryError)
       return { ok: false, status: 400, error: error.message, fieldErrors: { [error.field]: error.message } };
