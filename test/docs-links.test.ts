@@ -1,16 +1,21 @@
 /**
- * Every relative link in README.md, docs/ and bench/README.md resolves: the file (or folder) it
- * names exists, and its `#anchor`, in the same page or another Markdown file, is a heading there by
- * GitHub's slug rules. External (http, https, mailto) links are not fetched.
+ * Every relative link in README.md, docs/, bench/README.md and lib/<folder>/README.md resolves: the file
+ * (or folder) it names exists, and its `#anchor`, in the same page or another Markdown file, is a
+ * heading there by GitHub's slug rules. External (http, https, mailto) links are not fetched. And
+ * every folder of lib/ opens with a README saying what it is and what it is not.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = path.join(import.meta.dirname, "..");
+const libFolders = readdirSync(path.join(root, "lib"), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => `lib/${entry.name}`);
 const pages = [
   "README.md",
   "bench/README.md",
+  ...libFolders.map((folder) => `${folder}/README.md`).filter((page) => existsSync(path.join(root, page))),
   ...readdirSync(path.join(root, "docs"), { recursive: true, encoding: "utf8" })
     .filter((name) => name.endsWith(".md"))
     .map((name) => path.posix.join("docs", name.split(path.sep).join("/"))),
@@ -92,5 +97,15 @@ describe("the documentation's relative links", () => {
       "```",
     ].join("\n\n");
     expect(brokenLinks("docs/sample.md", page)).toEqual(["missing.md", "configuration.md#no-such-heading"]);
+  });
+});
+
+describe("lib/'s folders", () => {
+  it.each(libFolders)("%s has a README saying what it is and what it is not", (folder) => {
+    const page = path.join(root, folder, "README.md");
+    expect(existsSync(page), `${folder}/README.md`).toBe(true);
+    const text = readFileSync(page, "utf8");
+    expect(text.startsWith(`# ${folder}\n`), `${folder}/README.md opens with its name`).toBe(true);
+    expect(text, `${folder}/README.md says what is not in it`).toMatch(/\nNot here: /);
   });
 });
