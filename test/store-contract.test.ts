@@ -255,7 +255,7 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       const codes = await Promise.all(Array.from({ length: 6 }, () => codeFor(a, app)));
       const redeem = (code: string, redirectUri = app.redirectUri) => {
         const redemption = grantRedemption(a, { id: app.clientId, confidential: false }, undefined);
-        return storage.of(a).codes.redeemCode(
+        return storage.of(a).authorizationCodes.redeem(
           {
             ...redemption,
             codeHash: opaqueDigest(code),

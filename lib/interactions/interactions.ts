@@ -54,9 +54,9 @@ export async function createInteraction(keyfob: Keyfob, request: PendingRequest,
   const caller = ip ? addressBucket(ip) : null;
   if (caller) {
     const cap = config.pendingCaps.loginsPerIp;
-    if ((await store.codes.pendingInteractions(caller, cap, now)) >= cap) return undefined;
+    if ((await store.interactions.countPending(caller, cap, now)) >= cap) return undefined;
   }
-  const interaction = await store.codes.createInteraction({
+  const interaction = await store.interactions.create({
     id: randomOpaque(),
     ...request,
     walletNonce: generateNonce(),
@@ -82,12 +82,12 @@ export async function createDeviceInteraction(
   const caller = context.ip ? addressBucket(context.ip) : null;
   if (caller) {
     const cap = config.pendingCaps.loginsPerIp;
-    if ((await store.codes.pendingInteractions(caller, cap, now)) >= cap) {
+    if ((await store.interactions.countPending(caller, cap, now)) >= cap) {
       rateLimited.inc({ endpoint: "device", limit: "pending_logins" });
       throw tooManyRequests(INTERACTION_TTL_MS / 1000, "too many unfinished sign-ins from this address; finish or wait for them to expire");
     }
   }
-  const interaction = await store.codes.enterUserCode(
+  const interaction = await store.deviceAuthorizations.enterUserCode(
     userCodeHash,
     {
       id: randomOpaque(),
@@ -112,7 +112,7 @@ export function contractSignatureAccepted(clientId: string, config: { adminContr
 
 /** The interaction for a login method to check its answer against, or undefined when unknown. */
 export async function findInteraction(keyfob: Keyfob, interactionId: string) {
-  return isOpaque(interactionId) ? keyfob.store.codes.findInteraction(interactionId) : undefined;
+  return isOpaque(interactionId) ? keyfob.store.interactions.find(interactionId) : undefined;
 }
 
 /**
@@ -136,7 +136,7 @@ export function sessionMayComplete(
 /** What the hosted login page shows for an interaction, or undefined when it is unknown, expired or finished. */
 export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
-  const interaction = await keyfob.store.codes.findInteractionWithClient(interactionId);
+  const interaction = await keyfob.store.interactions.findWithClient(interactionId);
   if (!interaction || endOf(interaction, new Date())) return undefined;
   return {
     id: interaction.id,
@@ -174,7 +174,7 @@ function endOf(interaction: { completedAt: Date | null; outcome: string | null; 
  */
 export async function endedInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
-  const interaction = await keyfob.store.codes.findInteractionWithClient(interactionId);
+  const interaction = await keyfob.store.interactions.findWithClient(interactionId);
   const end = interaction && endOf(interaction, new Date());
   if (!interaction || !end) return undefined;
   return {
@@ -221,12 +221,12 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   const { store } = keyfob;
   const now = new Date();
   if (!isOpaque(interactionId)) throw expiredInteraction();
-  const interaction = await store.codes.findInteractionWithClient(interactionId);
+  const interaction = await store.interactions.findWithClient(interactionId);
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
   if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now))
     throw invalidRequest({ code: "needs_new_login" });
-  if (!(await store.codes.completeInteraction(interactionId, now, "login"))) throw expiredInteraction();
+  if (!(await store.interactions.complete(interactionId, now, "login"))) throw expiredInteraction();
   // A device authorization's login approves it, and the user sees so on Keyfob's own page.
   const answer = (identity: LoginIdentity, session: LoginSession) =>
     interaction.deviceCodeHash
@@ -267,7 +267,7 @@ async function approveDevice(
     amr: session.amr.join(" "),
     sessionId: session.id,
   };
-  const settled = await keyfob.store.codes.settleDeviceAuthorization(deviceCodeHash, now, { approved });
+  const settled = await keyfob.store.deviceAuthorizations.settle(deviceCodeHash, now, { approved });
   keyfob.audit.record({
     action: "device.approved",
     outcome: settled ? "success" : "expired_token",
@@ -290,12 +290,12 @@ export async function leaveInteraction(keyfob: Keyfob, interactionId: string): P
   const { store, config } = keyfob;
   const now = new Date();
   const interaction =
-    (await store.codes.completeInteraction(interactionId, now, "cancelled")) ?? (await store.codes.findInteraction(interactionId));
+    (await store.interactions.complete(interactionId, now, "cancelled")) ?? (await store.interactions.find(interactionId));
   const end = interaction && endOf(interaction, now);
   if (!interaction || end === "signed_in") throw expiredInteraction();
   // A device authorization's cancel denies it: the device's next poll gets access_denied.
   if (interaction.deviceCodeHash) {
-    const denied = await store.codes.settleDeviceAuthorization(interaction.deviceCodeHash, now, { denied: true });
+    const denied = await store.deviceAuthorizations.settle(interaction.deviceCodeHash, now, { denied: true });
     if (denied)
       keyfob.audit.record({
         action: "device.denied",
@@ -323,7 +323,7 @@ export async function issueAuthorizationCode(
 ): Promise<string> {
   const { store, config } = keyfob;
   const code = randomOpaque();
-  await store.codes.createCode({
+  await store.authorizationCodes.create({
     codeHash: opaqueDigest(code),
     clientId: request.clientId,
     redirectUri: request.redirectUri,

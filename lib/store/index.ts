@@ -1,11 +1,12 @@
 /**
  * The store: every statement Keyfob runs on its tables lives in this folder, one module per table
- * group (codes.ts: challenges, pushed requests, interactions, authorization codes, device
- * authorizations, passkey challenges; tokens.ts:
- * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
- * login and dashboard sessions, admin roles; logouts.ts: the back-channel logout outbox; dpop.ts: DPoP
- * proofs seen; ens.ts: resolved ENS profiles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
- * across them; changes.ts, the change feed).
+ * group. The single-use rows a login goes through have one each: challenges.ts (Flow A),
+ * pushed-requests.ts, interactions.ts, authorization-codes.ts, device-authorizations.ts and
+ * passkey-challenges.ts, with grants.ts, what redeeming a code and a device code share. Then
+ * tokens.ts: access tokens and refresh families; clients.ts; accounts.ts: accounts, identities,
+ * passkeys, login and dashboard sessions, admin roles; logouts.ts: the back-channel logout outbox;
+ * dpop.ts: DPoP proofs seen; ens.ts: resolved ENS profiles; keys.ts; limits.ts; audit.ts; sweep.ts,
+ * housekeeping across them; changes.ts, the change feed.
  *
  * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
  * statements, where a measured round trip or Prisma's query compilation mattered (Flow A, the code
@@ -20,20 +21,30 @@
  */
 import { accountStatements } from "./accounts";
 import { auditStatements } from "./audit";
+import { authorizationCodeStatements } from "./authorization-codes";
+import { challengeStatements } from "./challenges";
 import { Notifications, PolledChanges, type ChangeFeed } from "./changes";
 import { clientStatements } from "./clients";
-import { codeStatements } from "./codes";
 import { CONNECTION_WAIT_MS, createConnection, enclosedIn, type Connection, type ConnectionOptions } from "./connection";
+import { deviceAuthorizationStatements } from "./device-authorizations";
 import { dpopProofStatements } from "./dpop";
 import { ensProfileStatements } from "./ens";
+import { interactionStatements } from "./interactions";
 import { keyStatements } from "./keys";
 import { limitStatements } from "./limits";
 import { logoutStatements } from "./logouts";
+import { passkeyChallengeStatements } from "./passkey-challenges";
+import { pushedRequestStatements } from "./pushed-requests";
 import { sweep, type SweepBounds } from "./sweep";
 import { tokenStatements } from "./tokens";
 
 export type Store = {
-  codes: ReturnType<typeof codeStatements>;
+  challenges: ReturnType<typeof challengeStatements>;
+  pushedRequests: ReturnType<typeof pushedRequestStatements>;
+  interactions: ReturnType<typeof interactionStatements>;
+  authorizationCodes: ReturnType<typeof authorizationCodeStatements>;
+  deviceAuthorizations: ReturnType<typeof deviceAuthorizationStatements>;
+  passkeyChallenges: ReturnType<typeof passkeyChallengeStatements>;
   tokens: ReturnType<typeof tokenStatements>;
   clients: ReturnType<typeof clientStatements>;
   accounts: ReturnType<typeof accountStatements>;
@@ -87,7 +98,12 @@ export function rawConnection(store: Store): Connection {
 function storeOn(connection: Connection): Store {
   const { db, pool } = connection;
   const store: Store = {
-    codes: codeStatements(connection),
+    challenges: challengeStatements(connection),
+    pushedRequests: pushedRequestStatements(connection),
+    interactions: interactionStatements(connection),
+    authorizationCodes: authorizationCodeStatements(connection),
+    deviceAuthorizations: deviceAuthorizationStatements(connection),
+    passkeyChallenges: passkeyChallengeStatements(connection),
     tokens: tokenStatements(connection),
     clients: clientStatements(connection),
     accounts: accountStatements(connection),

@@ -5,7 +5,7 @@ import { utc, type Connection } from "./connection";
 
 /**
  * Access tokens (issued_tokens) and refresh-token families. The statements that issue a token
- * (client_credentials, a refresh token's rotation; Flow A's and the code exchange's: ./codes.ts)
+ * (client_credentials, a refresh token's rotation; Flow A's and the code exchange's: ./challenges.ts, ./grants.ts)
  * and the check of a presented token are plain SQL on the pool, as named (prepared) statements:
  * see docs/decisions/2026-11-21-hot-statements-in-plain-sql.md
  */
