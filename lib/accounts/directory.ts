@@ -1,7 +1,7 @@
 import { getAddress } from "viem";
 import type { Keyfob } from "../keyfob";
 import type { Store } from "../store";
-import type { AccountQuery } from "../store/accounts";
+import type { AccountQuery } from "../store/contract";
 
 /**
  * Accounts as admins see them: found by address, email or id, with their identities (wallets,

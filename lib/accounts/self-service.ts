@@ -1,7 +1,7 @@
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 import { liveSessions, revokeSessions } from "../sessions/login-session";
-import type { IdentityKey } from "../store/accounts";
+import type { IdentityKey } from "../store/contract";
 import { describeDevice } from "../sessions/device";
 import { deleteAccount } from "./directory";
 import { requireStrongLogin, type SignedInRequester } from "./sensitive-changes";

@@ -7,7 +7,7 @@ import { opaqueDigest } from "../oauth/opaque";
 import { expectedCodeChallenge, verifyCodeVerifier } from "../oauth/pkce";
 import type { Scope } from "../oauth/scope";
 import { sessionSid } from "../sessions/login-session";
-import type { GrantRedemption, RedeemedGrant } from "../store/grants";
+import type { GrantRedemption, RedeemedGrant } from "../store/contract";
 import { issueTokens, newAccessTokenId, tokenLifetimes, type AccessTokenId, type Issued, type TokenResponse } from "../tokens/issue";
 import { newFamily, newRefreshToken, type NewRefreshToken } from "../tokens/refresh";
 import { grant, type GrantParams, type GrantRequest } from "./grant";

@@ -6,7 +6,7 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { countAccepted, recoverClaimant, verifySignature } from "../siwe/signature";
-import type { TokenRecord } from "../store/tokens";
+import type { TokenRecord } from "../store/contract";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { Address } from "viem";
 import type { ProtocolRequest } from "../http/request";

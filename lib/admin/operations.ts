@@ -4,7 +4,7 @@ import type { AuditEntry } from "../audit";
 import { generateClientId, normalizeClientId } from "../clients/client-id";
 import * as registry from "../clients/registry";
 import type { Keyfob } from "../keyfob";
-import type { AuditFilter } from "../store/audit";
+import type { AuditFilter } from "../store/contract";
 import type { KeyRevocation, KeyRotation } from "../keys/keystore";
 import { liveSessions, revokeSessions as endSessions } from "../sessions/login-session";
 import { InsufficientScope, isAdmin, requireScope, type Admin } from "./access";

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import { log } from "../log";
 import type { ChangeFeed, Store } from "../store";
-import type { SigningKeyRow } from "../store/keys";
 import { seal, unseal } from "./encryption";
 
 export const SIGNING_ALG = "RS256";
@@ -341,13 +340,8 @@ export class KeyStore {
 
   /** The keys in use (revoked and unpublished ones never are), by activation time. */
   private async load(store: Store): Promise<StoredKey[]> {
-    const rows: SigningKeyRow[] = await store.keys.live();
-    return rows.map((row) => ({
-      kid: row.kid,
-      activatesAt: row.activatesAt,
-      publicJwk: row.publicJwk as JWK,
-      privateJwe: row.privateJwe,
-    }));
+    const rows = await store.keys.live();
+    return rows.map((row) => ({ kid: row.kid, activatesAt: row.activatesAt, publicJwk: row.publicJwk, privateJwe: row.privateJwe }));
   }
 
   private async newKey(activatesAt: Date) {

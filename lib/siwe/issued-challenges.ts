@@ -1,4 +1,4 @@
-import type { NewChallenge } from "../store/challenges";
+import type { NewChallenge } from "../store/contract";
 
 /** What an instance remembers of a Flow A challenge it issued: the stored challenge without its key and caller. */
 export type IssuedChallenge = Omit<NewChallenge, "stateHash" | "ip">;

@@ -1,8 +1,7 @@
-import type { Prisma } from "../db/generated/client";
-import type { Caller } from "./audit";
 import type { RequestColumn } from "./batch";
 import { utcTypes, type Connection } from "./connection";
-import { ACCOUNT_ACTIVE, grantRedeemer, type GrantRedemption, type GrantRequest, type RedeemedGrant } from "./grants";
+import type { AuthorizationCodeRow, AuthorizationCodeStore, CodeRedemption } from "./contract";
+import { ACCOUNT_ACTIVE, grantRedeemer, type GrantRequest } from "./grants";
 
 /**
  * Authorization codes: issued by a completed login (lib/interactions), redeemed once at /token.
@@ -11,47 +10,15 @@ import { ACCOUNT_ACTIVE, grantRedeemer, type GrantRedemption, type GrantRequest,
  * (./grants.ts, lib/store/batch.ts).
  */
 
-/** An authorization code as the exchange reads it (the AuthorizationCode model's fields). */
-export type CodeRow = {
-  clientId: string;
-  redirectUri: string;
-  accountId: string;
-  connector: string;
-  scope: string;
-  nonce: string | null;
-  codeChallenge: string | null;
-  email: string | null;
-  emailVerified: boolean;
-  authTime: Date | null;
-  amr: string | null;
-  sessionId: string | null;
-  /** The DPoP key (thumbprint) the authorization request bound the code to, if any (RFC 9449 10). */
-  dpopJkt: string | null;
-  expiresAt: Date;
-  usedAt: Date | null;
-};
-
-/** A code redemption at /token: what the code must match besides. */
-export type CodeRedemption = GrantRedemption & {
-  codeHash: string;
-  redirectUri: string;
-  /** What the code's challenge must be for the request's code_verifier (expectedCodeChallenge). */
-  verifierChallenge: string | null;
-  /** Only a confidential client redeems a code issued without a code challenge. */
-  confidential: boolean;
-  /** The key of the request's DPoP proof: a code bound to a key (dpop_jkt, RFC 9449 10) needs it. */
-  proofJkt: string | null;
-};
-
-export function authorizationCodeStatements({ db, pool }: Connection) {
+export function authorizationCodeStatements({ db, pool }: Connection): AuthorizationCodeStore {
   const redeemCodes = grantRedeemer(pool, "redeem_codes", REDEEM_CODE);
   return {
-    async create(data: Prisma.AuthorizationCodeUncheckedCreateInput): Promise<void> {
+    async create(data) {
       await db.authorizationCode.create({ data });
     },
 
-    async find(codeHash: string): Promise<CodeRow | undefined> {
-      const { rows } = await pool.query<CodeRow>({
+    async find(codeHash) {
+      const { rows } = await pool.query<AuthorizationCodeRow>({
         name: "keyfob_find_code",
         text: `SELECT client_id AS "clientId", redirect_uri AS "redirectUri", account_id AS "accountId", connector, scope, nonce,
                       code_challenge AS "codeChallenge", email, email_verified AS "emailVerified", auth_time AS "authTime", amr,
@@ -63,8 +30,8 @@ export function authorizationCodeStatements({ db, pool }: Connection) {
       return rows[0];
     },
 
-    /** Uses an unused, unexpired code without issuing tokens (the dashboard's own sign-in); false when it was not. */
-    async use(codeHash: string, now: Date): Promise<boolean> {
+    /** One conditional update: only an unused row is changed, so one call of concurrent ones gets it. */
+    async use(codeHash, now) {
       const { count } = await db.authorizationCode.updateMany({
         where: { codeHash, usedAt: null, expiresAt: { gt: now } },
         data: { usedAt: now },
@@ -73,20 +40,10 @@ export function authorizationCodeStatements({ db, pool }: Connection) {
     },
 
     /**
-     * Redeems an authorization code in one statement, before its tokens are signed: the code is used
-     * only if it is this client's, unused, unexpired, for this redirect URI and this PKCE verifier
-     * (or none, for a confidential client), and its client still enabled with the secret it
-     * authenticated with (the client may come from a cache, lib/clients/cache.ts). The same statement
-     * records the access token with its audit event, the client as one that got tokens in the code's
-     * login session (back-channel logout; a session that ended meanwhile queues the client's logout
-     * token at once) and, when offline_access is granted (the client
-     * allowed refresh tokens), the first refresh token of a new family. Of concurrent redemptions
-     * exactly one gets the grant; the token remembers its code, so reusing the code finds it to
-     * revoke. Undefined when any check fails. One statement, not a read first: see
-     * docs/decisions/2026-11-24-code-redeemed-in-one-statement.md
+     * One statement, not a read first: see docs/decisions/2026-11-24-code-redeemed-in-one-statement.md
      * Concurrent redemptions go in one statement (batched, lib/store/batch.ts), each checked alone.
      */
-    redeem(redemption: CodeRedemption, caller: Caller, now = new Date()): Promise<RedeemedGrant | undefined> {
+    redeem(redemption, caller, now = new Date()) {
       return redeemCodes({ hash: redemption.codeHash, redemption, caller, now });
     },
   };

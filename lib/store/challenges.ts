@@ -1,7 +1,7 @@
-import { callerValues, issuedWithEventCtes, type Caller } from "./audit";
+import { callerValues, issuedWithEventCtes } from "./audit";
 import { batched, byRequest, requestRows, SINGLE_USE_BATCHES } from "./batch";
 import { utc, utcTypes, type Connection } from "./connection";
-import type { TokenRecord } from "./tokens";
+import type { Caller, ChallengeInsertRow, ChallengeRow, ChallengeStore, NewChallenge, TokenRecord } from "./contract";
 
 /**
  * Flow A's challenges: the SIWE message issued for a state (/generate_challenge), consumed once by
@@ -11,41 +11,7 @@ import type { TokenRecord } from "./tokens";
  * (lib/store/batch.ts): concurrent requests share one execution.
  */
 
-export type NewChallenge = {
-  stateHash: string;
-  clientId: string;
-  domain: string;
-  address: string;
-  scope: string;
-  nonce?: string;
-  message: string;
-  expiresAt: Date;
-  /** The caller's address bucket (addressBucket), when known. */
-  ip?: string;
-};
-
-/** What storing a challenge found: whether the client exists and is enabled, has the domain, and whether the caller was under its cap (stored). */
-export type ChallengeInsertRow = { enabled: boolean; domainRegistered: boolean; stored: boolean };
-
-export type ChallengeRow = {
-  clientId: string;
-  domain: string;
-  address: string;
-  scope: string;
-  nonce: string | null;
-  message: string;
-  expiresAt: Date;
-  usedAt: Date | null;
-  clientEnabled: boolean;
-  /** The client's token requests must carry a DPoP proof (RFC 9449 5.2). */
-  dpopBoundAccessTokens: boolean;
-  /** The address is a blocked account's, or a wallet linked to one. */
-  accountBlocked: boolean;
-  /** The client's signers that are enabled, unexpired and unrevoked at `now`. */
-  signers: string[];
-};
-
-export function challengeStatements({ pool }: Connection) {
+export function challengeStatements({ pool }: Connection): ChallengeStore {
   const consumeChallenges = batched<ConsumeRequest, boolean>(
     "consume_challenges",
     async (requests) => {
@@ -71,19 +37,11 @@ export function challengeStatements({ pool }: Connection) {
     SINGLE_USE_BATCHES,
   );
   return {
-    /**
-     * Stores a challenge if its client exists, is enabled and has `domain` as a redirect URI, and the
-     * caller (`ip`) has fewer than `perIp` unused, unexpired ones, in one statement (batched with
-     * concurrent ones), not two round trips (see docs/decisions/2026-11-21-hot-statements-in-plain-sql.md).
-     * Nothing else's challenges are touched: a caller's are never pushed out by other callers'
-     * requests, whatever client or address those name (the sweep bounds the total, trimming the
-     * callers that hold the most first). Says which condition failed, if one did.
-     */
-    insert(challenge: NewChallenge, perIp: number, now = new Date()): Promise<ChallengeInsertRow> {
+    insert(challenge, perIp, now = new Date()) {
       return insertChallenges({ challenge, perIp, now });
     },
 
-    async find(stateHash: string, now: Date): Promise<ChallengeRow | undefined> {
+    async find(stateHash, now) {
       const { rows } = await pool.query<ChallengeRow>({
         name: "keyfob_find_challenge",
         text: `SELECT ch.client_id AS "clientId", ch.domain, ch.address, ch.scope, ch.nonce, ch.message, ch.expires_at AS "expiresAt", ch.used_at AS "usedAt",
@@ -100,22 +58,8 @@ export function challengeStatements({ pool }: Connection) {
       return rows[0];
     },
 
-    /**
-     * Consumes a state and records the token issued for it with its audit event, in one statement
-     * (issuedWithEvent; batched with concurrent ones): of concurrent submissions exactly one sees a
-     * row, and a token is never recorded without its state consumed, nor without its token.issued
-     * event. The state is
-     * consumed only while find's checks hold: its client enabled (and, if the client
-     * requires DPoP, `proven`), its address not blocked, and the key that signed one of the
-     * client's active signers when `signer` names it. False when any does not.
-     */
-    consume(
-      stateHash: string,
-      token: TokenRecord,
-      caller: Caller,
-      holds: { signer?: string; proven: boolean },
-      now = new Date(),
-    ): Promise<boolean> {
+    /** The token and its token.issued event go in as issuedWithEvent (./audit.ts) puts them. */
+    consume(stateHash, token, caller, holds, now = new Date()) {
       return consumeChallenges({ stateHash, token, caller, holds, now });
     },
   };

@@ -1,8 +1,7 @@
-import type { Prisma } from "../db/generated/client";
-import type { Caller } from "./audit";
 import type { RequestColumn } from "./batch";
 import { refusingDuplicates, utc, utcTypes, type Connection } from "./connection";
-import { ACCOUNT_ACTIVE, grantRedeemer, type GrantRedemption, type GrantRequest, type RedeemedGrant } from "./grants";
+import type { DeviceAuthorizationStore, DevicePollRow } from "./contract";
+import { ACCOUNT_ACTIVE, grantRedeemer, type GrantRequest } from "./grants";
 
 /**
  * Device authorizations (RFC 8628): created by /device_authorization, their user code entered (or
@@ -10,46 +9,14 @@ import { ACCOUNT_ACTIVE, grantRedeemer, type GrantRedemption, type GrantRequest,
  * redeemed once (./grants.ts, batched).
  */
 
-/** A device authorization as its device's poll finds it (RFC 8628 3.4), after the poll was recorded. */
-export type DevicePollRow = {
-  clientId: string;
-  scope: string;
-  status: "pending" | "approved" | "denied";
-  accountId: string | null;
-  connector: string | null;
-  email: string | null;
-  emailVerified: boolean;
-  authTime: Date | null;
-  amr: string | null;
-  expiresAt: Date;
-  usedAt: Date | null;
-  /** The interval from now on (with slow_down's 5 seconds when this poll came too soon). */
-  interval: number;
-  /** The poll came sooner than the interval after the previous one (slow_down). */
-  tooSoon: boolean;
-};
-
-/** What approves a device authorization: the login, as the tokens will tell it. */
-export type DeviceApproval = {
-  accountId: string;
-  connector: string;
-  email: string | null;
-  emailVerified: boolean;
-  authTime: Date;
-  amr: string;
-  /** The login session that approved it (its id_hash): the device's tokens are issued in it. */
-  sessionId: string;
-};
-
-export function deviceAuthorizationStatements({ db, pool }: Connection) {
+export function deviceAuthorizationStatements({ db, pool }: Connection): DeviceAuthorizationStore {
   const redeemDeviceCodes = grantRedeemer(pool, "redeem_device_codes", REDEEM_DEVICE_CODE);
   return {
-    async create(data: Prisma.DeviceAuthorizationUncheckedCreateInput): Promise<void> {
+    async create(data) {
       await refusingDuplicates(db.deviceAuthorization.create({ data }));
     },
 
-    /** The pending, unexpired device authorization of a user code, with what /device shows of it and its client. */
-    async findByUserCode(userCodeHash: string, now: Date) {
+    async findByUserCode(userCodeHash, now) {
       return (
         (await db.deviceAuthorization.findFirst({
           where: { userCodeHash, status: "pending", expiresAt: { gt: now }, client: { enabled: true, deviceFlow: true } },
@@ -65,17 +32,8 @@ export function deviceAuthorizationStatements({ db, pool }: Connection) {
       );
     },
 
-    /**
-     * The user confirmed a user code: it is used up (a user code works once) and the hosted login's
-     * interaction for its device authorization is created, in one statement, so of two confirmations
-     * only one gets an interaction. Undefined when the code is unknown, used, expired, or its client
-     * is disabled or no longer allowed the grant.
-     */
-    async enterUserCode(
-      userCodeHash: string,
-      interaction: { id: string; redirectUri: string; walletNonce: string; ip: string | null; expiresAt: Date; uiLocales: string | null },
-      now: Date,
-    ): Promise<{ id: string } | undefined> {
+    /** The update and the insert are two CTEs of one statement: only a confirmation that used the code up inserts. */
+    async enterUserCode(userCodeHash, interaction, now) {
       const { rows } = await pool.query<{ id: string }>({
         text: `WITH entered AS (
                  UPDATE device_authorizations d SET user_code_hash = NULL
@@ -101,8 +59,7 @@ export function deviceAuthorizationStatements({ db, pool }: Connection) {
       return rows[0];
     },
 
-    /** Denies the pending, unexpired device authorization of a user code, using the code up: its client, or undefined when there was none. */
-    async declineUserCode(userCodeHash: string, now: Date): Promise<string | undefined> {
+    async declineUserCode(userCodeHash, now) {
       const [row] = await db.deviceAuthorization.updateManyAndReturn({
         where: { userCodeHash, status: "pending", expiresAt: { gt: now } },
         data: { userCodeHash: null, status: "denied" },
@@ -111,8 +68,8 @@ export function deviceAuthorizationStatements({ db, pool }: Connection) {
       return row?.clientId;
     },
 
-    /** Ends a pending, unexpired device authorization: approved by a login, or denied; false when it was not pending. */
-    async settle(deviceCodeHash: string, now: Date, outcome: { approved: DeviceApproval } | { denied: true }) {
+    /** One conditional update: only a pending row is changed, so one call of concurrent ones settles it. */
+    async settle(deviceCodeHash, now, outcome) {
       const { count } = await db.deviceAuthorization.updateMany({
         where: { deviceCodeHash, status: "pending", expiresAt: { gt: now } },
         data: "approved" in outcome ? { status: "approved", ...outcome.approved } : { status: "denied" },
@@ -120,12 +77,8 @@ export function deviceAuthorizationStatements({ db, pool }: Connection) {
       return count === 1;
     },
 
-    /**
-     * Records a device's poll and reads its device authorization, in one statement: the row is
-     * locked, so concurrent polls (on any instance) each see the one before. A poll sooner than the
-     * interval after the previous one adds 5 seconds to it (RFC 8628 3.5, slow_down).
-     */
-    async poll(deviceCodeHash: string, now: Date): Promise<DevicePollRow | undefined> {
+    /** The row is locked (FOR UPDATE) while the poll is recorded: a concurrent poll waits for this one's. */
+    async poll(deviceCodeHash, now) {
       const { rows } = await pool.query<DevicePollRow>({
         name: "keyfob_poll_device",
         text: `WITH previous AS (
@@ -145,12 +98,8 @@ export function deviceAuthorizationStatements({ db, pool }: Connection) {
       return rows[0];
     },
 
-    /**
-     * Redeems an approved device authorization as ./authorization-codes.ts redeems a code, in one statement before
-     * the tokens are signed: of concurrent polls exactly one gets the grant. Its token is recorded
-     * under the device code's hash, and its client in the login session that approved it.
-     */
-    redeem(deviceCodeHash: string, redemption: GrantRedemption, caller: Caller, now: Date): Promise<RedeemedGrant | undefined> {
+    /** As ./authorization-codes.ts redeems a code: one statement, batched (./grants.ts). */
+    redeem(deviceCodeHash, redemption, caller, now) {
       return redeemDeviceCodes({ hash: deviceCodeHash, redemption, caller, now });
     },
   };

@@ -1,8 +1,7 @@
-import { callerValues, issuedWithEventCtes, type Caller } from "./audit";
-import type { CodeRow } from "./authorization-codes";
+import { callerValues, issuedWithEventCtes } from "./audit";
 import { batched, byRequest, requestRows, SINGLE_USE_BATCHES, type Batched, type RequestColumn } from "./batch";
 import { utc, utcTypes, type Connection } from "./connection";
-import type { TokenRecord } from "./tokens";
+import type { Caller, GrantRedemption, RedeemedGrant } from "./contract";
 
 /**
  * What redeeming a login's grant shares, whichever grant it is (an authorization code,
@@ -12,30 +11,6 @@ import type { TokenRecord } from "./tokens";
  * access token with its audit event). One statement: see
  * docs/decisions/2026-11-24-code-redeemed-in-one-statement.md; batched: lib/store/batch.ts.
  */
-
-/** What redeeming a login's grant (a code, an approved device code) checks of its client and records. */
-export type GrantRedemption = {
-  clientId: string;
-  /** The secret the client authenticated with, checked again as the statement runs; undefined when not checked. */
-  secretHash?: string | null;
-  token: Pick<TokenRecord, "jti" | "expiresAt">;
-  /**
-   * The refresh family stored when offline_access is granted: its first token, its ends, and the
-   * DPoP key a public client's family is bound to (RFC 9449 5); none, none granted.
-   */
-  refresh?: { tokenHash: string; familyId: string; expiresAt: Date; familyExpiresAt: Date; dpopJkt: string | null };
-  /** A grant that recorded no login time was issued right after the login: its end less this lifetime (seconds). */
-  codeTtl: number;
-};
-
-/** A redeemed grant: what its tokens say, the scope granted, and whether the refresh family was stored. */
-export type RedeemedGrant = Pick<
-  CodeRow,
-  "accountId" | "connector" | "scope" | "nonce" | "email" | "emailVerified" | "authTime" | "amr" | "sessionId"
-> & {
-  grantedScope: string;
-  offlineAccess: boolean;
-};
 
 /** One redemption of a login's grant, as the statement over many takes it. */
 export type GrantRequest<G extends GrantRedemption = GrantRedemption> = { hash: string; redemption: G; caller: Caller; now: Date };

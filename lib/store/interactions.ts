@@ -1,28 +1,26 @@
-import type { Prisma } from "../db/generated/client";
 import type { Connection } from "./connection";
+import type { InteractionStore } from "./contract";
 
 /**
  * The hosted login's interactions (lib/interactions): one per login on Keyfob's pages, created by
  * /auth (or by entering a device's user code: ./device-authorizations.ts), completed once by a
  * login or a cancel.
  */
-export function interactionStatements({ db }: Connection) {
+export function interactionStatements({ db }: Connection): InteractionStore {
   return {
-    /** Unfinished logins of a caller, counted up to `cap`. */
-    countPending(ip: string, cap: number, now: Date) {
+    countPending(ip, cap, now) {
       return db.interaction.count({ where: { ip, completedAt: null, expiresAt: { gt: now } }, take: cap });
     },
 
-    create(data: Prisma.InteractionUncheckedCreateInput) {
+    create(data) {
       return db.interaction.create({ data });
     },
 
-    async find(id: string) {
+    async find(id) {
       return (await db.interaction.findUnique({ where: { id } })) ?? undefined;
     },
 
-    /** An interaction with what the login page and its completion need of its client. */
-    async findWithClient(id: string) {
+    async findWithClient(id) {
       return (
         (await db.interaction.findUnique({
           where: { id },
@@ -31,8 +29,8 @@ export function interactionStatements({ db }: Connection) {
       );
     },
 
-    /** Completes an unfinished, unexpired interaction (a login or a cancel), once: the row, or undefined when it was not. */
-    async complete(id: string, now: Date, outcome: "login" | "cancelled") {
+    /** One conditional update: only an unfinished row is changed, so one call of concurrent ones gets it. */
+    async complete(id, now, outcome) {
       const [interaction] = await db.interaction.updateManyAndReturn({
         where: { id, completedAt: null, expiresAt: { gt: now } },
         data: { completedAt: now, outcome },

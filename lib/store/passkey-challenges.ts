@@ -1,20 +1,16 @@
-import type { Prisma } from "../db/generated/client";
 import type { Connection } from "./connection";
+import type { PasskeyChallengeStore } from "./contract";
 
 /** Passkey (WebAuthn) challenges: issued for a registration, a login or an added passkey, each answered once. */
-export function passkeyChallengeStatements({ db }: Connection) {
+export function passkeyChallengeStatements({ db }: Connection): PasskeyChallengeStore {
   return {
-    /** Stores a passkey challenge, sweeping those that expired before `sweepBefore` on the way. */
-    async create(data: Prisma.PasskeyChallengeUncheckedCreateInput, sweepBefore: Date): Promise<void> {
+    async create(data, sweepBefore) {
       await db.passkeyChallenge.deleteMany({ where: { expiresAt: { lt: sweepBefore } } });
       await db.passkeyChallenge.create({ data });
     },
 
-    /**
-     * Uses up a passkey challenge issued for `purpose` and, when given, this login or account, unused
-     * and unexpired: one conditional update, so of two answers to one challenge only the first gets the row.
-     */
-    async consume(challengeHash: string, purpose: string, binding: { interactionId?: string; accountId?: string }, now: Date) {
+    /** One conditional update: only an unused row is changed, so the first answer of two gets it. */
+    async consume(challengeHash, purpose, binding, now) {
       const [row] = await db.passkeyChallenge.updateManyAndReturn({
         where: {
           challengeHash,

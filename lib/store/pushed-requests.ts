@@ -1,15 +1,15 @@
-import type { Prisma } from "../db/generated/client";
 import type { Connection } from "./connection";
+import type { PushedRequestStore } from "./contract";
 
 /** Pushed authorization requests (RFC 9126): a client's parameters, stored by /par and used once by /authorize. */
-export function pushedRequestStatements({ db }: Connection) {
+export function pushedRequestStatements({ db }: Connection): PushedRequestStore {
   return {
-    async create(data: Prisma.PushedAuthorizationRequestUncheckedCreateInput): Promise<void> {
+    async create(data) {
       await db.pushedAuthorizationRequest.create({ data });
     },
 
-    /** Uses up a client's unused, unexpired pushed request: its parameters, or undefined when there was none. */
-    async consume(requestHash: string, clientId: string, now: Date): Promise<string | undefined> {
+    /** One conditional update: only an unused row is changed, so one call of concurrent ones gets it. */
+    async consume(requestHash, clientId, now) {
       const [row] = await db.pushedAuthorizationRequest.updateManyAndReturn({
         where: { requestHash, clientId, usedAt: null, expiresAt: { gt: now } },
         data: { usedAt: now },

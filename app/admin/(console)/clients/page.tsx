@@ -25,8 +25,8 @@ const columns: Column<ClientSummary>[] = [
   },
   { header: "Client ID", cell: (client) => <CopyableId value={client.id} label={`client ID ${client.id}`} truncate /> },
   { header: "Status", cell: (client) => (client.enabled ? <Badge tone="green">Enabled</Badge> : <Badge tone="red">Disabled</Badge>) },
-  { header: "Redirect URIs", hideBelow: "md", className: "tabular-nums", cell: (client) => client._count.redirectUris },
-  { header: "Active signers", hideBelow: "md", className: "tabular-nums", cell: (client) => client._count.signers },
+  { header: "Redirect URIs", hideBelow: "md", className: "tabular-nums", cell: (client) => client.redirectUriCount },
+  { header: "Active signers", hideBelow: "md", className: "tabular-nums", cell: (client) => client.activeSignerCount },
   { header: "Created", hideBelow: "lg", cell: (client) => <DateText date={client.createdAt} withTime={false} /> },
 ];
 
