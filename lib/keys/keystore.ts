@@ -29,6 +29,9 @@ export type KeyPolicy = {
 
 export type ScheduledKey = { kid: string; activatesAt: Date };
 
+/** A key of the schedule, with where it stands: signing (current), published ahead (upcoming), or still published after (retired). */
+export type KeyScheduleEntry = ScheduledKey & { status: "upcoming" | "current" | "retired" };
+
 /** The key that signs at `now`: the newest one whose activation time has come. */
 export function currentKey<K extends ScheduledKey>(keys: K[], now: Date): K | undefined {
   return keys.filter((k) => k.activatesAt <= now).at(-1);
@@ -157,7 +160,7 @@ export class KeyStore {
   }
 
   /** Every key with its role at `now`, for operators. */
-  async schedule(): Promise<(ScheduledKey & { status: "upcoming" | "current" | "retired" })[]> {
+  async schedule(): Promise<KeyScheduleEntry[]> {
     const now = this.clock();
     const keys = await this.cachedKeys();
     const current = currentKey(keys, now);

@@ -7,13 +7,12 @@ import { CopyableId } from "@/components/admin/id";
 import { Badge, Banner, button, DateText, Mono, PageHeader } from "@/components/admin/ui";
 import { parseSearch } from "@/lib/admin/filters";
 import { listClients } from "@/lib/admin/operations";
+import type { ClientSummaryRow } from "@/lib/store/contract";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Clients" };
 
-type ClientSummary = Awaited<ReturnType<typeof listClients>>["items"][number];
-
-const columns: Column<ClientSummary>[] = [
+const columns: Column<ClientSummaryRow>[] = [
   {
     header: "Name",
     className: "font-medium",
