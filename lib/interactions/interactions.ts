@@ -12,6 +12,7 @@ import type { Keyfob } from "../keyfob";
 import { invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { logIn, type FreshLogin } from "../sessions/login";
+import type { InteractionRow } from "../store/contract";
 import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
 import { generateNonce } from "../siwe/challenge";
 import { rateLimited } from "../metrics";
@@ -21,21 +22,21 @@ import { tooManyRequests } from "../rate-limit";
 const INTERACTION_TTL_MS = 10 * 60_000;
 
 /** A validated authorization request, as an interaction keeps it. */
-export type PendingRequest = {
-  clientId: string;
-  redirectUri: string;
-  scope: string;
-  state: string | null;
-  nonce: string | null;
-  codeChallenge: string | null;
-  prompt: string | null;
-  loginHint: string | null;
-  maxAge: number | null;
-  hintAccount: string | null;
-  uiLocales: string | null;
-  /** The thumbprint of the DPoP key the code is bound to (RFC 9449 10), if the request named one. */
-  dpopJkt: string | null;
-};
+export type PendingRequest = Pick<
+  InteractionRow,
+  | "clientId"
+  | "redirectUri"
+  | "scope"
+  | "state"
+  | "nonce"
+  | "codeChallenge"
+  | "prompt"
+  | "loginHint"
+  | "maxAge"
+  | "hintAccount"
+  | "uiLocales"
+  | "dpopJkt"
+>;
 
 /** How an interaction ends in a login: a fresh one, or the browser's live session. */
 export type Login = (FreshLogin & { session?: undefined }) | { session: LoginSession; identity?: undefined };

@@ -2,8 +2,8 @@
  * The store's contract: every operation Keyfob runs on its database, declared here group by group
  * with the rule each keeps, and the rows they take and give as plain types (no Prisma type leaves
  * lib/store). lib/store/index.ts builds the object that satisfies it, one module per group; the
- * compiler checks each against its group here. test/store-contract.test.ts holds the rules that
- * concurrency and caches could break to it, on direct PostgreSQL and through PgBouncer.
+ * compiler checks each against its group here. test/store-contract.test.ts checks the rules that
+ * concurrency, a pooler and caches could break, on direct PostgreSQL and through PgBouncer.
  *
  * The rules' words:
  * - one statement: the checks and the writes are one SQL statement, so nothing runs between a
@@ -59,7 +59,10 @@ export type Store = {
   /**
    * Runs `work` in one transaction, on a store whose Prisma statements are that transaction's (an
    * admin change with its audit record, a key change under its lock): they commit together or not at
-   * all. Its SQL statements on the pool run outside it. A transaction within one joins it.
+   * all. A transaction within one joins it. The hot path's statements, plain SQL on the pool, run
+   * outside it: those of challenges, limits and dpopProofs, authorizationCodes.find and redeem,
+   * deviceAuthorizations.enterUserCode, poll and redeem, tokens.recordClientToken, check and
+   * rotateRefreshToken, clients.findForTokens and audit.insertBatch.
    */
   transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
   /**
@@ -158,27 +161,10 @@ export type InteractionStore = {
 };
 
 /** A hosted login's interaction (a device authorization's is created by DeviceAuthorizationStore.enterUserCode). */
-export type NewInteraction = {
-  id: string;
-  clientId: string;
-  redirectUri: string;
-  scope: string;
-  state?: string | null;
-  nonce?: string | null;
-  codeChallenge?: string | null;
-  prompt?: string | null;
-  loginHint?: string | null;
-  maxAge?: number | null;
-  hintAccount?: string | null;
-  /** The nonce of the page's wallet login (unique). */
-  walletNonce?: string | null;
-  /** The caller's address bucket. */
-  ip?: string | null;
-  uiLocales?: string | null;
-  dpopJkt?: string | null;
-  expiresAt: Date;
-};
+export type NewInteraction = Pick<InteractionRow, "id" | "clientId" | "redirectUri" | "scope" | "expiresAt"> &
+  Partial<Omit<InteractionRow, "id" | "clientId" | "redirectUri" | "scope" | "expiresAt" | "completedAt" | "outcome" | "deviceCodeHash">>;
 
+/** A hosted login: the validated authorization request it completes, and how it ended. */
 export type InteractionRow = {
   id: string;
   clientId: string;
@@ -191,9 +177,12 @@ export type InteractionRow = {
   loginHint: string | null;
   maxAge: number | null;
   hintAccount: string | null;
+  /** The nonce of the page's wallet login (unique). */
   walletNonce: string | null;
+  /** The caller's address bucket. */
   ip: string | null;
   uiLocales: string | null;
+  /** The thumbprint of the DPoP key the code is bound to (RFC 9449 10), if the request named one. */
   dpopJkt: string | null;
   expiresAt: Date;
   completedAt: Date | null;
