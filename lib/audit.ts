@@ -1,9 +1,10 @@
 import { log } from "./log";
 import { auditEventsDropped } from "./metrics";
 import type { Store } from "./store";
-import { storableText, type AuditEntry, type AuditEventInput } from "./store/audit";
+import { storableText } from "./store/audit";
+import type { AuditEntry, AuditEventInput } from "./store/contract";
 
-export type { AuditEntry, Caller } from "./store/audit";
+export type { AuditEntry, Caller } from "./store/contract";
 
 /** Events kept waiting for the database at most (about 0.5 KB each): over a minute of refusals at 300/s. */
 const CAPACITY = 20_000;

@@ -6,7 +6,7 @@
  * library, verifies them against the published JWKS, prints the decoded claims, and deletes the
  * demo client again.
  */
-import { getToken } from "@keyfob/flow-a-client";
+import { getToken, type Tokens } from "@keyfob/flow-a-client";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
@@ -60,7 +60,7 @@ async function main() {
   const domain = "http://localhost:8080/callback";
 
   await api("registering the demo client", "POST", "/clients", { id: license, name: "Keyfob demo" });
-  let verified: { kid?: string; tokens: Awaited<ReturnType<typeof getToken>>; claims: unknown };
+  let verified: { kid?: string; tokens: Tokens; claims: unknown };
   try {
     await api("adding its redirect URI", "POST", `/clients/${license}/redirect-uris`, { uri: domain });
     await api("enabling its signer", "POST", `/clients/${license}/signers`, { address: signer });

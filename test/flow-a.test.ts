@@ -379,7 +379,7 @@ describe("submit_challenge", () => {
 
   it("reads the challenge back only where it was not issued, or when the statement refuses", async () => {
     const other = createKeyfob({ ...keyfob().config, recoveryThreads: 0 }, keyfob().store);
-    const reads = vi.spyOn(keyfob().store.codes, "findChallenge");
+    const reads = vi.spyOn(keyfob().store.challenges, "find");
     try {
       const license = await registerLicense();
       const signer = await enableSigner(license);

@@ -6,11 +6,12 @@
  * polling. Each backend gets a database of its own and two Keyfob instances on it, each with its
  * own pool and caches, as two servers behind a balancer.
  *
- * The contract: single use under 50-way concurrency across both instances (a Flow A state, an
- * authorization code, a refresh token); revocation seen at once by the other instance (an access
- * token, a signer, a refresh family); a rate limit shared exactly; one `token.issued` audit row
- * per issued token and every refusal recorded; and caches invalidated across instances within
- * seconds (a disabled client, a revoked signing key).
+ * The contract (lib/store/contract.ts declares it operation by operation; here, what concurrency,
+ * the pooler and the caches could break): single use under 50-way concurrency across both
+ * instances (a Flow A state, an authorization code, a refresh token); revocation seen at once by
+ * the other instance (an access token, a signer, a refresh family); a rate limit shared exactly;
+ * one `token.issued` audit row per issued token and every refusal recorded; and caches
+ * invalidated across instances within seconds (a disabled client, a revoked signing key).
  */
 import { randomBytes } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader } from "jose";
@@ -20,6 +21,7 @@ import { deleteClient, revokeSigner, setClientEnabled } from "@/lib/clients/regi
 import { loadConfig, type Config } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { POLL_MS } from "@/lib/store/changes";
+import type { Store } from "@/lib/store/contract";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { grantRedemption } from "@/lib/actions/exchange-code";
 import { statementBatchSize } from "@/lib/metrics";
@@ -38,7 +40,7 @@ import { formPost, routesOn } from "./support/routes";
  * the assertions count rows the protocol gives no other view of.
  */
 const storage = {
-  of: (k: Keyfob) => k.store,
+  of: (k: Keyfob): Store => k.store,
   issuedTokens: (k: Keyfob, clientId: string) => tables(k).issuedToken.count({ where: { clientId } }),
   auditEvents: (k: Keyfob, clientId: string, action: string) => tables(k).auditEvent.count({ where: { clientId, action } }),
   /** The rows that carry a client's id without a foreign key: its token records, session links and challenges. */
@@ -255,7 +257,7 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       const codes = await Promise.all(Array.from({ length: 6 }, () => codeFor(a, app)));
       const redeem = (code: string, redirectUri = app.redirectUri) => {
         const redemption = grantRedemption(a, { id: app.clientId, confidential: false }, undefined);
-        return storage.of(a).codes.redeemCode(
+        return storage.of(a).authorizationCodes.redeem(
           {
             ...redemption,
             codeHash: opaqueDigest(code),

@@ -7,14 +7,11 @@
 import type { ReactNode } from "react";
 import { getFormatter, getTranslations } from "next-intl/server";
 import { deleteAccount, renamePasskey, signOutSession, unlinkWayIn } from "@/app/account/actions";
-import type { accountOverview } from "@/lib/accounts/self-service";
-import { PASSKEY_NAME_MAX } from "@/lib/accounts/self-service";
+import { PASSKEY_NAME_MAX, type AccountOverview } from "@/lib/accounts/self-service";
 import { EnsName, hasEnsName } from "../login/ens-name";
 import { AppleIcon, GoogleIcon, PasskeyIcon, WalletIcon } from "../login/icons";
 import { SubmitButton } from "../login/submit-button";
 import { buttonStyles } from "../login/ui";
-
-type Overview = Awaited<ReturnType<typeof accountOverview>>;
 
 const item = "rounded-lg border border-slate-200 px-3 py-2.5 text-sm dark:border-slate-700";
 const name = "font-medium text-slate-900 dark:text-slate-50";
@@ -69,7 +66,7 @@ function RowAction(props: {
   );
 }
 
-export async function WaysIn({ overview, mayChange }: { overview: Overview; mayChange: boolean }) {
+export async function WaysIn({ overview, mayChange }: { overview: AccountOverview; mayChange: boolean }) {
   const t = await getTranslations("account");
   const { day, moment } = await dateFormats();
   const icons = { web3: <WalletIcon />, google: <GoogleIcon />, apple: <AppleIcon /> } as Record<string, ReactNode>;
@@ -177,7 +174,7 @@ export async function WaysIn({ overview, mayChange }: { overview: Overview; mayC
   );
 }
 
-export async function Sessions({ currentSessionId, sessions }: { currentSessionId: string; sessions: Overview["sessions"] }) {
+export async function Sessions({ currentSessionId, sessions }: { currentSessionId: string; sessions: AccountOverview["sessions"] }) {
   const t = await getTranslations("account");
   const { moment } = await dateFormats();
   return (

@@ -6,22 +6,14 @@
  */
 import Link from "next/link";
 import { Fragment, useState } from "react";
+import type { AuditEventRow } from "@/lib/store/contract";
 import { CopyableId } from "./id";
 import { stackedTd } from "./data-table";
 import { Badge, DateText, Mono } from "./ui";
 import { utcText } from "./time";
 
-export type AuditRowEvent = {
-  id: string;
-  at: string;
-  actor: string | null;
-  action: string;
-  clientId: string | null;
-  accountId: string | null;
-  ip: string | null;
-  outcome: string;
-  detail: string | null;
-};
+/** An audit event as the page hands it to the browser: its id and time as text. */
+export type AuditRowEvent = Omit<AuditEventRow, "id" | "at"> & { id: string; at: string };
 
 /** What an outcome means, for the expanded row. */
 const OUTCOMES: Record<string, string> = {

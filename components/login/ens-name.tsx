@@ -3,7 +3,7 @@
  * (lib/ens/profiles.ts); the whole address in its title. Shown beside the address, never instead
  * of it where the address is what the person checks.
  */
-import type { EnsProfileRow } from "@/lib/store/ens";
+import type { EnsProfileRow } from "@/lib/store/contract";
 import { isHttpsUrl } from "./https-url";
 
 /** A kept profile with a name: what there is to show. */

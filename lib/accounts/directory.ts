@@ -1,7 +1,7 @@
 import { getAddress } from "viem";
 import type { Keyfob } from "../keyfob";
 import type { Store } from "../store";
-import type { AccountQuery } from "../store/accounts";
+import type { AccountDeletion, AccountQuery } from "../store/contract";
 
 /**
  * Accounts as admins see them: found by address, email or id, with their identities (wallets,
@@ -39,8 +39,11 @@ export async function findAccount(store: Store, reference: string): Promise<{ id
   return (await store.accounts.find(text)) ? { id: text } : undefined;
 }
 
-/** Counts of what an account holds now: live access tokens (its wallets' too) and live refresh grants. */
-export async function accountHoldings(store: Store, accountId: string, now = new Date()) {
+/** Counts of what an account holds: live access tokens (its wallets' too) and live refresh grants. */
+export type AccountHoldings = { accessTokens: number; refreshGrants: number };
+
+/** What an account holds now. */
+export async function accountHoldings(store: Store, accountId: string, now = new Date()): Promise<AccountHoldings> {
   const holders = await store.accounts.holders(accountId);
   const [accessTokens, refreshGrants] = await Promise.all([
     store.tokens.countActive({ userIds: holders }, now),
@@ -56,10 +59,6 @@ export async function accountHoldings(store: Store, accountId: string, now = new
  * log keeps its events. A wallet or Google/Apple identity that logs in again later gets a new,
  * empty account: to keep someone out, block the account instead.
  */
-export function deleteAccount(
-  { store }: Keyfob,
-  accountId: string,
-  now = new Date(),
-): Promise<{ revokedTokens: number; endedSessions: number; identities: number } | undefined> {
+export function deleteAccount({ store }: Keyfob, accountId: string, now = new Date()): Promise<AccountDeletion | undefined> {
   return store.accounts.delete(accountId, now);
 }

@@ -1,8 +1,8 @@
 import type { Keyfob } from "../keyfob";
 import { invalidRequest } from "../oauth/errors";
 import { liveSessions, revokeSessions } from "../sessions/login-session";
-import type { IdentityKey } from "../store/accounts";
-import { describeUserAgent } from "../sessions/user-agent";
+import type { EnsProfileRow, IdentityKey, IdentitySummaryRow, LiveSessionRow, PasskeySummaryRow } from "../store/contract";
+import { describeUserAgent, type UserAgent } from "../sessions/user-agent";
 import { deleteAccount } from "./directory";
 import { requireStrongLogin, type SignedInRequester } from "./sensitive-changes";
 
@@ -25,7 +25,14 @@ export type WayIn = { identity: IdentityKey } | { passkey: string };
 export const PASSKEY_NAME_MAX = 64;
 
 /** The account as /account shows it: its identities, passkeys and live login sessions. */
-export async function accountOverview(k: Keyfob, accountId: string, now = new Date()) {
+export type AccountOverview = {
+  /** Its ways in, each wallet with its ENS profile. */
+  identities: (IdentitySummaryRow & { own: boolean; ens: EnsProfileRow | undefined })[];
+  passkeys: PasskeySummaryRow[];
+  sessions: (Omit<LiveSessionRow, "idHash" | "userAgent"> & { id: string; agent: UserAgent })[];
+};
+
+export async function accountOverview(k: Keyfob, accountId: string, now = new Date()): Promise<AccountOverview> {
   const [identities, passkeys, sessions] = await Promise.all([
     k.store.accounts.identities(accountId),
     k.store.accounts.passkeys(accountId),

@@ -188,7 +188,7 @@ async function pushedParameters(keyfob: Keyfob, query: URLSearchParams): Promise
   if (hasControlCharacter(rawClientId)) return { code: "client_parameter_control_character" };
   const random = requestUri.startsWith(REQUEST_URI_PREFIX) ? requestUri.slice(REQUEST_URI_PREFIX.length) : undefined;
   if (query.getAll("request_uri").length > 1 || !isOpaque(random)) return { code: "unknown_request_uri" };
-  const parameters = await keyfob.store.codes.consumePushedRequest(opaqueDigest(random), normalizeClientId(rawClientId), new Date());
+  const parameters = await keyfob.store.pushedRequests.consume(opaqueDigest(random), normalizeClientId(rawClientId), new Date());
   return parameters === undefined ? { code: "unknown_request_uri" } : new URLSearchParams(parameters);
 }
 

@@ -37,7 +37,7 @@ export async function deviceAuthorization(keyfob: Keyfob, request: ProtocolReque
   for (;;) {
     const userCode = newUserCode();
     try {
-      await store.codes.createDeviceAuthorization({
+      await store.deviceAuthorizations.create({
         deviceCodeHash: opaqueDigest(deviceCode),
         userCodeHash: userCodeDigest(normalizeUserCode(userCode)!),
         clientId: client.id,

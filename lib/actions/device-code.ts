@@ -33,7 +33,7 @@ async function pollDeviceCode(
   requireProofFor(client, proof);
   const deviceCodeHash = opaqueDigest(code);
   const now = new Date();
-  const polled = isOpaque(code) ? await store.codes.pollDeviceAuthorization(deviceCodeHash, now) : undefined;
+  const polled = isOpaque(code) ? await store.deviceAuthorizations.poll(deviceCodeHash, now) : undefined;
   if (!polled || polled.clientId !== client.id) throw invalidGrant("unknown device code");
   if (polled.usedAt) throw invalidGrant("the device code has already been used");
   if (polled.expiresAt <= now) throw new OAuthError("expired_token", "the device code has expired; start again");
@@ -44,7 +44,7 @@ async function pollDeviceCode(
     throw new OAuthError("authorization_pending", "the user has not approved the authorization yet");
   }
   const redemption = grantRedemption(keyfob, client, proof);
-  const grant = await store.codes.redeemDeviceCode(deviceCodeHash, redemption, caller, redemption.now);
+  const grant = await store.deviceAuthorizations.redeem(deviceCodeHash, redemption, caller, redemption.now);
   if (!grant) {
     await refuseChangedClient(store, client);
     // Used meanwhile by a concurrent poll, or withdrawn: its account blocked or deleted, its session ended.

@@ -7,7 +7,7 @@ import { opaqueDigest } from "../oauth/opaque";
 import { expectedCodeChallenge, verifyCodeVerifier } from "../oauth/pkce";
 import type { Scope } from "../oauth/scope";
 import { sessionSid } from "../sessions/login-session";
-import type { GrantRedemption, RedeemedGrant } from "../store/codes";
+import type { GrantRedemption, RedeemedGrant } from "../store/contract";
 import { issueTokens, newAccessTokenId, tokenLifetimes, type AccessTokenId, type Issued, type TokenResponse } from "../tokens/issue";
 import { newFamily, newRefreshToken, type NewRefreshToken } from "../tokens/refresh";
 import { grant, type GrantParams, type GrantRequest } from "./grant";
@@ -15,7 +15,7 @@ import { grant, type GrantParams, type GrantRequest } from "./grant";
 /**
  * Flow B (`POST /token`, grant_type=authorization_code): redeems a one-time code for tokens. The
  * code is checked and consumed, and the token recorded with its audit event, in one statement before
- * the tokens are signed (lib/store/codes.ts); presenting a redeemed code again is refused and revokes
+ * the tokens are signed (lib/store/authorization-codes.ts); presenting a redeemed code again is refused and revokes
  * every token issued from it (RFC 6749 4.1.2), refresh tokens included.
  *
  * offline_access (OpenID Connect Core 11) is granted when the client is allowed refresh tokens
@@ -43,7 +43,7 @@ export async function redeemCode(keyfob: Keyfob, { client, params, caller, proof
   const redirectUri = params.redirect_uri;
   const verifier = params.code_verifier;
   const redemption = grantRedemption(keyfob, client, proof);
-  const grant = await keyfob.store.codes.redeemCode(
+  const grant = await keyfob.store.authorizationCodes.redeem(
     {
       ...redemption,
       codeHash,
@@ -141,7 +141,7 @@ async function refused(
   verifier: string | undefined,
   proof: DPoPProof | undefined,
 ): Promise<never> {
-  const grant = await store.codes.findCode(codeHash);
+  const grant = await store.authorizationCodes.find(codeHash);
   if (!grant || grant.clientId !== client.id) throw invalidGrant("unknown authorization code");
   if (grant.redirectUri !== redirectUri) throw invalidGrant("redirect_uri differs from the one of the authorization request");
   // A public client's code must have been requested with PKCE (startAuthorization refuses it otherwise).

@@ -57,7 +57,7 @@ export async function generateChallenge(
     message: challenge,
     expiresAt: new Date(now.getTime() + config.challengeTtl * 1000),
   };
-  const stored = await store.codes.insertChallenge(
+  const stored = await store.challenges.insert(
     { ...issued, stateHash, ip: caller.ip ? addressBucket(caller.ip) : undefined },
     config.pendingCaps.challengesPerIp,
     now,

@@ -32,7 +32,7 @@ export async function pushAuthorizationRequest(
   if (checked.kind === "untrusted") throw new OAuthError("invalid_request", { code: checked.reason.code });
   if (checked.kind === "refused") throw checked.error;
   const random = randomOpaque();
-  await keyfob.store.codes.createPushedRequest({
+  await keyfob.store.pushedRequests.create({
     requestHash: opaqueDigest(random),
     clientId: client.id,
     parameters: query.toString(),

@@ -6,7 +6,7 @@ import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
-import type { RefreshTokenRow } from "../store/tokens";
+import type { RefreshTokenRow } from "../store/contract";
 import { newRefreshToken, successorExpiry } from "../tokens/refresh";
 import { sessionSid } from "../sessions/login-session";
 import { grant, type GrantParams, type GrantRequest } from "./grant";

@@ -6,7 +6,7 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { countAccepted, recoverClaimant, verifySignature } from "../siwe/signature";
-import type { TokenRecord } from "../store/tokens";
+import type { TokenRecord } from "../store/contract";
 import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { Address } from "viem";
 import type { ProtocolRequest } from "../http/request";
@@ -39,12 +39,12 @@ export async function submitChallenge(keyfob: Keyfob, { http, params, caller }: 
   const now = new Date();
   const issued = keyfob.challenges.take(stateHash, now);
   if (issued && issued.clientId === clientId && issued.domain === domain) {
-    // Issued here: the message is known, and the statement checks what findChallenge's row would show.
+    // Issued here: the message is known, and the statement checks what store.challenges.find's row would show.
     const claimant = await recoverClaimant(issued.message, issued.address as Address, signature, clientId, keyfob.signatures.recover);
     if (claimant) {
       const tokens = await issue(keyfob, clientId, issued.address as Address, issued, proof?.jkt);
       const holds = { signer: claimant.kind === "signer" ? claimant.key : undefined, proven: proof !== undefined };
-      if (await store.codes.consumeChallenge(stateHash, tokens.record, caller, holds, now)) {
+      if (await store.challenges.consume(stateHash, tokens.record, caller, holds, now)) {
         countAccepted(claimant.kind);
         return tokens.issued;
       }
@@ -52,7 +52,7 @@ export async function submitChallenge(keyfob: Keyfob, { http, params, caller }: 
     // A check failed: the stored challenge says which.
   }
 
-  const challenge = await store.codes.findChallenge(stateHash, now);
+  const challenge = await store.challenges.find(stateHash, now);
   if (!challenge) throw invalidGrant("unknown state");
   if (challenge.clientId !== clientId) throw invalidGrant("the state was issued to another client");
   if (challenge.domain !== domain) throw invalidGrant("the state was issued for another domain");
@@ -75,7 +75,7 @@ export async function submitChallenge(keyfob: Keyfob, { http, params, caller }: 
 
   // Signed before the state is consumed; released only if this request is the one that consumes it.
   const tokens = await issue(keyfob, clientId, address, { scope: challenge.scope, nonce: challenge.nonce ?? undefined }, proof?.jkt);
-  const consumed = await store.codes.consumeChallenge(stateHash, tokens.record, caller, { proven: proof !== undefined }, now);
+  const consumed = await store.challenges.consume(stateHash, tokens.record, caller, { proven: proof !== undefined }, now);
   if (!consumed) throw invalidGrant("the state has already been used");
   return tokens.issued;
 }

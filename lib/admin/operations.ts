@@ -4,8 +4,18 @@ import type { AuditEntry } from "../audit";
 import { generateClientId, normalizeClientId } from "../clients/client-id";
 import * as registry from "../clients/registry";
 import type { Keyfob } from "../keyfob";
-import type { AuditFilter } from "../store/audit";
-import type { KeyRevocation, KeyRotation } from "../keys/keystore";
+import type {
+  AccountView,
+  AdminRoleRow,
+  AuditFilter,
+  ClientDetailRow,
+  ClientSummaryRow,
+  IssuedTokenRow,
+  KeyHistoryRow,
+  LiveGrantRow,
+  LiveSessionRow,
+} from "../store/contract";
+import type { KeyRevocation, KeyRotation, KeyScheduleEntry } from "../keys/keystore";
 import { liveSessions, revokeSessions as endSessions } from "../sessions/login-session";
 import { InsufficientScope, isAdmin, requireScope, type Admin } from "./access";
 import { ADMIN_SCOPE, covers } from "./scopes";
@@ -584,7 +594,7 @@ export async function listClients(
   k: Keyfob,
   _admin: Admin,
   query: { search?: string; page?: number } = {},
-): Promise<Page<Awaited<ReturnType<Keyfob["store"]["clients"]["summaryPage"]>>[number]>> {
+): Promise<Page<ClientSummaryRow>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const search = query.search?.trim() || undefined;
   const [items, total] = await Promise.all([
@@ -594,7 +604,14 @@ export async function listClients(
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
-export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
+/** A client as the dashboard and the management API show it: its settings and lists, whether it has a secret, never the secret's hash. */
+export type AdminClient = Omit<ClientDetailRow, "secretHash" | "previousSecretHash" | "previousSecretExpiresAt"> & {
+  confidential: boolean;
+  /** When the secret a rotation replaced stops working, while it still works; null: no overlap under way. */
+  secretOverlapEndsAt: Date | null;
+};
+
+export async function getClient(k: Keyfob, _admin: Admin, clientId: string): Promise<AdminClient | undefined> {
   const client = await k.store.clients.detail(normalizeClientId(clientId));
   if (!client) return undefined;
   const { secretHash, previousSecretHash, previousSecretExpiresAt, ...rest } = client;
@@ -605,7 +622,7 @@ export async function getClient(k: Keyfob, _admin: Admin, clientId: string) {
 }
 
 /** Accounts found by address, email or id (lib/accounts/directory.ts), 20 to a page. */
-export async function listAccounts(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}) {
+export async function listAccounts(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}): Promise<Page<AccountView>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const { items, total } = await directory.searchAccounts(k.store, query.search, page, PAGE_SIZE);
   return { items, total, page, pageSize: PAGE_SIZE };
@@ -620,7 +637,18 @@ export async function resolveAccountReference(k: Keyfob, _admin: Admin, referenc
  * One account for the dashboard: identities (wallets, Google, Apple, passkeys), live login
  * sessions, what it holds (active tokens, refresh grants), and whether it is an admin.
  */
-export async function getAccount(k: Keyfob, _admin: Admin, accountId: string) {
+export type AdminAccount = AccountView & {
+  /** Its own wallet (its id) and the wallets linked to it. */
+  wallets: { address: string; own: boolean; linkedAt: Date }[];
+  sessions: (Omit<LiveSessionRow, "idHash"> & { id: string })[];
+  holdings: directory.AccountHoldings;
+  /** The role granted in the dashboard, if any. */
+  adminRole: Pick<AdminRoleRow, "grantedBy" | "grantedAt"> | null;
+  /** An admin by the configuration (ADMIN_ADDRESSES). */
+  configuredAdmin: boolean;
+};
+
+export async function getAccount(k: Keyfob, _admin: Admin, accountId: string): Promise<AdminAccount | undefined> {
   const id = normalizeAccountId(accountId);
   const account = await k.store.accounts.view(id);
   if (!account) return undefined;
@@ -642,21 +670,25 @@ export async function getAccount(k: Keyfob, _admin: Admin, accountId: string) {
 }
 
 /** The accounts granted the admin role in the dashboard (the configured ones are in k.config). */
-export function listAdmins(k: Keyfob, _admin: Admin) {
+export function listAdmins(k: Keyfob, _admin: Admin): Promise<AdminRoleRow[]> {
   return k.store.accounts.adminRoles();
 }
 
-export function keySchedule(k: Keyfob, _admin: Admin) {
+export function keySchedule(k: Keyfob, _admin: Admin): Promise<KeyScheduleEntry[]> {
   return k.keys.schedule();
 }
 
 /** Signing keys out of use for good, newest first (the latest 100): revoked ones, and retired ones no longer published. */
-export function keyHistory(k: Keyfob, _admin: Admin) {
+export function keyHistory(k: Keyfob, _admin: Admin): Promise<KeyHistoryRow[]> {
   return k.store.keys.history(100);
 }
 
 /** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first. */
-export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
+export async function listActiveTokens(
+  k: Keyfob,
+  _admin: Admin,
+  query: { clientId?: string; accountId?: string; page?: number },
+): Promise<Page<IssuedTokenRow>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const selector = {
     clientId: query.clientId ? normalizeClientId(query.clientId) : undefined,
@@ -670,12 +702,19 @@ export async function listActiveTokens(k: Keyfob, _admin: Admin, query: { client
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
+/** A live refresh grant: its usable token, when the grant began, when it was last used (its latest rotation; null if never) and how often. */
+export type LiveRefreshGrant = Omit<LiveGrantRow, "issuedAt"> & { grantedAt: Date; lastUsedAt: Date | null; rotations: number };
+
 /**
  * Live refresh-token grants of a client or an account, newest rotation first: one row per family
  * (its usable token), with when the grant began, when it was last used (its latest rotation; null
  * if never), how often, and when it ends unused (idle) and at the latest (the family's end).
  */
-export async function listRefreshGrants(k: Keyfob, _admin: Admin, query: { clientId?: string; accountId?: string; page?: number }) {
+export async function listRefreshGrants(
+  k: Keyfob,
+  _admin: Admin,
+  query: { clientId?: string; accountId?: string; page?: number },
+): Promise<Page<LiveRefreshGrant>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const now = new Date();
   const selector = {

@@ -59,11 +59,11 @@ export async function finishAdminLogin(
   if (!isOpaque(code)) throw invalidGrant("unknown authorization code");
   const now = new Date();
   const codeHash = opaqueDigest(code);
-  const grant = await store.codes.findCode(codeHash);
+  const grant = await store.authorizationCodes.find(codeHash);
   if (!grant || grant.clientId !== ADMIN_CLIENT_ID || grant.redirectUri !== adminRedirectUri(keyfob))
     throw invalidGrant("unknown authorization code");
   verifyCodeVerifier(grant.codeChallenge, verifier);
-  if (!(await store.codes.useCode(codeHash, now))) throw invalidGrant("the authorization code has expired or was already used");
+  if (!(await store.authorizationCodes.use(codeHash, now))) throw invalidGrant("the authorization code has expired or was already used");
   // It asked for a new login (max_age=0); this holds even for a request whose max_age was taken out on the way.
   if (!grant.sessionId || !grant.authTime || now.getTime() - grant.authTime.getTime() > RECENT_LOGIN_MS)
     throw invalidGrant("the dashboard needs a new login");

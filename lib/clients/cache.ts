@@ -1,6 +1,6 @@
 import { log } from "../log";
 import type { ChangeFeed, Store } from "../store";
-import type { TokenClientRow } from "../store/clients";
+import type { TokenClientRow } from "../store/contract";
 
 /** The NOTIFY channel of client changes (payload: the client's id). */
 export const CLIENT_CHANNEL = "keyfob_clients";

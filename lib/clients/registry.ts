@@ -4,7 +4,7 @@ import type { Config } from "../config";
 import { hostProblem } from "../http/outbound";
 import { clientSecretHash } from "../oauth/client-auth";
 import { Duplicate, type Store } from "../store";
-import type { ClientSettings } from "../store/clients";
+import type { ClientSettings } from "../store/contract";
 import { CLIENT_ID, generateClientId, isLicense, normalizeClientId } from "./client-id";
 import { originProblem, redirectUriProblem } from "./redirect-uri";
 

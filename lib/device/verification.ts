@@ -57,7 +57,7 @@ async function entered<T>(
 /** The application behind a pending user code, for the user to confirm; refused when the code is unknown, used or expired. */
 export function lookUpUserCode(keyfob: Keyfob, typed: string, ip: string | undefined): Promise<PendingDevice> {
   return entered(keyfob, typed, ip, async ({ canonical, digest }) => {
-    const found = await keyfob.store.codes.findDeviceByUserCode(digest, new Date());
+    const found = await keyfob.store.deviceAuthorizations.findByUserCode(digest, new Date());
     return (
       found && {
         userCode: formatUserCode(canonical),
@@ -99,6 +99,8 @@ export function confirmUserCode(keyfob: Keyfob, typed: string, context: { ip?: s
  * (access_denied at its next poll), audited with the account of the browser's session, if it has one.
  */
 export async function declineUserCode(keyfob: Keyfob, typed: string, context: { ip?: string; accountId?: string }): Promise<void> {
-  const clientId = await entered(keyfob, typed, context.ip, ({ digest }) => keyfob.store.codes.declineUserCode(digest, new Date()));
+  const clientId = await entered(keyfob, typed, context.ip, ({ digest }) =>
+    keyfob.store.deviceAuthorizations.declineUserCode(digest, new Date()),
+  );
   keyfob.audit.record({ action: "device.denied", outcome: "access_denied", clientId, ...context, detail: "declined at /device" });
 }

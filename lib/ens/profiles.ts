@@ -12,7 +12,7 @@ import { rpcChain } from "../chain";
 import type { Config } from "../config";
 import type { Keyfob } from "../keyfob";
 import { log } from "../log";
-import type { EnsProfileRow } from "../store/ens";
+import type { EnsProfileRow } from "../store/contract";
 import type { ProfileClaims } from "../tokens/issue";
 
 /** Longer values are no profile: a name is at most 255 bytes in DNS form, and a URL this long is no picture. */

@@ -12,6 +12,7 @@ import type { Keyfob } from "../keyfob";
 import { invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { logIn, type FreshLogin } from "../sessions/login";
+import type { InteractionRow } from "../store/contract";
 import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
 import { generateNonce } from "../siwe/challenge";
 import { rateLimited } from "../metrics";
@@ -21,21 +22,21 @@ import { tooManyRequests } from "../rate-limit";
 const INTERACTION_TTL_MS = 10 * 60_000;
 
 /** A validated authorization request, as an interaction keeps it. */
-export type PendingRequest = {
-  clientId: string;
-  redirectUri: string;
-  scope: string;
-  state: string | null;
-  nonce: string | null;
-  codeChallenge: string | null;
-  prompt: string | null;
-  loginHint: string | null;
-  maxAge: number | null;
-  hintAccount: string | null;
-  uiLocales: string | null;
-  /** The thumbprint of the DPoP key the code is bound to (RFC 9449 10), if the request named one. */
-  dpopJkt: string | null;
-};
+export type PendingRequest = Pick<
+  InteractionRow,
+  | "clientId"
+  | "redirectUri"
+  | "scope"
+  | "state"
+  | "nonce"
+  | "codeChallenge"
+  | "prompt"
+  | "loginHint"
+  | "maxAge"
+  | "hintAccount"
+  | "uiLocales"
+  | "dpopJkt"
+>;
 
 /** How an interaction ends in a login: a fresh one, or the browser's live session. */
 export type Login = (FreshLogin & { session?: undefined }) | { session: LoginSession; identity?: undefined };
@@ -54,9 +55,9 @@ export async function createInteraction(keyfob: Keyfob, request: PendingRequest,
   const caller = ip ? addressBucket(ip) : null;
   if (caller) {
     const cap = config.pendingCaps.loginsPerIp;
-    if ((await store.codes.pendingInteractions(caller, cap, now)) >= cap) return undefined;
+    if ((await store.interactions.countPending(caller, cap, now)) >= cap) return undefined;
   }
-  const interaction = await store.codes.createInteraction({
+  const interaction = await store.interactions.create({
     id: randomOpaque(),
     ...request,
     walletNonce: generateNonce(),
@@ -82,12 +83,12 @@ export async function createDeviceInteraction(
   const caller = context.ip ? addressBucket(context.ip) : null;
   if (caller) {
     const cap = config.pendingCaps.loginsPerIp;
-    if ((await store.codes.pendingInteractions(caller, cap, now)) >= cap) {
+    if ((await store.interactions.countPending(caller, cap, now)) >= cap) {
       rateLimited.inc({ endpoint: "device", limit: "pending_logins" });
       throw tooManyRequests(INTERACTION_TTL_MS / 1000, "too many unfinished sign-ins from this address; finish or wait for them to expire");
     }
   }
-  const interaction = await store.codes.enterUserCode(
+  const interaction = await store.deviceAuthorizations.enterUserCode(
     userCodeHash,
     {
       id: randomOpaque(),
@@ -112,7 +113,7 @@ export function contractSignatureAccepted(clientId: string, config: { adminContr
 
 /** The interaction for a login method to check its answer against, or undefined when unknown. */
 export async function findInteraction(keyfob: Keyfob, interactionId: string) {
-  return isOpaque(interactionId) ? keyfob.store.codes.findInteraction(interactionId) : undefined;
+  return isOpaque(interactionId) ? keyfob.store.interactions.find(interactionId) : undefined;
 }
 
 /**
@@ -136,7 +137,7 @@ export function sessionMayComplete(
 /** What the hosted login page shows for an interaction, or undefined when it is unknown, expired or finished. */
 export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
-  const interaction = await keyfob.store.codes.findInteractionWithClient(interactionId);
+  const interaction = await keyfob.store.interactions.findWithClient(interactionId);
   if (!interaction || endOf(interaction, new Date())) return undefined;
   return {
     id: interaction.id,
@@ -174,7 +175,7 @@ function endOf(interaction: { completedAt: Date | null; outcome: string | null; 
  */
 export async function endedInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
-  const interaction = await keyfob.store.codes.findInteractionWithClient(interactionId);
+  const interaction = await keyfob.store.interactions.findWithClient(interactionId);
   const end = interaction && endOf(interaction, new Date());
   if (!interaction || !end) return undefined;
   return {
@@ -221,12 +222,12 @@ export async function completeAuthorization(keyfob: Keyfob, interactionId: strin
   const { store } = keyfob;
   const now = new Date();
   if (!isOpaque(interactionId)) throw expiredInteraction();
-  const interaction = await store.codes.findInteractionWithClient(interactionId);
+  const interaction = await store.interactions.findWithClient(interactionId);
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
   if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now))
     throw invalidRequest({ code: "needs_new_login" });
-  if (!(await store.codes.completeInteraction(interactionId, now, "login"))) throw expiredInteraction();
+  if (!(await store.interactions.complete(interactionId, now, "login"))) throw expiredInteraction();
   // A device authorization's login approves it, and the user sees so on Keyfob's own page.
   const answer = (identity: LoginIdentity, session: LoginSession) =>
     interaction.deviceCodeHash
@@ -267,7 +268,7 @@ async function approveDevice(
     amr: session.amr.join(" "),
     sessionId: session.id,
   };
-  const settled = await keyfob.store.codes.settleDeviceAuthorization(deviceCodeHash, now, { approved });
+  const settled = await keyfob.store.deviceAuthorizations.settle(deviceCodeHash, now, { approved });
   keyfob.audit.record({
     action: "device.approved",
     outcome: settled ? "success" : "expired_token",
@@ -290,12 +291,12 @@ export async function leaveInteraction(keyfob: Keyfob, interactionId: string): P
   const { store, config } = keyfob;
   const now = new Date();
   const interaction =
-    (await store.codes.completeInteraction(interactionId, now, "cancelled")) ?? (await store.codes.findInteraction(interactionId));
+    (await store.interactions.complete(interactionId, now, "cancelled")) ?? (await store.interactions.find(interactionId));
   const end = interaction && endOf(interaction, now);
   if (!interaction || end === "signed_in") throw expiredInteraction();
   // A device authorization's cancel denies it: the device's next poll gets access_denied.
   if (interaction.deviceCodeHash) {
-    const denied = await store.codes.settleDeviceAuthorization(interaction.deviceCodeHash, now, { denied: true });
+    const denied = await store.deviceAuthorizations.settle(interaction.deviceCodeHash, now, { denied: true });
     if (denied)
       keyfob.audit.record({
         action: "device.denied",
@@ -323,7 +324,7 @@ export async function issueAuthorizationCode(
 ): Promise<string> {
   const { store, config } = keyfob;
   const code = randomOpaque();
-  await store.codes.createCode({
+  await store.authorizationCodes.create({
     codeHash: opaqueDigest(code),
     clientId: request.clientId,
     redirectUri: request.redirectUri,

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import { log } from "../log";
 import type { ChangeFeed, Store } from "../store";
-import type { SigningKeyRow } from "../store/keys";
 import { seal, unseal } from "./encryption";
 
 export const SIGNING_ALG = "RS256";
@@ -29,6 +28,9 @@ export type KeyPolicy = {
 };
 
 export type ScheduledKey = { kid: string; activatesAt: Date };
+
+/** A key of the schedule, with where it stands: signing (current), published ahead (upcoming), or still published after (retired). */
+export type KeyScheduleEntry = ScheduledKey & { status: "upcoming" | "current" | "retired" };
 
 /** The key that signs at `now`: the newest one whose activation time has come. */
 export function currentKey<K extends ScheduledKey>(keys: K[], now: Date): K | undefined {
@@ -158,7 +160,7 @@ export class KeyStore {
   }
 
   /** Every key with its role at `now`, for operators. */
-  async schedule(): Promise<(ScheduledKey & { status: "upcoming" | "current" | "retired" })[]> {
+  async schedule(): Promise<KeyScheduleEntry[]> {
     const now = this.clock();
     const keys = await this.cachedKeys();
     const current = currentKey(keys, now);
@@ -341,13 +343,8 @@ export class KeyStore {
 
   /** The keys in use (revoked and unpublished ones never are), by activation time. */
   private async load(store: Store): Promise<StoredKey[]> {
-    const rows: SigningKeyRow[] = await store.keys.live();
-    return rows.map((row) => ({
-      kid: row.kid,
-      activatesAt: row.activatesAt,
-      publicJwk: row.publicJwk as JWK,
-      privateJwe: row.privateJwe,
-    }));
+    const rows = await store.keys.live();
+    return rows.map((row) => ({ kid: row.kid, activatesAt: row.activatesAt, publicJwk: row.publicJwk, privateJwe: row.privateJwe }));
   }
 
   private async newKey(activatesAt: Date) {

@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { ClientCache } from "../clients/cache";
 import { normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
-import { previousSecret, type PreviousSecret } from "../store/clients";
+import { previousSecret } from "../store/clients";
+import type { TokenClientRow } from "../store/contract";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 import type { HttpRequest } from "../http/request";
@@ -20,16 +21,7 @@ export type AuthenticatedClient = {
 };
 
 /** What authentication needs of a client. */
-type StoredClient = {
-  id: string;
-  enabled: boolean;
-  secretHash: string | null;
-  previousSecret: PreviousSecret | null;
-  resourceServer: boolean;
-  refreshTokensAllowed: boolean;
-  managementScopes: string[];
-  dpopBoundAccessTokens: boolean;
-};
+type StoredClient = Omit<TokenClientRow, "origins">;
 
 /** Client secrets are 256-bit random values, so a SHA-256 is enough to keep them unusable at rest. */
 export function clientSecretHash(secret: string): string {

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { calculateJwkThumbprint, EmbeddedJWK, errors, jwtVerify, type JWK } from "jose";
+import { calculateJwkThumbprint, EmbeddedJWK, errors, jwtVerify, type JWK, type JWTVerifyResult } from "jose";
 import type { Keyfob } from "../keyfob";
 import { OAuthError } from "./errors";
 import type { HttpRequest } from "../http/request";
@@ -96,7 +96,7 @@ export async function checkDPoPProof(
   if (header === null) return undefined;
   // Headers joins repeated headers with a comma, which a compact JWS never holds.
   if (header.includes(",")) throw invalidProof("a request must carry one DPoP proof", status);
-  let verified: Awaited<ReturnType<typeof jwtVerify>>;
+  let verified: JWTVerifyResult;
   try {
     verified = await jwtVerify(header, EmbeddedJWK, { typ: "dpop+jwt", algorithms: DPOP_SIGNING_ALGS, currentDate: new Date(now) });
   } catch (error) {

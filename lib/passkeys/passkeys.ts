@@ -115,7 +115,7 @@ async function issueChallenge(
   now = new Date(),
 ): Promise<string> {
   const challenge = randomBytes(32).toString("base64url");
-  await store.codes.createPasskeyChallenge(
+  await store.passkeyChallenges.create(
     {
       challengeHash: digest(challenge),
       purpose,
@@ -152,7 +152,7 @@ async function consumeChallenge(
   binding: { interactionId?: string; accountId?: string },
   now = new Date(),
 ) {
-  const row = await store.codes.consumePasskeyChallenge(digest(challenge), purpose, binding, now);
+  const row = await store.passkeyChallenges.consume(digest(challenge), purpose, binding, now);
   if (!row) throw new PasskeyError("expired", "this passkey request has expired or was already used; try again");
   return row;
 }
@@ -160,7 +160,7 @@ async function consumeChallenge(
 /** A hosted login that can still be completed (the caller has checked it is this browser's). */
 async function pendingLogin({ store }: Keyfob, interactionId: string, now = new Date()) {
   if (!isOpaque(interactionId)) throw loginOver();
-  const interaction = await store.codes.findInteraction(interactionId);
+  const interaction = await store.interactions.find(interactionId);
   if (!interaction || interaction.completedAt || interaction.expiresAt <= now) throw loginOver();
   return interaction;
 }

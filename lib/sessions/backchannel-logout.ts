@@ -3,7 +3,7 @@ import { type Network, postForm, type Resolver, UnreachableHost } from "../http/
 import { log } from "../log";
 import { backchannelLogouts } from "../metrics";
 import type { Store } from "../store";
-import type { LogoutRow } from "../store/logouts";
+import type { LogoutRow } from "../store/contract";
 import type { TokenSigner } from "../tokens/issue";
 import { signLogoutToken } from "../tokens/logout-token";
 import { sessionSid } from "./login-session";

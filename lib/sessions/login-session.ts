@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Connector, LoginIdentity } from "../accounts/accounts";
 import type { Keyfob } from "../keyfob";
+import type { LoginSessionRow } from "../store/contract";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 
 /**
@@ -114,16 +115,7 @@ export function liveSessions({ store, config }: Keyfob, accountId: string, now =
   return store.accounts.liveSessions(accountId, now, new Date(now.getTime() - config.sessionIdleTtl * 1000));
 }
 
-function view(row: {
-  idHash: string;
-  accountId: string;
-  connector: string;
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-  authTime: Date;
-  amr: string;
-}): LoginSession {
+function view(row: LoginSessionRow): LoginSession {
   return {
     id: row.idHash,
     accountId: row.accountId,

@@ -1,4 +1,4 @@
-import type { NewChallenge } from "../store/codes";
+import type { NewChallenge } from "../store/contract";
 
 /** What an instance remembers of a Flow A challenge it issued: the stored challenge without its key and caller. */
 export type IssuedChallenge = Omit<NewChallenge, "stateHash" | "ip">;
@@ -9,8 +9,8 @@ const MAX_ENTRIES = 2048;
 /**
  * The challenges this instance issued and that were not yet submitted here, by state hash. A
  * submission to the instance that issued its challenge takes the message from here instead of
- * reading it back: its statement then checks everything else (lib/store/codes.ts
- * consumeChallenge). This is only a shortcut: the challenge row stays the truth, every check runs
+ * reading it back: its statement then checks everything else (lib/store/challenges.ts
+ * consume). This is only a shortcut: the challenge row stays the truth, every check runs
  * in the statement, and a submission elsewhere, or one the shortcut cannot accept, reads the row.
  * One statement: see docs/decisions/2026-11-24-flow-a-submission-in-one-statement.md
  */

@@ -1,8 +1,15 @@
 import { Prisma } from "../db/generated/client";
 import { refusingDuplicates, type Connection } from "./connection";
+import type { AccountQuery, AccountStore, IdentityKey } from "./contract";
 import { deleteSessions, queueLogouts } from "./logouts";
 
-/** What an account is made of, as listed and shown to admins. */
+/**
+ * Accounts with their identities and passkeys, login sessions, and the dashboard's sessions and
+ * admin roles. Blocking and deleting an account revoke what it holds in other groups' tables
+ * (codes, tokens, refresh tokens), in the account's transaction.
+ */
+
+/** What an account is made of, as listed and shown to admins (AccountView). */
 const ACCOUNT_VIEW = {
   id: true,
   createdAt: true,
@@ -13,16 +20,6 @@ const ACCOUNT_VIEW = {
   },
 } satisfies Prisma.AccountSelect;
 
-/** How admins look for accounts: by an address (the account's own or a linked wallet's), or text anywhere in an id, subject or email (any case). */
-export type AccountQuery = { address: string } | { text: string } | Record<string, never>;
-
-export type IdentityKey = { provider: string; subject: string };
-
-/**
- * Accounts with their identities and passkeys, login sessions, and the dashboard's sessions and
- * admin roles. Blocking and deleting an account revoke what it holds in other groups' tables
- * (codes, tokens, refresh tokens), in the account's transaction.
- */
 /**
  * Withdraws the approved device authorizations (RFC 8628) `where` selects that the device has not
  * redeemed yet: denied, so its next poll gets access_denied instead of the tokens of an account
@@ -33,7 +30,7 @@ function withdrawDeviceAuthorizations(tx: Prisma.TransactionClient, where: Prism
   return tx.deviceAuthorization.updateMany({ where: { ...where, status: "approved", usedAt: null }, data: { status: "denied" } });
 }
 
-export function accountStatements({ db }: Connection) {
+export function accountStatements({ db }: Connection): AccountStore {
   const identityKey = ({ provider, subject }: IdentityKey) => ({ provider_subject: { provider, subject } });
   /** Whose tokens are the account's: its own id, and its linked wallets (Flow A tokens name the wallet). */
   const holders = async (tx: Pick<Prisma.TransactionClient, "identity">, accountId: string): Promise<string[]> => {
@@ -72,12 +69,11 @@ export function accountStatements({ db }: Connection) {
   };
 
   return {
-    async find(id: string) {
+    async find(id) {
       return (await db.account.findUnique({ where: { id } })) ?? undefined;
     },
 
-    /** A page of accounts matching `query`, newest first, with their identities; and how many match. */
-    async search(query: AccountQuery, skip: number, take: number) {
+    async search(query, skip, take) {
       const where = accountWhere(query);
       const [items, total] = await Promise.all([
         db.account.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "asc" }], skip, take, select: ACCOUNT_VIEW }),
@@ -90,13 +86,11 @@ export function accountStatements({ db }: Connection) {
       return db.account.count();
     },
 
-    /** One account with its identities. */
-    async view(id: string) {
+    async view(id) {
       return (await db.account.findUnique({ where: { id }, select: ACCOUNT_VIEW })) ?? undefined;
     },
 
-    /** The accounts (at most `take`) with an identity of this email, in any case. */
-    async withEmail(email: string, take: number): Promise<string[]> {
+    async withEmail(email, take) {
       const rows = await db.identity.findMany({
         where: { email: { equals: email, mode: "insensitive" } },
         select: { accountId: true },
@@ -106,13 +100,9 @@ export function accountStatements({ db }: Connection) {
       return rows.map((row) => row.accountId);
     },
 
-    holders: (accountId: string) => holders(db, accountId),
+    holders: (accountId) => holders(db, accountId),
 
-    /**
-     * Blocks an account and, in the same transaction, revokes its login sessions, unredeemed codes,
-     * access tokens (its wallets' too) and refresh tokens.
-     */
-    block(accountId: string, now: Date) {
+    block(accountId, now) {
       return db.$transaction(async (tx) => {
         const account = await tx.account.update({
           where: { id: accountId },
@@ -125,17 +115,12 @@ export function accountStatements({ db }: Connection) {
       });
     },
 
-    async unblock(accountId: string): Promise<void> {
+    async unblock(accountId) {
       await db.account.update({ where: { id: accountId }, data: { blockedAt: null } });
     },
 
-    /**
-     * Deletes an account with its identities and login sessions, in one transaction that first
-     * revokes what it holds (queueing back-channel logouts for its live sessions) and removes its
-     * admin role, and deletes its login sessions with the clients recorded in them (deleteSessions);
-     * undefined when there is no such account.
-     */
-    delete(accountId: string, now: Date) {
+    /** Its login sessions go with the clients recorded in them as deleteSessions deletes them. */
+    delete(accountId, now) {
       return db.$transaction(async (tx) => {
         const account = await tx.account.findUnique({
           where: { id: accountId },
@@ -162,23 +147,15 @@ export function accountStatements({ db }: Connection) {
 
     // Identities.
 
-    async findIdentity(key: IdentityKey) {
+    async findIdentity(key) {
       return (await db.identity.findUnique({ where: identityKey(key) })) ?? undefined;
     },
 
-    /** Records a login of a known identity, with its email when the provider sent one. */
-    async touchIdentity(key: IdentityKey, email?: { email: string; emailVerified: boolean }): Promise<void> {
+    async touchIdentity(key, email) {
       await db.identity.update({ where: identityKey(key), data: { lastLoginAt: new Date(), ...email } });
     },
 
-    /** An account (unless it exists) and a new identity of it, together; Duplicate when the identity exists. */
-    async createWithIdentity(identity: {
-      provider: string;
-      subject: string;
-      accountId: string;
-      email?: string;
-      emailVerified: boolean;
-    }): Promise<void> {
+    async createWithIdentity(identity) {
       await refusingDuplicates(
         db.$transaction([
           db.account.upsert({ where: { id: identity.accountId }, create: { id: identity.accountId }, update: {} }),
@@ -187,13 +164,11 @@ export function accountStatements({ db }: Connection) {
       );
     },
 
-    /** A new identity of an existing account; Duplicate when it exists. */
-    async addIdentity(identity: { provider: string; subject: string; accountId: string }): Promise<void> {
+    async addIdentity(identity) {
       await refusingDuplicates(db.identity.create({ data: identity }));
     },
 
-    /** An account's identities, oldest first: what /account lists. */
-    identities(accountId: string) {
+    identities(accountId) {
       return db.identity.findMany({
         where: { accountId },
         orderBy: [{ createdAt: "asc" }, { provider: "asc" }],
@@ -201,18 +176,13 @@ export function accountStatements({ db }: Connection) {
       });
     },
 
-    /**
-     * Holds the account's row until the transaction ends (`tx` must be a transaction's store), so
-     * changes to its ways in wait for each other; false when there is no such account. Prisma has
-     * no FOR UPDATE, hence plain SQL.
-     */
-    async lockAccount(accountId: string): Promise<boolean> {
+    /** Prisma has no FOR UPDATE, hence plain SQL. */
+    async lockAccount(accountId) {
       const rows = await db.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
       return rows.length === 1;
     },
 
-    /** The ways into an account: its identities other than its passkey identity, and its passkeys. */
-    async waysIn(accountId: string): Promise<number> {
+    async waysIn(accountId) {
       const [identities, passkeys] = await Promise.all([
         db.identity.count({ where: { accountId, provider: { not: "passkey" } } }),
         db.passkeyCredential.count({ where: { accountId } }),
@@ -220,50 +190,42 @@ export function accountStatements({ db }: Connection) {
       return identities + passkeys;
     },
 
-    /** Deletes an identity of the account; false when it has none such. */
-    async removeIdentity(accountId: string, key: IdentityKey): Promise<boolean> {
+    async removeIdentity(accountId, key) {
       return (await db.identity.deleteMany({ where: { ...key, accountId } })).count === 1;
     },
 
-    /** The subject of the account's first identity of `provider`. */
-    async identitySubject(accountId: string, provider: string) {
+    async identitySubject(accountId, provider) {
       return (await db.identity.findFirst({ where: { provider, accountId }, select: { subject: true } }))?.subject;
     },
 
-    /** The verified emails of the account's identities. */
-    async verifiedEmails(accountId: string): Promise<string[]> {
+    async verifiedEmails(accountId) {
       const rows = await db.identity.findMany({ where: { accountId, emailVerified: true, email: { not: null } }, select: { email: true } });
       return rows.map((row) => row.email!);
     },
 
-    /** The email of one of the account's identities, if any has one. */
-    async anyEmail(accountId: string) {
+    async anyEmail(accountId) {
       return (await db.identity.findFirst({ where: { accountId, email: { not: null } }, select: { email: true } }))?.email ?? undefined;
     },
 
     // Passkeys.
 
-    /** A new passkey; Duplicate when its credential id is registered. */
-    async addPasskey(data: Prisma.PasskeyCredentialUncheckedCreateInput): Promise<void> {
+    async addPasskey(data) {
       await refusingDuplicates(db.passkeyCredential.create({ data }));
     },
 
-    async findPasskey(id: string) {
+    async findPasskey(id) {
       return (await db.passkeyCredential.findUnique({ where: { id } })) ?? undefined;
     },
 
-    /** What registration options exclude: the account's passkeys' ids and transports. */
-    passkeyIds(accountId: string) {
+    passkeyIds(accountId) {
       return db.passkeyCredential.findMany({ where: { accountId }, select: { id: true, transports: true } });
     },
 
-    /** Records a passkey's use; its counter only moves forward. */
-    async usedPasskey(id: string, use: { counter: bigint; backedUp: boolean; deviceType: string }): Promise<void> {
+    async usedPasskey(id, use) {
       await db.passkeyCredential.updateMany({ where: { id, counter: { lte: use.counter } }, data: { ...use, lastUsedAt: new Date() } });
     },
 
-    /** An account's passkeys, newest first. */
-    passkeys(accountId: string) {
+    passkeys(accountId) {
       return db.passkeyCredential.findMany({
         where: { accountId },
         orderBy: { createdAt: "desc" },
@@ -271,24 +233,21 @@ export function accountStatements({ db }: Connection) {
       });
     },
 
-    /** Names a passkey of the account; false when it has none of this id. */
-    async renamePasskey(accountId: string, id: string, name: string): Promise<boolean> {
+    async renamePasskey(accountId, id, name) {
       return (await db.passkeyCredential.updateMany({ where: { id, accountId }, data: { name } })).count === 1;
     },
 
-    /** Deletes a passkey of the account; false when it has none of this id. */
-    async removePasskey(accountId: string, id: string): Promise<boolean> {
+    async removePasskey(accountId, id) {
       return (await db.passkeyCredential.deleteMany({ where: { id, accountId } })).count === 1;
     },
 
     // Login sessions.
 
-    createSession(data: Prisma.LoginSessionUncheckedCreateInput) {
+    createSession(data) {
       return db.loginSession.create({ data });
     },
 
-    /** A live session (unrevoked, before its end, seen after `idleSince`, its account unblocked), marked seen now. */
-    async useSession(idHash: string, now: Date, idleSince: Date) {
+    async useSession(idHash, now, idleSince) {
       const [row] = await db.loginSession.updateManyAndReturn({
         where: { idHash, revokedAt: null, expiresAt: { gt: now }, lastSeenAt: { gt: idleSince }, account: { blockedAt: null } },
         data: { lastSeenAt: now },
@@ -296,30 +255,15 @@ export function accountStatements({ db }: Connection) {
       return row;
     },
 
-    async findSession(idHash: string) {
+    async findSession(idHash) {
       return (await db.loginSession.findUnique({ where: { idHash } })) ?? undefined;
     },
 
-    /**
-     * Revokes the unrevoked sessions of an account (one of them, by id), or the one of `idHash`, with
-     * their back-channel logouts queued in the same transaction; returns how many.
-     */
-    revokeSessions(target: { accountId?: string; idHash?: string }, now = new Date()): Promise<number> {
+    revokeSessions(target, now = new Date()) {
       return db.$transaction((tx) => endSessions(tx, target, now));
     },
 
-    /**
-     * Ends the account's sessions logged in through a way in: an identity, or one passkey (and a
-     * passkey session that does not name its passkey, from before sessions did), with their
-     * back-channel logouts; and revokes what was issued in any session through it, ended earlier
-     * or now: unredeemed codes, access tokens and refresh families. Returns how many sessions ended
-     * and access tokens were revoked.
-     */
-    endSessionsThrough(
-      accountId: string,
-      wayIn: { identity: IdentityKey } | { passkey: string },
-      now = new Date(),
-    ): Promise<{ sessions: number; tokens: number }> {
+    endSessionsThrough(accountId, wayIn, now = new Date()) {
       const where: Prisma.LoginSessionWhereInput =
         "identity" in wayIn
           ? { accountId, connector: wayIn.identity.provider, subject: wayIn.identity.subject }
@@ -337,8 +281,7 @@ export function accountStatements({ db }: Connection) {
       });
     },
 
-    /** An account's live sessions, most recently used first. */
-    liveSessions(accountId: string, now: Date, idleSince: Date) {
+    liveSessions(accountId, now, idleSince) {
       return db.loginSession.findMany({
         where: { accountId, revokedAt: null, expiresAt: { gt: now }, lastSeenAt: { gt: idleSince } },
         orderBy: { lastSeenAt: "desc" },
@@ -359,12 +302,11 @@ export function accountStatements({ db }: Connection) {
 
     // The dashboard's sessions and admin roles.
 
-    async createAdminSession(data: Prisma.AdminSessionUncheckedCreateInput): Promise<void> {
+    async createAdminSession(data) {
       await db.adminSession.create({ data });
     },
 
-    /** A live dashboard session: unrevoked, before its end, its login session unrevoked and its account unblocked. */
-    async liveAdminSession(idHash: string, now: Date) {
+    async liveAdminSession(idHash, now) {
       return (
         (await db.adminSession.findFirst({
           where: { idHash, revokedAt: null, expiresAt: { gt: now }, loginSession: { revokedAt: null, account: { blockedAt: null } } },
@@ -373,25 +315,23 @@ export function accountStatements({ db }: Connection) {
       );
     },
 
-    async findAdminSession(idHash: string) {
+    async findAdminSession(idHash) {
       return (await db.adminSession.findUnique({ where: { idHash } })) ?? undefined;
     },
 
-    /** Ends unrevoked dashboard sessions: the one of `idHash`, or every one of `accountId`; returns how many. */
-    async endAdminSessions(target: { idHash: string } | { accountId: string }): Promise<number> {
+    async endAdminSessions(target) {
       return (await db.adminSession.updateMany({ where: { ...target, revokedAt: null }, data: { revokedAt: new Date() } })).count;
     },
 
-    async findAdminRole(accountId: string) {
+    async findAdminRole(accountId) {
       return (await db.adminRole.findUnique({ where: { accountId } })) ?? undefined;
     },
 
-    async grantAdminRole(accountId: string, grantedBy: string): Promise<void> {
+    async grantAdminRole(accountId, grantedBy) {
       await db.adminRole.upsert({ where: { accountId }, create: { accountId, grantedBy }, update: {} });
     },
 
-    /** Takes the role away; false when the account had none. */
-    async revokeAdminRole(accountId: string): Promise<boolean> {
+    async revokeAdminRole(accountId) {
       return (await db.adminRole.deleteMany({ where: { accountId } })).count > 0;
     },
 

@@ -1,33 +1,15 @@
 import type { Prisma } from "../db/generated/client";
 import { utc, type Connection } from "./connection";
-
-export type AuditEntry = {
-  action: string;
-  /** "success", or the OAuth error code. */
-  outcome: string;
-  actor?: string;
-  clientId?: string;
-  accountId?: string;
-  ip?: string;
-  detail?: string;
-};
-
-/** An audit event as it is stored, with when it happened (AuditLog makes its values storable first). */
-export type AuditEventInput = AuditEntry & { at: Date };
-
-/** Where a protocol request came from, for its audit events: the endpoint it called and the caller's address (when known). */
-export type Caller = { endpoint: string; ip?: string };
-
-export type AuditFilter = { action?: string; clientId?: string; accountId?: string; outcome?: string; from?: Date; to?: Date };
+import type { AuditEventInput, AuditFilter, AuditStore, Caller } from "./contract";
 
 /** Audit events: AuditLog's batches, an admin change's record in its transaction, and the dashboard's reads. */
-export function auditStatements({ db, pool }: Connection) {
+export function auditStatements({ db, pool }: Connection): AuditStore {
   return {
     /**
-     * Events in one prepared statement, a column per array, not Prisma's createMany: see
+     * A prepared statement, a column per array, not Prisma's createMany: see
      * docs/decisions/2026-11-23-audit-events-in-one-statement.md
      */
-    async insertBatch(events: AuditEventInput[]): Promise<void> {
+    async insertBatch(events) {
       const column = (field: keyof AuditEventInput) => events.map((event) => event[field] ?? null);
       await pool.query({
         name: "keyfob_insert_audit_events",
@@ -46,22 +28,20 @@ export function auditStatements({ db, pool }: Connection) {
       });
     },
 
-    /** One event through Prisma, so that in a transaction's store it commits with the transaction's change. */
-    async insert(event: AuditEventInput): Promise<void> {
+    /** Through Prisma, whose statements a transaction's store runs in its transaction. */
+    async insert(event) {
       await db.auditEvent.create({ data: event });
     },
 
-    /** A page of events, newest first by when they happened (a queued event may be written after later ones). */
-    page(filter: AuditFilter, skip: number, take: number) {
+    page(filter, skip, take) {
       return db.auditEvent.findMany({ where: auditWhere(filter), orderBy: [{ at: "desc" }, { id: "desc" }], skip, take });
     },
 
-    count(filter: AuditFilter) {
+    count(filter) {
       return db.auditEvent.count({ where: auditWhere(filter) });
     },
 
-    /** Token issuances and failures per UTC day since `since`. */
-    tokenEventsPerDay(since: Date) {
+    tokenEventsPerDay(since) {
       return db.$queryRaw<{ day: Date; action: string; count: bigint }[]>`
         SELECT date_trunc('day', at) AS day, action, count(*) AS count FROM audit_events
         WHERE at >= ${since} AND action IN ('token.issued', 'token.failed')

@@ -91,6 +91,15 @@ export type RequestColumn<R> = readonly [name: string, type: string, value: (req
 export const BATCH_LOCK_TIMEOUT = "50ms";
 
 /**
+ * Batches of a single-use statement: one at a time per statement and instance, so that the calls
+ * arriving meanwhile make the next one larger; at most 64 requests in one. One at a time, not two:
+ * see docs/decisions/2026-11-27-group-commit.md. A batch waits only on the rows of its own
+ * requests (a code's login session under revocation, a state consumed elsewhere), as they did; one
+ * that takes over 100 ms (ten times a batch's time under that load) lets the next go beside it.
+ */
+export const SINGLE_USE_BATCHES = { inFlight: 1, maxSize: 64, stalledMs: 100 };
+
+/**
  * The CTE `req` of a statement over many requests: one row each (unnest of one array parameter per
  * column, $1 on), numbered from 1 in `i` in the order they came; and the parameters of a batch.
  * For a batch of several, the statement's transaction (its own, implicit) gets BATCH_LOCK_TIMEOUT:

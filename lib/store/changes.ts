@@ -1,28 +1,9 @@
 import pg from "pg";
 import { log } from "../log";
+import type { ChangeFeed, Subscriber } from "./contract";
 
 /** Reconnection delays of the listening connection: doubling from the first, up to the last. */
 const RETRY_MS = [1_000, 30_000] as const;
-
-export type Subscriber = {
-  /** A NOTIFY on the channel, with its payload. */
-  notified(payload: string): void;
-  /**
-   * The channel is being listened to: from now on no notification is missed until `lost`. `first`
-   * is false after a reconnection, when notifications may have been missed meanwhile, so whatever
-   * they keep current must be reloaded.
-   */
-  listening?(first: boolean): void;
-  /** The connection was lost: until `listening` is called again, notifications may be missed. */
-  lost?(): void;
-};
-
-/** How an instance hears of other instances' changes: LISTEN (Notifications) or polling (PolledChanges). */
-export type ChangeFeed = {
-  /** Calls `subscriber` for changes on `channel` (a plain identifier) until the returned function is called. */
-  subscribe(channel: string, subscriber: Subscriber): () => void;
-  close(): Promise<void>;
-};
 
 type Channel = { subscribers: Set<Subscriber>; active: boolean };
 

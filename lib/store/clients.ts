@@ -1,59 +1,10 @@
 import type { Prisma } from "../db/generated/client";
 import { refusingDuplicates, type Connection } from "./connection";
-
-/** What the token endpoints and CORS need of a client (lib/clients/cache.ts keeps them in memory). */
-export type TokenClientRow = {
-  id: string;
-  enabled: boolean;
-  /** SHA-256 of the client secret (confidential clients), else null. */
-  secretHash: string | null;
-  /** The secret the last rotation replaced and until when it is still accepted (a rotation's overlap), if any. */
-  previousSecret: PreviousSecret | null;
-  resourceServer: boolean;
-  refreshTokensAllowed: boolean;
-  /** The management API scopes the client may get (client_credentials); none unless an admin allowed it the API. */
-  managementScopes: string[];
-  /** Token requests must carry a DPoP proof (RFC 9449 5.2). */
-  dpopBoundAccessTokens: boolean;
-  /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
-  origins: ReadonlySet<string>;
-};
-
-export type PreviousSecret = { hash: string; expiresAt: Date };
+import type { ClientSettings, ClientStore, PreviousSecret } from "./contract";
 
 /** The previous secret of a client row, when it has one. */
 export const previousSecret = (row: { previousSecretHash: string | null; previousSecretExpiresAt: Date | null }): PreviousSecret | null =>
   row.previousSecretHash && row.previousSecretExpiresAt ? { hash: row.previousSecretHash, expiresAt: row.previousSecretExpiresAt } : null;
-
-/** The settings of a client that can change after it is created. */
-export type ClientSettings = {
-  name: string;
-  logoUrl: string | null;
-  /** PKCE for a confidential client too (public clients always need it). */
-  requirePkce: boolean;
-  /** May introspect other clients' tokens. */
-  resourceServer: boolean;
-  /** May ask for offline_access and get refresh tokens. */
-  refreshTokensAllowed: boolean;
-  /** Disabled: both flows refuse the client at once. */
-  enabled: boolean;
-  /** May use the management API: a client_credentials token. Confidential clients only. */
-  managementApi: boolean;
-  /** The management API scopes it may get (lib/admin/scopes.ts, which the admin actions check). */
-  managementScopes: string[];
-  /** Authorization requests only through PAR (RFC 9126 6). */
-  requirePushedAuthorizationRequests: boolean;
-  /** Where logout tokens are POSTed (Back-Channel Logout 1.0); null: none. */
-  backchannelLogoutUri: string | null;
-  /** The client needs `sid` in ID and logout tokens. */
-  backchannelLogoutSessionRequired: boolean;
-  /** May use the device authorization grant (RFC 8628). */
-  deviceFlow: boolean;
-  /** Its device grants may carry offline_access (a refresh token), if it is allowed refresh tokens too. */
-  deviceFlowOfflineAccess: boolean;
-  /** Token requests must carry a DPoP proof: its access tokens are always bound to a key (RFC 9449 5.2). */
-  dpopBoundAccessTokens: boolean;
-};
 
 const SETTINGS = {
   name: true,
@@ -82,19 +33,17 @@ const withLists = (signers: "asc" | "desc") =>
   }) satisfies Prisma.ClientInclude;
 
 /** Clients with their redirect URIs, post-logout redirect URIs, allowed origins and signers. */
-export function clientStatements({ db, pool }: Connection) {
+export function clientStatements({ db, pool }: Connection): ClientStore {
   return {
-    /** A new client; Duplicate when the id is taken. */
-    create(data: { id: string; name: string; logoUrl: string | null }) {
+    create(data) {
       return refusingDuplicates(db.client.create({ data }));
     },
 
-    async find(id: string) {
+    async find(id) {
       return (await db.client.findUnique({ where: { id } })) ?? undefined;
     },
 
-    /** A client with whether `redirectUri` is one of its redirect URIs. */
-    async findWithRedirectUri(id: string, redirectUri: string) {
+    async findWithRedirectUri(id, redirectUri) {
       const client = await db.client.findUnique({
         where: { id },
         include: { redirectUris: { where: { uri: redirectUri }, select: { uri: true } } },
@@ -102,8 +51,7 @@ export function clientStatements({ db, pool }: Connection) {
       return client ? { ...client, redirectUriRegistered: client.redirectUris.length > 0 } : undefined;
     },
 
-    /** A client with whether `uri` is one of its post-logout redirect URIs. */
-    async findWithPostLogoutUri(id: string, uri: string) {
+    async findWithPostLogoutUri(id, uri) {
       const client = await db.client.findUnique({
         where: { id },
         include: { postLogoutRedirectUris: { where: { uri }, select: { uri: true } } },
@@ -111,8 +59,8 @@ export function clientStatements({ db, pool }: Connection) {
       return client ? { ...client, postLogoutUriRegistered: client.postLogoutRedirectUris.length > 0 } : undefined;
     },
 
-    /** One round trip: the client with its redirect URIs' origins and its allowed origins (the client cache's load). */
-    async findForTokens(id: string): Promise<TokenClientRow | undefined> {
+    /** The redirect URIs' origins and the allowed origins come as arrays of the one row. */
+    async findForTokens(id) {
       const { rows } = await pool.query<{
         id: string;
         enabled: boolean;
@@ -156,19 +104,17 @@ export function clientStatements({ db, pool }: Connection) {
       };
     },
 
-    /** A client with its lists, signers newest first. */
-    async detail(id: string) {
+    async detail(id) {
       return (await db.client.findUnique({ where: { id }, include: withLists("desc") })) ?? undefined;
     },
 
-    /** Every client with its lists, oldest first (the command line's list). */
     listDetailed() {
       return db.client.findMany({ orderBy: { createdAt: "asc" }, include: withLists("asc") });
     },
 
-    /** A page of clients whose id or name contains `search` (any case), newest first, with how many redirect URIs and active signers each has. */
-    summaryPage(search: string | undefined, skip: number, take: number) {
-      return db.client.findMany({
+    /** The counts as Prisma's relation counts (_count), under names of their own. */
+    async summaryPage(search, skip, take) {
+      const clients = await db.client.findMany({
         where: searchWhere(search),
         orderBy: { createdAt: "desc" },
         skip,
@@ -182,14 +128,18 @@ export function clientStatements({ db, pool }: Connection) {
           _count: { select: { redirectUris: true, signers: { where: { revokedAt: null } } } },
         },
       });
+      return clients.map(({ _count, ...client }) => ({
+        ...client,
+        redirectUriCount: _count.redirectUris,
+        activeSignerCount: _count.signers,
+      }));
     },
 
-    count(search?: string) {
+    count(search) {
       return db.client.count({ where: searchWhere(search) });
     },
 
-    /** Changes some settings; returns them before and after, with the secret's hash before. `check` may refuse the change in its transaction. */
-    update(id: string, changes: Partial<ClientSettings>, check: (before: ClientSettings & { secretHash: string | null }) => void) {
+    update(id, changes, check) {
       return db.$transaction(async (tx) => {
         const before = await tx.client.findUniqueOrThrow({ where: { id }, select: { ...SETTINGS, secretHash: true } });
         check(before);
@@ -199,16 +149,14 @@ export function clientStatements({ db, pool }: Connection) {
       });
     },
 
-    /** A new secret; `previous` keeps the one it replaces valid for a while (null: it stops at once). */
-    async setSecretHash(id: string, secretHash: string, previous: PreviousSecret | null = null): Promise<void> {
+    async setSecretHash(id, secretHash, previous = null) {
       await db.client.update({
         where: { id },
         data: { secretHash, previousSecretHash: previous?.hash ?? null, previousSecretExpiresAt: previous?.expiresAt ?? null },
       });
     },
 
-    /** Ends a rotation's overlap now: the previous secret stops working. False when none was still valid at `now`. */
-    async endSecretOverlap(id: string, now: Date): Promise<boolean> {
+    async endSecretOverlap(id, now) {
       const { count } = await db.client.updateMany({
         where: { id, previousSecretHash: { not: null }, previousSecretExpiresAt: { gt: now } },
         data: { previousSecretHash: null, previousSecretExpiresAt: null },
@@ -216,12 +164,7 @@ export function clientStatements({ db, pool }: Connection) {
       return count > 0;
     },
 
-    /**
-     * Deletes the client with what is its: the rows its foreign keys cascade to and, in the same
-     * statement, those that carry its id without one (its token records, session links and
-     * challenges: prisma/schema.prisma says why).
-     */
-    async delete(id: string): Promise<void> {
+    async delete(id) {
       await db.$executeRaw`
         WITH tokens AS (DELETE FROM issued_tokens WHERE client_id = ${id}),
              session_clients AS (DELETE FROM login_session_clients WHERE client_id = ${id}),
@@ -229,8 +172,7 @@ export function clientStatements({ db, pool }: Connection) {
         DELETE FROM clients WHERE id = ${id}`;
     },
 
-    /** Registers the dashboard's own client, enabled, with `redirectUri` (idempotent). */
-    async ensure(id: string, name: string, redirectUri: string): Promise<void> {
+    async ensure(id, name, redirectUri) {
       await db.client.upsert({ where: { id }, create: { id, name }, update: { enabled: true } });
       await db.redirectUri.upsert({
         where: { clientId_uri: { clientId: id, uri: redirectUri } },
@@ -239,43 +181,40 @@ export function clientStatements({ db, pool }: Connection) {
       });
     },
 
-    addRedirectUri(clientId: string, uri: string) {
+    addRedirectUri(clientId, uri) {
       return db.redirectUri.upsert({ where: { clientId_uri: { clientId, uri } }, create: { clientId, uri }, update: {} });
     },
 
-    /** Removes a redirect URI; false when the client had none such. */
-    async removeRedirectUri(clientId: string, uri: string): Promise<boolean> {
+    async removeRedirectUri(clientId, uri) {
       return (await db.redirectUri.deleteMany({ where: { clientId, uri } })).count > 0;
     },
 
-    addPostLogoutRedirectUri(clientId: string, uri: string) {
+    addPostLogoutRedirectUri(clientId, uri) {
       return db.postLogoutRedirectUri.upsert({ where: { clientId_uri: { clientId, uri } }, create: { clientId, uri }, update: {} });
     },
 
-    async removePostLogoutRedirectUri(clientId: string, uri: string): Promise<boolean> {
+    async removePostLogoutRedirectUri(clientId, uri) {
       return (await db.postLogoutRedirectUri.deleteMany({ where: { clientId, uri } })).count > 0;
     },
 
-    addAllowedOrigin(clientId: string, origin: string) {
+    addAllowedOrigin(clientId, origin) {
       return db.allowedOrigin.upsert({ where: { clientId_origin: { clientId, origin } }, create: { clientId, origin }, update: {} });
     },
 
-    async removeAllowedOrigin(clientId: string, origin: string): Promise<boolean> {
+    async removeAllowedOrigin(clientId, origin) {
       return (await db.allowedOrigin.deleteMany({ where: { clientId, origin } })).count > 0;
     },
 
-    async findSigner(clientId: string, address: string) {
+    async findSigner(clientId, address) {
       return (await db.signer.findUnique({ where: { clientId_address: { clientId, address } } })) ?? undefined;
     },
 
-    /** Enables a signer, anew if it was revoked or expired. */
-    enableSigner(clientId: string, address: string, expiresAt: Date | null) {
+    enableSigner(clientId, address, expiresAt) {
       const data = { enabledAt: new Date(), expiresAt, revokedAt: null };
       return db.signer.upsert({ where: { clientId_address: { clientId, address } }, create: { clientId, address, ...data }, update: data });
     },
 
-    /** Revokes an active signer; false when there was none. */
-    async revokeSigner(clientId: string, address: string): Promise<boolean> {
+    async revokeSigner(clientId, address) {
       return (await db.signer.updateMany({ where: { clientId, address, revokedAt: null }, data: { revokedAt: new Date() } })).count > 0;
     },
   };

@@ -1,13 +1,11 @@
 import { utc, type Connection } from "./connection";
+import type { DpopProofStore } from "./contract";
 
 /** DPoP proofs seen (dpop_proofs), so that a replay is refused on every instance (lib/oauth/dpop.ts). */
-export function dpopProofStatements({ pool }: Connection) {
+export function dpopProofStatements({ pool }: Connection): DpopProofStore {
   return {
-    /**
-     * Records a proof until `expiresAt`: false when it was recorded before (a replay). One
-     * statement on every request with a proof, as a named prepared statement.
-     */
-    async record(proofHash: string, expiresAt: Date): Promise<boolean> {
+    /** A named prepared statement on every request with a proof; ON CONFLICT DO NOTHING: a replay inserts no row. */
+    async record(proofHash, expiresAt) {
       const { rowCount } = await pool.query({
         name: "keyfob_record_dpop_proof",
         text: "INSERT INTO dpop_proofs (proof_hash, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING",

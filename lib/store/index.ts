@@ -1,68 +1,45 @@
 /**
- * The store: every statement Keyfob runs on its tables lives in this folder, one module per table
- * group (codes.ts: challenges, pushed requests, interactions, authorization codes, device
- * authorizations, passkey challenges; tokens.ts:
- * access tokens and refresh families; clients.ts; accounts.ts: accounts, identities, passkeys,
- * login and dashboard sessions, admin roles; logouts.ts: the back-channel logout outbox; dpop.ts: DPoP
- * proofs seen; ens.ts: resolved ENS profiles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping
- * across them; changes.ts, the change feed).
+ * The store: every statement Keyfob runs on its tables lives in this folder. Its contract,
+ * contract.ts, declares every operation with its rule and the rows they take and give; this builds
+ * the object that keeps it, from one module per table group. The single-use rows a login goes
+ * through have one each: challenges.ts (Flow A), pushed-requests.ts, interactions.ts,
+ * authorization-codes.ts, device-authorizations.ts and passkey-challenges.ts, with grants.ts, what
+ * redeeming a code and a device code share. Then tokens.ts: access tokens and refresh families;
+ * clients.ts; accounts.ts: accounts, identities, passkeys, login and dashboard sessions, admin
+ * roles; logouts.ts: the back-channel logout outbox; dpop.ts: DPoP proofs seen; ens.ts: resolved
+ * ENS profiles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping across them; changes.ts, the
+ * change feed.
  *
  * The rule: Prisma for the domain's reads and writes. Plain SQL on the pool only for hot-path
  * statements, where a measured round trip or Prisma's query compilation mattered (Flow A, the code
  * exchange, refresh, token checks, the client cache's load, audit batches; see
  * docs/decisions/2026-11-21-hot-statements-in-plain-sql.md), and
  * for what Prisma cannot say (CTEs that consume and insert in one statement, the rate-limit
- * counter's database function, LISTEN/NOTIFY). Callers outside lib/store never see Prisma or pg: they call these functions
- * (tests and the benchmark arrange and inspect rows through rawConnection). Rows come back with
- * camelCase fields whichever of the two ran the statement (SQL aliases its columns), and a row type
- * that callers name is `<Thing>Row`. Triggers and functions in the database are created by
- * migrations (prisma/migrations), never at start-up.
+ * counter's database function, LISTEN/NOTIFY). Callers outside lib/store never see Prisma or pg:
+ * they call the contract's operations and name its row types, `<Thing>Row` (tests and the benchmark
+ * arrange and inspect rows through rawConnection). Rows come back with camelCase fields whichever
+ * of the two ran the statement (SQL aliases its columns). Triggers and functions in the database
+ * are created by migrations (prisma/migrations), never at start-up.
  */
 import { accountStatements } from "./accounts";
 import { auditStatements } from "./audit";
-import { Notifications, PolledChanges, type ChangeFeed } from "./changes";
+import { authorizationCodeStatements } from "./authorization-codes";
+import { challengeStatements } from "./challenges";
+import { Notifications, PolledChanges } from "./changes";
 import { clientStatements } from "./clients";
-import { codeStatements } from "./codes";
 import { CONNECTION_WAIT_MS, createConnection, enclosedIn, type Connection, type ConnectionOptions } from "./connection";
+import type { Store } from "./contract";
+import { deviceAuthorizationStatements } from "./device-authorizations";
 import { dpopProofStatements } from "./dpop";
 import { ensProfileStatements } from "./ens";
+import { interactionStatements } from "./interactions";
 import { keyStatements } from "./keys";
 import { limitStatements } from "./limits";
 import { logoutStatements } from "./logouts";
-import { sweep, type SweepBounds } from "./sweep";
+import { passkeyChallengeStatements } from "./passkey-challenges";
+import { pushedRequestStatements } from "./pushed-requests";
+import { sweep } from "./sweep";
 import { tokenStatements } from "./tokens";
-
-export type Store = {
-  codes: ReturnType<typeof codeStatements>;
-  tokens: ReturnType<typeof tokenStatements>;
-  clients: ReturnType<typeof clientStatements>;
-  accounts: ReturnType<typeof accountStatements>;
-  keys: ReturnType<typeof keyStatements>;
-  audit: ReturnType<typeof auditStatements>;
-  limits: ReturnType<typeof limitStatements>;
-  /** The back-channel logout outbox. */
-  logouts: ReturnType<typeof logoutStatements>;
-  dpopProofs: ReturnType<typeof dpopProofStatements>;
-  ensProfiles: ReturnType<typeof ensProfileStatements>;
-  /** Deletes what has expired, across the groups (./sweep.ts). */
-  sweep(bounds: SweepBounds): Promise<number>;
-  /**
-   * Runs `work` in one transaction, on a store whose Prisma statements are that transaction's (an
-   * admin change with its audit record, a key change under its lock): they commit together or not at
-   * all. Its SQL statements on the pool run outside it. A transaction within one joins it.
-   */
-  transaction<T>(work: (tx: Store) => Promise<T>): Promise<T>;
-  /**
-   * How the instance hears of key and client changes made by others: a listening connection of its
-   * own on `directUrl`, or, behind a transaction pooler without one, polling on the pool.
-   */
-  changeFeed(directUrl: string | undefined): ChangeFeed;
-  /** Asks the database for nothing: whether it answers (readiness). */
-  ping(): Promise<void>;
-  /** The pool's connections, for metrics. */
-  poolStats(): { total: number; idle: number; waiting: number };
-  close(): Promise<void>;
-};
 
 /** The store on a new pool (see createConnection for the options). */
 export function createStore(url: string, options: ConnectionOptions | number = {}): Store {
@@ -87,7 +64,12 @@ export function rawConnection(store: Store): Connection {
 function storeOn(connection: Connection): Store {
   const { db, pool } = connection;
   const store: Store = {
-    codes: codeStatements(connection),
+    challenges: challengeStatements(connection),
+    pushedRequests: pushedRequestStatements(connection),
+    interactions: interactionStatements(connection),
+    authorizationCodes: authorizationCodeStatements(connection),
+    deviceAuthorizations: deviceAuthorizationStatements(connection),
+    passkeyChallenges: passkeyChallengeStatements(connection),
     tokens: tokenStatements(connection),
     clients: clientStatements(connection),
     accounts: accountStatements(connection),
@@ -117,4 +99,4 @@ function storeOn(connection: Connection): Store {
 }
 
 export { Duplicate } from "./connection";
-export type { ChangeFeed, Subscriber } from "./changes";
+export type { ChangeFeed, Store, Subscriber } from "./contract";

@@ -1,24 +1,28 @@
-import type { Prisma } from "../db/generated/client";
+import type { JWK } from "jose";
+import type { Prisma, SigningKey } from "../db/generated/client";
 import type { Connection } from "./connection";
+import type { SigningKeyRow, SigningKeyStore } from "./contract";
 
 /** Serialises key creation among instances sharing one PostgreSQL. */
 const KEY_LOCK_ID = 0x6b6579666f62; // "keyfob"
 
-/** Signing keys. Changes run in a transaction (Store.transaction) that first takes `lock()`. */
-export function keyStatements({ db }: Connection) {
+/** A key's row, its public JWK as the JWK it was stored as (Prisma reads a JSON column as any JSON). */
+const asKey = (row: SigningKey): SigningKeyRow => ({ ...row, publicJwk: row.publicJwk as JWK });
+
+/** Signing keys. */
+export function keyStatements({ db }: Connection): SigningKeyStore {
   return {
-    /** Until the transaction ends, no other instance creates, drops or revokes keys. */
-    async lock(): Promise<void> {
+    /** A transaction-level advisory lock: it ends with the transaction. */
+    async lock() {
       await db.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
     },
 
-    /** The keys in use (revoked and unpublished ones never are), by activation time. */
-    live() {
-      return db.signingKey.findMany({ where: { revokedAt: null, unpublishedAt: null }, orderBy: { activatesAt: "asc" } });
+    async live() {
+      const rows = await db.signingKey.findMany({ where: { revokedAt: null, unpublishedAt: null }, orderBy: { activatesAt: "asc" } });
+      return rows.map(asKey);
     },
 
-    /** Keys out of use for good (revoked, or unpublished after retiring), newest first: history, without key material. */
-    history(limit: number) {
+    history(limit) {
       return db.signingKey.findMany({
         where: { OR: [{ revokedAt: { not: null } }, { unpublishedAt: { not: null } }] },
         orderBy: { activatesAt: "desc" },
@@ -27,29 +31,26 @@ export function keyStatements({ db }: Connection) {
       });
     },
 
-    async find(kid: string) {
-      return (await db.signingKey.findUnique({ where: { kid } })) ?? undefined;
+    async find(kid) {
+      const row = await db.signingKey.findUnique({ where: { kid } });
+      return row ? asKey(row) : undefined;
     },
 
-    async create(key: Prisma.SigningKeyCreateInput): Promise<void> {
-      await db.signingKey.create({ data: key });
+    async create(key) {
+      await db.signingKey.create({ data: { ...key, publicJwk: key.publicJwk as Prisma.InputJsonObject } });
     },
 
-    /** Revokes a key for good: its private half is erased. */
-    async revoke(kid: string, by: string, now: Date): Promise<void> {
+    async revoke(kid, by, now) {
       await db.signingKey.update({ where: { kid }, data: { revokedAt: now, revokedBy: by, privateJwe: "" } });
     },
 
-    /** Takes retired keys out of the JWKS for good, their private halves erased; their rows stay as history. */
-    async unpublish(kids: string[], now: Date): Promise<void> {
+    async unpublish(kids, now) {
       await db.signingKey.updateMany({ where: { kid: { in: kids } }, data: { unpublishedAt: now, privateJwe: "" } });
     },
 
-    /** Tells every instance (this one too) on `channel`, when the transaction commits (keyfob_changed: a NOTIFY, and a version for polling). */
-    async announce(channel: string, payload: string): Promise<void> {
+    /** keyfob_changed (a migration): a NOTIFY, and a version for polling. */
+    async announce(channel, payload) {
       await db.$executeRaw`SELECT keyfob_changed(${channel}, ${payload})`;
     },
   };
 }
-
-export type SigningKeyRow = Awaited<ReturnType<ReturnType<typeof keyStatements>["live"]>>[number];

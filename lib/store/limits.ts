@@ -1,17 +1,11 @@
 import type { Connection } from "./connection";
-
-/** One hit as keyfob_rate_limit_hit counted it: whether it is within the limit, and the window's and the previous window's hits. */
-export type RateLimitHitRow = { allowed: boolean; hits: number; previousHits: number };
+import type { RateLimitHitRow, RateLimitStore } from "./contract";
 
 /** Rate-limit counters (rate_limits, UNLOGGED), counted by keyfob_rate_limit_hit (a migration). */
-export function limitStatements({ pool }: Connection) {
+export function limitStatements({ pool }: Connection): RateLimitStore {
   return {
-    /**
-     * Counts one hit (or a lease of `hits`, all or none) on `key` at `nowSeconds` against `max` per
-     * `windowSeconds`, over `shards` rows: one statement on every request that counts, as a named prepared statement (a database
-     * function, since the sharded counting is more than an ON CONFLICT can say).
-     */
-    async hit(key: string, max: number, windowSeconds: number, shards: number, nowSeconds: number, hits = 1): Promise<RateLimitHitRow> {
+    /** A named prepared statement on every request that counts, calling a database function: the sharded counting is more than an ON CONFLICT can say. */
+    async hit(key, max, windowSeconds, shards, nowSeconds, hits = 1) {
       const { rows } = await pool.query<RateLimitHitRow>({
         name: "keyfob_rate_limit_hit",
         text: `SELECT allowed, hits, previous_hits AS "previousHits" FROM keyfob_rate_limit_hit($1, $2, $3, $4, $5, $6)`,
@@ -20,12 +14,8 @@ export function limitStatements({ pool }: Connection) {
       return rows[0];
     },
 
-    /**
-     * The hits on `key` (summed over its `shards`, named as keyfob_rate_limit_hit names them) in the
-     * window of `nowSeconds` and the one before, without counting one: for a rule that looks at a
-     * count another action keeps.
-     */
-    async peek(key: string, windowSeconds: number, shards: number, nowSeconds: number): Promise<Omit<RateLimitHitRow, "allowed">> {
+    /** The shards' keys as keyfob_rate_limit_hit names them. */
+    async peek(key, windowSeconds, shards, nowSeconds) {
       const keys = shards === 1 ? [key] : Array.from({ length: shards }, (_, i) => `${key}#${i}`);
       const { rows } = await pool.query<Omit<RateLimitHitRow, "allowed">>({
         name: "keyfob_rate_limit_peek",
@@ -39,8 +29,7 @@ export function limitStatements({ pool }: Connection) {
       return rows[0];
     },
 
-    /** Takes back a hit counted on a one-row `key` in the window of `nowSeconds` (one that proved not to count). */
-    async takeBack(key: string, windowSeconds: number, nowSeconds: number): Promise<void> {
+    async takeBack(key, windowSeconds, nowSeconds) {
       await pool.query({
         name: "keyfob_rate_limit_take_back",
         text: `UPDATE rate_limits SET hits = hits - 1 WHERE key = $1 AND "window" = floor($2::double precision / $3)::bigint AND hits > 0`,

@@ -1,19 +1,6 @@
 import type { Prisma } from "../db/generated/client";
 import type { Connection, Database } from "./connection";
-
-/** A logout token to deliver, as a delivery pass claims it: where to, and what the token says. */
-export type LogoutRow = {
-  id: bigint;
-  clientId: string;
-  /** The client's back-channel logout URI now; null when it was removed since (nothing to deliver). */
-  uri: string | null;
-  sessionId: string;
-  accountId: string;
-  connector: string;
-  createdAt: Date;
-  /** Attempts so far, this one included. */
-  attempts: number;
-};
+import type { LogoutRow, LogoutStore } from "./contract";
 
 /**
  * Queues a logout token for each client that redeemed a code in one of the login sessions `sessionIds`
@@ -41,14 +28,10 @@ export async function deleteSessions(tx: Prisma.TransactionClient, where: Prisma
 }
 
 /** The back-channel logout outbox (its rows are written by queueLogouts, with the end of a session). */
-export function logoutStatements({ db }: Connection) {
+export function logoutStatements({ db }: Connection): LogoutStore {
   return {
-    /**
-     * Claims up to `limit` due rows until `leaseUntil` and counts the attempt, in one statement (no
-     * session state: it works through a transaction pooler). SKIP LOCKED lets instances claim side
-     * by side; a row whose lease lapsed (its instance died mid-delivery) is due again.
-     */
-    claim(now: Date, leaseUntil: Date, limit: number): Promise<LogoutRow[]> {
+    /** FOR UPDATE SKIP LOCKED lets instances claim side by side. */
+    claim(now, leaseUntil, limit) {
       return db.$queryRaw<LogoutRow[]>`
         UPDATE backchannel_logouts b SET lease_until = ${leaseUntil}, attempts = b.attempts + 1
         FROM clients c
@@ -60,18 +43,15 @@ export function logoutStatements({ db }: Connection) {
                   b.account_id AS "accountId", b.connector, b.created_at AS "createdAt", b.attempts`;
     },
 
-    /** Removes a row: delivered, or given up. */
-    async remove(id: bigint): Promise<void> {
+    async remove(id) {
       await db.backchannelLogout.deleteMany({ where: { id } });
     },
 
-    /** Releases a row's claim until `nextAttemptAt`, noting why the attempt failed. */
-    async retryAt(id: bigint, nextAttemptAt: Date, lastError: string): Promise<void> {
+    async retryAt(id, nextAttemptAt, lastError) {
       await db.backchannelLogout.updateMany({ where: { id }, data: { nextAttemptAt, leaseUntil: null, lastError } });
     },
 
-    /** Logout tokens not yet delivered nor given up. */
-    pending(): Promise<number> {
+    pending() {
       return db.backchannelLogout.count();
     },
   };

@@ -1,16 +1,9 @@
 import { Prisma } from "../db/generated/client";
 import type { Connection } from "./connection";
+import type { SweepBounds } from "./contract";
 import { deleteSessions } from "./logouts";
 
-/** What the sweep deletes: rows that ended before `cutoff`, sessions idle since `idleSince`, counters spent by `now`, audit events before `auditBefore`. */
-export type SweepBounds = { now: Date; cutoff: Date; idleSince: Date; auditBefore: Date; challengesTotal: number };
-
-/**
- * Housekeeping across the groups, in one transaction: expired single-use rows, token records and
- * sessions, spent rate-limit counters, DPoP proofs too old to be presented again, expired ENS profiles and old audit events. Refresh tokens go by family: a family's
- * rows are deleted once its last token ended before the cutoff. Unused challenges beyond
- * `challengesTotal` go too, those of the callers holding the most first. Returns how many rows were deleted.
- */
+/** Housekeeping across the groups (Store.sweep): one interactive transaction, a statement per table. */
 export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditBefore, challengesTotal }: SweepBounds): Promise<number> {
   const where = { expiresAt: { lt: cutoff } };
   return db.$transaction(async (tx) => {

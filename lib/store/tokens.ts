@@ -1,48 +1,24 @@
 import { ADMIN_SCOPE } from "../admin/scopes";
 import { Prisma } from "../db/generated/client";
-import { callerValues, issuedWithEvent, type Caller } from "./audit";
+import { callerValues, issuedWithEvent } from "./audit";
 import { utc, type Connection } from "./connection";
+import type { AccessTokenCheckRow, FamilyRevocation, GrantSelector, TokenSelector, TokenStore } from "./contract";
 
 /**
  * Access tokens (issued_tokens) and refresh-token families. The statements that issue a token
- * (client_credentials, a refresh token's rotation; Flow A's and the code exchange's: ./codes.ts)
+ * (client_credentials, a refresh token's rotation; Flow A's and the code exchange's: ./challenges.ts, ./grants.ts)
  * and the check of a presented token are plain SQL on the pool, as named (prepared) statements:
  * see docs/decisions/2026-11-21-hot-statements-in-plain-sql.md
  */
 
-/** What to record of an access token, so it can be revoked, introspected and listed. */
-export type TokenRecord = { jti: string; userId: string; connector: string; scope: string; expiresAt: Date };
-
-/** What a refresh family carries from the login to every rotation: the stored grant behind each new token. */
-export type RefreshGrant = {
-  familyId: string;
-  scope: string;
-  email: string | null;
-  emailVerified: boolean;
-  authTime: Date;
-  /** Space separated; empty when the login recorded none. */
-  amr: string;
-  /** The DPoP key (its thumbprint) a public client's family is bound to (RFC 9449 5); null: unbound. */
-  dpopJkt: string | null;
-  expiresAt: Date;
-  familyExpiresAt: Date;
-};
-
-/** Which refresh tokens to revoke: one family, or every family of a client and/or an account. */
-export type FamilySelector = { familyId?: string; clientId?: string; accountId?: string };
-
-export type FamilyRevocation = {
-  /** Families that still had a usable token. */
-  families: number;
-  refreshTokens: number;
-  accessTokens: number;
-};
-
-/** Which active tokens: of a client, of some holders (an account and its wallets), or all. */
-export type TokenSelector = { clientId?: string; userIds?: string[] };
-
-export function tokenStatements({ db, pool }: Connection) {
-  const revokeRefreshFamilies = async (selector: FamilySelector, now = new Date()): Promise<FamilyRevocation> => {
+export function tokenStatements({ db, pool }: Connection): TokenStore {
+  /**
+   * Each pass is one statement for both tables; passes repeat until one finds nothing left, because a
+   * rotation that committed while a pass ran adds a successor (and an access token) that pass could
+   * not see, and a later rotation needs a live row, which a pass that changed nothing proves there is
+   * none of.
+   */
+  const revokeRefreshFamilies: TokenStore["revokeRefreshFamilies"] = async (selector, now = new Date()) => {
     const { familyId, clientId, accountId } = selector;
     if (familyId === undefined && clientId === undefined && accountId === undefined)
       throw new Error("revokeRefreshFamilies needs a family, a client or an account");
@@ -90,7 +66,7 @@ export function tokenStatements({ db, pool }: Connection) {
     revokedAt: null,
     expiresAt: { gt: now },
   });
-  const liveGrantWhere = (selector: { clientId?: string; accountId?: string }, now: Date) => ({
+  const liveGrantWhere = (selector: GrantSelector, now: Date) => ({
     clientId: selector.clientId,
     accountId: selector.accountId,
     usedAt: null,
@@ -100,20 +76,7 @@ export function tokenStatements({ db, pool }: Connection) {
   });
 
   return {
-    /**
-     * Records a client_credentials token (RFC 6749 4.4) with its audit event, if the client is, at the moment the statement
-     * runs, still enabled, still allowed the management API with the token's scopes, and still has the
-     * secret the request was authenticated with (it may have been read from the cache). False when any
-     * of these fails.
-     */
-    async recordClientToken(
-      clientId: string,
-      secretHash: string,
-      scopes: string[],
-      token: TokenRecord,
-      caller: Caller,
-      now = new Date(),
-    ): Promise<boolean> {
+    async recordClientToken(clientId, secretHash, scopes, token, caller, now = new Date()) {
       const { rowCount } = await pool.query({
         name: "keyfob_record_client_token",
         text: `WITH ${issuedWithEvent(
@@ -140,13 +103,8 @@ export function tokenStatements({ db, pool }: Connection) {
       return rowCount === 1;
     },
 
-    /**
-     * A presented access token's row: its client, whether it is active (unrevoked, unexpired, its
-     * client not deleted: an issuance racing the deletion can leave its row behind), and
-     * whether the key `kid` that signed it is still in use (unrevoked, published), in the same round trip.
-     */
-    async check(jti: string, kid: string, now: Date): Promise<{ clientId: string; active: boolean; keyValid: boolean } | undefined> {
-      const { rows } = await pool.query<{ clientId: string; active: boolean; keyValid: boolean }>({
+    async check(jti, kid, now) {
+      const { rows } = await pool.query<AccessTokenCheckRow>({
         name: "keyfob_verify_access_token",
         text: `SELECT t.client_id AS "clientId",
                       t.revoked_at IS NULL AND t.expires_at > $3 AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id) AS active,
@@ -158,12 +116,7 @@ export function tokenStatements({ db, pool }: Connection) {
       return rows[0];
     },
 
-    /**
-     * Revokes every token issued from an authorization code (RFC 6749 4.1.2, code reuse): its access
-     * token, and the refresh-token family started with it (every rotation, and the access tokens they
-     * were issued with). Returns how many access tokens were revoked.
-     */
-    async revokeTokensOfCode(codeHash: string): Promise<number> {
+    async revokeTokensOfCode(codeHash) {
       const now = new Date();
       const issued = await db.issuedToken.findMany({ where: { codeHash, refreshFamily: { not: null } }, select: { refreshFamily: true } });
       let count = 0;
@@ -174,23 +127,20 @@ export function tokenStatements({ db, pool }: Connection) {
       return count;
     },
 
-    /** Revokes an access token by its jti (of `clientId`, when given). */
-    async revoke(jti: string, clientId?: string): Promise<void> {
+    async revoke(jti, clientId) {
       await db.issuedToken.updateMany({ where: { jti, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
     },
 
-    async find(jti: string) {
+    async find(jti) {
       return (await db.issuedToken.findUnique({ where: { jti }, select: { clientId: true, userId: true } })) ?? undefined;
     },
 
-    /** Revokes active tokens: one by jti (of `userId` when given), or those `selector` names. Returns how many. */
-    async revokeActive(target: { jti?: string; userId?: string } & TokenSelector, now = new Date()): Promise<number> {
+    async revokeActive(target, now = new Date()) {
       const where = { ...activeWhere(target, now), jti: target.jti, ...(target.userId !== undefined && { userId: target.userId }) };
       return (await db.issuedToken.updateMany({ where, data: { revokedAt: now } })).count;
     },
 
-    /** A page of active tokens, newest first (without the code they were issued from). */
-    activePage(selector: TokenSelector, skip: number, take: number, now = new Date()) {
+    activePage(selector, skip, take, now = new Date()) {
       return db.issuedToken.findMany({
         where: activeWhere(selector, now),
         orderBy: { issuedAt: "desc" },
@@ -200,12 +150,11 @@ export function tokenStatements({ db, pool }: Connection) {
       });
     },
 
-    countActive(selector: TokenSelector, now = new Date()) {
+    countActive(selector, now = new Date()) {
       return db.issuedToken.count({ where: activeWhere(selector, now) });
     },
 
-    /** A stored refresh token with what the checks need of its client. */
-    async findRefreshToken(tokenHash: string) {
+    async findRefreshToken(tokenHash) {
       return (
         (await db.refreshToken.findUnique({
           where: { tokenHash },
@@ -214,22 +163,7 @@ export function tokenStatements({ db, pool }: Connection) {
       );
     },
 
-    /**
-     * Uses a refresh token, in one statement: marks it used, stores its successor (same family and
-     * grant, a new idle end) and records the access token issued with it, with its audit event
-     * (issuedWithEvent). The row must still be live, its account existing and unblocked,
-     * and its client enabled, allowed refresh tokens and (when `presented.secretHash` is given, the
-     * client having been read from a cache) still holding the secret the request was authenticated
-     * with, when the statement runs, so of concurrent uses of one token exactly one sees a row; the
-     * others find it used (reuse).
-     */
-    async rotateRefreshToken(
-      presented: { tokenHash: string; clientId: string; secretHash?: string | null },
-      successor: { tokenHash: string; expiresAt: Date },
-      token: Pick<TokenRecord, "jti" | "scope" | "expiresAt">,
-      caller: Caller,
-      now = new Date(),
-    ): Promise<boolean> {
+    async rotateRefreshToken(presented, successor, token, caller, now = new Date()) {
       const { rowCount } = await pool.query({
         name: "keyfob_rotate_refresh_token",
         text: ROTATE_REFRESH_TOKEN,
@@ -250,21 +184,13 @@ export function tokenStatements({ db, pool }: Connection) {
       return rowCount === 1;
     },
 
-    /**
-     * Revokes refresh-token families and every access token issued with them. Each pass is one
-     * statement for both tables; passes repeat until one finds nothing left, because a rotation that
-     * committed while a pass ran adds a successor (and an access token) that pass could not see, and
-     * a later rotation needs a live row, which a pass that changed nothing proves there is none of.
-     */
     revokeRefreshFamilies,
 
-    /** A family's client and account (from any of its tokens). */
-    async findFamily(familyId: string) {
+    async findFamily(familyId) {
       return (await db.refreshToken.findFirst({ where: { familyId }, select: { clientId: true, accountId: true } })) ?? undefined;
     },
 
-    /** A page of live refresh tokens (one per live grant), newest rotation first. */
-    liveGrantPage(selector: { clientId?: string; accountId?: string }, skip: number, take: number, now = new Date()) {
+    liveGrantPage(selector, skip, take, now = new Date()) {
       return db.refreshToken.findMany({
         where: liveGrantWhere(selector, now),
         orderBy: { issuedAt: "desc" },
@@ -283,12 +209,11 @@ export function tokenStatements({ db, pool }: Connection) {
       });
     },
 
-    countLiveGrants(selector: { clientId?: string; accountId?: string }, now = new Date()) {
+    countLiveGrants(selector, now = new Date()) {
       return db.refreshToken.count({ where: liveGrantWhere(selector, now) });
     },
 
-    /** Per family: when it began (its first token) and how many tokens it has had. */
-    async familyHistories(familyIds: string[]) {
+    async familyHistories(familyIds) {
       const families = await db.refreshToken.groupBy({
         by: ["familyId"],
         where: { familyId: { in: familyIds } },
@@ -299,8 +224,6 @@ export function tokenStatements({ db, pool }: Connection) {
     },
   };
 }
-
-export type RefreshTokenRow = NonNullable<Awaited<ReturnType<ReturnType<typeof tokenStatements>["findRefreshToken"]>>>;
 
 const ROTATE_REFRESH_TOKEN = `WITH used AS (
     UPDATE refresh_tokens t SET used_at = $3

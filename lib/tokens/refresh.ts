@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
-import type { RefreshGrant, RefreshTokenRow } from "../store/tokens";
-
-export type { RefreshGrant };
+import type { RefreshTokenRow } from "../store/contract";
 
 /**
  * Refresh tokens (OpenID Connect Core 11 offline_access, RFC 6749 6, RFC 9700 4.14.2). A token is
@@ -25,7 +23,7 @@ export function newRefreshToken(): NewRefreshToken {
 export type RefreshLifetimes = { refreshTokenIdleTtl: number; refreshTokenMaxAge: number };
 
 /** A new family's id and ends: its first token ends unused after the idle lifetime, the family at the maximum age. */
-export function newFamily(config: RefreshLifetimes, now: Date): Pick<RefreshGrant, "familyId" | "expiresAt" | "familyExpiresAt"> {
+export function newFamily(config: RefreshLifetimes, now: Date): Pick<RefreshTokenRow, "familyId" | "expiresAt" | "familyExpiresAt"> {
   const familyExpiresAt = new Date(now.getTime() + config.refreshTokenMaxAge * 1000);
   return { familyId: randomUUID(), familyExpiresAt, expiresAt: successorExpiry(config, familyExpiresAt, now) };
 }

@@ -41,7 +41,7 @@ async function pageLocale() {
   const login = await rememberedLogin();
   const interaction = login
     ? await keyfob()
-        .store.codes.findInteraction(login.interactionId)
+        .store.interactions.find(login.interactionId)
         .catch(() => undefined)
     : undefined;
   return requestLocale(interaction?.uiLocales);

@@ -1,4 +1,2 @@
-import type { getAccount } from "@/lib/admin/operations";
-
 /** One account as the dashboard's account page shows it (lib/admin/operations getAccount). */
-export type AdminAccount = NonNullable<Awaited<ReturnType<typeof getAccount>>>;
+export type { AdminAccount } from "@/lib/admin/operations";

@@ -1,8 +1,9 @@
 /** What the Tokens page's sections show: a page of active tokens or refresh grants, and whose they are. */
-import type { listActiveTokens, listRefreshGrants, Page } from "@/lib/admin/operations";
+import type { LiveRefreshGrant, Page } from "@/lib/admin/operations";
+import type { IssuedTokenRow } from "@/lib/store/contract";
 
-export type ActiveToken = Awaited<ReturnType<typeof listActiveTokens>>["items"][number];
-export type RefreshGrant = Awaited<ReturnType<typeof listRefreshGrants>>["items"][number];
+export type ActiveToken = IssuedTokenRow;
+export type RefreshGrant = LiveRefreshGrant;
 
 /** The holder the page is filtered to (none: every token), as the revoke actions take it and in words. */
 export type TokenHolder = {

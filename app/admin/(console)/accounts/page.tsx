@@ -7,13 +7,12 @@ import { type Column, DataTable } from "@/components/admin/data-table";
 import { Badge, Banner, DateText, Mono, PageHeader } from "@/components/admin/ui";
 import { parseSearch } from "@/lib/admin/filters";
 import { listAccounts } from "@/lib/admin/operations";
+import type { AccountView } from "@/lib/store/contract";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Accounts" };
 
-type AccountSummary = Awaited<ReturnType<typeof listAccounts>>["items"][number];
-
-const columns: Column<AccountSummary>[] = [
+const columns: Column<AccountView>[] = [
   {
     header: "Account",
     cell: (account) => (

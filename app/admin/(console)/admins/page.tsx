@@ -10,15 +10,14 @@ import { ActionForm, Field, SubmitButton } from "@/components/admin/form";
 import { actionsColumn, type Column, DataTable } from "@/components/admin/data-table";
 import { Badge, button, Card, DateText, EmptyState, Mono, PageHeader } from "@/components/admin/ui";
 import { listAdmins } from "@/lib/admin/operations";
+import type { AdminRoleRow } from "@/lib/store/contract";
 import { grantAdminAction, revokeAdminAction } from "../../_lib/actions";
 import { adminPage } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Admins" };
 
-type AdminRole = Awaited<ReturnType<typeof listAdmins>>[number];
-
 /** The granted roles' columns, for the admin looking (their own row says "You"). */
-const columns = (self: string): Column<AdminRole>[] => [
+const columns = (self: string): Column<AdminRoleRow>[] => [
   {
     header: "Account",
     className: "min-w-[12rem]",

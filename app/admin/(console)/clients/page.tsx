@@ -7,13 +7,12 @@ import { CopyableId } from "@/components/admin/id";
 import { Badge, Banner, button, DateText, Mono, PageHeader } from "@/components/admin/ui";
 import { parseSearch } from "@/lib/admin/filters";
 import { listClients } from "@/lib/admin/operations";
+import type { ClientSummaryRow } from "@/lib/store/contract";
 import { adminPage, pageNumber, param, type SearchParams } from "../../_lib/guard";
 
 export const metadata: Metadata = { title: "Clients" };
 
-type ClientSummary = Awaited<ReturnType<typeof listClients>>["items"][number];
-
-const columns: Column<ClientSummary>[] = [
+const columns: Column<ClientSummaryRow>[] = [
   {
     header: "Name",
     className: "font-medium",
@@ -25,8 +24,8 @@ const columns: Column<ClientSummary>[] = [
   },
   { header: "Client ID", cell: (client) => <CopyableId value={client.id} label={`client ID ${client.id}`} truncate /> },
   { header: "Status", cell: (client) => (client.enabled ? <Badge tone="green">Enabled</Badge> : <Badge tone="red">Disabled</Badge>) },
-  { header: "Redirect URIs", hideBelow: "md", className: "tabular-nums", cell: (client) => client._count.redirectUris },
-  { header: "Active signers", hideBelow: "md", className: "tabular-nums", cell: (client) => client._count.signers },
+  { header: "Redirect URIs", hideBelow: "md", className: "tabular-nums", cell: (client) => client.redirectUriCount },
+  { header: "Active signers", hideBelow: "md", className: "tabular-nums", cell: (client) => client.activeSignerCount },
   { header: "Created", hideBelow: "lg", cell: (client) => <DateText date={client.createdAt} withTime={false} /> },
 ];
 

@@ -10,6 +10,8 @@ import { CopyableId } from "@/components/admin/id";
 import { type Column, DataTable } from "@/components/admin/data-table";
 import { Badge, Banner, button, Card, DateText, EmptyState, Mono, PageHeader } from "@/components/admin/ui";
 import { keyHistory, keySchedule } from "@/lib/admin/operations";
+import type { KeyScheduleEntry } from "@/lib/keys/keystore";
+import type { KeyHistoryRow } from "@/lib/store/contract";
 import { JWKS_MAX_AGE_SECONDS } from "@/lib/http/metadata";
 import { revokeKeyAction, rotateKeyAction } from "../../_lib/actions";
 import { adminPage, param, type SearchParams } from "../../_lib/guard";
@@ -31,7 +33,7 @@ const kidParam = (value: string | string[] | undefined) => {
   return /^[0-9A-Za-z_-]{1,100}$/.test(kid) ? kid : "";
 };
 
-type KeyRow = Awaited<ReturnType<typeof keySchedule>>[number] & { until?: Date };
+type KeyRow = KeyScheduleEntry & { until?: Date };
 
 /** The schedule's columns; revoking says how long verifiers may cache the JWKS and how early a key is published. */
 const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
@@ -92,9 +94,7 @@ const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
   },
 ];
 
-type HistoryRow = Awaited<ReturnType<typeof keyHistory>>[number];
-
-const historyColumns: Column<HistoryRow>[] = [
+const historyColumns: Column<KeyHistoryRow>[] = [
   { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} truncate /> },
   { header: "Status", cell: (key) => (key.revokedAt ? <Badge tone="red">Revoked</Badge> : <Badge tone="slate">Retired</Badge>) },
   { header: "Signed from", cell: (key) => <DateText date={key.activatesAt} /> },
