@@ -1,7 +1,7 @@
 "use server";
 /**
  * The dashboard's server actions: each one hands the form's fields and the session cookie to
- * performAdminChange (lib/admin/actions), which checks the admin on the server, validates, and
+ * performAdminChange (lib/admin/changes.ts), which checks the admin on the server, validates, and
  * runs the audited change. Signed out → the sign-in; not an admin → the 403 page. Next.js checks
  * that a server action comes from this origin; nothing here adds CORS.
  */
