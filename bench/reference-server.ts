@@ -30,7 +30,7 @@ import { verifyCodeVerifier } from "../lib/oauth/pkce";
 import type { Scope } from "../lib/oauth/scope";
 import { createChallengeMessage, generateNonce } from "../lib/siwe/challenge";
 import { recoverWithLibsecp256k1, recoverWithViem } from "../lib/siwe/recovery";
-import { issueTokens, type Grant } from "../lib/tokens/issue";
+import { issueTokens, newAccessTokenId, type Grant } from "../lib/tokens/issue";
 
 export type ReferenceOptions = {
   port?: number;
@@ -154,7 +154,8 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
   const signer = { signingKey: async () => ({ kid, privateKey }) };
   const lifetimes = { accessToken: accessTokenTtl, idToken: accessTokenTtl };
   // The access and ID token Keyfob signs, with its claims.
-  const tokens = async (grant: Grant) => (await issueTokens(signer, issuer, lifetimes, grant)).response;
+  const tokens = async (grant: Grant) =>
+    (await issueTokens(signer, issuer, lifetimes, grant, newAccessTokenId(lifetimes, Date.now()))).response;
 
   let issuer = "";
 

@@ -24,6 +24,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
+import { systemClock } from "../lib/clock";
 import { addRedirectUri, addSigner, createClient, deleteClient } from "../lib/clients/registry";
 import { createStore, rawConnection } from "../lib/store";
 import { opaqueDigest, randomOpaque } from "../lib/oauth/opaque";
@@ -207,7 +208,7 @@ async function register(databaseUrl: string): Promise<Registration> {
   const signer = privateKeyToAccount(privateKey).address;
   await createClient(store, { id: license, name: "Keyfob bench (Flow A)" });
   await addRedirectUri(store, license, DOMAIN);
-  await addSigner(store, license, signer);
+  await addSigner({ store, clock: systemClock }, license, signer);
   const flowB = await createClient(store, { name: "Keyfob bench (code exchange)" });
   await addRedirectUri(store, flowB.id, DOMAIN);
   const account = privateKeyToAccount(generatePrivateKey()).address;

@@ -7,6 +7,7 @@
  * to type the client's id; the "client created" notice goes away.
  */
 import { spawnSync } from "node:child_process";
+import { systemClock } from "@/lib/clock";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
@@ -232,7 +233,7 @@ test("the integration panel's Flow A snippets run: curl against the real server,
   const domain = `https://snippets.example.com/${license.address.slice(2, 8)}/callback`;
   await createClient(store, { id: license.address, name: "Snippets" });
   await addRedirectUri(store, license.address, domain);
-  await addSigner(store, license.address, privateKeyToAccount(signerKey).address);
+  await addSigner({ store, clock: systemClock }, license.address, privateKeyToAccount(signerKey).address);
 
   await signIn(page, await adminWallet(db));
   await page.goto(`/admin/clients/${license.address}`);
@@ -280,7 +281,7 @@ test("Flow B's authorization URL with PKCE works in the browser, and its code ex
   await createClient(store, { id: confidentialId, name: "Snippet confidential app" });
   await addRedirectUri(store, publicId, callback);
   await addRedirectUri(store, confidentialId, callback);
-  const secret = await rotateClientSecret(store, confidentialId);
+  const secret = await rotateClientSecret({ store, clock: systemClock }, confidentialId);
   await signIn(page, await adminWallet(db));
 
   for (const [clientId, env] of [

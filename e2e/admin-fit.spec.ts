@@ -8,6 +8,7 @@
  * library and links to the filtered audit log.
  */
 import { expect, test } from "@playwright/test";
+import { systemClock } from "@/lib/clock";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken } from "@keyfob/flow-a-client";
 import { addRedirectUri, addSigner, createClient, rotateClientSecret } from "../lib/clients/registry";
@@ -27,8 +28,13 @@ async function seed() {
   const domain = `https://fit.example.com/${license.slice(2, 8)}/callback?with=a&rather=long&query=string`;
   await createClient(store, { id: license, name: "A client with a rather long name for a phone screen" });
   await addRedirectUri(store, license, domain);
-  await addSigner(store, license, privateKeyToAccount(generatePrivateKey()).address, new Date("2099-12-31T00:00:00Z"));
-  await addSigner(store, license, privateKeyToAccount(generatePrivateKey()).address);
+  await addSigner(
+    { store, clock: systemClock },
+    license,
+    privateKeyToAccount(generatePrivateKey()).address,
+    new Date("2099-12-31T00:00:00Z"),
+  );
+  await addSigner({ store, clock: systemClock }, license, privateKeyToAccount(generatePrivateKey()).address);
   for (let i = 0; i < 2; i++) await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: ownerKey });
   // A refused Flow A request: a failure on the chart and in the audit log.
   await fetch(`${baseURL}/auth/web3/submit_challenge`, {
@@ -37,7 +43,7 @@ async function seed() {
   });
   const app = `kf_fit_${Date.now()}`;
   await createClient(store, { id: app, name: "Fit app" });
-  await rotateClientSecret(store, app);
+  await rotateClientSecret({ store, clock: systemClock }, app);
   await addRedirectUri(store, app, `${baseURL}/fit-app/callback`);
   const user = await seedUser(db, { google: true });
   await getToken({ authUrl: baseURL, clientId: license, domain, privateKey: user.key, address: user.wallet });

@@ -3,6 +3,7 @@
  * request shapes existing SDKs send, and tokens checked against the published JWKS.
  */
 import { execFile } from "node:child_process";
+import { systemClock } from "@/lib/clock";
 import { promisify } from "node:util";
 import { expect, test } from "@playwright/test";
 import { createRemoteJWKSet, jwtVerify } from "jose";
@@ -26,7 +27,7 @@ async function license() {
 test("npm run demo registers a client through the management API, runs Flow A, prints verified claims and deletes the client", async () => {
   // What an operator provides: a confidential client allowed the management API's keyfob:clients scope.
   const operator = await createClient(store, { name: "Demo operator" });
-  const secret = await rotateClientSecret(store, operator.id);
+  const secret = await rotateClientSecret({ store, clock: systemClock }, operator.id);
   await updateClient(store, operator.id, { managementApi: true, managementScopes: ["keyfob:clients"] });
   // No DATABASE_URL: the demo reaches Keyfob over HTTP only.
   const { DATABASE_URL: _, ...env } = process.env;
@@ -45,7 +46,7 @@ test("the client library gets tokens through a signer, and a revoked signer is r
   const { clientId, domain } = await license();
   const signerKey = generatePrivateKey();
   const signer = privateKeyToAccount(signerKey).address;
-  await addSigner(store, clientId, signer);
+  await addSigner({ store, clock: systemClock }, clientId, signer);
 
   const tokens = await getToken({ authUrl: baseURL, clientId, domain, privateKey: signerKey });
   const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${baseURL}/keys`)), {
@@ -54,7 +55,7 @@ test("the client library gets tokens through a signer, and a revoked signer is r
   });
   expect(payload.ethereum_address).toBe(clientId);
 
-  await revokeSigner(store, clientId, signer);
+  await revokeSigner({ store, clock: systemClock }, clientId, signer);
   const refused = await getToken({ authUrl: baseURL, clientId, domain, privateKey: signerKey }).catch((e) => e);
   expect(refused).toBeInstanceOf(KeyfobError);
   expect(refused).toMatchObject({ status: 400, code: "invalid_grant" });

@@ -6,6 +6,7 @@
  * must) and the ID tokens checked against the published JWKS.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { systemClock } from "@/lib/clock";
 import { mkdir } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -56,7 +57,7 @@ async function registerClient(name: string, confidential = false) {
   const id = privateKeyToAccount(generatePrivateKey()).address;
   await createClient(store, { id, name });
   await addRedirectUri(store, id, app.url);
-  const secret = confidential ? await rotateClientSecret(store, id) : undefined;
+  const secret = confidential ? await rotateClientSecret({ store, clock: systemClock }, id) : undefined;
   return { id, secret };
 }
 

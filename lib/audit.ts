@@ -1,5 +1,6 @@
 import { log } from "./log";
 import { auditEventsDropped } from "./metrics";
+import type { Clock } from "./clock";
 import type { Store } from "./store";
 import { storableText } from "./store/audit";
 import type { AuditEntry, AuditEventInput } from "./store/contract";
@@ -36,6 +37,7 @@ export class AuditLog {
 
   constructor(
     private readonly store: Store,
+    private readonly clock: Clock,
     private readonly flushMs = 250,
     private readonly capacity = CAPACITY,
   ) {}
@@ -48,18 +50,18 @@ export class AuditLog {
       auditEventsDropped.inc({ reason: "overflow" });
       return;
     }
-    this.queue.push({ ...storable(entry), at: new Date() });
+    this.queue.push({ ...storable(entry), at: this.clock.now() });
     this.schedule(this.flushMs);
   }
 
   /** Writes an event now (admin refusals, sign-outs): the caller learns if it could not be. */
   async write(entry: AuditEntry): Promise<void> {
-    await this.store.audit.insertBatch([{ ...storable(entry), at: new Date() }]);
+    await this.store.audit.insertBatch([{ ...storable(entry), at: this.clock.now() }]);
   }
 
   /** Writes an event in `tx` (an admin change's transaction): it commits with the change, or neither does. */
   async writeWithin(tx: Store, entry: AuditEntry): Promise<void> {
-    await tx.audit.insert({ ...storable(entry), at: new Date() });
+    await tx.audit.insert({ ...storable(entry), at: this.clock.now() });
   }
 
   /**

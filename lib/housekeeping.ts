@@ -1,4 +1,5 @@
 import type { Config } from "./config";
+import type { Keyfob } from "./keyfob";
 import { log } from "./log";
 import type { Store } from "./store";
 
@@ -22,11 +23,7 @@ export type SweepSettings = Pick<Config, "auditRetention" | "pendingCaps" | "ses
  * recognised as reuse. Unused challenges beyond the newest PENDING_CHALLENGES_TOTAL go too: the
  * per-caller cap bounds each caller, this bounds how many callers together can leave.
  */
-export function sweepExpired(
-  store: Store,
-  { auditRetention, pendingCaps, sessionIdleTtl }: SweepSettings,
-  now = new Date(),
-): Promise<number> {
+export function sweepExpired(store: Store, { auditRetention, pendingCaps, sessionIdleTtl }: SweepSettings, now: Date): Promise<number> {
   const cutoff = new Date(now.getTime() - RETENTION_MS);
   return store.sweep({
     now,
@@ -38,8 +35,8 @@ export function sweepExpired(
 }
 
 /** Sweeps every SWEEP_INTERVAL_MS for as long as the process runs; each instance may do it, deletes are idempotent. */
-export function scheduleSweeps(store: Store, settings: SweepSettings): void {
+export function scheduleSweeps({ store, clock }: Pick<Keyfob, "store" | "clock">, settings: SweepSettings): void {
   setInterval(() => {
-    sweepExpired(store, settings).catch((error) => log.error("sweep of expired rows failed", { error: String(error) }));
+    sweepExpired(store, settings, clock.now()).catch((error) => log.error("sweep of expired rows failed", { error: String(error) }));
   }, SWEEP_INTERVAL_MS).unref();
 }

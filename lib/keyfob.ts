@@ -1,4 +1,5 @@
 import { AuditLog } from "./audit";
+import { systemClock, type Clock } from "./clock";
 import { ClientCache } from "./clients/cache";
 import { directDatabaseUrl, type Config } from "./config";
 import { createEnsResolver, type EnsResolver } from "./ens/profiles";
@@ -14,6 +15,8 @@ import { createChainVerifier, type SignatureVerifiers } from "./siwe/signature";
 /** Everything a protocol action needs: configuration, storage, signing keys and the chain. */
 export type Keyfob = {
   config: Config;
+  /** What time it is (lib/clock.ts): the system's, or a test's. */
+  clock: Clock;
   /** Every statement Keyfob runs (lib/store). */
   store: Store;
   keys: KeyStore;
@@ -41,8 +44,11 @@ export type Keyfob = {
   close(): Promise<void>;
 };
 
-/** Builds a Keyfob; `shared` lets several share one store, and so one connection pool (tests, CLI). */
-export function createKeyfob(config: Config, shared?: Store): Keyfob {
+/**
+ * Builds a Keyfob; `shared` lets several share one store, and so one connection pool (tests, CLI),
+ * and `clock` sets its time (tests).
+ */
+export function createKeyfob(config: Config, shared?: Store, { clock = systemClock }: { clock?: Clock } = {}): Keyfob {
   if (!config.databaseUrl || !config.secret) {
     throw new Error("createKeyfob needs DATABASE_URL and KEYFOB_SECRET (the launcher sets both for the embedded database)");
   }
@@ -54,7 +60,7 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
       statementTimeoutMs: config.databasePooled ? undefined : config.statementTimeout * 1000,
     });
   const encryptionKey = deriveEncryptionKey(config.secret);
-  const audit = new AuditLog(store);
+  const audit = new AuditLog(store, clock);
   const recover = createRecovery(config.recoveryThreads);
   // Other instances announce key and client changes (an emergency revocation, a disabled client) on this connection.
   const notifications = store.changeFeed(directDatabaseUrl(config));
@@ -67,13 +73,14 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
       // A retired key stays published until the longest-lived token it signed has expired.
       tokenTtl: Math.max(config.accessTokenTtl, config.idTokenTtl),
     },
-    undefined,
+    () => clock.now(),
     undefined,
     { notifications },
   );
   const clients = new ClientCache(store, notifications);
   const logouts = new LogoutDelivery({
     store,
+    clock,
     keys,
     audit,
     issuerUrl: config.issuerUrl,
@@ -82,6 +89,7 @@ export function createKeyfob(config: Config, shared?: Store): Keyfob {
   });
   return {
     config,
+    clock,
     store,
     encryptionKey,
     macKeys: {

@@ -28,26 +28,31 @@ export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip
  * the limit, and 503 when the database cannot count.
  */
 export function limitProtocolRequest(
-  { store, config }: Keyfob,
+  { store, config, clock }: Keyfob,
   endpoint: string,
   caller: { ip?: string; authenticatedClient?: string },
 ): Promise<void> {
   const { perIp, perClient } = config.rateLimits;
   if (caller.authenticatedClient) {
     return perClient
-      ? enforceRateLimit(store, endpoint, { key: `client:${caller.authenticatedClient}`, limit: perClient, name: "client" })
+      ? enforceRateLimit(
+          store,
+          endpoint,
+          { key: `client:${caller.authenticatedClient}`, limit: perClient, name: "client" },
+          clock.now().getTime(),
+        )
       : Promise.resolve();
   }
   return caller.ip && perIp
-    ? enforceRateLimit(store, endpoint, { key: `ip:${addressBucket(caller.ip)}`, limit: perIp, name: "ip" })
+    ? enforceRateLimit(store, endpoint, { key: `ip:${addressBucket(caller.ip)}`, limit: perIp, name: "ip" }, clock.now().getTime())
     : Promise.resolve();
 }
 
 /** Counts an admin sign-in step against the caller's address (RATE_LIMIT_ADMIN_SIGNIN, a budget of its own). */
-export function limitAdminSignIn({ store, config }: Keyfob, ip: string | undefined): Promise<void> {
+export function limitAdminSignIn({ store, config, clock }: Keyfob, ip: string | undefined): Promise<void> {
   const limit = config.rateLimits.adminSignIn;
   return ip && limit
-    ? enforceRateLimit(store, "admin_signin", { key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" })
+    ? enforceRateLimit(store, "admin_signin", { key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" }, clock.now().getTime())
     : Promise.resolve();
 }
 
@@ -68,7 +73,11 @@ const WRONG_USER_CODES = "user-code-wrong";
  * one look-up between them; a code that proves right (or could not be one) takes it back. Throws
  * 429, and 503 when the database cannot count.
  */
-export async function limitUserCodeEntry({ store, config }: Keyfob, ip: string | undefined, now = Date.now()): Promise<UserCodeEntry> {
+export async function limitUserCodeEntry(
+  { store, config, clock }: Keyfob,
+  ip: string | undefined,
+  now = clock.now().getTime(),
+): Promise<UserCodeEntry> {
   const { perIp, total } = config.userCodeLimits;
   if (ip && perIp) await enforceRateLimit(store, "device", { key: `user-code:${addressBucket(ip)}`, limit: perIp, name: "ip" }, now);
   if (!total) return { settle: async () => {} };
@@ -168,7 +177,7 @@ async function spendLeased(store: Store, check: LimitCheck, size: number, now: n
 }
 
 /** Counts one hit and refuses (429, Retry-After) when it is over the limit. */
-export async function enforceRateLimit(store: Store, endpoint: string, check: LimitCheck, now = Date.now()): Promise<void> {
+export async function enforceRateLimit(store: Store, endpoint: string, check: LimitCheck, now: number): Promise<void> {
   const failClosed = uncounted(endpoint);
   const size = leaseSizeFor(check.limit);
   if (size > 1 && (await spendLeased(store, check, size, now).catch(failClosed))) return;

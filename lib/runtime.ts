@@ -12,7 +12,7 @@ const holder = globalThis as { keyfob?: Keyfob; keyfobDraining?: boolean };
 export function keyfob(): Keyfob {
   if (!holder.keyfob) {
     holder.keyfob = createKeyfob(loadConfig());
-    scheduleSweeps(holder.keyfob.store, holder.keyfob.config);
+    scheduleSweeps(holder.keyfob, holder.keyfob.config);
     if (holder.keyfob.config.backchannelLogoutDelivery) holder.keyfob.logouts.start();
   }
   return holder.keyfob;

@@ -33,7 +33,7 @@ beforeAll(async () => {
   const db = tables(keyfob());
   await keyfob().keys.refresh();
   const client = await createClient(keyfob().store, { name: "Filter walk" });
-  const secret = await rotateClientSecret(keyfob().store, client.id);
+  const secret = await rotateClientSecret(keyfob(), client.id);
   await updateClient(keyfob().store, client.id, { managementApi: true, managementScopes: ["keyfob:admin"] });
   await addRedirectUri(keyfob().store, client.id, "https://filters.example.com/cb");
   clientId = client.id;

@@ -5,6 +5,7 @@
  * others of its batch with it.
  */
 import { randomBytes } from "node:crypto";
+import { systemClock } from "@/lib/clock";
 import { ALL_SCOPES } from "@/lib/admin/access";
 import { getAddress } from "viem";
 import { expect, it } from "vitest";
@@ -119,7 +120,7 @@ it("keeps other requests' token.issued events when one request sends a NUL byte"
 
 it("stores control characters as U+FFFD and bounds every field", async () => {
   const db = tables(keyfob());
-  const log = new AuditLog(keyfob().store);
+  const log = new AuditLog(keyfob().store, systemClock);
   const marker = randomBytes(6).toString("hex");
   log.record({ action: "token.failed", outcome: "invalid_request", clientId: `${marker}\u0000\u0007\n`, detail: "x".repeat(10_000) });
   await log.flush();
@@ -130,7 +131,7 @@ it("stores control characters as U+FFFD and bounds every field", async () => {
 
 it("writes the rest of a batch one by one when one event cannot be written", async () => {
   const db = tables(keyfob());
-  const log = new AuditLog(keyfob().store);
+  const log = new AuditLog(keyfob().store, systemClock);
   const marker = randomBytes(6).toString("hex");
   log.record({ action: "token.issued", outcome: "success", clientId: `${marker}-a` });
   log.record({ action: "token.issued", clientId: `${marker}-bad` } as unknown as AuditEntry); // refused by the database: outcome is NOT NULL
@@ -174,7 +175,7 @@ const dropped = async (reason: string) =>
 
 it("keeps queued events while the database cannot take them, and writes them, in order, once it can", async () => {
   const db = tables(keyfob());
-  const log = new AuditLog(keyfob().store, 20);
+  const log = new AuditLog(keyfob().store, systemClock, 20);
   const marker = randomBytes(6).toString("hex");
   const allow = await refuseEvents(marker);
   const stored = () => db.auditEvent.findMany({ where: { clientId: { startsWith: marker } }, orderBy: { id: "asc" } });
@@ -194,7 +195,7 @@ it("keeps queued events while the database cannot take them, and writes them, in
 
 it("drops, counts and logs what exceeds its capacity, and keeps what it holds", async () => {
   const db = tables(keyfob());
-  const log = new AuditLog(keyfob().store, 20, 3);
+  const log = new AuditLog(keyfob().store, systemClock, 20, 3);
   const marker = randomBytes(6).toString("hex");
   const before = await dropped("overflow");
   const allow = await refuseEvents(marker);
@@ -214,7 +215,7 @@ it("drops, counts and logs what exceeds its capacity, and keeps what it holds", 
 it("writes what it holds when closed, and counts what the database still cannot take after a while", async () => {
   const db = tables(keyfob());
   const marker = randomBytes(6).toString("hex");
-  const written = new AuditLog(keyfob().store, 60_000);
+  const written = new AuditLog(keyfob().store, systemClock, 60_000);
   written.record({ action: "session.ended", outcome: "success", clientId: `${marker}-closed` });
   await written.close();
   expect(await db.auditEvent.count({ where: { clientId: `${marker}-closed` } })).toBe(1);
@@ -222,7 +223,7 @@ it("writes what it holds when closed, and counts what the database still cannot 
   const before = await dropped("shutdown");
   const allow = await refuseEvents(marker);
   try {
-    const stuck = new AuditLog(keyfob().store, 20);
+    const stuck = new AuditLog(keyfob().store, systemClock, 20);
     stuck.record({ action: "session.ended", outcome: "success", clientId: `${marker}-stuck` });
     await stuck.close(300);
     expect(await dropped("shutdown")).toBe(before + 1);

@@ -72,7 +72,7 @@ async function register(): Promise<App & { secret: string }> {
   const client = await createClient(a.store, { name: "Cached client" });
   const redirectUri = `https://cache-${client.id.slice(3, 11).toLowerCase()}.example.com/cb`;
   await addRedirectUri(a.store, client.id, redirectUri);
-  return { clientId: client.id, redirectUri, secret: await rotateClientSecret(a.store, client.id), pkce: pkce() };
+  return { clientId: client.id, redirectUri, secret: await rotateClientSecret(a, client.id), pkce: pkce() };
 }
 
 /** An authorization code for `app` (a Google login), from instance A. */
@@ -121,7 +121,7 @@ async function authenticates(k: Keyfob, app: App, secret = app.secret!): Promise
     headers: { ...FORM, authorization: basic(app, secret) },
     body: "grant_type=authorization_code",
   });
-  return authenticateClient(cachedClients(k.clients), request, await readParams(request)).then(
+  return authenticateClient(cachedClients(k.clients), request, await readParams(request), k.clock.now()).then(
     () => true,
     (error: { code?: string }) => {
       if (error.code !== "invalid_client") throw error;
@@ -217,7 +217,7 @@ describe("the client cache across two instances", () => {
     await cachedOnB(app);
     const pending = await code(app);
 
-    const secret = await rotateClientSecret(a.store, app.clientId);
+    const secret = await rotateClientSecret(a, app.clientId);
     expect(await exchange(b, app, pending)).toMatchObject({ status: 401, error: "invalid_client" });
     expect(await codeState(pending)).toEqual({ tokens: 0, used: false });
     await within(2_000, () => authenticates(b, app, secret));

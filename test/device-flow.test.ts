@@ -46,7 +46,7 @@ async function deviceClient(options: { allowed?: boolean; secret?: boolean; sett
   const { store } = keyfob();
   const app = await createClient(store, { name: "Car display", logoUrl: "https://car.example.com/logo.png" });
   if (options.allowed !== false) await updateClient(store, app.id, { deviceFlow: true, ...options.settings });
-  const secret = options.secret ? await rotateClientSecret(store, app.id) : undefined;
+  const secret = options.secret ? await rotateClientSecret(keyfob(), app.id) : undefined;
   const config = await client.discovery(new URL(ISSUER), app.id, undefined, secret ? client.ClientSecretBasic(secret) : client.None(), {
     execute: [client.allowInsecureRequests],
     [client.customFetch]: routeFetch,

@@ -348,7 +348,7 @@ describe("configuration and housekeeping", () => {
     await db.dpopProof.create({ data: { proofHash: expired, expiresAt: new Date(Date.now() - 1000) } });
     const live = `live-${randomUUID()}`;
     await db.dpopProof.create({ data: { proofHash: live, expiresAt: new Date(Date.now() + 60_000) } });
-    await sweepExpired(keyfob().store, keyfob().config);
+    await sweepExpired(keyfob().store, keyfob().config, new Date());
     expect(await db.dpopProof.findUnique({ where: { proofHash: expired } })).toBeNull();
     expect(await db.dpopProof.findUnique({ where: { proofHash: live } })).not.toBeNull();
   });

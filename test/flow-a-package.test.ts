@@ -57,7 +57,7 @@ it("packs, installs from its tarball in an empty folder, and gets a Flow A token
   const domain = "https://package.example.com/callback";
   await createClient(keyfob().store, { id: license, name: "Package test" });
   await addRedirectUri(keyfob().store, license, domain);
-  await addSigner(keyfob().store, license, privateKeyToAccount(signerKey).address);
+  await addSigner(keyfob(), license, privateKeyToAccount(signerKey).address);
 
   writeFileSync(
     path.join(app, "get-token.js"),

@@ -271,7 +271,7 @@ describe("submit_challenge", () => {
   it("refuses a revoked signer, an expired signer, and a signer of another license", async () => {
     const license = await registerLicense();
     const revoked = await enableSigner(license);
-    await revokeSigner(keyfob().store, license.clientId, revoked.address);
+    await revokeSigner(keyfob(), license.clientId, revoked.address);
     await expectError(await handshake(license, revoked), 400, "invalid_grant");
 
     const expired = await enableSigner(license, new Date(Date.now() + 3600_000));
@@ -393,7 +393,7 @@ describe("submit_challenge", () => {
       expect(reads).toHaveBeenCalledTimes(1);
       // A signer revoked after the challenge was issued: the statement refuses, the stored challenge says why.
       ({ state, challenge } = await requestChallenge(license));
-      await revokeSigner(keyfob().store, license.clientId, signer.address);
+      await revokeSigner(keyfob(), license.clientId, signer.address);
       const body = await expectError(await submit(license, state, await signer.signMessage({ message: challenge })), 400, "invalid_grant");
       expect(body.error_description).toMatch(/signature/);
       expect(reads).toHaveBeenCalledTimes(2);

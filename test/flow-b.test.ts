@@ -15,6 +15,8 @@ import { loginWithWallet } from "@/lib/siwe/login";
 import { endSecretOverlap, RegistryError, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { keyfob } from "@/lib/runtime";
+import { loadConfig } from "@/lib/config";
+import { createKeyfob } from "@/lib/keyfob";
 import { startSession } from "@/lib/sessions/login-session";
 import { createChallengeMessage } from "@/lib/siwe/challenge";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
@@ -30,6 +32,7 @@ import {
   registerApp,
   signedInNow,
   token,
+  tokenRequest,
   userinfo,
   type App,
 } from "./support/flow-b";
@@ -351,12 +354,19 @@ describe("POST /token (code exchange)", () => {
   });
 
   it("keeps the replaced secret valid during a rotation's overlap: both work, the old one not after it, nor once ended early", async () => {
-    const { store } = keyfob();
+    // An instance whose clock the test moves past the overlap's end, instead of waiting for it.
+    let elapsed = 0;
+    const k = createKeyfob({ ...loadConfig(), recoveryThreads: 0 }, keyfob().store, {
+      clock: { now: () => new Date(Date.now() + elapsed) },
+    });
     const app = await registerApp({ confidential: true });
     // Introspection authenticates from the database, /token from the instance's client cache: both are checked.
     const introspects = async (secret: string) =>
       (
-        await introspectRoute(
+        await route(
+          "/token/introspect",
+          () => k,
+        )(
           new Request(`${ISSUER}/token/introspect`, {
             method: "POST",
             headers: { ...FORM, authorization: basic({ ...app, secret }) },
@@ -364,39 +374,41 @@ describe("POST /token (code exchange)", () => {
           }),
         )
       ).status;
+    const tokenOn = (secret: string, params: Record<string, string>) => route("/token", () => k)(tokenRequest({ ...app, secret }, params));
     const exchanges = async (secret: string) =>
-      (await token({ ...app, secret }, { code: (await authorize(app)).searchParams.get("code")! })).status;
+      (await tokenOn(secret, { code: (await authorize(app, google(), {}, k)).searchParams.get("code")! })).status;
     const first = app.secret!;
 
-    const second = await rotateClientSecret(store, app.clientId, { overlapSeconds: 2 });
+    const second = await rotateClientSecret(k, app.clientId, { overlapSeconds: 2 });
     expect([await introspects(first), await introspects(second), await exchanges(first), await exchanges(second)]).toEqual([
       200, 200, 200, 200,
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    elapsed += 2_100;
     expect([await introspects(first), await introspects(second), await exchanges(first), await exchanges(second)]).toEqual([
       401, 200, 401, 200,
     ]);
     // After the overlap the replaced secret is refused as any wrong one: nothing says it was ever right.
-    const wrong = (await (await token({ ...app, secret: "y".repeat(43) }, { code: "x".repeat(43) })).json()).error_description;
-    const refused = await token({ ...app, secret: first }, { code: "x".repeat(43) });
+    const wrong = (await (await tokenOn("y".repeat(43), { code: "x".repeat(43) })).json()).error_description;
+    const refused = await tokenOn(first, { code: "x".repeat(43) });
     expect((await refused.json()).error_description).toBe(wrong);
     expect(wrong).toMatch(/^client authentication failed: wrong client_secret/);
 
     // Ended early: the replaced secret stops at once; there is nothing left to end after that.
-    const third = await rotateClientSecret(store, app.clientId, { overlapSeconds: 3600 });
+    const third = await rotateClientSecret(k, app.clientId, { overlapSeconds: 3600 });
     expect([await introspects(second), await introspects(third), await exchanges(second)]).toEqual([200, 200, 200]);
-    await endSecretOverlap(store, app.clientId);
+    await endSecretOverlap(k, app.clientId);
     expect([await introspects(second), await introspects(third), await exchanges(second), await exchanges(third)]).toEqual([
       401, 200, 401, 200,
     ]);
-    expect((await (await token({ ...app, secret: second }, { code: "x".repeat(43) })).json()).error_description).toBe(wrong);
-    await expect(endSecretOverlap(store, app.clientId)).rejects.toThrow(/no previous secret that is still valid/);
+    expect((await (await tokenOn(second, { code: "x".repeat(43) })).json()).error_description).toBe(wrong);
+    await expect(endSecretOverlap(k, app.clientId)).rejects.toThrow(/no previous secret that is still valid/);
 
     // Without an overlap the replaced secret stops at once; a public client has nothing to keep valid.
-    const fourth = await rotateClientSecret(store, app.clientId);
+    const fourth = await rotateClientSecret(k, app.clientId);
     expect([await introspects(third), await introspects(fourth)]).toEqual([401, 200]);
-    await expect(rotateClientSecret(store, app.clientId, { overlapSeconds: -1 })).rejects.toBeInstanceOf(RegistryError);
-    await expect(rotateClientSecret(store, (await registerApp()).clientId, { overlapSeconds: 60 })).rejects.toThrow(/no secret yet/);
+    await expect(rotateClientSecret(k, app.clientId, { overlapSeconds: -1 })).rejects.toBeInstanceOf(RegistryError);
+    await expect(rotateClientSecret(k, (await registerApp()).clientId, { overlapSeconds: 60 })).rejects.toThrow(/no secret yet/);
+    await k.close();
   });
 
   it("refuses malformed client authentication and request bodies", async () => {

@@ -203,7 +203,7 @@ async function registerApp(options: { confidential?: boolean } = {}): Promise<Ap
   const redirectUri = `https://hostile.example.com/cb/${client.id.slice(3, 11)}?tenant=7`;
   await addRedirectUri(keyfob().store, client.id, redirectUri);
   registered.push(redirectUri);
-  const secret = options.confidential ? await rotateClientSecret(keyfob().store, client.id) : undefined;
+  const secret = options.confidential ? await rotateClientSecret(keyfob(), client.id) : undefined;
   const verifier = randomBytes(32).toString("base64url");
   return { clientId: client.id, redirectUri, secret, verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }

@@ -26,7 +26,7 @@ import { jwksAnswer } from "@/lib/http/metadata";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { deriveEncryptionKey } from "@/lib/keys/encryption";
 import { KeyStore, type KeyPolicy } from "@/lib/keys/keystore";
-import { issueTokens } from "@/lib/tokens/issue";
+import { issueTokens, newAccessTokenId } from "@/lib/tokens/issue";
 import { verifyAccessToken } from "@/lib/tokens/verify";
 import { cliOn, within } from "./support/cli";
 import { tables, emptyDatabase } from "./support/database";
@@ -68,7 +68,7 @@ beforeAll(async () => {
   a = createKeyfob(config); // its own pool
   b = createKeyfob(config); // another pool, another key cache: a second instance
   const policy = { rotationPeriod: config.keyRotationPeriod, publishLead: config.keyPublishLead, tokenTtl: config.accessTokenTtl };
-  deaf = { ...b, keys: new KeyStore(b.store, b.encryptionKey, policy, undefined, 60_000) };
+  deaf = { ...b, keys: new KeyStore(b.store, b.encryptionKey, policy, () => b.clock.now(), 60_000) };
   await a.keys.refresh();
   await Promise.all([b.keys.refresh(), deaf.keys.refresh()]);
 
@@ -78,7 +78,7 @@ beforeAll(async () => {
   await addRedirectUri(a.store, owner.address, license.domain);
   const rs = await createClient(a.store, { name: "Resource server" });
   await updateClient(a.store, rs.id, { resourceServer: true });
-  resourceServer = `Basic ${Buffer.from(`${rs.id}:${await rotateClientSecret(a.store, rs.id)}`).toString("base64")}`;
+  resourceServer = `Basic ${Buffer.from(`${rs.id}:${await rotateClientSecret(a, rs.id)}`).toString("base64")}`;
   admin = await signIn(wallet(adminWallet));
 });
 
@@ -336,6 +336,7 @@ describe("emergency key revocation and the rotation schedule (controlled clock)"
         ethereumAddress: user,
         emailVerified: false,
       },
+      newAccessTokenId({ accessToken: policy.tokenTtl, idToken: policy.tokenTtl }, Date.now()),
     );
     await tables(k).issuedToken.create({ data: { jti, clientId: "c", userId: user, connector: "web3", scope: "openid", expiresAt } });
     return response.access_token;

@@ -10,7 +10,7 @@ import { rawConnection, type Store } from "@/lib/store";
 import type { Database } from "@/lib/store/connection";
 import { deriveEncryptionKey } from "@/lib/keys/encryption";
 import { KeyStore, type KeyPolicy } from "@/lib/keys/keystore";
-import { issueTokens } from "@/lib/tokens/issue";
+import { issueTokens, newAccessTokenId } from "@/lib/tokens/issue";
 import { isolatedDatabase } from "./support/database";
 
 const HOUR = 3600_000;
@@ -87,6 +87,7 @@ describe("KeyStore", () => {
         ethereumAddress: "0x98D78d711C0ec544F6fb5d54fcf6559CF41546a9",
         emailVerified: false,
       },
+      newAccessTokenId({ accessToken: policy.tokenTtl, idToken: policy.tokenTtl }, clock().getTime()),
     );
     expect(decodeProtectedHeader(response.access_token).kid).toBe(first);
 

@@ -102,7 +102,7 @@ describe("end_session_endpoint", () => {
     const tokens = await (await token(app, { code: new URL(location).searchParams.get("code")! })).json();
     const session = (await findSession(keyfob(), newSession!.token))!;
     const subject = decodeSubject(decodeJwt(tokens.id_token).sub!);
-    const logoutToken = await signLogoutToken(keyfob().keys, ISSUER, { clientId: app.clientId, subject, sid: "sid-1" });
+    const logoutToken = await signLogoutToken(keyfob().keys, ISSUER, { clientId: app.clientId, subject, sid: "sid-1" }, new Date());
     const { kid, privateKey } = await keyfob().keys.signingKey();
     // An ID token's claims under a logout token's type.
     const retyped = await new SignJWT(decodeJwt(tokens.id_token))

@@ -36,7 +36,7 @@ type Caller = { clientId: string; secret: string };
 /** A confidential client, allowed the management API unless told otherwise. */
 async function adminClient(allowed = true): Promise<Caller> {
   const client = await createClient(keyfob().store, { name: "Automation" });
-  const secret = await rotateClientSecret(keyfob().store, client.id);
+  const secret = await rotateClientSecret(keyfob(), client.id);
   if (allowed) await updateClient(keyfob().store, client.id, { managementApi: true, managementScopes: [ADMIN_SCOPE] });
   return { clientId: client.id, secret };
 }

@@ -50,7 +50,7 @@ beforeAll(async () => {
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: "oidc" }));
   const registered = await createClient(keyfob().store, { name: "Conformance" });
   await addRedirectUri(keyfob().store, registered.id, redirectUri);
-  secret = await rotateClientSecret(keyfob().store, registered.id);
+  secret = await rotateClientSecret(keyfob(), registered.id);
   await updateClient(keyfob().store, registered.id, { refreshTokensAllowed: true });
   client = { client_id: registered.id };
 });

@@ -55,7 +55,7 @@ beforeAll(async () => {
   ajv.addSchema(document, "openapi");
 
   const caller = await createClient(keyfob().store, { name: "OpenAPI check" });
-  const secret = await rotateClientSecret(keyfob().store, caller.id);
+  const secret = await rotateClientSecret(keyfob(), caller.id);
   await updateClient(keyfob().store, caller.id, { managementApi: true, managementScopes: ["keyfob:admin"] });
   const granted = await tokenRoute(
     new Request(`${ISSUER}/token`, {

@@ -42,7 +42,7 @@ async function confidentialClient(name: string, settings: { requirePushedAuthori
   const { store } = keyfob();
   const app = await createClient(store, { name });
   await addRedirectUri(store, app.id, REDIRECT_URI);
-  const secret = await rotateClientSecret(store, app.id);
+  const secret = await rotateClientSecret(keyfob(), app.id);
   await updateClient(store, app.id, settings);
   const config = await client.discovery(new URL(ISSUER), app.id, undefined, client.ClientSecretBasic(secret), {
     execute: [client.allowInsecureRequests],

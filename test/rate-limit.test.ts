@@ -115,7 +115,7 @@ describe("rate limits shared by instances", () => {
 
   it("counts every spelling of an authenticated license address as one client", async () => {
     const license = await registerLicense();
-    const secret = await rotateClientSecret(a.store, license.clientId);
+    const secret = await rotateClientSecret(a, license.clientId);
     const spellings = [license.clientId, license.clientId.toLowerCase(), `0x${license.clientId.slice(2).toUpperCase()}`];
     for (let i = 0; i < 8; i++) {
       expect((await tokenOn(i % 2 ? b : a)(tokenRequest(freshIp(), { clientId: spellings[i % 3], secret }))).status).toBe(400);

@@ -54,7 +54,7 @@ async function registerApp(options: { confidential?: boolean; refreshTokens?: bo
   const redirectUri = `https://offline.example.com/cb/${client.id.slice(3, 11)}`;
   await addRedirectUri(keyfob().store, client.id, redirectUri);
   if (options.refreshTokens !== false) await updateClient(keyfob().store, client.id, { refreshTokensAllowed: true });
-  const secret = options.confidential ? await rotateClientSecret(keyfob().store, client.id) : undefined;
+  const secret = options.confidential ? await rotateClientSecret(keyfob(), client.id) : undefined;
   const verifier = randomBytes(32).toString("base64url");
   return { clientId: client.id, redirectUri, secret, verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }

@@ -376,7 +376,7 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       const signer = await enableSigner(license, undefined, a);
       expect((await flowA(b, license, signer)).status).toBe(200);
       const { state, challenge } = await challengeOn(b, license); // read before the revocation
-      await revokeSigner(storage.of(a), license.clientId, signer.address);
+      await revokeSigner(a, license.clientId, signer.address);
       const refused = await routesOn(b).submitChallenge(
         formPost("/auth/web3/submit_challenge", submitParams(license, state, await signer.signMessage({ message: challenge }))),
       );

@@ -4,6 +4,7 @@
  * exchange with the ID token checked against Keyfob's JWKS.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { systemClock } from "@/lib/clock";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
@@ -85,7 +86,7 @@ export async function registerClient(
   const id = privateKeyToAccount(generatePrivateKey()).address;
   await createClient(store, { id, name, logoUrl: options.logoUrl });
   await addRedirectUri(store, id, app.url);
-  const secret = options.confidential ? await rotateClientSecret(store, id) : undefined;
+  const secret = options.confidential ? await rotateClientSecret({ store, clock: systemClock }, id) : undefined;
   return { id, secret };
 }
 

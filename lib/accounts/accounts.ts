@@ -20,12 +20,13 @@ export type LoginIdentity = { provider: Connector; subject: string; email?: stri
  * Google, Apple or passkey identity gets an account with a random address: an identifier in the
  * platform's format, with no key behind it (nothing would use one, and a stored key is a liability).
  */
-export async function resolveAccount({ store }: Keyfob, identity: LoginIdentity): Promise<string> {
+export async function resolveAccount({ store, clock }: Pick<Keyfob, "store" | "clock">, identity: LoginIdentity): Promise<string> {
   const key = { provider: identity.provider, subject: identity.subject };
   const known = await store.accounts.findIdentity(key);
   if (known) {
     await store.accounts.touchIdentity(
       key,
+      clock.now(),
       identity.email !== undefined ? { email: identity.email, emailVerified: identity.emailVerified } : undefined,
     );
     return known.accountId;

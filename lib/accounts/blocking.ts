@@ -8,9 +8,9 @@ import { OAuthError } from "../oauth/errors";
  * nothing revoked comes back.
  */
 export function blockAccount(
-  { store }: Keyfob,
+  { store, clock }: Keyfob,
   accountId: string,
-  now = new Date(),
+  now = clock.now(),
 ): Promise<{ revokedTokens: number; revokedSessions: number }> {
   return store.accounts.block(accountId, now);
 }

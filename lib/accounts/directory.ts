@@ -43,7 +43,7 @@ export async function findAccount(store: Store, reference: string): Promise<{ id
 export type AccountHoldings = { accessTokens: number; refreshGrants: number };
 
 /** What an account holds now. */
-export async function accountHoldings(store: Store, accountId: string, now = new Date()): Promise<AccountHoldings> {
+export async function accountHoldings(store: Store, accountId: string, now: Date): Promise<AccountHoldings> {
   const holders = await store.accounts.holders(accountId);
   const [accessTokens, refreshGrants] = await Promise.all([
     store.tokens.countActive({ userIds: holders }, now),
@@ -59,6 +59,6 @@ export async function accountHoldings(store: Store, accountId: string, now = new
  * log keeps its events. A wallet or Google/Apple identity that logs in again later gets a new,
  * empty account: to keep someone out, block the account instead.
  */
-export function deleteAccount({ store }: Keyfob, accountId: string, now = new Date()): Promise<AccountDeletion | undefined> {
+export function deleteAccount({ store, clock }: Keyfob, accountId: string, now = clock.now()): Promise<AccountDeletion | undefined> {
   return store.accounts.delete(accountId, now);
 }

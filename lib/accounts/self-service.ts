@@ -32,7 +32,7 @@ export type AccountOverview = {
   sessions: (Omit<LiveSessionRow, "idHash" | "userAgent"> & { id: string; agent: UserAgent })[];
 };
 
-export async function accountOverview(k: Keyfob, accountId: string, now = new Date()): Promise<AccountOverview> {
+export async function accountOverview(k: Keyfob, accountId: string, now = k.clock.now()): Promise<AccountOverview> {
   const [identities, passkeys, sessions] = await Promise.all([
     k.store.accounts.identities(accountId),
     k.store.accounts.passkeys(accountId),
@@ -75,7 +75,7 @@ export async function removeWayIn(k: Keyfob, accountId: string, wayIn: WayIn, re
     if (!removed) throw invalidRequest({ code: "not_a_way_in" });
     // Rolls the removal back.
     if ((await tx.accounts.waysIn(accountId)) === 0) throw invalidRequest({ code: "last_way_in" });
-    const ended = await tx.accounts.endSessionsThrough(accountId, wayIn);
+    const ended = await tx.accounts.endSessionsThrough(accountId, wayIn, k.clock.now());
     const what = "identity" in wayIn ? `${wayIn.identity.provider}:${wayIn.identity.subject} at /account` : "at /account";
     await k.audit.writeWithin(tx, {
       action: "identity" in wayIn ? "account.identity_unlinked" : "account.passkey_removed",

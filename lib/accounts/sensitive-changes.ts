@@ -36,7 +36,7 @@ export function requireStrongLogin(
   accountId: string,
   change: SensitiveChange,
   { login, ip }: SignedInRequester,
-  now = new Date(),
+  now = k.clock.now(),
 ): void {
   const age = now.getTime() - login.authTime.getTime();
   const code = isContractLogin(login) ? "contract_session" : age > RECENT_LOGIN_MS ? "login_not_recent" : undefined;

@@ -148,7 +148,7 @@ export async function startAuthorization(
 
   if (request.prompt?.split(" ").includes("none")) {
     const { session } = context;
-    if (!session || !sessionMayComplete(request, session, config)) {
+    if (!session || !sessionMayComplete(request, session, config, keyfob.clock.now())) {
       return refuse({
         error: "login_required",
         error_description: session ? "a new login is required for this request" : "the user is not logged in",
@@ -188,7 +188,7 @@ async function pushedParameters(keyfob: Keyfob, query: URLSearchParams): Promise
   if (hasControlCharacter(rawClientId)) return { code: "client_parameter_control_character" };
   const random = requestUri.startsWith(REQUEST_URI_PREFIX) ? requestUri.slice(REQUEST_URI_PREFIX.length) : undefined;
   if (query.getAll("request_uri").length > 1 || !isOpaque(random)) return { code: "unknown_request_uri" };
-  const parameters = await keyfob.store.pushedRequests.consume(opaqueDigest(random), normalizeClientId(rawClientId), new Date());
+  const parameters = await keyfob.store.pushedRequests.consume(opaqueDigest(random), normalizeClientId(rawClientId), keyfob.clock.now());
   return parameters === undefined ? { code: "unknown_request_uri" } : new URLSearchParams(parameters);
 }
 

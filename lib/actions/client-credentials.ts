@@ -60,7 +60,8 @@ async function issueClientToken(
 
   const { kid, privateKey } = await keyfob.keys.signingKey();
   const lifetime = Math.min(ADMIN_TOKEN_TTL, keyfob.config.accessTokenTtl);
-  const iat = Math.floor(Date.now() / 1000);
+  const now = keyfob.clock.now();
+  const iat = Math.floor(now.getTime() / 1000);
   const jti = randomUUID();
   const accessToken = await new SignJWT({
     iss: keyfob.config.issuerUrl,
@@ -77,7 +78,7 @@ async function issueClientToken(
     .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
   const record = { jti, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope, expiresAt: new Date((iat + lifetime) * 1000) };
-  if (!(await keyfob.store.tokens.recordClientToken(client.id, client.secretHash, requested, record, caller)))
+  if (!(await keyfob.store.tokens.recordClientToken(client.id, client.secretHash, requested, record, caller, now)))
     await refused(keyfob, client.id, client.secretHash);
   return {
     response: { access_token: accessToken, token_type: tokenType(proof?.jkt), expires_in: lifetime, scope },

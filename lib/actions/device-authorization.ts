@@ -31,7 +31,7 @@ export async function deviceAuthorization(keyfob: Keyfob, request: ProtocolReque
   await requireDeviceFlow(keyfob, client);
   const scope = parseScope(params.get("scope") ?? "openid").join(" ");
   const deviceCode = randomOpaque();
-  const createdAt = new Date();
+  const createdAt = keyfob.clock.now();
   const expiresAt = new Date(createdAt.getTime() + config.deviceCodeTtl * 1000);
   // A user code already in use (one in 2.6·10^10 per live code) is drawn again.
   for (;;) {

@@ -32,7 +32,7 @@ async function pollDeviceCode(
   await requireDeviceFlow(keyfob, client);
   requireProofFor(client, proof);
   const deviceCodeHash = opaqueDigest(code);
-  const now = new Date();
+  const now = keyfob.clock.now();
   const polled = isOpaque(code) ? await store.deviceAuthorizations.poll(deviceCodeHash, now) : undefined;
   if (!polled || polled.clientId !== client.id) throw invalidGrant("unknown device code");
   if (polled.usedAt) throw invalidGrant("the device code has already been used");

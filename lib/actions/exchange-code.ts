@@ -65,8 +65,8 @@ export async function redeemCode(keyfob: Keyfob, { client, params, caller, proof
  */
 export type PreparedRedemption = GrantRedemption & { now: Date; token: AccessTokenId; jkt?: string; refreshToken?: NewRefreshToken };
 
-export function grantRedemption({ config }: Keyfob, client: AuthenticatedClient, proof?: DPoPProof): PreparedRedemption {
-  const now = new Date();
+export function grantRedemption({ config, clock }: Keyfob, client: AuthenticatedClient, proof?: DPoPProof): PreparedRedemption {
+  const now = clock.now();
   // Stored only when offline_access is granted, which the statement decides; not made for a client
   // known not to get refresh tokens (its random value and digest measured 0.07 ms per exchange).
   const refreshToken = client.refreshTokensAllowed === false ? undefined : newRefreshToken();
@@ -134,7 +134,7 @@ export async function issueGrant(
  * with a used code and a made-up verifier cannot revoke the rightful client's tokens.
  */
 async function refused(
-  { store }: Keyfob,
+  { store, clock }: Keyfob,
   client: AuthenticatedClient,
   codeHash: string,
   redirectUri: string,
@@ -150,10 +150,10 @@ async function refused(
   if (grant.dpopJkt !== null && grant.dpopJkt !== proof?.jkt)
     throw invalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): redeem it with a DPoP proof of that key");
   if (grant.usedAt) {
-    await store.tokens.revokeTokensOfCode(codeHash);
+    await store.tokens.revokeTokensOfCode(codeHash, clock.now());
     throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");
   }
-  if (grant.expiresAt <= new Date()) throw invalidGrant("the authorization code has expired");
+  if (grant.expiresAt <= clock.now()) throw invalidGrant("the authorization code has expired");
   const account = await store.accounts.find(grant.accountId);
   if (!account || account.blockedAt) throw invalidGrant(`the code's account ${account ? "is blocked" : "no longer exists"}`);
   await refuseChangedClient(store, client);

@@ -21,7 +21,7 @@ export type ChallengeResponse = { state: string; challenge: string };
  * caller; none is ever pushed out to make room, since anyone may name a client or an address.
  */
 export async function generateChallenge(
-  { config, store, challenges }: Keyfob,
+  { config, store, challenges, clock }: Keyfob,
   { params, caller }: Pick<ProtocolRequest, "params" | "caller">,
 ): Promise<ChallengeResponse> {
   const clientId = normalizeClientId(required(params, "client_id"));
@@ -35,7 +35,7 @@ export async function generateChallenge(
   const nonce = params.get("nonce");
 
   const state = randomOpaque();
-  const now = new Date();
+  const now = clock.now();
   // A domain that is no URL is no registered redirect URI: the statement below stores nothing and says why.
   const challenge = URL.canParse(domain)
     ? createChallengeMessage({

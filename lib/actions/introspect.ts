@@ -64,7 +64,7 @@ async function introspectRefreshToken(keyfob: Keyfob, caller: AuthenticatedClien
   if (!isOpaque(token)) return undefined;
   const stored = await keyfob.store.tokens.findRefreshToken(opaqueDigest(token));
   if (!stored) return undefined;
-  if (!isLive(stored) || (stored.clientId !== caller.id && !caller.resourceServer)) return INACTIVE;
+  if (!isLive(stored, keyfob.clock.now()) || (stored.clientId !== caller.id && !caller.resourceServer)) return INACTIVE;
   const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
   return {
     active: true,

@@ -36,7 +36,7 @@ export async function pushAuthorizationRequest(
     requestHash: opaqueDigest(random),
     clientId: client.id,
     parameters: query.toString(),
-    expiresAt: new Date(Date.now() + PUSHED_REQUEST_LIFETIME_SECONDS * 1000),
+    expiresAt: new Date(keyfob.clock.now().getTime() + PUSHED_REQUEST_LIFETIME_SECONDS * 1000),
   });
   return { request_uri: `${REQUEST_URI_PREFIX}${random}`, expires_in: PUSHED_REQUEST_LIFETIME_SECONDS };
 }

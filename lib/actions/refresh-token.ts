@@ -5,7 +5,7 @@ import { requireProofFor } from "../oauth/dpop";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
-import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
+import { issueTokens, newAccessTokenId, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { RefreshTokenRow } from "../store/contract";
 import { newRefreshToken, successorExpiry } from "../tokens/refresh";
 import { sessionSid } from "../sessions/login-session";
@@ -48,7 +48,7 @@ async function redeemRefreshToken(
   // Ours are 43 base64url characters: anything else was never issued, and is not looked up.
   if (!isOpaque(presented)) throw invalidGrant("unknown refresh token");
   const tokenHash = opaqueDigest(presented);
-  const now = new Date();
+  const now = keyfob.clock.now();
   const stored = await store.tokens.findRefreshToken(tokenHash);
   // Another client's token is answered like an unknown one, and left alone.
   if (!stored || stored.clientId !== client.id) throw invalidGrant("unknown refresh token");
@@ -63,23 +63,30 @@ async function redeemRefreshToken(
 
   const original = stored.scope.split(" ") as Scope[];
   const scope = narrowScope(original, requestedScope);
-  const { response, jti, expiresAt } = await issueTokens(keyfob.keys, config.issuerUrl, tokenLifetimes(config), {
-    clientId: client.id,
-    userId: stored.accountId,
-    connector: stored.connector,
-    scope,
-    ethereumAddress: stored.accountId,
-    email: stored.email ?? undefined,
-    emailVerified: stored.emailVerified,
-    profile: await profileClaims(keyfob, stored.accountId, scope),
-    authTime: stored.authTime,
-    amr: stored.amr ? stored.amr.split(" ") : undefined,
-    // The first ID token's session, kept (Back-Channel Logout 1.0 2.4).
-    sid: stored.sessionId ? sessionSid(stored.sessionId) : undefined,
-    // A refresh token comes with these tokens whatever scope they ask for: offline_access stays if asked.
-    offlineAccess: scope.includes(OFFLINE_ACCESS),
-    jkt: proof?.jkt,
-  });
+  const lifetimes = tokenLifetimes(config);
+  const { response, jti, expiresAt } = await issueTokens(
+    keyfob.keys,
+    config.issuerUrl,
+    lifetimes,
+    {
+      clientId: client.id,
+      userId: stored.accountId,
+      connector: stored.connector,
+      scope,
+      ethereumAddress: stored.accountId,
+      email: stored.email ?? undefined,
+      emailVerified: stored.emailVerified,
+      profile: await profileClaims(keyfob, stored.accountId, scope),
+      authTime: stored.authTime,
+      amr: stored.amr ? stored.amr.split(" ") : undefined,
+      // The first ID token's session, kept (Back-Channel Logout 1.0 2.4).
+      sid: stored.sessionId ? sessionSid(stored.sessionId) : undefined,
+      // A refresh token comes with these tokens whatever scope they ask for: offline_access stays if asked.
+      offlineAccess: scope.includes(OFFLINE_ACCESS),
+      jkt: proof?.jkt,
+    },
+    newAccessTokenId(lifetimes, now.getTime()),
+  );
   const successor = newRefreshToken();
   const rotated = await store.tokens.rotateRefreshToken(
     { tokenHash, clientId: client.id, secretHash: client.secretHash },
@@ -112,7 +119,7 @@ async function redeemRefreshToken(
 
 /** A used refresh token presented again: revokes its family and the access tokens issued with it, audits, and refuses. */
 async function reused(keyfob: Keyfob, token: RefreshTokenRow, caller: Caller): Promise<OAuthError> {
-  const revoked = await keyfob.store.tokens.revokeRefreshFamilies({ familyId: token.familyId });
+  const revoked = await keyfob.store.tokens.revokeRefreshFamilies({ familyId: token.familyId }, keyfob.clock.now());
   await keyfob.audit.write({
     action: "refresh_token.reused",
     outcome: "invalid_grant",

@@ -13,20 +13,23 @@ import type { ProtocolRequest } from "../http/request";
  * token alone. Unknown, malformed and other clients' tokens get the same empty 200, so the
  * endpoint tells nothing about tokens the caller does not own.
  */
-export async function revokeToken({ store }: Keyfob, request: ProtocolRequest): Promise<Record<string, never>> {
+export async function revokeToken(
+  { store, clock }: Pick<Keyfob, "store" | "clock">,
+  request: ProtocolRequest,
+): Promise<Record<string, never>> {
   const { params } = request;
   const client = await request.client();
   const token = required(params, "token");
   const kinds = [revokeAccessToken, revokeRefreshToken];
   if (params.get("token_type_hint") === "refresh_token") kinds.reverse();
   for (const revoke of kinds) {
-    if (await revoke(store, client.id, token)) break;
+    if (await revoke(store, client.id, token, clock.now())) break;
   }
   return {};
 }
 
 /** Revokes an access token of the client; false when the value is not a JWT (our refresh tokens never are). */
-async function revokeAccessToken(store: Store, clientId: string, token: string): Promise<boolean> {
+async function revokeAccessToken(store: Store, clientId: string, token: string, now: Date): Promise<boolean> {
   let jti: unknown;
   try {
     jti = decodeJwt(token).jti;
@@ -37,15 +40,15 @@ async function revokeAccessToken(store: Store, clientId: string, token: string):
   // lone surrogate was never issued, and would fail the query (PostgreSQL refuses NUL, Prisma
   // unpaired surrogates): a 500 instead of the empty 200.
   if (typeof jti !== "string" || !jti.isWellFormed() || hasControlCharacter(jti)) return false;
-  await store.tokens.revoke(jti, clientId);
+  await store.tokens.revoke(jti, now, clientId);
   return true;
 }
 
 /** Revokes the family of a refresh token of the client; false when the value is not one of its refresh tokens. */
-async function revokeRefreshToken(store: Store, clientId: string, token: string): Promise<boolean> {
+async function revokeRefreshToken(store: Store, clientId: string, token: string, now: Date): Promise<boolean> {
   if (!isOpaque(token)) return false;
   const stored = await store.tokens.findRefreshToken(opaqueDigest(token));
   if (stored?.clientId !== clientId) return false;
-  await store.tokens.revokeRefreshFamilies({ familyId: stored.familyId });
+  await store.tokens.revokeRefreshFamilies({ familyId: stored.familyId }, now);
   return true;
 }

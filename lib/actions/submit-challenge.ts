@@ -7,7 +7,7 @@ import { required } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { countAccepted, recoverClaimant, verifySignature } from "../siwe/signature";
 import type { TokenRecord } from "../store/contract";
-import { issueTokens, tokenLifetimes, type Issued } from "../tokens/issue";
+import { issueTokens, newAccessTokenId, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { Address } from "viem";
 import type { ProtocolRequest } from "../http/request";
 
@@ -36,7 +36,7 @@ export async function submitChallenge(keyfob: Keyfob, { http, params, caller }: 
   const proof = await checkDPoPProof(keyfob, http, `${config.issuerUrl}/auth/web3/submit_challenge`);
 
   const stateHash = opaqueDigest(state);
-  const now = new Date();
+  const now = keyfob.clock.now();
   const issued = keyfob.challenges.take(stateHash, now);
   if (issued && issued.clientId === clientId && issued.domain === domain) {
     // Issued here: the message is known, and the statement checks what store.challenges.find's row would show.
@@ -82,22 +82,29 @@ export async function submitChallenge(keyfob: Keyfob, { http, params, caller }: 
 
 /** Flow A's tokens for `address`, and their record for the statement that consumes the state. */
 async function issue(
-  { keys, config }: Keyfob,
+  { keys, config, clock }: Keyfob,
   clientId: string,
   address: Address,
   challenge: { scope: string; nonce?: string },
   jkt: string | undefined,
 ): Promise<{ issued: Issued; record: TokenRecord }> {
-  const { response, jti, expiresAt } = await issueTokens(keys, config.issuerUrl, tokenLifetimes(config), {
-    clientId,
-    userId: address,
-    connector: "web3",
-    scope: challenge.scope.split(" ") as Scope[],
-    ethereumAddress: address,
-    nonce: challenge.nonce,
-    emailVerified: false,
-    jkt,
-  });
+  const lifetimes = tokenLifetimes(config);
+  const { response, jti, expiresAt } = await issueTokens(
+    keys,
+    config.issuerUrl,
+    lifetimes,
+    {
+      clientId,
+      userId: address,
+      connector: "web3",
+      scope: challenge.scope.split(" ") as Scope[],
+      ethereumAddress: address,
+      nonce: challenge.nonce,
+      emailVerified: false,
+      jkt,
+    },
+    newAccessTokenId(lifetimes, clock.now().getTime()),
+  );
   return {
     issued: { response, flow: "wallet_signature", connector: "web3" },
     record: { jti, userId: address, connector: "web3", scope: challenge.scope, expiresAt },

@@ -264,7 +264,7 @@ async function signerState(k: Keyfob, clientId: string, address: string) {
     return {};
   }
   const row = await k.store.clients.findSigner(clientId, signer);
-  const status = !row ? "none" : row.revokedAt ? "revoked" : row.expiresAt && row.expiresAt <= new Date() ? "expired" : "active";
+  const status = !row ? "none" : row.revokedAt ? "revoked" : row.expiresAt && row.expiresAt <= k.clock.now() ? "expired" : "active";
   return { [signer]: row && status === "active" && row.expiresAt ? `active until ${row.expiresAt.toISOString()}` : status };
 }
 
@@ -276,7 +276,7 @@ export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: st
     "signer.added",
     { clientId: id, detail: address },
     (tx) => signerState(tx, id, address),
-    (tx) => registry.addSigner(tx.store, clientId, address, expiresAt),
+    (tx) => registry.addSigner(tx, clientId, address, expiresAt),
   );
 };
 
@@ -288,7 +288,7 @@ export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address:
     "signer.revoked",
     { clientId: id, detail: address },
     (tx) => signerState(tx, id, address),
-    (tx) => registry.revokeSigner(tx.store, clientId, address),
+    (tx) => registry.revokeSigner(tx, clientId, address),
   );
 };
 
@@ -308,7 +308,7 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string, ov
     async (tx) => {
       await requireScopeForSecret(tx, admin, id);
       wasConfidential = (await tx.store.clients.find(id))?.secretHash != null;
-      const secret = await registry.rotateClientSecret(tx.store, clientId, { overlapSeconds });
+      const secret = await registry.rotateClientSecret(tx, clientId, { overlapSeconds });
       const previousSecretExpiresAt = (await tx.store.clients.find(id))?.previousSecretExpiresAt ?? null;
       return { secret, previousSecretExpiresAt };
     },
@@ -331,7 +331,7 @@ export const endSecretOverlap = (k: Keyfob, admin: Admin, clientId: string) => {
     async (tx) => {
       await requireScopeForSecret(tx, admin, id);
       until = (await tx.store.clients.find(id))?.previousSecretExpiresAt ?? null;
-      await registry.endSecretOverlap(tx.store, clientId);
+      await registry.endSecretOverlap(tx, clientId);
     },
     () => `previous secret valid until: ${JSON.stringify(until?.toISOString() ?? null)} -> "ended"`,
   );
@@ -440,6 +440,7 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
       await requireScopeForAccount(tx, admin, accountId && (await holderAccount(tx, accountId)));
       return tx.store.tokens.revokeActive(
         target.jti ? { jti: target.jti, clientId, userId: accountId } : { clientId, userIds: await tokenHolders(tx, accountId) },
+        k.clock.now(),
       );
     },
     (count) => `active tokens: ${count} -> 0`,
@@ -466,7 +467,7 @@ export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { fam
         throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
       if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
       await requireScopeForAccount(tx, admin, accountId);
-      return tx.store.tokens.revokeRefreshFamilies({ familyId: target.familyId, clientId, accountId });
+      return tx.store.tokens.revokeRefreshFamilies({ familyId: target.familyId, clientId, accountId }, k.clock.now());
     },
     (revoked) => `live refresh grants: ${revoked.families} -> 0; ${revoked.accessTokens} access tokens revoked with them`,
   ).then((revoked) => revoked.families);
@@ -617,7 +618,7 @@ export async function getClient(k: Keyfob, _admin: Admin, clientId: string): Pro
   const { secretHash, previousSecretHash, previousSecretExpiresAt, ...rest } = client;
   // When the secret a rotation replaced stops working, while it still works (never its hash).
   const secretOverlapEndsAt =
-    previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt > new Date() ? previousSecretExpiresAt : null;
+    previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt > k.clock.now() ? previousSecretExpiresAt : null;
   return { ...rest, confidential: secretHash !== null, secretOverlapEndsAt };
 }
 
@@ -654,7 +655,7 @@ export async function getAccount(k: Keyfob, _admin: Admin, accountId: string): P
   if (!account) return undefined;
   const [sessions, holdings, role] = await Promise.all([
     liveSessions(k, id),
-    directory.accountHoldings(k.store, id),
+    directory.accountHoldings(k.store, id, k.clock.now()),
     k.store.accounts.findAdminRole(id),
   ]);
   return {
@@ -694,7 +695,7 @@ export async function listActiveTokens(
     clientId: query.clientId ? normalizeClientId(query.clientId) : undefined,
     userIds: await tokenHolders(k, query.accountId ? normalizeAccountId(query.accountId) : undefined),
   };
-  const now = new Date();
+  const now = k.clock.now();
   const [items, total] = await Promise.all([
     k.store.tokens.activePage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now),
     k.store.tokens.countActive(selector, now),
@@ -716,7 +717,7 @@ export async function listRefreshGrants(
   query: { clientId?: string; accountId?: string; page?: number },
 ): Promise<Page<LiveRefreshGrant>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
-  const now = new Date();
+  const now = k.clock.now();
   const selector = {
     clientId: query.clientId ? normalizeClientId(query.clientId) : undefined,
     accountId: query.accountId ? normalizeAccountId(query.accountId) : undefined,
@@ -760,16 +761,17 @@ export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): P
 
 /** Counts for the overview, and token issuances and failures per UTC day for the last `days` days. */
 export async function overview(k: Keyfob, _admin: Admin, days = 14) {
-  const since = new Date(Date.now() - days * 86400_000);
+  const now = k.clock.now().getTime();
+  const since = new Date(now - days * 86400_000);
   const [clients, accounts, activeTokens, perDay] = await Promise.all([
     k.store.clients.count(),
     k.store.accounts.count(),
-    k.store.tokens.countActive({}),
+    k.store.tokens.countActive({}, new Date(now)),
     k.store.audit.tokenEventsPerDay(since),
   ]);
   const series = new Map<string, { day: string; issued: number; failed: number }>();
   for (let i = days - 1; i >= 0; i--) {
-    const day = new Date(Date.now() - i * 86400_000).toISOString().slice(0, 10);
+    const day = new Date(now - i * 86400_000).toISOString().slice(0, 10);
     series.set(day, { day, issued: 0, failed: 0 });
   }
   for (const row of perDay) {

@@ -57,7 +57,7 @@ export async function finishAdminLogin(
   const code = query.get("code");
   if (!state || !verifier || !code || query.get("state") !== state) return undefined;
   if (!isOpaque(code)) throw invalidGrant("unknown authorization code");
-  const now = new Date();
+  const now = keyfob.clock.now();
   const codeHash = opaqueDigest(code);
   const grant = await store.authorizationCodes.find(codeHash);
   if (!grant || grant.clientId !== ADMIN_CLIENT_ID || grant.redirectUri !== adminRedirectUri(keyfob))
@@ -93,9 +93,9 @@ export type AdminSessionView = { id: string; accountId: string };
  * account blocked. Read from PostgreSQL on every request, so an end applies on every instance at once.
  */
 export async function readAdminSession(
-  { store }: Keyfob,
+  { store, clock }: Keyfob,
   token: string | undefined,
-  now = new Date(),
+  now = clock.now(),
 ): Promise<AdminSessionView | undefined> {
   if (!isOpaque(token)) return undefined;
   const session = await store.accounts.liveAdminSession(opaqueDigest(token), now);
@@ -103,16 +103,16 @@ export async function readAdminSession(
 }
 
 /** Ends dashboard sessions: the one of a token (sign out), or every one of its account (sign out everywhere). */
-export async function endAdminSessions({ store }: Keyfob, token: string | undefined, scope: "this" | "everywhere"): Promise<number> {
+export async function endAdminSessions({ store, clock }: Keyfob, token: string | undefined, scope: "this" | "everywhere"): Promise<number> {
   if (!isOpaque(token)) return 0;
   const idHash = opaqueDigest(token);
-  if (scope === "this") return store.accounts.endAdminSessions({ idHash });
+  if (scope === "this") return store.accounts.endAdminSessions({ idHash }, clock.now());
   const session = await store.accounts.findAdminSession(idHash);
   if (!session) return 0;
-  return store.accounts.endAdminSessions({ accountId: session.accountId });
+  return store.accounts.endAdminSessions({ accountId: session.accountId }, clock.now());
 }
 
 /** Ends every dashboard session of an account (its admin role was taken away). */
-export function revokeAdminSessions({ store }: Pick<Keyfob, "store">, accountId: string): Promise<number> {
-  return store.accounts.endAdminSessions({ accountId });
+export function revokeAdminSessions({ store, clock }: Pick<Keyfob, "store" | "clock">, accountId: string): Promise<number> {
+  return store.accounts.endAdminSessions({ accountId }, clock.now());
 }

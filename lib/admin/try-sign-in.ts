@@ -80,7 +80,7 @@ export async function finishTrySignIn(
   const [encodedClient, state, verifier] = (cookie ?? "").split(".");
   const clientId = tryCookieClient(cookie);
   if (!encodedClient || !state || !verifier || !clientId || query.get("state") !== state) return undefined;
-  const at = new Date().toISOString();
+  const at = k.clock.now().toISOString();
   const audit = (outcome: string, detail: string, accountId?: string) =>
     k.audit.write({ actor: admin.label, action: "client.sign_in_tried", outcome, clientId, accountId, detail });
   const error = query.get("error");
@@ -110,7 +110,7 @@ export async function finishTrySignIn(
   const { payload } = await verifyAccessToken(k, tokens.access_token);
   // The ID token is checked like a relying party would: our key, our issuer, this client.
   await jwtVerify(tokens.id_token, await k.keys.verificationKeys(), { issuer: k.config.issuerUrl, audience: clientId });
-  await k.store.tokens.revoke(payload.jti);
+  await k.store.tokens.revoke(payload.jti, k.clock.now());
   const subject = decodeSubject(payload.sub);
   await audit(
     "success",

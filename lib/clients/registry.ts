@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { getAddress, type Address } from "viem";
 import type { Config } from "../config";
+import type { Keyfob } from "../keyfob";
 import { hostProblem } from "../http/outbound";
 import { clientSecretHash } from "../oauth/client-auth";
 import { Duplicate, type Store } from "../store";
@@ -60,7 +61,11 @@ export const MAX_SECRET_OVERLAP_SECONDS = 30 * 86400;
  * long (a rotation's overlap, as Keycloak's secret rotation policy), so applications can move to
  * the new one without an outage; without, it stops at once. A new rotation ends any earlier overlap.
  */
-export async function rotateClientSecret(store: Store, clientId: string, options: { overlapSeconds?: number } = {}): Promise<string> {
+export async function rotateClientSecret(
+  { store, clock }: Pick<Keyfob, "store" | "clock">,
+  clientId: string,
+  options: { overlapSeconds?: number } = {},
+): Promise<string> {
   const { overlapSeconds = 0 } = options;
   if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_SECRET_OVERLAP_SECONDS)
     throw new RegistryError("overlapSeconds", `must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS} (30 days)`);
@@ -68,14 +73,15 @@ export async function rotateClientSecret(store: Store, clientId: string, options
   const current = (await store.clients.find(id))?.secretHash;
   if (overlapSeconds > 0 && !current) throw new RegistryError("overlapSeconds", "the client has no secret yet to keep valid");
   const secret = randomBytes(32).toString("base64url");
-  const previous = overlapSeconds > 0 && current ? { hash: current, expiresAt: new Date(Date.now() + overlapSeconds * 1000) } : null;
+  const previous =
+    overlapSeconds > 0 && current ? { hash: current, expiresAt: new Date(clock.now().getTime() + overlapSeconds * 1000) } : null;
   await store.clients.setSecretHash(id, clientSecretHash(secret), previous);
   return secret;
 }
 
 /** Ends a rotation's overlap early: the secret it replaced stops working now. */
-export async function endSecretOverlap(store: Store, clientId: string) {
-  if (!(await store.clients.endSecretOverlap(await existingClient(store, clientId), new Date())))
+export async function endSecretOverlap({ store, clock }: Pick<Keyfob, "store" | "clock">, clientId: string) {
+  if (!(await store.clients.endSecretOverlap(await existingClient(store, clientId), clock.now())))
     throw new RegistryError("clientId", "the client has no previous secret that is still valid");
 }
 
@@ -168,20 +174,21 @@ export async function removePostLogoutRedirectUri(store: Store, clientId: string
  * a license has signers: Flow A asks for a challenge with `address` = client id, so a signer of any
  * other client could never sign one.
  */
-export async function addSigner(store: Store, clientId: string, address: string, expiresAt?: Date) {
+export async function addSigner({ store, clock }: Pick<Keyfob, "store" | "clock">, clientId: string, address: string, expiresAt?: Date) {
   const signer = parseAddress(address);
-  if (expiresAt && expiresAt.getTime() <= Date.now()) throw new RegistryError("expiresAt", "must be in the future");
+  const now = clock.now();
+  if (expiresAt && expiresAt <= now) throw new RegistryError("expiresAt", "must be in the future");
   const id = await existingClient(store, clientId);
   if (!isLicense(id))
     throw new RegistryError(
       "clientId",
       `signers are only for clients whose id is a license address (0x…); ${id} is not, so Flow A can never ask a signer to sign for it`,
     );
-  return store.clients.enableSigner(id, signer, expiresAt ?? null);
+  return store.clients.enableSigner(id, signer, expiresAt ?? null, now);
 }
 
-export async function revokeSigner(store: Store, clientId: string, address: string) {
-  if (!(await store.clients.revokeSigner(normalizeClientId(clientId), parseAddress(address)))) {
+export async function revokeSigner({ store, clock }: Pick<Keyfob, "store" | "clock">, clientId: string, address: string) {
+  if (!(await store.clients.revokeSigner(normalizeClientId(clientId), parseAddress(address), clock.now()))) {
     throw new RegistryError("address", "no active signer with this address for the client");
   }
 }

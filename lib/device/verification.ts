@@ -57,7 +57,7 @@ async function entered<T>(
 /** The application behind a pending user code, for the user to confirm; refused when the code is unknown, used or expired. */
 export function lookUpUserCode(keyfob: Keyfob, typed: string, ip: string | undefined): Promise<PendingDevice> {
   return entered(keyfob, typed, ip, async ({ canonical, digest }) => {
-    const found = await keyfob.store.deviceAuthorizations.findByUserCode(digest, new Date());
+    const found = await keyfob.store.deviceAuthorizations.findByUserCode(digest, keyfob.clock.now());
     return (
       found && {
         userCode: formatUserCode(canonical),
@@ -100,7 +100,7 @@ export function confirmUserCode(keyfob: Keyfob, typed: string, context: { ip?: s
  */
 export async function declineUserCode(keyfob: Keyfob, typed: string, context: { ip?: string; accountId?: string }): Promise<void> {
   const clientId = await entered(keyfob, typed, context.ip, ({ digest }) =>
-    keyfob.store.deviceAuthorizations.declineUserCode(digest, new Date()),
+    keyfob.store.deviceAuthorizations.declineUserCode(digest, keyfob.clock.now()),
   );
   keyfob.audit.record({ action: "device.denied", outcome: "access_denied", clientId, ...context, detail: "declined at /device" });
 }

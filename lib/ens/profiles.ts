@@ -73,9 +73,9 @@ function isPictureUrl(value: string): boolean {
  * Never throws and never waits longer than ENS_TIMEOUT for the chain: without an answer, nothing
  * is kept (the next login asks again) and the tokens go without the claims.
  */
-export async function refreshEnsProfile({ ens, store, config }: Keyfob, address: Address): Promise<void> {
+export async function refreshEnsProfile({ ens, store, config, clock }: Keyfob, address: Address): Promise<void> {
   if (!ens) return;
-  const now = new Date();
+  const now = clock.now();
   try {
     if (await store.ensProfiles.find(address, now)) return;
     const profile = await withTimeout(ens(address), config.ensTimeout * 1000);
@@ -87,8 +87,8 @@ export async function refreshEnsProfile({ ens, store, config }: Keyfob, address:
 }
 
 /** The kept profile of an account's address (its ethereum_address), when current. */
-export async function storedEnsProfile({ store }: Keyfob, address: string): Promise<EnsProfileRow | undefined> {
-  return store.ensProfiles.find(address, new Date());
+export async function storedEnsProfile({ store, clock }: Keyfob, address: string): Promise<EnsProfileRow | undefined> {
+  return store.ensProfiles.find(address, clock.now());
 }
 
 /** The `profile` scope's claims for a grant: what a login kept, read only when the scope asks for it. */

@@ -184,7 +184,7 @@ async function answerJson(
     clientId = requestClientId(request, params);
     let authentication: Promise<AuthenticatedClient> | undefined;
     const source = policy.storedClient ? storedClients(k.store) : cachedClients(k.clients);
-    const client = () => (authentication ??= authenticateClient(source, request, params ?? EMPTY_PARAMS));
+    const client = () => (authentication ??= authenticateClient(source, request, params ?? EMPTY_PARAMS, k.clock.now()));
     // A client that authenticates with its secret counts against its own budget.
     const authenticatedClient =
       policy.credentialsInBody && params

@@ -50,7 +50,7 @@ export type Completion = { location: string; newSession?: { token: string; expir
  */
 export async function createInteraction(keyfob: Keyfob, request: PendingRequest, ip?: string) {
   const { store, config } = keyfob;
-  const now = new Date();
+  const now = keyfob.clock.now();
   // Counted per caller as the rate limits count them (an IPv6 caller by its /64).
   const caller = ip ? addressBucket(ip) : null;
   if (caller) {
@@ -79,7 +79,7 @@ export async function createDeviceInteraction(
   context: { ip?: string; uiLocales?: string },
 ): Promise<string | undefined> {
   const { store, config } = keyfob;
-  const now = new Date();
+  const now = keyfob.clock.now();
   const caller = context.ip ? addressBucket(context.ip) : null;
   if (caller) {
     const cap = config.pendingCaps.loginsPerIp;
@@ -126,7 +126,7 @@ export function sessionMayComplete(
   request: { clientId: string; prompt: string | null; maxAge: number | null; hintAccount: string | null },
   session: LoginSession,
   config: { adminContractSignatures: boolean },
-  now = new Date(),
+  now: Date,
 ): boolean {
   if (request.prompt?.split(" ").includes("login")) return false;
   if (request.maxAge !== null && now.getTime() - session.authTime.getTime() > request.maxAge * 1000) return false;
@@ -138,7 +138,7 @@ export function sessionMayComplete(
 export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
   const interaction = await keyfob.store.interactions.findWithClient(interactionId);
-  if (!interaction || endOf(interaction, new Date())) return undefined;
+  if (!interaction || endOf(interaction, keyfob.clock.now())) return undefined;
   return {
     id: interaction.id,
     clientId: interaction.clientId,
@@ -176,7 +176,7 @@ function endOf(interaction: { completedAt: Date | null; outcome: string | null; 
 export async function endedInteraction(keyfob: Keyfob, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
   const interaction = await keyfob.store.interactions.findWithClient(interactionId);
-  const end = interaction && endOf(interaction, new Date());
+  const end = interaction && endOf(interaction, keyfob.clock.now());
   if (!interaction || !end) return undefined;
   return {
     id: interaction.id,
@@ -220,7 +220,7 @@ function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
  */
 export async function completeAuthorization(keyfob: Keyfob, interactionId: string, login: Login): Promise<Completion> {
   const { store } = keyfob;
-  const now = new Date();
+  const now = keyfob.clock.now();
   if (!isOpaque(interactionId)) throw expiredInteraction();
   const interaction = await store.interactions.findWithClient(interactionId);
   if (!interaction || interaction.expiresAt <= now || interaction.completedAt) throw expiredInteraction();
@@ -289,7 +289,7 @@ async function approveDevice(
 export async function leaveInteraction(keyfob: Keyfob, interactionId: string): Promise<string> {
   if (!isOpaque(interactionId)) throw expiredInteraction();
   const { store, config } = keyfob;
-  const now = new Date();
+  const now = keyfob.clock.now();
   const interaction =
     (await store.interactions.complete(interactionId, now, "cancelled")) ?? (await store.interactions.find(interactionId));
   const end = interaction && endOf(interaction, now);
@@ -339,7 +339,7 @@ export async function issueAuthorizationCode(
     amr: session.amr.join(" "),
     sessionId: session.id,
     dpopJkt: request.dpopJkt,
-    expiresAt: new Date(Date.now() + config.authorizationCodeTtl * 1000),
+    expiresAt: new Date(keyfob.clock.now().getTime() + config.authorizationCodeTtl * 1000),
   });
   return authorizationResponse(request.redirectUri, { code, state: request.state ?? undefined, iss: config.issuerUrl });
 }

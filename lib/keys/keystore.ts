@@ -115,7 +115,7 @@ export class KeyStore {
     /** Encrypts private keys at rest (see deriveEncryptionKey). */
     private readonly encryptionKey: Uint8Array,
     private readonly policy: KeyPolicy,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly clock: () => Date,
     private readonly refreshMs = 60_000,
     private readonly options: KeyStoreOptions = {},
   ) {}

@@ -85,7 +85,12 @@ function authFailure(problem: string, method: AuthMethod, grant: string | undefi
  * request does this once, when first asked (ProtocolRequest.client), for its limits and its action
  * alike (docs/decisions/2026-11-24-client-authenticated-once-per-request.md).
  */
-export async function authenticateClient(find: ClientSource, request: HttpRequest, params: Params): Promise<AuthenticatedClient> {
+export async function authenticateClient(
+  find: ClientSource,
+  request: HttpRequest,
+  params: Params,
+  now: Date,
+): Promise<AuthenticatedClient> {
   const basic = parseBasic(request.headers.get("authorization"));
   const postedSecret = params.get("client_secret");
   if (basic && postedSecret !== undefined) throw invalidRequest("use one client authentication method, not two");
@@ -115,7 +120,7 @@ export async function authenticateClient(find: ClientSource, request: HttpReques
     // During a rotation's overlap the secret it replaced works too, until its end; after it, that
     // secret is as wrong as any other (saying it was once right would confirm a leaked one).
     const previous = client.previousSecret;
-    const inOverlap = previous !== null && previous.expiresAt > new Date() && sameDigest(presented, previous.hash);
+    const inOverlap = previous !== null && previous.expiresAt > now && sameDigest(presented, previous.hash);
     if (!sameDigest(presented, client.secretHash) && !inOverlap) throw authFailure("wrong client_secret", method, grant);
     return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...known };
   }

@@ -41,7 +41,7 @@ export function requireProofFor(client: { dpopBoundAccessTokens?: boolean }, pro
  * The server nonce of now (RFC 9449 8, 9): a MAC of the current period, with a key derived from
  * KEYFOB_SECRET, so every instance issues and accepts the same nonces without sharing state.
  */
-export function dpopNonce(keyfob: Pick<Keyfob, "macKeys">, now = Date.now()): string {
+export function dpopNonce(keyfob: Pick<Keyfob, "macKeys" | "clock">, now = keyfob.clock.now().getTime()): string {
   return nonceOf(keyfob.macKeys.dpopNonce, Math.floor(now / 1000 / NONCE_PERIOD_SECONDS));
 }
 
@@ -89,7 +89,7 @@ export async function checkDPoPProof(
   request: HttpRequest,
   htu: string,
   accessToken?: string,
-  now = Date.now(),
+  now = keyfob.clock.now().getTime(),
 ): Promise<DPoPProof | undefined> {
   const status = accessToken === undefined ? undefined : 401;
   const header = request.headers.get("dpop");

@@ -109,10 +109,10 @@ const digest = (challenge: string) => createHash("sha256").update(challenge).dig
 
 /** A challenge for `purpose`, stored; returns it (base64url). Expired challenges are swept on the way. */
 async function issueChallenge(
-  { store }: Keyfob,
+  { store, clock }: Keyfob,
   purpose: PasskeyPurpose,
   binding: { interactionId?: string; accountId?: string; userHandle?: string },
-  now = new Date(),
+  now = clock.now(),
 ): Promise<string> {
   const challenge = randomBytes(32).toString("base64url");
   await store.passkeyChallenges.create(
@@ -146,11 +146,11 @@ function answeredChallenge(clientDataJSON: string): string {
  * challenge (a replay, or the same answer twice at once) only the first goes on.
  */
 async function consumeChallenge(
-  { store }: Keyfob,
+  { store, clock }: Keyfob,
   challenge: string,
   purpose: PasskeyPurpose,
   binding: { interactionId?: string; accountId?: string },
-  now = new Date(),
+  now = clock.now(),
 ) {
   const row = await store.passkeyChallenges.consume(digest(challenge), purpose, binding, now);
   if (!row) throw new PasskeyError("expired", "this passkey request has expired or was already used; try again");
@@ -158,7 +158,7 @@ async function consumeChallenge(
 }
 
 /** A hosted login that can still be completed (the caller has checked it is this browser's). */
-async function pendingLogin({ store }: Keyfob, interactionId: string, now = new Date()) {
+async function pendingLogin({ store, clock }: Keyfob, interactionId: string, now = clock.now()) {
   if (!isOpaque(interactionId)) throw loginOver();
   const interaction = await store.interactions.find(interactionId);
   if (!interaction || interaction.completedAt || interaction.expiresAt <= now) throw loginOver();
@@ -393,11 +393,11 @@ export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, 
   if (!verified.verified) throw new PasskeyError("not_verified", "the passkey's signature could not be verified");
   const { newCounter, credentialBackedUp, credentialDeviceType } = verified.authenticationInfo;
   // Only forward: a counter that did not grow was refused above (a cloned authenticator).
-  await store.accounts.usedPasskey(credential.id, {
-    counter: BigInt(newCounter),
-    backedUp: credentialBackedUp,
-    deviceType: credentialDeviceType,
-  });
+  await store.accounts.usedPasskey(
+    credential.id,
+    { counter: BigInt(newCounter), backedUp: credentialBackedUp, deviceType: credentialDeviceType },
+    keyfob.clock.now(),
+  );
   return passkeyIdentity(credential.userHandle, credential.id);
 }
 

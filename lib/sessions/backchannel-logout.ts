@@ -1,4 +1,5 @@
 import type { AuditLog } from "../audit";
+import type { Clock } from "../clock";
 import { type Network, postForm, type Resolver, UnreachableHost } from "../http/outbound";
 import { log } from "../log";
 import { backchannelLogouts } from "../metrics";
@@ -26,6 +27,7 @@ export type RetrySchedule = { firstDelay: number; maxDelay: number; giveUpAfter:
 /** What delivery needs of Keyfob: `allowedNetworks` (BACKCHANNEL_LOGOUT_ALLOWED_NETWORKS) besides public ones; `resolve` only in tests. */
 export type DeliveryDeps = {
   store: Store;
+  clock: Clock;
   keys: TokenSigner;
   audit: AuditLog;
   issuerUrl: string;
@@ -64,7 +66,7 @@ export class LogoutDelivery {
   }
 
   /** One pass (unless one is under way): claims due rows and delivers them, until none are due. */
-  deliverDue(now = () => new Date()): Promise<void> {
+  deliverDue(now = () => this.deps.clock.now()): Promise<void> {
     this.running ??= this.drain(now)
       .catch((error) => log.error("back-channel logout delivery failed", { error: String(error) }))
       .finally(() => {
@@ -114,12 +116,13 @@ export class LogoutDelivery {
 
   /** Signs the token now and POSTs it (never logged); the answer decides whether to try again. */
   private async send(row: LogoutRow, uri: string): Promise<Outcome> {
-    const { keys, issuerUrl, allowedNetworks, resolve } = this.deps;
-    const token = await signLogoutToken(keys, issuerUrl, {
-      clientId: row.clientId,
-      subject: { userId: row.accountId, connector: row.connector },
-      sid: sessionSid(row.sessionId),
-    });
+    const { keys, issuerUrl, allowedNetworks, resolve, clock } = this.deps;
+    const token = await signLogoutToken(
+      keys,
+      issuerUrl,
+      { clientId: row.clientId, subject: { userId: row.accountId, connector: row.connector }, sid: sessionSid(row.sessionId) },
+      clock.now(),
+    );
     const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
     let status: number;
     try {

@@ -60,9 +60,9 @@ export const sessionSid = (id: string) => createHash("sha256").update(`sid:${id}
 
 /** Starts a session after a login; the token goes into the cookie and is never stored. */
 export async function startSession(
-  { store, config }: Keyfob,
+  { store, config, clock }: Keyfob,
   login: { accountId: string; identity: LoginIdentity; contractSignature?: boolean; ip?: string; userAgent?: string },
-  now = new Date(),
+  now = clock.now(),
 ): Promise<{ token: string; expiresAt: Date; session: LoginSession }> {
   const token = randomOpaque();
   const expiresAt = new Date(now.getTime() + config.sessionMaxAge * 1000);
@@ -90,9 +90,9 @@ export async function startSession(
  * past its end). Finding it counts as use: its idle window starts again.
  */
 export async function findSession(
-  { store, config }: Keyfob,
+  { store, config, clock }: Keyfob,
   token: string | undefined,
-  now = new Date(),
+  now = clock.now(),
 ): Promise<LoginSession | undefined> {
   if (!isOpaque(token)) return undefined;
   const row = await store.accounts.useSession(opaqueDigest(token), now, new Date(now.getTime() - config.sessionIdleTtl * 1000));
@@ -100,18 +100,18 @@ export async function findSession(
 }
 
 /** Ends the session of a cookie's token (logout). */
-export async function endSession({ store }: Keyfob, token: string | undefined): Promise<boolean> {
+export async function endSession({ store, clock }: Keyfob, token: string | undefined): Promise<boolean> {
   if (!isOpaque(token)) return false;
-  return (await store.accounts.revokeSessions({ idHash: opaqueDigest(token) })) === 1;
+  return (await store.accounts.revokeSessions({ idHash: opaqueDigest(token) }, clock.now())) === 1;
 }
 
 /** Revokes one session of an account (by id), or all of them: they end at their next request, on every instance. */
-export function revokeSessions({ store }: Keyfob, accountId: string, sessionId?: string): Promise<number> {
-  return store.accounts.revokeSessions({ accountId, idHash: sessionId || undefined });
+export function revokeSessions({ store, clock }: Keyfob, accountId: string, sessionId?: string): Promise<number> {
+  return store.accounts.revokeSessions({ accountId, idHash: sessionId || undefined }, clock.now());
 }
 
 /** An account's live sessions, most recently used first. */
-export function liveSessions({ store, config }: Keyfob, accountId: string, now = new Date()) {
+export function liveSessions({ store, config, clock }: Keyfob, accountId: string, now = clock.now()) {
   return store.accounts.liveSessions(accountId, now, new Date(now.getTime() - config.sessionIdleTtl * 1000));
 }
 

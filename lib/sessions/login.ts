@@ -14,7 +14,7 @@ export async function logIn(
   keyfob: Keyfob,
   login: FreshLogin,
   clientId?: string,
-  now = new Date(),
+  now = keyfob.clock.now(),
 ): Promise<{ accountId: string; token: string; expiresAt: Date; session: LoginSession }> {
   const accountId = await resolveAccount(keyfob, login.identity);
   if ((await keyfob.store.accounts.find(accountId))?.blockedAt) {

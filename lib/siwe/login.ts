@@ -40,7 +40,7 @@ export async function verifyLoginMessage(
   } catch {
     throw invalidRequest({ code: "siwe_not_eip4361" });
   }
-  const now = new Date();
+  const now = keyfob.clock.now();
   const issuedHere =
     parsed.address &&
     parsed.domain === new URL(issuerUrl).host &&
@@ -65,12 +65,12 @@ export async function verifyLoginMessage(
  * A nonce for linking a wallet to a signed-in account: bound to the account and an expiry by an
  * HMAC, so it needs no storage; a replay can only link the same wallet to the same account again.
  */
-export function accountLinkNonce(keyfob: Keyfob, accountId: string, now = Date.now()): string {
+export function accountLinkNonce(keyfob: Keyfob, accountId: string, now = keyfob.clock.now().getTime()): string {
   const expires = Math.floor(now / 1000 + 600).toString(16);
   return `${expires}${linkMac(keyfob, accountId, expires)}`;
 }
 
-export function checkAccountLinkNonce(keyfob: Keyfob, accountId: string, nonce: string, now = Date.now()): boolean {
+export function checkAccountLinkNonce(keyfob: Keyfob, accountId: string, nonce: string, now = keyfob.clock.now().getTime()): boolean {
   const expires = nonce.slice(0, 8);
   const mac = Buffer.from(nonce.slice(8));
   const expected = Buffer.from(linkMac(keyfob, accountId, expires));

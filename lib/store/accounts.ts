@@ -151,8 +151,8 @@ export function accountStatements({ db }: Connection): AccountStore {
       return (await db.identity.findUnique({ where: identityKey(key) })) ?? undefined;
     },
 
-    async touchIdentity(key, email) {
-      await db.identity.update({ where: identityKey(key), data: { lastLoginAt: new Date(), ...email } });
+    async touchIdentity(key, now, email) {
+      await db.identity.update({ where: identityKey(key), data: { lastLoginAt: now, ...email } });
     },
 
     async createWithIdentity(identity) {
@@ -221,8 +221,8 @@ export function accountStatements({ db }: Connection): AccountStore {
       return db.passkeyCredential.findMany({ where: { accountId }, select: { id: true, transports: true } });
     },
 
-    async usedPasskey(id, use) {
-      await db.passkeyCredential.updateMany({ where: { id, counter: { lte: use.counter } }, data: { ...use, lastUsedAt: new Date() } });
+    async usedPasskey(id, use, now) {
+      await db.passkeyCredential.updateMany({ where: { id, counter: { lte: use.counter } }, data: { ...use, lastUsedAt: now } });
     },
 
     passkeys(accountId) {
@@ -259,11 +259,11 @@ export function accountStatements({ db }: Connection): AccountStore {
       return (await db.loginSession.findUnique({ where: { idHash } })) ?? undefined;
     },
 
-    revokeSessions(target, now = new Date()) {
+    revokeSessions(target, now) {
       return db.$transaction((tx) => endSessions(tx, target, now));
     },
 
-    endSessionsThrough(accountId, wayIn, now = new Date()) {
+    endSessionsThrough(accountId, wayIn, now) {
       const where: Prisma.LoginSessionWhereInput =
         "identity" in wayIn
           ? { accountId, connector: wayIn.identity.provider, subject: wayIn.identity.subject }
@@ -319,8 +319,8 @@ export function accountStatements({ db }: Connection): AccountStore {
       return (await db.adminSession.findUnique({ where: { idHash } })) ?? undefined;
     },
 
-    async endAdminSessions(target) {
-      return (await db.adminSession.updateMany({ where: { ...target, revokedAt: null }, data: { revokedAt: new Date() } })).count;
+    async endAdminSessions(target, now) {
+      return (await db.adminSession.updateMany({ where: { ...target, revokedAt: null }, data: { revokedAt: now } })).count;
     },
 
     async findAdminRole(accountId) {

@@ -43,7 +43,7 @@ export function authorizationCodeStatements({ db, pool }: Connection): Authoriza
      * One statement, not a read first: see docs/decisions/2026-11-24-code-redeemed-in-one-statement.md
      * Concurrent redemptions go in one statement (batched, lib/store/batch.ts), each checked alone.
      */
-    redeem(redemption, caller, now = new Date()) {
+    redeem(redemption, caller, now) {
       return redeemCodes({ hash: redemption.codeHash, redemption, caller, now });
     },
   };

@@ -37,7 +37,7 @@ export function challengeStatements({ pool }: Connection): ChallengeStore {
     SINGLE_USE_BATCHES,
   );
   return {
-    insert(challenge, perIp, now = new Date()) {
+    insert(challenge, perIp, now) {
       return insertChallenges({ challenge, perIp, now });
     },
 
@@ -59,7 +59,7 @@ export function challengeStatements({ pool }: Connection): ChallengeStore {
     },
 
     /** The token and its token.issued event go in as issuedWithEvent (./audit.ts) puts them. */
-    consume(stateHash, token, caller, holds, now = new Date()) {
+    consume(stateHash, token, caller, holds, now) {
       return consumeChallenges({ stateHash, token, caller, holds, now });
     },
   };

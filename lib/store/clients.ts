@@ -209,13 +209,13 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
       return (await db.signer.findUnique({ where: { clientId_address: { clientId, address } } })) ?? undefined;
     },
 
-    enableSigner(clientId, address, expiresAt) {
-      const data = { enabledAt: new Date(), expiresAt, revokedAt: null };
+    enableSigner(clientId, address, expiresAt, now) {
+      const data = { enabledAt: now, expiresAt, revokedAt: null };
       return db.signer.upsert({ where: { clientId_address: { clientId, address } }, create: { clientId, address, ...data }, update: data });
     },
 
-    async revokeSigner(clientId, address) {
-      return (await db.signer.updateMany({ where: { clientId, address, revokedAt: null }, data: { revokedAt: new Date() } })).count > 0;
+    async revokeSigner(clientId, address, now) {
+      return (await db.signer.updateMany({ where: { clientId, address, revokedAt: null }, data: { revokedAt: now } })).count > 0;
     },
   };
 }

@@ -87,7 +87,7 @@ export type ChallengeStore = {
    * client or address those name (the sweep bounds the total, trimming the callers that hold the
    * most first). Says which condition failed, if one did.
    */
-  insert(challenge: NewChallenge, perIp: number, now?: Date): Promise<ChallengeInsertRow>;
+  insert(challenge: NewChallenge, perIp: number, now: Date): Promise<ChallengeInsertRow>;
 
   /** A challenge with what its submission's checks need of its client, address and signers at `now`. */
   find(stateHash: string, now: Date): Promise<ChallengeRow | undefined>;
@@ -100,7 +100,7 @@ export type ChallengeStore = {
    * address not blocked, and the key that signed one of the client's active signers when `signer`
    * names it. False when any does not.
    */
-  consume(stateHash: string, token: TokenRecord, caller: Caller, holds: { signer?: string; proven: boolean }, now?: Date): Promise<boolean>;
+  consume(stateHash: string, token: TokenRecord, caller: Caller, holds: { signer?: string; proven: boolean }, now: Date): Promise<boolean>;
 };
 
 export type NewChallenge = {
@@ -213,7 +213,7 @@ export type AuthorizationCodeStore = {
    * family. Single use: of concurrent redemptions exactly one gets the grant; the token remembers
    * its code, so reusing the code finds it to revoke. Undefined when any check fails.
    */
-  redeem(redemption: CodeRedemption, caller: Caller, now?: Date): Promise<RedeemedGrant | undefined>;
+  redeem(redemption: CodeRedemption, caller: Caller, now: Date): Promise<RedeemedGrant | undefined>;
 };
 
 export type NewAuthorizationCode = {
@@ -444,7 +444,7 @@ export type TokenStore = {
     scopes: string[],
     token: TokenRecord,
     caller: Caller,
-    now?: Date,
+    now: Date,
   ): Promise<boolean>;
   /**
    * A presented access token's row: its client, whether it is active (unrevoked, unexpired, its
@@ -457,15 +457,15 @@ export type TokenStore = {
    * token, and the refresh-token family started with it (every rotation, and the access tokens they
    * were issued with). Returns how many access tokens were revoked.
    */
-  revokeTokensOfCode(codeHash: string): Promise<number>;
+  revokeTokensOfCode(codeHash: string, now: Date): Promise<number>;
   /** Revokes an access token by its jti (of `clientId`, when given); idempotent. */
-  revoke(jti: string, clientId?: string): Promise<void>;
+  revoke(jti: string, now: Date, clientId?: string): Promise<void>;
   find(jti: string): Promise<Pick<IssuedTokenRow, "clientId" | "userId"> | undefined>;
   /** Revokes active tokens: one by jti (of `userId` when given), or those `target` selects. Returns how many. */
-  revokeActive(target: { jti?: string; userId?: string } & TokenSelector, now?: Date): Promise<number>;
+  revokeActive(target: { jti?: string; userId?: string } & TokenSelector, now: Date): Promise<number>;
   /** A page of active tokens, newest first. */
-  activePage(selector: TokenSelector, skip: number, take: number, now?: Date): Promise<IssuedTokenRow[]>;
-  countActive(selector: TokenSelector, now?: Date): Promise<number>;
+  activePage(selector: TokenSelector, skip: number, take: number, now: Date): Promise<IssuedTokenRow[]>;
+  countActive(selector: TokenSelector, now: Date): Promise<number>;
   /** A stored refresh token with what the checks need of its client. */
   findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | undefined>;
   /**
@@ -481,19 +481,19 @@ export type TokenStore = {
     successor: { tokenHash: string; expiresAt: Date },
     token: Pick<TokenRecord, "jti" | "scope" | "expiresAt">,
     caller: Caller,
-    now?: Date,
+    now: Date,
   ): Promise<boolean>;
   /**
    * Revokes refresh-token families and every access token issued with them; a rotation that
    * commits meanwhile leaves no live successor behind. Throws when `selector` names no family,
    * client or account.
    */
-  revokeRefreshFamilies(selector: FamilySelector, now?: Date): Promise<FamilyRevocation>;
+  revokeRefreshFamilies(selector: FamilySelector, now: Date): Promise<FamilyRevocation>;
   /** A family's client and account (from any of its tokens). */
   findFamily(familyId: string): Promise<Pick<RefreshTokenRow, "clientId" | "accountId"> | undefined>;
   /** A page of live refresh tokens (one per live grant), newest rotation first. */
-  liveGrantPage(selector: GrantSelector, skip: number, take: number, now?: Date): Promise<LiveGrantRow[]>;
-  countLiveGrants(selector: GrantSelector, now?: Date): Promise<number>;
+  liveGrantPage(selector: GrantSelector, skip: number, take: number, now: Date): Promise<LiveGrantRow[]>;
+  countLiveGrants(selector: GrantSelector, now: Date): Promise<number>;
   /** Per family: when it began (its first token) and how many tokens it has had. */
   familyHistories(familyIds: string[]): Promise<FamilyHistoryRow[]>;
 };
@@ -620,9 +620,9 @@ export type ClientStore = {
   removeAllowedOrigin(clientId: string, origin: string): Promise<boolean>;
   findSigner(clientId: string, address: string): Promise<SignerRow | undefined>;
   /** Enables a signer, anew if it was revoked or expired. */
-  enableSigner(clientId: string, address: string, expiresAt: Date | null): Promise<SignerRow>;
+  enableSigner(clientId: string, address: string, expiresAt: Date | null, now: Date): Promise<SignerRow>;
   /** Revokes an active signer; false when there was none. */
-  revokeSigner(clientId: string, address: string): Promise<boolean>;
+  revokeSigner(clientId: string, address: string, now: Date): Promise<boolean>;
 };
 
 export type NewClient = { id: string; name: string; logoUrl: string | null };
@@ -745,7 +745,7 @@ export type AccountStore = {
 
   findIdentity(key: IdentityKey): Promise<IdentityRow | undefined>;
   /** Records a login of a known identity, with its email when the provider sent one. */
-  touchIdentity(key: IdentityKey, email?: { email: string; emailVerified: boolean }): Promise<void>;
+  touchIdentity(key: IdentityKey, now: Date, email?: { email: string; emailVerified: boolean }): Promise<void>;
   /** An account (unless it exists) and a new identity of it, in one transaction; Duplicate when the identity exists. */
   createWithIdentity(identity: NewIdentity): Promise<void>;
   /** A new identity of an existing account; Duplicate when it exists. */
@@ -774,7 +774,7 @@ export type AccountStore = {
   /** What registration options exclude: the account's passkeys' ids and transports. */
   passkeyIds(accountId: string): Promise<Pick<PasskeyRow, "id" | "transports">[]>;
   /** Records a passkey's use; its counter only moves forward. */
-  usedPasskey(id: string, use: { counter: bigint; backedUp: boolean; deviceType: string }): Promise<void>;
+  usedPasskey(id: string, use: { counter: bigint; backedUp: boolean; deviceType: string }, now: Date): Promise<void>;
   /** An account's passkeys, newest first. */
   passkeys(accountId: string): Promise<PasskeySummaryRow[]>;
   /** Names a passkey of the account; false when it has none of this id. */
@@ -791,7 +791,7 @@ export type AccountStore = {
    * their back-channel logouts queued and the device authorizations they approved withdrawn, in
    * one transaction; returns how many.
    */
-  revokeSessions(target: { accountId?: string; idHash?: string }, now?: Date): Promise<number>;
+  revokeSessions(target: { accountId?: string; idHash?: string }, now: Date): Promise<number>;
   /**
    * Ends the account's sessions logged in through a way in: an identity, or one passkey (and a
    * passkey session that does not name its passkey, from before sessions did), with their
@@ -802,7 +802,7 @@ export type AccountStore = {
   endSessionsThrough(
     accountId: string,
     wayIn: { identity: IdentityKey } | { passkey: string },
-    now?: Date,
+    now: Date,
   ): Promise<{ sessions: number; tokens: number }>;
   /** An account's live sessions, most recently used first. */
   liveSessions(accountId: string, now: Date, idleSince: Date): Promise<LiveSessionRow[]>;
@@ -812,7 +812,7 @@ export type AccountStore = {
   liveAdminSession(idHash: string, now: Date): Promise<Pick<AdminSessionRow, "idHash" | "accountId"> | undefined>;
   findAdminSession(idHash: string): Promise<AdminSessionRow | undefined>;
   /** Ends unrevoked dashboard sessions: the one of `idHash`, or every one of `accountId`; returns how many. */
-  endAdminSessions(target: { idHash: string } | { accountId: string }): Promise<number>;
+  endAdminSessions(target: { idHash: string } | { accountId: string }, now: Date): Promise<number>;
   findAdminRole(accountId: string): Promise<AdminRoleRow | undefined>;
   /** Idempotent: a role already granted keeps its grant. */
   grantAdminRole(accountId: string, grantedBy: string): Promise<void>;

@@ -18,7 +18,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
    * not see, and a later rotation needs a live row, which a pass that changed nothing proves there is
    * none of.
    */
-  const revokeRefreshFamilies: TokenStore["revokeRefreshFamilies"] = async (selector, now = new Date()) => {
+  const revokeRefreshFamilies: TokenStore["revokeRefreshFamilies"] = async (selector, now) => {
     const { familyId, clientId, accountId } = selector;
     if (familyId === undefined && clientId === undefined && accountId === undefined)
       throw new Error("revokeRefreshFamilies needs a family, a client or an account");
@@ -76,7 +76,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
   });
 
   return {
-    async recordClientToken(clientId, secretHash, scopes, token, caller, now = new Date()) {
+    async recordClientToken(clientId, secretHash, scopes, token, caller, now) {
       const { rowCount } = await pool.query({
         name: "keyfob_record_client_token",
         text: `WITH ${issuedWithEvent(
@@ -116,8 +116,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       return rows[0];
     },
 
-    async revokeTokensOfCode(codeHash) {
-      const now = new Date();
+    async revokeTokensOfCode(codeHash, now) {
       const issued = await db.issuedToken.findMany({ where: { codeHash, refreshFamily: { not: null } }, select: { refreshFamily: true } });
       let count = 0;
       for (const familyId of new Set(issued.map((token) => token.refreshFamily!))) {
@@ -127,20 +126,20 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       return count;
     },
 
-    async revoke(jti, clientId) {
-      await db.issuedToken.updateMany({ where: { jti, clientId, revokedAt: null }, data: { revokedAt: new Date() } });
+    async revoke(jti, now, clientId) {
+      await db.issuedToken.updateMany({ where: { jti, clientId, revokedAt: null }, data: { revokedAt: now } });
     },
 
     async find(jti) {
       return (await db.issuedToken.findUnique({ where: { jti }, select: { clientId: true, userId: true } })) ?? undefined;
     },
 
-    async revokeActive(target, now = new Date()) {
+    async revokeActive(target, now) {
       const where = { ...activeWhere(target, now), jti: target.jti, ...(target.userId !== undefined && { userId: target.userId }) };
       return (await db.issuedToken.updateMany({ where, data: { revokedAt: now } })).count;
     },
 
-    activePage(selector, skip, take, now = new Date()) {
+    activePage(selector, skip, take, now) {
       return db.issuedToken.findMany({
         where: activeWhere(selector, now),
         orderBy: { issuedAt: "desc" },
@@ -150,7 +149,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       });
     },
 
-    countActive(selector, now = new Date()) {
+    countActive(selector, now) {
       return db.issuedToken.count({ where: activeWhere(selector, now) });
     },
 
@@ -163,7 +162,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       );
     },
 
-    async rotateRefreshToken(presented, successor, token, caller, now = new Date()) {
+    async rotateRefreshToken(presented, successor, token, caller, now) {
       const { rowCount } = await pool.query({
         name: "keyfob_rotate_refresh_token",
         text: ROTATE_REFRESH_TOKEN,
@@ -190,7 +189,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       return (await db.refreshToken.findFirst({ where: { familyId }, select: { clientId: true, accountId: true } })) ?? undefined;
     },
 
-    liveGrantPage(selector, skip, take, now = new Date()) {
+    liveGrantPage(selector, skip, take, now) {
       return db.refreshToken.findMany({
         where: liveGrantWhere(selector, now),
         orderBy: { issuedAt: "desc" },
@@ -209,7 +208,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       });
     },
 
-    countLiveGrants(selector, now = new Date()) {
+    countLiveGrants(selector, now) {
       return db.refreshToken.count({ where: liveGrantWhere(selector, now) });
     },
 

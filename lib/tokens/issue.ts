@@ -84,7 +84,7 @@ export const tokenLifetimes = (config: { accessTokenTtl: number; idTokenTtl: num
 /** An access token's id and times, fixed before it is signed when the statement that records it runs first. */
 export type AccessTokenId = { jti: string; iat: number; expiresAt: Date };
 
-export function newAccessTokenId(lifetimes: TokenLifetimes, now = Date.now()): AccessTokenId {
+export function newAccessTokenId(lifetimes: TokenLifetimes, now: number): AccessTokenId {
   const iat = Math.floor(now / 1000);
   return { jti: randomUUID(), iat, expiresAt: new Date((iat + lifetimes.accessToken) * 1000) };
 }
@@ -99,7 +99,7 @@ export async function issueTokens(
   issuer: string,
   lifetimes: TokenLifetimes,
   grant: Grant,
-  id: AccessTokenId = newAccessTokenId(lifetimes),
+  id: AccessTokenId,
 ): Promise<{ response: TokenResponse; jti: string; kid: string; expiresAt: Date }> {
   const { kid, privateKey } = await signer.signingKey();
   const { jti, iat } = id;

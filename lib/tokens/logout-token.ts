@@ -18,7 +18,7 @@ export async function signLogoutToken(
   signer: TokenSigner,
   issuer: string,
   logout: { clientId: string; subject: Subject; sid: string },
-  now = new Date(),
+  now: Date,
 ): Promise<string> {
   const { kid, privateKey } = await signer.signingKey();
   const iat = Math.floor(now.getTime() / 1000);

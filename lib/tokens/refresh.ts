@@ -34,7 +34,7 @@ export function successorExpiry(config: RefreshLifetimes, familyExpiresAt: Date,
 }
 
 /** Whether a refresh token can be used now: unused, unrevoked, within both ends, its client enabled and still allowed refresh tokens. */
-export function isLive(token: RefreshTokenRow, now = new Date()): boolean {
+export function isLive(token: RefreshTokenRow, now: Date): boolean {
   return (
     token.usedAt === null &&
     token.revokedAt === null &&

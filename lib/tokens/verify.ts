@@ -23,12 +23,12 @@ export type ActiveToken = {
  * reads the token's row, so a revoked key's tokens are refused from the next request on every
  * instance, whether or not its cache has dropped the key yet, at no extra round trip.
  */
-export async function verifyAccessToken({ config, store, keys }: Keyfob, token: string): Promise<ActiveToken> {
+export async function verifyAccessToken({ config, store, keys, clock }: Keyfob, token: string): Promise<ActiveToken> {
   const { payload, protectedHeader } = await verifySignature(keys, config.issuerUrl, token);
   if (typeof payload.jti !== "string" || typeof payload.sub !== "string" || typeof protectedHeader.kid !== "string") {
     throw invalidToken("the access token is invalid");
   }
-  const record = await store.tokens.check(payload.jti, protectedHeader.kid, new Date());
+  const record = await store.tokens.check(payload.jti, protectedHeader.kid, clock.now());
   if (!record?.active) throw invalidToken("the access token has been revoked or has expired");
   if (!record.keyValid) throw invalidToken("the key that signed the access token has been revoked");
   return { payload: payload as ActiveToken["payload"], clientId: record.clientId };

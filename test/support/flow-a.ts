@@ -25,7 +25,7 @@ export async function registerLicense(options: { domain?: string; on?: Keyfob } 
 
 export async function enableSigner(license: License, expiresAt?: Date, on: Keyfob = keyfob()): Promise<PrivateKeyAccount> {
   const signer = privateKeyToAccount(generatePrivateKey());
-  await addSigner(on.store, license.clientId, signer.address, expiresAt);
+  await addSigner(on, license.clientId, signer.address, expiresAt);
   return signer;
 }
 

@@ -1,5 +1,6 @@
 /** Flow B through the real lib/ functions and route handlers: a registered application, the authorization request, the code exchange. */
 import { createHash, randomBytes } from "node:crypto";
+import { systemClock } from "@/lib/clock";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { linkWallet, resolveAccount, type LoginIdentity } from "@/lib/accounts/accounts";
 import { startAuthorization } from "@/lib/actions/authorize";
@@ -27,7 +28,7 @@ export async function registerApp(
   const redirectUri = options.redirectUri ?? `https://fleet.example.com/cb/${client.id.slice(3, 9)}?tenant=7`;
   await addRedirectUri(store, client.id, redirectUri);
   if (options.settings) await updateClient(store, client.id, options.settings);
-  const secret = options.confidential ? await rotateClientSecret(store, client.id) : undefined;
+  const secret = options.confidential ? await rotateClientSecret({ store, clock: systemClock }, client.id) : undefined;
   return { clientId: client.id, redirectUri, secret, pkce: pkce() };
 }
 

@@ -66,7 +66,7 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
   // "Continue as": the browser's session with Keyfob, unless this request needs a new login.
   const current = await currentLoginSession();
   const lastUsed = await lastMethod();
-  const session = current && sessionMayComplete(interaction, current, app.config) ? current : undefined;
+  const session = current && sessionMayComplete(interaction, current, app.config, app.clock.now()) ? current : undefined;
   // A wallet account's ENS name, as its last wallet login kept it (never looked up on the chain here).
   const ens = session && !session.identity.email ? await storedEnsProfile(app, session.accountId) : undefined;
 
