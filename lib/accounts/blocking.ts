@@ -8,14 +8,14 @@ import { OAuthError } from "../oauth/errors";
  * nothing revoked comes back.
  */
 export function blockAccount(
-  { store, clock }: Keyfob,
+  { store, clock }: Pick<Keyfob, "store" | "clock">,
   accountId: string,
   now = clock.now(),
 ): Promise<{ revokedTokens: number; revokedSessions: number }> {
   return store.accounts.block(accountId, now);
 }
 
-export function unblockAccount({ store }: Keyfob, accountId: string): Promise<void> {
+export function unblockAccount({ store }: Pick<Keyfob, "store">, accountId: string): Promise<void> {
   return store.accounts.unblock(accountId);
 }
 

@@ -59,6 +59,10 @@ export async function accountHoldings(store: Store, accountId: string, now: Date
  * log keeps its events. A wallet or Google/Apple identity that logs in again later gets a new,
  * empty account: to keep someone out, block the account instead.
  */
-export function deleteAccount({ store, clock }: Keyfob, accountId: string, now = clock.now()): Promise<AccountDeletion | undefined> {
+export function deleteAccount(
+  { store, clock }: Pick<Keyfob, "store" | "clock">,
+  accountId: string,
+  now = clock.now(),
+): Promise<AccountDeletion | undefined> {
   return store.accounts.delete(accountId, now);
 }

@@ -125,7 +125,7 @@ export async function signOutSessions(k: Keyfob, accountId: string, sessionId: s
 export async function deleteOwnAccount(k: Keyfob, accountId: string, requester: SignedInRequester) {
   requireStrongLogin(k, accountId, "account.deleted", requester);
   return k.store.transaction(async (tx) => {
-    const deleted = await deleteAccount({ ...k, store: tx }, accountId);
+    const deleted = await deleteAccount({ store: tx, clock: k.clock }, accountId);
     if (!deleted) throw invalidRequest({ code: "no_account" });
     await k.audit.writeWithin(tx, {
       action: "account.deleted",

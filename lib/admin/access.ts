@@ -20,7 +20,7 @@ export class AdminAccessError extends Error {
 }
 
 /** An admin: on the configured allowlist (address, or a verified email of one of its identities), or granted the role. */
-export async function isAdmin({ store, config }: Keyfob, accountId: string): Promise<boolean> {
+export async function isAdmin({ store, config }: Pick<Keyfob, "store" | "config">, accountId: string): Promise<boolean> {
   if (config.adminAddresses.includes(accountId.toLowerCase())) return true;
   if (await store.accounts.findAdminRole(accountId)) return true;
   if (config.adminEmails.length === 0) return false;

@@ -52,10 +52,17 @@ export function failureReason(error: unknown): string {
 }
 
 /**
- * Runs a change and audits it, in one transaction: `run` gets a Keyfob whose `store` is that
- * transaction (and must use nothing else), and the audit record commits with what it changed, or
- * neither does (the record was written after the change, so a failure between them left a change
- * without its record). `describe` turns the result into the detail's "what changed" part. A change
+ * What a change runs with: the transaction's store, the configuration and the clock. Nothing else
+ * of the Keyfob, whose key store, client cache and buffered audit log work on the pool, outside
+ * the transaction.
+ */
+type AdminTransaction = Pick<Keyfob, "config" | "clock" | "store">;
+
+/**
+ * Runs a change and audits it, in one transaction: `run` gets the transaction (AdminTransaction),
+ * and the audit record commits with what it changed, or neither does (the record was written after
+ * the change, so a failure between them left a change without its record). `describe` turns the
+ * result into the detail's "what changed" part. A change
  * that fails is rolled back and audited apart: a refusal (RegistryError) as `rejected`, anything
  * else as `error`, each with the reason after the target's detail.
  */
@@ -64,14 +71,14 @@ async function change<T>(
   admin: Admin,
   action: string,
   target: Target,
-  run: (tx: Keyfob) => Promise<T>,
+  run: (tx: AdminTransaction) => Promise<T>,
   describe?: (result: T) => string | undefined,
 ): Promise<T> {
   const entry = { actor: admin.label, action, clientId: target.clientId, accountId: target.accountId };
   try {
-    return await k.store.transaction(async (tx) => {
-      const result = await run({ ...k, store: tx });
-      await k.audit.writeWithin(tx, { ...entry, outcome: "success", detail: joined(target.detail, describe?.(result)) });
+    return await k.store.transaction(async (store) => {
+      const result = await run({ config: k.config, clock: k.clock, store });
+      await k.audit.writeWithin(store, { ...entry, outcome: "success", detail: joined(target.detail, describe?.(result)) });
       return result;
     });
   } catch (error) {
@@ -102,11 +109,11 @@ async function changeObserved<T>(
   admin: Admin,
   action: string,
   target: Target,
-  read: (tx: Keyfob) => Promise<Record<string, unknown> | null>,
-  run: (tx: Keyfob) => Promise<T>,
+  read: (tx: AdminTransaction) => Promise<Record<string, unknown> | null>,
+  run: (tx: AdminTransaction) => Promise<T>,
 ): Promise<T> {
   let observed = "";
-  const observe = async (tx: Keyfob) => {
+  const observe = async (tx: AdminTransaction) => {
     const before = await read(tx);
     const result = await run(tx);
     const after = await read(tx);
@@ -124,7 +131,7 @@ async function changeObserved<T>(
 // Clients, redirect URIs, signers, secrets.
 
 /** What a client is, for the audit log's before and after. */
-async function clientState(k: Keyfob, id: string): Promise<Record<string, unknown> | null> {
+async function clientState(k: Pick<Keyfob, "store">, id: string): Promise<Record<string, unknown> | null> {
   const client = await k.store.clients.detail(id);
   if (!client) return null;
   return {
@@ -157,7 +164,7 @@ async function clientState(k: Keyfob, id: string): Promise<Record<string, unknow
 /** One part of a client's state (a list, a setting), for changes that touch only it. */
 const clientPart =
   (id: string, ...parts: string[]) =>
-  async (k: Keyfob) => {
+  async (k: Pick<Keyfob, "store">) => {
     const state = await clientState(k, id);
     return state && Object.fromEntries(parts.map((part) => [part, state[part]]));
   };
@@ -246,17 +253,17 @@ export async function updateClient(k: Keyfob, admin: Admin, clientId: string, ch
 }
 
 /** A management client's secret gets its scopes: replacing it, or ending its overlap, needs keyfob:admin. */
-async function requireScopeForSecret(k: Keyfob, admin: Admin, clientId: string) {
+async function requireScopeForSecret(k: Pick<Keyfob, "store">, admin: Admin, clientId: string) {
   if ((await k.store.clients.find(clientId))?.managementApi) requireScope(admin, ADMIN_SCOPE, "changing a management API client's secret");
 }
 
 /** Acting on an admin's account (blocking, deleting, revoking what it holds) needs keyfob:admin. */
-async function requireScopeForAccount(k: Keyfob, admin: Admin, accountId: string | undefined) {
+async function requireScopeForAccount(k: Pick<Keyfob, "store" | "config">, admin: Admin, accountId: string | undefined) {
   if (accountId && (await isAdmin(k, accountId))) requireScope(admin, ADMIN_SCOPE, "acting on an admin's account");
 }
 
 /** A signer as the audit log shows it: its status and expiry. */
-async function signerState(k: Keyfob, clientId: string, address: string) {
+async function signerState(k: Pick<Keyfob, "store" | "clock">, clientId: string, address: string) {
   let signer: string;
   try {
     signer = registry.parseAddress(address);
@@ -413,12 +420,12 @@ export type SigningKeyRevocation = {
 };
 
 /** The user ids whose tokens are an account's: its own and its linked wallets' (Flow A tokens name the wallet). */
-async function tokenHolders(k: Keyfob, accountId: string | undefined) {
+async function tokenHolders(k: Pick<Keyfob, "store">, accountId: string | undefined) {
   return accountId ? await k.store.accounts.holders(accountId) : undefined;
 }
 
 /** The account a token's user id belongs to: the account of that id, or the one its wallet is linked to. */
-async function holderAccount(k: Keyfob, userId: string): Promise<string | undefined> {
+async function holderAccount(k: Pick<Keyfob, "store">, userId: string): Promise<string | undefined> {
   if (!/^0x[0-9a-fA-F]{40}$/.test(userId)) return undefined;
   const found = await directory.findAccount(k.store, userId);
   return found && "id" in found ? found.id : undefined;
@@ -513,7 +520,7 @@ export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
 // Accounts and their login sessions.
 
 /** The account a change acts on: it must exist, and an admin's needs keyfob:admin. */
-async function existingAccount(k: Keyfob, admin: Admin, accountId: string): Promise<string> {
+async function existingAccount(k: Pick<Keyfob, "store" | "config">, admin: Admin, accountId: string): Promise<string> {
   const id = normalizeAccountId(accountId.trim());
   if (!(await k.store.accounts.find(id))) throw new registry.RegistryError("accountId", `no account with id ${id}`);
   await requireScopeForAccount(k, admin, id);

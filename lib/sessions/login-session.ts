@@ -106,7 +106,7 @@ export async function endSession({ store, clock }: Keyfob, token: string | undef
 }
 
 /** Revokes one session of an account (by id), or all of them: they end at their next request, on every instance. */
-export function revokeSessions({ store, clock }: Keyfob, accountId: string, sessionId?: string): Promise<number> {
+export function revokeSessions({ store, clock }: Pick<Keyfob, "store" | "clock">, accountId: string, sessionId?: string): Promise<number> {
   return store.accounts.revokeSessions({ accountId, idHash: sessionId || undefined }, clock.now());
 }
 
