@@ -52,11 +52,11 @@ export function failureReason(error: unknown): string {
 }
 
 /**
- * What a change runs with: the transaction's store, the configuration and the clock. Nothing else
- * of the Keyfob, whose key store, client cache and buffered audit log work on the pool, outside
- * the transaction.
+ * What a change runs with: everything that writes works on the transaction (its store, and an audit
+ * log whose records commit with the change or not at all), beside the configuration and the clock.
+ * Nothing else of the Keyfob, whose key store, client cache and buffered audit log work on the pool.
  */
-type AdminTransaction = Pick<Keyfob, "config" | "clock" | "store">;
+type AdminTransaction = Pick<Keyfob, "config" | "clock" | "store"> & { audit: { write(entry: AuditEntry): Promise<void> } };
 
 /**
  * Runs a change and audits it, in one transaction: `run` gets the transaction (AdminTransaction),
@@ -77,8 +77,9 @@ async function change<T>(
   const entry = { actor: admin.label, action, clientId: target.clientId, accountId: target.accountId };
   try {
     return await k.store.transaction(async (store) => {
-      const result = await run({ config: k.config, clock: k.clock, store });
-      await k.audit.writeWithin(store, { ...entry, outcome: "success", detail: joined(target.detail, describe?.(result)) });
+      const tx: AdminTransaction = { config: k.config, clock: k.clock, store, audit: { write: (e) => k.audit.writeWithin(store, e) } };
+      const result = await run(tx);
+      await tx.audit.write({ ...entry, outcome: "success", detail: joined(target.detail, describe?.(result)) });
       return result;
     });
   } catch (error) {
