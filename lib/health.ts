@@ -9,7 +9,7 @@ const DATABASE_CHECK_MS = 2_000;
  * Readiness for load balancers and Kubernetes: the database answers, a signing key is loaded (and
  * so tokens can be issued), and the process is not shutting down.
  */
-export async function readiness(keyfob: Keyfob, shuttingDown: boolean): Promise<Readiness> {
+export async function readiness(keyfob: Pick<Keyfob, "store" | "keys">, shuttingDown: boolean): Promise<Readiness> {
   const [database, signingKeys] = await Promise.all([
     withTimeout(keyfob.store.ping(), DATABASE_CHECK_MS).then(ok, failed),
     withTimeout(keyfob.keys.signingKey(), DATABASE_CHECK_MS).then(ok, failed),

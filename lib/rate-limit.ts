@@ -28,7 +28,7 @@ export type LimitCheck = { key: string; limit: NonNullable<RateLimit>; name: "ip
  * the limit, and 503 when the database cannot count.
  */
 export function limitProtocolRequest(
-  { store, config, clock }: Keyfob,
+  { store, config, clock }: Pick<Keyfob, "config" | "clock" | "store">,
   endpoint: string,
   caller: { ip?: string; authenticatedClient?: string },
 ): Promise<void> {
@@ -49,7 +49,10 @@ export function limitProtocolRequest(
 }
 
 /** Counts an admin sign-in step against the caller's address (RATE_LIMIT_ADMIN_SIGNIN, a budget of its own). */
-export function limitAdminSignIn({ store, config, clock }: Keyfob, ip: string | undefined): Promise<void> {
+export function limitAdminSignIn(
+  { store, config, clock }: Pick<Keyfob, "config" | "clock" | "store">,
+  ip: string | undefined,
+): Promise<void> {
   const limit = config.rateLimits.adminSignIn;
   return ip && limit
     ? enforceRateLimit(store, "admin_signin", { key: `admin-signin:${addressBucket(ip)}`, limit, name: "ip" }, clock.now().getTime())
@@ -74,7 +77,7 @@ const WRONG_USER_CODES = "user-code-wrong";
  * 429, and 503 when the database cannot count.
  */
 export async function limitUserCodeEntry(
-  { store, config, clock }: Keyfob,
+  { store, config, clock }: Pick<Keyfob, "config" | "clock" | "store">,
   ip: string | undefined,
   now = clock.now().getTime(),
 ): Promise<UserCodeEntry> {

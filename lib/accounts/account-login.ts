@@ -14,7 +14,7 @@ import type { Keyfob } from "../keyfob";
 export const accountReturnUri = ({ config }: Pick<Keyfob, "config">) => `${config.issuerUrl}/account/return`;
 
 /** The hosted login's URL for /account (registering /account's client on the way), in the page's language. */
-export async function accountLoginUrl(keyfob: Keyfob, locale: string, { fresh = false } = {}): Promise<string> {
+export async function accountLoginUrl(keyfob: Pick<Keyfob, "config" | "store">, locale: string, { fresh = false } = {}): Promise<string> {
   await keyfob.store.clients.ensure(ACCOUNT_CLIENT_ID, "Keyfob account", accountReturnUri(keyfob));
   const query = new URLSearchParams({
     client_id: ACCOUNT_CLIENT_ID,

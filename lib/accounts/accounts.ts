@@ -43,7 +43,7 @@ export async function resolveAccount({ store, clock }: Pick<Keyfob, "store" | "c
 }
 
 /** Links a wallet (whose signature the caller has verified) to an unblocked account, so it can log into it. */
-export async function linkWallet({ store }: Keyfob, accountId: string, wallet: string): Promise<void> {
+export async function linkWallet({ store }: Pick<Keyfob, "store">, accountId: string, wallet: string): Promise<void> {
   if ((await store.accounts.find(accountId))?.blockedAt) throw accountBlocked();
   const subject = getAddress(wallet);
   const linked = await store.accounts.findIdentity({ provider: "web3", subject });

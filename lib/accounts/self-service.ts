@@ -32,7 +32,11 @@ export type AccountOverview = {
   sessions: (Omit<LiveSessionRow, "idHash" | "userAgent"> & { id: string; agent: UserAgent })[];
 };
 
-export async function accountOverview(k: Keyfob, accountId: string, now = k.clock.now()): Promise<AccountOverview> {
+export async function accountOverview(
+  k: Pick<Keyfob, "config" | "clock" | "store">,
+  accountId: string,
+  now = k.clock.now(),
+): Promise<AccountOverview> {
   const [identities, passkeys, sessions] = await Promise.all([
     k.store.accounts.identities(accountId),
     k.store.accounts.passkeys(accountId),
@@ -61,7 +65,12 @@ const isOwnWallet = (accountId: string, key: IdentityKey) => key.provider === "w
  * through it end (clients with a back-channel logout URI are told) and what was issued in them is
  * revoked, in the same transaction: whoever held the way in keeps nothing it opened.
  */
-export async function removeWayIn(k: Keyfob, accountId: string, wayIn: WayIn, requester: SignedInRequester): Promise<void> {
+export async function removeWayIn(
+  k: Pick<Keyfob, "clock" | "store" | "audit">,
+  accountId: string,
+  wayIn: WayIn,
+  requester: SignedInRequester,
+): Promise<void> {
   requireStrongLogin(k, accountId, "identity" in wayIn ? "account.identity_unlinked" : "account.passkey_removed", requester);
   if ("identity" in wayIn && (wayIn.identity.provider === "passkey" || isOwnWallet(accountId, wayIn.identity))) {
     throw invalidRequest({ code: wayIn.identity.provider === "passkey" ? "not_a_way_in" : "own_wallet" });
@@ -88,7 +97,13 @@ export async function removeWayIn(k: Keyfob, accountId: string, wayIn: WayIn, re
 }
 
 /** Names a passkey of the account: 1 to PASSKEY_NAME_MAX characters, no control characters, spaces trimmed. */
-export async function renamePasskey(k: Keyfob, accountId: string, passkeyId: string, name: string, requester: Requester = {}) {
+export async function renamePasskey(
+  k: Pick<Keyfob, "store" | "audit">,
+  accountId: string,
+  passkeyId: string,
+  name: string,
+  requester: Requester = {},
+) {
   const trimmed = name.trim();
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   if (!trimmed || trimmed.length > PASSKEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(trimmed)) {
@@ -104,7 +119,12 @@ export async function renamePasskey(k: Keyfob, accountId: string, passkeyId: str
  * code the dashboard's revocation uses, so dashboard sessions started from them end too. Returns
  * how many ended.
  */
-export async function signOutSessions(k: Keyfob, accountId: string, sessionId: string | undefined, requester: Requester = {}) {
+export async function signOutSessions(
+  k: Pick<Keyfob, "clock" | "store" | "audit">,
+  accountId: string,
+  sessionId: string | undefined,
+  requester: Requester = {},
+) {
   const ended = await revokeSessions(k, accountId, sessionId);
   if (sessionId && ended === 0) throw invalidRequest({ code: "unknown_session" });
   k.audit.record({
@@ -122,7 +142,7 @@ export async function signOutSessions(k: Keyfob, accountId: string, sessionId: s
  * dashboard does (lib/accounts/directory.ts): its tokens revoked, its identities and sessions
  * deleted, with the audit record in the same transaction.
  */
-export async function deleteOwnAccount(k: Keyfob, accountId: string, requester: SignedInRequester) {
+export async function deleteOwnAccount(k: Pick<Keyfob, "clock" | "store" | "audit">, accountId: string, requester: SignedInRequester) {
   requireStrongLogin(k, accountId, "account.deleted", requester);
   return k.store.transaction(async (tx) => {
     const deleted = await deleteAccount({ store: tx, clock: k.clock }, accountId);

@@ -32,7 +32,7 @@ export const isContractLogin = (login: Pick<SessionLogin, "amr">) => login.amr.i
 
 /** Refuses `change` (contract_session, login_not_recent) unless the requester's login may make it, audited. */
 export function requireStrongLogin(
-  k: Keyfob,
+  k: Pick<Keyfob, "clock" | "audit">,
   accountId: string,
   change: SensitiveChange,
   { login, ip }: SignedInRequester,

@@ -41,7 +41,11 @@ export type CheckedRequest =
  * belong together is a failure `refused` (for the redirect URI). `pushed`: the parameters came
  * through PAR, which a client that requires it (RFC 9126 6) must use.
  */
-export async function checkAuthorizationRequest(keyfob: Keyfob, query: URLSearchParams, pushed: boolean): Promise<CheckedRequest> {
+export async function checkAuthorizationRequest(
+  keyfob: Pick<Keyfob, "config" | "store" | "keys">,
+  query: URLSearchParams,
+  pushed: boolean,
+): Promise<CheckedRequest> {
   const { store } = keyfob;
   const rawClientId = query.get("client_id");
   const redirectUri = query.get("redirect_uri");
@@ -120,7 +124,7 @@ export async function checkAuthorizationRequest(keyfob: Keyfob, query: URLSearch
  * request at once, if it may (see sessionMayComplete); otherwise login_required.
  */
 export async function startAuthorization(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
   query: URLSearchParams,
   context: AuthorizationContext = {},
 ): Promise<AuthorizationStart> {
@@ -180,7 +184,7 @@ export async function startAuthorization(
  * other parameters are ignored, as RFC 9101 5 has it for request objects. A Reason when there is
  * none to use: unknown, expired, used, another client's.
  */
-async function pushedParameters(keyfob: Keyfob, query: URLSearchParams): Promise<URLSearchParams | Reason> {
+async function pushedParameters(keyfob: Pick<Keyfob, "clock" | "store">, query: URLSearchParams): Promise<URLSearchParams | Reason> {
   const rawClientId = query.get("client_id");
   const requestUri = query.get("request_uri") ?? "";
   if (!rawClientId) return { code: "no_client_id" };

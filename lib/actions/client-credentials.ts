@@ -37,7 +37,7 @@ export type ClientCredentialsResponse = { access_token: string; token_type: Toke
 export const clientCredentials = grant({ required: [], optional: ["scope"], handle: issueClientToken });
 
 async function issueClientToken(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
   { client, params, caller, proof }: GrantRequest<GrantParams<never, "scope">>,
 ): Promise<Issued<ClientCredentialsResponse>> {
   requireProofFor(client, proof);
@@ -91,7 +91,7 @@ const notAllowed = () =>
   new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");
 
 /** Why the recording statement refused a client read from the cache: it changed since. */
-async function refused({ store }: Keyfob, id: string, secretHash: string): Promise<never> {
+async function refused({ store }: Pick<Keyfob, "store">, id: string, secretHash: string): Promise<never> {
   await refuseChangedClient(store, { id, secretHash });
   throw notAllowed();
 }

@@ -24,7 +24,10 @@ export type DeviceAuthorizationResponse = {
  * as at /token; either must be allowed the grant by an admin. Without `scope`, `openid`. When and
  * from where the device asked (its address, its User-Agent) are kept for /device to show.
  */
-export async function deviceAuthorization(keyfob: Keyfob, request: ProtocolRequest): Promise<DeviceAuthorizationResponse> {
+export async function deviceAuthorization(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
+  request: ProtocolRequest,
+): Promise<DeviceAuthorizationResponse> {
   const { store, config } = keyfob;
   const { params, caller, http } = request;
   const client = await request.client();
@@ -64,7 +67,7 @@ export async function deviceAuthorization(keyfob: Keyfob, request: ProtocolReque
 }
 
 /** Refuses a client an admin has not allowed the device authorization grant (unauthorized_client, RFC 6749 5.2). */
-export async function requireDeviceFlow({ store }: Keyfob, client: AuthenticatedClient): Promise<void> {
+export async function requireDeviceFlow({ store }: Pick<Keyfob, "store">, client: AuthenticatedClient): Promise<void> {
   if (!(await store.clients.find(client.id))?.deviceFlow)
     throw new OAuthError("unauthorized_client", "this client is not allowed the device authorization grant");
 }

@@ -24,7 +24,7 @@ export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 export const deviceCode = grant({ required: ["device_code"], handle: pollDeviceCode });
 
 async function pollDeviceCode(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
   { client, params, caller, proof }: GrantRequest<GrantParams<"device_code", never>>,
 ): Promise<Issued> {
   const { store } = keyfob;

@@ -23,7 +23,7 @@ export type EndSessionDecision =
   | { kind: "logout"; location?: string };
 
 export async function decideEndSession(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "store" | "keys">,
   params: Params,
   session: LoginSession | undefined,
   confirmed: boolean,
@@ -50,7 +50,7 @@ export async function decideEndSession(
   return { kind: "logout", location };
 }
 
-async function clientOf({ store }: Keyfob, clientId: string | undefined, redirectUri: string | undefined) {
+async function clientOf({ store }: Pick<Keyfob, "store">, clientId: string | undefined, redirectUri: string | undefined) {
   if (!clientId) return undefined;
   const client = await store.clients.findWithPostLogoutUri(normalizeClientId(clientId), redirectUri ?? "");
   return client?.enabled ? { name: client.name, registered: client.postLogoutUriRegistered } : undefined;

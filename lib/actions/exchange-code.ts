@@ -37,7 +37,10 @@ export type CodeParams = GrantParams<"code" | "redirect_uri", "code_verifier">;
  * client's refresh-token family (RFC 9449 5); a code whose authorization request named a key
  * (dpop_jkt, RFC 9449 10) is redeemed only with a proof of that key.
  */
-export async function redeemCode(keyfob: Keyfob, { client, params, caller, proof }: GrantRequest<CodeParams>): Promise<Issued> {
+export async function redeemCode(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
+  { client, params, caller, proof }: GrantRequest<CodeParams>,
+): Promise<Issued> {
   requireProofFor(client, proof);
   const codeHash = opaqueDigest(params.code);
   const redirectUri = params.redirect_uri;
@@ -65,7 +68,11 @@ export async function redeemCode(keyfob: Keyfob, { client, params, caller, proof
  */
 export type PreparedRedemption = GrantRedemption & { now: Date; token: AccessTokenId; jkt?: string; refreshToken?: NewRefreshToken };
 
-export function grantRedemption({ config, clock }: Keyfob, client: AuthenticatedClient, proof?: DPoPProof): PreparedRedemption {
+export function grantRedemption(
+  { config, clock }: Pick<Keyfob, "config" | "clock">,
+  client: AuthenticatedClient,
+  proof?: DPoPProof,
+): PreparedRedemption {
   const now = clock.now();
   // Stored only when offline_access is granted, which the statement decides; not made for a client
   // known not to get refresh tokens (its random value and digest measured 0.07 ms per exchange).
@@ -89,7 +96,7 @@ export function grantRedemption({ config, clock }: Keyfob, client: Authenticated
 
 /** Signs the tokens of a redeemed grant: the response, with the refresh token when one was stored and the scope when it differs from the request's. */
 export async function issueGrant(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
   client: AuthenticatedClient,
   redemption: PreparedRedemption,
   grant: RedeemedGrant,
@@ -134,7 +141,7 @@ export async function issueGrant(
  * with a used code and a made-up verifier cannot revoke the rightful client's tokens.
  */
 async function refused(
-  { store, clock }: Keyfob,
+  { store, clock }: Pick<Keyfob, "clock" | "store">,
   client: AuthenticatedClient,
   codeHash: string,
   redirectUri: string,

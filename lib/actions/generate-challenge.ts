@@ -21,7 +21,7 @@ export type ChallengeResponse = { state: string; challenge: string };
  * caller; none is ever pushed out to make room, since anyone may name a client or an address.
  */
 export async function generateChallenge(
-  { config, store, challenges, clock }: Keyfob,
+  { config, store, challenges, clock }: Pick<Keyfob, "config" | "clock" | "store" | "challenges">,
   { params, caller }: Pick<ProtocolRequest, "params" | "caller">,
 ): Promise<ChallengeResponse> {
   const clientId = normalizeClientId(required(params, "client_id"));

@@ -20,7 +20,7 @@ const INACTIVE = { active: false } as const;
  * token_type DPoP and its `cnf` (RFC 9449 6.2): the resource server then checks the request's
  * proof against `cnf.jkt`, as /userinfo does.
  */
-export async function introspectToken(keyfob: Keyfob, request: ProtocolRequest) {
+export async function introspectToken(keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">, request: ProtocolRequest) {
   const { params } = request;
   const caller = requireConfidential(await request.client());
   const token = required(params, "token");
@@ -34,7 +34,11 @@ export async function introspectToken(keyfob: Keyfob, request: ProtocolRequest) 
 }
 
 /** An access token's answer, or undefined when the value is not an active access token. */
-async function introspectAccessToken(keyfob: Keyfob, caller: AuthenticatedClient, token: string) {
+async function introspectAccessToken(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
+  caller: AuthenticatedClient,
+  token: string,
+) {
   try {
     const { payload, clientId } = await verifyAccessToken(keyfob, token);
     if (clientId !== caller.id && !caller.resourceServer) return INACTIVE;
@@ -60,7 +64,7 @@ async function introspectAccessToken(keyfob: Keyfob, caller: AuthenticatedClient
 }
 
 /** A refresh token's answer, or undefined when the value is not a refresh token of ours. */
-async function introspectRefreshToken(keyfob: Keyfob, caller: AuthenticatedClient, token: string) {
+async function introspectRefreshToken(keyfob: Pick<Keyfob, "config" | "clock" | "store">, caller: AuthenticatedClient, token: string) {
   if (!isOpaque(token)) return undefined;
   const stored = await keyfob.store.tokens.findRefreshToken(opaqueDigest(token));
   if (!stored) return undefined;

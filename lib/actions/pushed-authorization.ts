@@ -17,7 +17,7 @@ const AUTHENTICATION_PARAMETERS = new Set(["client_secret"]);
  * that only this client may use at /auth.
  */
 export async function pushAuthorizationRequest(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
   request: ProtocolRequest,
 ): Promise<{ request_uri: string; expires_in: number }> {
   const { params } = request;

@@ -38,7 +38,7 @@ export const refreshToken = grant({ required: ["refresh_token"], optional: ["sco
  * bound to the proof's key whenever there is one.
  */
 async function redeemRefreshToken(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "audit">,
   { client, params, caller, proof }: GrantRequest<GrantParams<"refresh_token", "scope">>,
 ): Promise<Issued> {
   const { store, config } = keyfob;
@@ -118,7 +118,7 @@ async function redeemRefreshToken(
 }
 
 /** A used refresh token presented again: revokes its family and the access tokens issued with it, audits, and refuses. */
-async function reused(keyfob: Keyfob, token: RefreshTokenRow, caller: Caller): Promise<OAuthError> {
+async function reused(keyfob: Pick<Keyfob, "clock" | "store" | "audit">, token: RefreshTokenRow, caller: Caller): Promise<OAuthError> {
   const revoked = await keyfob.store.tokens.revokeRefreshFamilies({ familyId: token.familyId }, keyfob.clock.now());
   await keyfob.audit.write({
     action: "refresh_token.reused",

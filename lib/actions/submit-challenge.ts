@@ -23,7 +23,10 @@ import type { ProtocolRequest } from "../http/request";
  * a stolen token is then worthless without the key. Without one the answer is what Flow A's
  * clients have always had, unless an admin requires DPoP of the client.
  */
-export async function submitChallenge(keyfob: Keyfob, { http, params, caller }: ProtocolRequest): Promise<Issued> {
+export async function submitChallenge(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "macKeys" | "challenges" | "signatures">,
+  { http, params, caller }: ProtocolRequest,
+): Promise<Issued> {
   const { config, store } = keyfob;
   const grantType = required(params, "grant_type");
   if (grantType !== "authorization_code") {
@@ -82,7 +85,7 @@ export async function submitChallenge(keyfob: Keyfob, { http, params, caller }: 
 
 /** Flow A's tokens for `address`, and their record for the statement that consumes the state. */
 async function issue(
-  { keys, config, clock }: Keyfob,
+  { keys, config, clock }: Pick<Keyfob, "config" | "clock" | "keys">,
   clientId: string,
   address: Address,
   challenge: { scope: string; nonce?: string },

@@ -9,7 +9,10 @@ import type { ProtocolRequest } from "../http/request";
  * as `access_token` in the body (2.2); never in the URL (2.3), and never both ways at once. A token
  * bound to a DPoP key comes as `Authorization: DPoP`, with a proof of the key (RFC 9449 7).
  */
-export async function userinfo(keyfob: Keyfob, { http: request, params }: ProtocolRequest) {
+export async function userinfo(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "macKeys">,
+  { http: request, params }: ProtocolRequest,
+) {
   const inBody = params.get("access_token");
   if (inBody !== undefined && new URL(request.url).searchParams.has("access_token")) {
     throw invalidRequest("the access token must not be sent in the URL");

@@ -33,7 +33,7 @@ export async function isAdmin({ store, config }: Pick<Keyfob, "store" | "config"
  * ended session (lib/admin/session.ts), a blocked account or a revoked role takes effect at once.
  * Throws AdminAccessError("signed-out" | "forbidden").
  */
-export async function requireAdmin(keyfob: Keyfob, sessionToken: string | undefined): Promise<Admin> {
+export async function requireAdmin(keyfob: Pick<Keyfob, "config" | "clock" | "store">, sessionToken: string | undefined): Promise<Admin> {
   const accountId = (await readAdminSession(keyfob, sessionToken))?.accountId;
   if (!accountId) throw new AdminAccessError("signed-out");
   if (!(await isAdmin(keyfob, accountId))) throw new AdminAccessError("forbidden");

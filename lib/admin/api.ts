@@ -88,7 +88,11 @@ export const requiredScope = (route: ApiRoute): ManagementScope =>
  * carrying the scope, and issued to a client that is still enabled, confidential, allowed the
  * management API and, at this moment, that scope (so narrowing a client's scopes is effective at once).
  */
-export async function authenticateApiAdmin(k: Keyfob, request: HttpRequest, scope: ManagementScope): Promise<Admin> {
+export async function authenticateApiAdmin(
+  k: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "macKeys" | "audit">,
+  request: HttpRequest,
+  scope: ManagementScope,
+): Promise<Admin> {
   if (!request.headers.has("authorization"))
     throw new ApiError(401, "invalid_token", "an access token is required: Authorization: Bearer <token>", {
       headers: { "WWW-Authenticate": challenge(scope) },

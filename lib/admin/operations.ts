@@ -51,6 +51,9 @@ export function failureReason(error: unknown): string {
   return typeof error;
 }
 
+/** What the admin operations use of the Keyfob: the store and the audit log, the configuration and the clock. */
+type AuditedStore = Pick<Keyfob, "config" | "clock" | "store" | "audit">;
+
 /**
  * What a change runs with: everything that writes works on the transaction (its store, and an audit
  * log whose records commit with the change or not at all), beside the configuration and the clock.
@@ -67,7 +70,7 @@ type AdminTransaction = Pick<Keyfob, "config" | "clock" | "store"> & { audit: { 
  * else as `error`, each with the reason after the target's detail.
  */
 async function change<T>(
-  k: Keyfob,
+  k: AuditedStore,
   admin: Admin,
   action: string,
   target: Target,
@@ -89,7 +92,7 @@ async function change<T>(
 }
 
 /** Audits a change that failed (and changed nothing): `rejected` for a refusal, else `error`, with the reason. */
-function failed(k: Keyfob, entry: Omit<AuditEntry, "outcome" | "detail">, detail: string | undefined, error: unknown) {
+function failed(k: Pick<Keyfob, "audit">, entry: Omit<AuditEntry, "outcome" | "detail">, detail: string | undefined, error: unknown) {
   const outcome = error instanceof registry.RegistryError ? "rejected" : error instanceof InsufficientScope ? "forbidden" : "error";
   return k.audit.write({ ...entry, outcome, detail: joined(detail, failureReason(error)) });
 }
@@ -106,7 +109,7 @@ export function differences(before: Record<string, unknown>, after: Record<strin
 
 /** A change whose audit detail is the difference of `read()` before and after it (null: absent), read in its transaction. */
 async function changeObserved<T>(
-  k: Keyfob,
+  k: AuditedStore,
   admin: Admin,
   action: string,
   target: Target,
@@ -170,7 +173,7 @@ const clientPart =
     return state && Object.fromEntries(parts.map((part) => [part, state[part]]));
   };
 
-export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name: string; logoUrl?: string }) => {
+export const createClient = (k: AuditedStore, admin: Admin, input: { id?: string; name: string; logoUrl?: string }) => {
   const id = input.id?.trim() ? normalizeClientId(input.id.trim()) : generateClientId();
   return change(
     k,
@@ -182,7 +185,7 @@ export const createClient = (k: Keyfob, admin: Admin, input: { id?: string; name
   );
 };
 
-export const setClientEnabled = (k: Keyfob, admin: Admin, clientId: string, enabled: boolean) =>
+export const setClientEnabled = (k: AuditedStore, admin: Admin, clientId: string, enabled: boolean) =>
   change(
     k,
     admin,
@@ -192,7 +195,7 @@ export const setClientEnabled = (k: Keyfob, admin: Admin, clientId: string, enab
     ({ before, after }) => differences({ enabled: before.enabled }, { enabled: after.enabled }),
   );
 
-export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) => {
+export const deleteClient = (k: AuditedStore, admin: Admin, clientId: string) => {
   const id = normalizeClientId(clientId);
   return changeObserved(
     k,
@@ -206,7 +209,7 @@ export const deleteClient = (k: Keyfob, admin: Admin, clientId: string) => {
 
 const listChange =
   (action: string, part: string, op: (store: Keyfob["store"], clientId: string, value: string) => Promise<unknown>) =>
-  (k: Keyfob, admin: Admin, clientId: string, value: string) => {
+  (k: AuditedStore, admin: Admin, clientId: string, value: string) => {
     const id = normalizeClientId(clientId);
     return changeObserved(k, admin, action, { clientId: id, detail: value }, clientPart(id, part), (tx) =>
       op(tx.store, clientId, value),
@@ -229,7 +232,7 @@ export const addAllowedOrigin = listChange("allowed_origin.added", "allowedOrigi
 export const removeAllowedOrigin = listChange("allowed_origin.removed", "allowedOrigins", registry.removeAllowedOrigin);
 
 /** Changes a client's settings (name, logo, enabled, PKCE, resource server, refresh tokens, management API, DPoP), audited with each changed value before and after. */
-export async function updateClient(k: Keyfob, admin: Admin, clientId: string, changes: Partial<registry.ClientSettings>) {
+export async function updateClient(k: AuditedStore, admin: Admin, clientId: string, changes: Partial<registry.ClientSettings>) {
   const defined = Object.fromEntries(
     Object.entries(changes).filter(([, value]) => value !== undefined),
   ) as Partial<registry.ClientSettings>;
@@ -276,7 +279,7 @@ async function signerState(k: Pick<Keyfob, "store" | "clock">, clientId: string,
   return { [signer]: row && status === "active" && row.expiresAt ? `active until ${row.expiresAt.toISOString()}` : status };
 }
 
-export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: string, expiresAt?: Date) => {
+export const addSigner = (k: AuditedStore, admin: Admin, clientId: string, address: string, expiresAt?: Date) => {
   const id = normalizeClientId(clientId);
   return changeObserved(
     k,
@@ -288,7 +291,7 @@ export const addSigner = (k: Keyfob, admin: Admin, clientId: string, address: st
   );
 };
 
-export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address: string) => {
+export const revokeSigner = (k: AuditedStore, admin: Admin, clientId: string, address: string) => {
   const id = normalizeClientId(clientId);
   return changeObserved(
     k,
@@ -305,7 +308,7 @@ export const revokeSigner = (k: Keyfob, admin: Admin, clientId: string, address:
  * in the audit log). With `overlapSeconds`, the replaced secret stays valid that long; the result
  * says until when (null: it stopped at once).
  */
-export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string, overlapSeconds?: number) => {
+export const rotateClientSecret = (k: AuditedStore, admin: Admin, clientId: string, overlapSeconds?: number) => {
   const id = normalizeClientId(clientId);
   let wasConfidential = false;
   return change(
@@ -328,7 +331,7 @@ export const rotateClientSecret = (k: Keyfob, admin: Admin, clientId: string, ov
 };
 
 /** Ends a secret rotation's overlap early: the replaced secret stops working now. */
-export const endSecretOverlap = (k: Keyfob, admin: Admin, clientId: string) => {
+export const endSecretOverlap = (k: AuditedStore, admin: Admin, clientId: string) => {
   const id = normalizeClientId(clientId);
   let until: Date | null = null;
   return change(
@@ -348,7 +351,7 @@ export const endSecretOverlap = (k: Keyfob, admin: Admin, clientId: string) => {
 // Signing keys, tokens, admins.
 
 /** Starts a rotation (KeyStore.rotateNow), audited as `key.rotated` in its transaction. */
-export async function rotateSigningKey(k: Keyfob, admin: Admin): Promise<KeyRotation> {
+export async function rotateSigningKey(k: Pick<Keyfob, "keys" | "audit">, admin: Admin): Promise<KeyRotation> {
   const entry = { actor: admin.label, action: "key.rotated" };
   try {
     return await k.keys.rotateNow((tx, { before, after }) =>
@@ -373,7 +376,7 @@ export async function rotateSigningKey(k: Keyfob, admin: Admin): Promise<KeyRota
  * revoked key is left as it is and said so. Audited as `key.revoked` with the kid, in the
  * revocation's transaction.
  */
-export async function revokeSigningKey(k: Keyfob, admin: Admin, kid: string): Promise<SigningKeyRevocation> {
+export async function revokeSigningKey(k: Pick<Keyfob, "keys" | "audit">, admin: Admin, kid: string): Promise<SigningKeyRevocation> {
   kid = kid.trim();
   const entry = { actor: admin.label, action: "key.revoked" };
   let result: KeyRevocation;
@@ -433,7 +436,7 @@ async function holderAccount(k: Pick<Keyfob, "store">, userId: string): Promise<
 }
 
 /** Revokes one token, or every active token of a client or an account (its linked wallets' too). Returns how many were revoked. */
-export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) {
+export async function revokeTokens(k: AuditedStore, admin: Admin, target: { jti?: string; clientId?: string; accountId?: string }) {
   // A single token is audited under its own client and account, so filtering the log by either finds it.
   const token = target.jti ? await k.store.tokens.find(target.jti) : undefined;
   const clientId = target.clientId ? normalizeClientId(target.clientId) : token?.clientId;
@@ -461,7 +464,11 @@ export async function revokeTokens(k: Keyfob, admin: Admin, target: { jti?: stri
  * `refresh_token.revoked` under the grant's client and account. Returns how many grants that could
  * still be used were revoked.
  */
-export async function revokeRefreshGrants(k: Keyfob, admin: Admin, target: { familyId?: string; clientId?: string; accountId?: string }) {
+export async function revokeRefreshGrants(
+  k: AuditedStore,
+  admin: Admin,
+  target: { familyId?: string; clientId?: string; accountId?: string },
+) {
   const family = target.familyId ? await k.store.tokens.findFamily(target.familyId) : undefined;
   const clientId = target.clientId ? normalizeClientId(target.clientId) : family?.clientId;
   const accountId = target.accountId ? normalizeAccountId(target.accountId) : family?.accountId;
@@ -486,7 +493,7 @@ export function normalizeAccountId(accountId: string): string {
   return /^0x[0-9a-fA-F]{40}$/.test(accountId) ? registry.parseAddress(accountId, "accountId") : accountId;
 }
 
-export const grantAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
+export const grantAdmin = (k: AuditedStore, admin: Admin, accountId: string) =>
   change(
     k,
     admin,
@@ -502,7 +509,7 @@ export const grantAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
     (had) => differences({ adminRole: had }, { adminRole: true }),
   );
 
-export const revokeAdmin = (k: Keyfob, admin: Admin, accountId: string) =>
+export const revokeAdmin = (k: AuditedStore, admin: Admin, accountId: string) =>
   change(
     k,
     admin,
@@ -533,7 +540,7 @@ async function existingAccount(k: Pick<Keyfob, "store" | "config">, admin: Admin
  * unredeemed codes, access tokens (its wallets' too) and refresh tokens are revoked at once, in one
  * transaction, so every instance refuses them at the next request.
  */
-export const blockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
+export const blockAccount = (k: AuditedStore, admin: Admin, accountId: string) =>
   change(
     k,
     admin,
@@ -548,7 +555,7 @@ export const blockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
       `${differences({ blocked: r.wasBlocked }, { blocked: true })}; ${r.revokedTokens} access tokens and ${r.revokedSessions} sessions revoked, refresh tokens and codes with them`,
   );
 
-export const unblockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
+export const unblockAccount = (k: AuditedStore, admin: Admin, accountId: string) =>
   change(
     k,
     admin,
@@ -564,7 +571,7 @@ export const unblockAccount = (k: Keyfob, admin: Admin, accountId: string) =>
   );
 
 /** Deletes an account with its identities and sessions, revoking what it holds (lib/accounts/directory.ts). */
-export const deleteAccount = (k: Keyfob, admin: Admin, accountId: string) =>
+export const deleteAccount = (k: AuditedStore, admin: Admin, accountId: string) =>
   change(
     k,
     admin,
@@ -582,7 +589,7 @@ export const deleteAccount = (k: Keyfob, admin: Admin, accountId: string) =>
   );
 
 /** Revokes one login session of an account (by its id), or all of them: they end at their next request, on every instance. */
-export const revokeSessions = (k: Keyfob, admin: Admin, accountId: string, sessionId?: string) =>
+export const revokeSessions = (k: AuditedStore, admin: Admin, accountId: string, sessionId?: string) =>
   change(
     k,
     admin,
@@ -600,7 +607,7 @@ export const revokeSessions = (k: Keyfob, admin: Admin, accountId: string, sessi
 // Reads.
 
 export async function listClients(
-  k: Keyfob,
+  k: Pick<Keyfob, "store">,
   _admin: Admin,
   query: { search?: string; page?: number } = {},
 ): Promise<Page<ClientSummaryRow>> {
@@ -620,7 +627,7 @@ export type AdminClient = Omit<ClientDetailRow, "secretHash" | "previousSecretHa
   secretOverlapEndsAt: Date | null;
 };
 
-export async function getClient(k: Keyfob, _admin: Admin, clientId: string): Promise<AdminClient | undefined> {
+export async function getClient(k: Pick<Keyfob, "clock" | "store">, _admin: Admin, clientId: string): Promise<AdminClient | undefined> {
   const client = await k.store.clients.detail(normalizeClientId(clientId));
   if (!client) return undefined;
   const { secretHash, previousSecretHash, previousSecretExpiresAt, ...rest } = client;
@@ -631,14 +638,18 @@ export async function getClient(k: Keyfob, _admin: Admin, clientId: string): Pro
 }
 
 /** Accounts found by address, email or id (lib/accounts/directory.ts), 20 to a page. */
-export async function listAccounts(k: Keyfob, _admin: Admin, query: { search?: string; page?: number } = {}): Promise<Page<AccountView>> {
+export async function listAccounts(
+  k: Pick<Keyfob, "store">,
+  _admin: Admin,
+  query: { search?: string; page?: number } = {},
+): Promise<Page<AccountView>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const { items, total } = await directory.searchAccounts(k.store, query.search, page, PAGE_SIZE);
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
 /** The account an admin names by id, wallet address or email; undefined when none (or several) match. */
-export async function resolveAccountReference(k: Keyfob, _admin: Admin, reference: string) {
+export async function resolveAccountReference(k: Pick<Keyfob, "store">, _admin: Admin, reference: string) {
   return directory.findAccount(k.store, reference);
 }
 
@@ -657,7 +668,11 @@ export type AdminAccount = AccountView & {
   configuredAdmin: boolean;
 };
 
-export async function getAccount(k: Keyfob, _admin: Admin, accountId: string): Promise<AdminAccount | undefined> {
+export async function getAccount(
+  k: Pick<Keyfob, "config" | "clock" | "store">,
+  _admin: Admin,
+  accountId: string,
+): Promise<AdminAccount | undefined> {
   const id = normalizeAccountId(accountId);
   const account = await k.store.accounts.view(id);
   if (!account) return undefined;
@@ -679,22 +694,22 @@ export async function getAccount(k: Keyfob, _admin: Admin, accountId: string): P
 }
 
 /** The accounts granted the admin role in the dashboard (the configured ones are in k.config). */
-export function listAdmins(k: Keyfob, _admin: Admin): Promise<AdminRoleRow[]> {
+export function listAdmins(k: Pick<Keyfob, "store">, _admin: Admin): Promise<AdminRoleRow[]> {
   return k.store.accounts.adminRoles();
 }
 
-export function keySchedule(k: Keyfob, _admin: Admin): Promise<KeyScheduleEntry[]> {
+export function keySchedule(k: Pick<Keyfob, "keys">, _admin: Admin): Promise<KeyScheduleEntry[]> {
   return k.keys.schedule();
 }
 
 /** Signing keys out of use for good, newest first (the latest 100): revoked ones, and retired ones no longer published. */
-export function keyHistory(k: Keyfob, _admin: Admin): Promise<KeyHistoryRow[]> {
+export function keyHistory(k: Pick<Keyfob, "store">, _admin: Admin): Promise<KeyHistoryRow[]> {
   return k.store.keys.history(100);
 }
 
 /** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first. */
 export async function listActiveTokens(
-  k: Keyfob,
+  k: Pick<Keyfob, "clock" | "store">,
   _admin: Admin,
   query: { clientId?: string; accountId?: string; page?: number },
 ): Promise<Page<IssuedTokenRow>> {
@@ -720,7 +735,7 @@ export type LiveRefreshGrant = Omit<LiveGrantRow, "issuedAt"> & { grantedAt: Dat
  * if never), how often, and when it ends unused (idle) and at the latest (the family's end).
  */
 export async function listRefreshGrants(
-  k: Keyfob,
+  k: Pick<Keyfob, "clock" | "store">,
   _admin: Admin,
   query: { clientId?: string; accountId?: string; page?: number },
 ): Promise<Page<LiveRefreshGrant>> {
@@ -747,7 +762,7 @@ export async function listRefreshGrants(
 export type { AuditFilter };
 
 /** Events newest first by when they happened: a queued event (lib/audit.ts) may be written after later ones. */
-export async function auditEvents(k: Keyfob, _admin: Admin, filter: AuditFilter & { page?: number }) {
+export async function auditEvents(k: Pick<Keyfob, "store">, _admin: Admin, filter: AuditFilter & { page?: number }) {
   const page = Math.max(1, Math.floor(filter.page ?? 1));
   const [items, total] = await Promise.all([k.store.audit.page(filter, (page - 1) * PAGE_SIZE, PAGE_SIZE), k.store.audit.count(filter)]);
   return { items: items.map((e) => ({ ...e, id: e.id.toString() })), total, page, pageSize: PAGE_SIZE };
@@ -756,7 +771,7 @@ export async function auditEvents(k: Keyfob, _admin: Admin, filter: AuditFilter 
 const CSV_COLUMNS = ["at", "actor", "action", "clientId", "accountId", "ip", "outcome", "detail"] as const;
 
 /** The filtered audit log as CSV (RFC 4180), newest first, at most 100 000 rows; times in UTC (ISO 8601, `Z`). */
-export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): Promise<string> {
+export async function auditCsv(k: Pick<Keyfob, "store">, _admin: Admin, filter: AuditFilter): Promise<string> {
   const rows = await k.store.audit.page(filter, 0, 100_000);
   const cell = (value: unknown) => {
     const text = value instanceof Date ? value.toISOString() : value == null ? "" : String(value);
@@ -768,7 +783,7 @@ export async function auditCsv(k: Keyfob, _admin: Admin, filter: AuditFilter): P
 }
 
 /** Counts for the overview, and token issuances and failures per UTC day for the last `days` days. */
-export async function overview(k: Keyfob, _admin: Admin, days = 14) {
+export async function overview(k: Pick<Keyfob, "clock" | "store">, _admin: Admin, days = 14) {
   const now = k.clock.now().getTime();
   const since = new Date(now - days * 86400_000);
   const [clients, accounts, activeTokens, perDay] = await Promise.all([

@@ -14,15 +14,15 @@ export const ADMIN_SESSION_SECONDS = 8 * 3600;
 export const adminSessionCookieName = ({ config }: Pick<Keyfob, "config">) =>
   config.issuerUrl.startsWith("https:") ? "__Host-keyfob_admin" : "keyfob_admin";
 
-export const adminRedirectUri = (keyfob: Keyfob) => `${keyfob.config.issuerUrl}/admin/callback`;
+export const adminRedirectUri = (keyfob: Pick<Keyfob, "config">) => `${keyfob.config.issuerUrl}/admin/callback`;
 
 /** Registers the dashboard as a client (idempotent), with its callback as the only redirect URI. */
-export async function ensureAdminClient(keyfob: Keyfob): Promise<void> {
+export async function ensureAdminClient(keyfob: Pick<Keyfob, "config" | "store">): Promise<void> {
   await keyfob.store.clients.ensure(ADMIN_CLIENT_ID, "Keyfob admin", adminRedirectUri(keyfob));
 }
 
 /** Starts an admin sign-in: the hosted login URL, and the state + PKCE verifier to keep in a cookie. */
-export async function beginAdminLogin(keyfob: Keyfob): Promise<{ location: string; cookie: string }> {
+export async function beginAdminLogin(keyfob: Pick<Keyfob, "config" | "store">): Promise<{ location: string; cookie: string }> {
   await ensureAdminClient(keyfob);
   const state = randomBytes(16).toString("base64url");
   const verifier = randomBytes(32).toString("base64url");
@@ -47,7 +47,7 @@ export async function beginAdminLogin(keyfob: Keyfob): Promise<{ location: strin
  * ADMIN_CONTRACT_SIGNATURES is off, is refused.
  */
 export async function finishAdminLogin(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
   loginCookie: string | undefined,
   query: URLSearchParams,
   client: { ip?: string; userAgent?: string } = {},
@@ -93,7 +93,7 @@ export type AdminSessionView = { id: string; accountId: string };
  * account blocked. Read from PostgreSQL on every request, so an end applies on every instance at once.
  */
 export async function readAdminSession(
-  { store, clock }: Keyfob,
+  { store, clock }: Pick<Keyfob, "clock" | "store">,
   token: string | undefined,
   now = clock.now(),
 ): Promise<AdminSessionView | undefined> {
@@ -103,7 +103,11 @@ export async function readAdminSession(
 }
 
 /** Ends dashboard sessions: the one of a token (sign out), or every one of its account (sign out everywhere). */
-export async function endAdminSessions({ store, clock }: Keyfob, token: string | undefined, scope: "this" | "everywhere"): Promise<number> {
+export async function endAdminSessions(
+  { store, clock }: Pick<Keyfob, "clock" | "store">,
+  token: string | undefined,
+  scope: "this" | "everywhere",
+): Promise<number> {
   if (!isOpaque(token)) return 0;
   const idHash = opaqueDigest(token);
   if (scope === "this") return store.accounts.endAdminSessions({ idHash }, clock.now());

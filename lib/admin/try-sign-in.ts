@@ -24,7 +24,7 @@ export const TRY_RESULT_COOKIE = "keyfob_admin_try_result";
 export const TRY_SCOPE = "openid email";
 
 /** Starts an attempt: the authorization URL, and the cookie (client, state, verifier) to keep in the browser. */
-export async function beginTrySignIn(k: Keyfob, clientId: string): Promise<{ location: string; cookie: string }> {
+export async function beginTrySignIn(k: Pick<Keyfob, "config" | "store">, clientId: string): Promise<{ location: string; cookie: string }> {
   const client = await k.store.clients.findWithRedirectUri(clientId, tryRedirectUri(k.config.issuerUrl));
   if (!client) throw new RegistryError("clientId", `no client with id ${clientId}`);
   if (!client.enabled) throw new RegistryError("clientId", "the client is disabled: enable it to try a sign-in");
@@ -127,7 +127,7 @@ export async function finishTrySignIn(
 const RESULT_AUDIENCE = "keyfob_admin_try_result";
 
 /** The result, signed for the browser's cookie (a key of its own). */
-export function sealTryResult(k: Keyfob, result: TryResult): Promise<string> {
+export function sealTryResult(k: Pick<Keyfob, "macKeys">, result: TryResult): Promise<string> {
   return new SignJWT({ result })
     .setProtectedHeader({ alg: "HS256" })
     .setAudience(RESULT_AUDIENCE)
@@ -136,7 +136,7 @@ export function sealTryResult(k: Keyfob, result: TryResult): Promise<string> {
     .sign(k.macKeys.tryResult);
 }
 
-export async function openTryResult(k: Keyfob, sealed: string | undefined): Promise<TryResult | undefined> {
+export async function openTryResult(k: Pick<Keyfob, "macKeys">, sealed: string | undefined): Promise<TryResult | undefined> {
   if (!sealed) return undefined;
   try {
     const { payload } = await jwtVerify(sealed, k.macKeys.tryResult, { audience: RESULT_AUDIENCE, algorithms: ["HS256"] });

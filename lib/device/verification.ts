@@ -35,7 +35,7 @@ const unknownCode = () => invalidRequest({ code: "user_code_unknown" });
  * wrong code; one that cannot be (badly formed), or whose look-up failed, is not counted as one.
  */
 async function entered<T>(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
   typed: string,
   ip: string | undefined,
   find: (code: { canonical: string; digest: string }) => Promise<T | undefined>,
@@ -55,7 +55,11 @@ async function entered<T>(
 }
 
 /** The application behind a pending user code, for the user to confirm; refused when the code is unknown, used or expired. */
-export function lookUpUserCode(keyfob: Keyfob, typed: string, ip: string | undefined): Promise<PendingDevice> {
+export function lookUpUserCode(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
+  typed: string,
+  ip: string | undefined,
+): Promise<PendingDevice> {
   return entered(keyfob, typed, ip, async ({ canonical, digest }) => {
     const found = await keyfob.store.deviceAuthorizations.findByUserCode(digest, keyfob.clock.now());
     return (
@@ -90,7 +94,11 @@ export function openedFromAnotherSite(headers: { get(name: string): string | nul
  * "Yes, this code is on my screen": uses the user code up and starts the hosted login that will
  * approve its device authorization; the interaction's id, for the login page.
  */
-export function confirmUserCode(keyfob: Keyfob, typed: string, context: { ip?: string; uiLocales?: string }): Promise<string> {
+export function confirmUserCode(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
+  typed: string,
+  context: { ip?: string; uiLocales?: string },
+): Promise<string> {
   return entered(keyfob, typed, context.ip, ({ digest }) => createDeviceInteraction(keyfob, digest, context));
 }
 
@@ -98,7 +106,11 @@ export function confirmUserCode(keyfob: Keyfob, typed: string, context: { ip?: s
  * "No, it is not on my screen": someone else's device asked; its authorization is denied
  * (access_denied at its next poll), audited with the account of the browser's session, if it has one.
  */
-export async function declineUserCode(keyfob: Keyfob, typed: string, context: { ip?: string; accountId?: string }): Promise<void> {
+export async function declineUserCode(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit">,
+  typed: string,
+  context: { ip?: string; accountId?: string },
+): Promise<void> {
   const clientId = await entered(keyfob, typed, context.ip, ({ digest }) =>
     keyfob.store.deviceAuthorizations.declineUserCode(digest, keyfob.clock.now()),
   );

@@ -73,7 +73,10 @@ function isPictureUrl(value: string): boolean {
  * Never throws and never waits longer than ENS_TIMEOUT for the chain: without an answer, nothing
  * is kept (the next login asks again) and the tokens go without the claims.
  */
-export async function refreshEnsProfile({ ens, store, config, clock }: Keyfob, address: Address): Promise<void> {
+export async function refreshEnsProfile(
+  { ens, store, config, clock }: Pick<Keyfob, "config" | "clock" | "store" | "ens">,
+  address: Address,
+): Promise<void> {
   if (!ens) return;
   const now = clock.now();
   try {
@@ -87,12 +90,19 @@ export async function refreshEnsProfile({ ens, store, config, clock }: Keyfob, a
 }
 
 /** The kept profile of an account's address (its ethereum_address), when current. */
-export async function storedEnsProfile({ store, clock }: Keyfob, address: string): Promise<EnsProfileRow | undefined> {
+export async function storedEnsProfile(
+  { store, clock }: Pick<Keyfob, "clock" | "store">,
+  address: string,
+): Promise<EnsProfileRow | undefined> {
   return store.ensProfiles.find(address, clock.now());
 }
 
 /** The `profile` scope's claims for a grant: what a login kept, read only when the scope asks for it. */
-export async function profileClaims(keyfob: Keyfob, address: string, scope: readonly string[]): Promise<ProfileClaims> {
+export async function profileClaims(
+  keyfob: Pick<Keyfob, "clock" | "store">,
+  address: string,
+  scope: readonly string[],
+): Promise<ProfileClaims> {
   if (!scope.includes("profile")) return {};
   const profile = await storedEnsProfile(keyfob, address);
   return {

@@ -15,7 +15,11 @@ const EXPOSED = "WWW-Authenticate, Retry-After, DPoP-Nonce";
  * browser would send it even though it could not read the answer.
  * Returns the headers to add to the answer (none for same-origin and server-to-server calls).
  */
-export async function clientCors(keyfob: Keyfob, request: HttpRequest, clientId: string | undefined): Promise<Record<string, string>> {
+export async function clientCors(
+  keyfob: Pick<Keyfob, "config" | "clients">,
+  request: HttpRequest,
+  clientId: string | undefined,
+): Promise<Record<string, string>> {
   const origin = request.headers.get("origin");
   if (!origin || origin === new URL(keyfob.config.issuerUrl).origin) return { Vary: "Origin" };
   if (!clientId || !(await keyfob.clients.get(normalizeClientId(clientId)))?.origins.has(origin)) {

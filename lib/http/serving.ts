@@ -16,7 +16,12 @@ import { describe, toOAuthError } from "./respond";
 export type Limit = "protocol" | "admin_signin" | false;
 
 /** Counts a request against its endpoint's budget (`authenticatedClient`: a client that authenticated with its secret). */
-export function countRequest(k: Keyfob, limit: Limit, caller: Caller, authenticatedClient?: string): Promise<void> {
+export function countRequest(
+  k: Pick<Keyfob, "config" | "clock" | "store">,
+  limit: Limit,
+  caller: Caller,
+  authenticatedClient?: string,
+): Promise<void> {
   if (limit === "admin_signin") return limitAdminSignIn(k, caller.ip);
   if (limit === "protocol") return limitProtocolRequest(k, caller.endpoint, { ip: caller.ip, authenticatedClient });
   return Promise.resolve();

@@ -48,7 +48,7 @@ export type Completion = { location: string; newSession?: { token: string; expir
  * Starts the hosted login for a validated request; undefined when the caller already has as many
  * unfinished logins as the cap allows.
  */
-export async function createInteraction(keyfob: Keyfob, request: PendingRequest, ip?: string) {
+export async function createInteraction(keyfob: Pick<Keyfob, "config" | "clock" | "store">, request: PendingRequest, ip?: string) {
   const { store, config } = keyfob;
   const now = keyfob.clock.now();
   // Counted per caller as the rate limits count them (an IPv6 caller by its /64).
@@ -74,7 +74,7 @@ export async function createInteraction(keyfob: Keyfob, request: PendingRequest,
  * login ends.
  */
 export async function createDeviceInteraction(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
   userCodeHash: string,
   context: { ip?: string; uiLocales?: string },
 ): Promise<string | undefined> {
@@ -112,7 +112,7 @@ export function contractSignatureAccepted(clientId: string, config: { adminContr
 }
 
 /** The interaction for a login method to check its answer against, or undefined when unknown. */
-export async function findInteraction(keyfob: Keyfob, interactionId: string) {
+export async function findInteraction(keyfob: Pick<Keyfob, "store">, interactionId: string) {
   return isOpaque(interactionId) ? keyfob.store.interactions.find(interactionId) : undefined;
 }
 
@@ -135,7 +135,7 @@ export function sessionMayComplete(
 }
 
 /** What the hosted login page shows for an interaction, or undefined when it is unknown, expired or finished. */
-export async function pendingInteraction(keyfob: Keyfob, interactionId: string) {
+export async function pendingInteraction(keyfob: Pick<Keyfob, "clock" | "store">, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
   const interaction = await keyfob.store.interactions.findWithClient(interactionId);
   if (!interaction || endOf(interaction, keyfob.clock.now())) return undefined;
@@ -173,7 +173,7 @@ function endOf(interaction: { completedAt: Date | null; outcome: string | null; 
  * authorization request), and back to the application unless the login sent a code there already.
  * Undefined when the interaction is unknown (the sweep deletes it a while after it expired) or live.
  */
-export async function endedInteraction(keyfob: Keyfob, interactionId: string) {
+export async function endedInteraction(keyfob: Pick<Keyfob, "clock" | "store">, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
   const interaction = await keyfob.store.interactions.findWithClient(interactionId);
   const end = interaction && endOf(interaction, keyfob.clock.now());
@@ -218,7 +218,11 @@ function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
  * (wallet, Google, Apple) also starts a login session; the browser's session ("Continue as") may
  * complete it only if sessionMayComplete says so.
  */
-export async function completeAuthorization(keyfob: Keyfob, interactionId: string, login: Login): Promise<Completion> {
+export async function completeAuthorization(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit">,
+  interactionId: string,
+  login: Login,
+): Promise<Completion> {
   const { store } = keyfob;
   const now = keyfob.clock.now();
   if (!isOpaque(interactionId)) throw expiredInteraction();
@@ -252,7 +256,7 @@ export const deviceEnd = (end: "approved" | "denied" | "expired") => `/device?re
 
 /** Approves the device authorization of a completed interaction with its login (the device's next poll gets tokens), audited. */
 async function approveDevice(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "store" | "audit">,
   clientId: string,
   deviceCodeHash: string,
   identity: LoginIdentity,
@@ -286,7 +290,10 @@ async function approveDevice(
  * after a login) is refused. A cancelled or expired one may still go back, saying so; one that
  * ended in a login may not (its code went there already).
  */
-export async function leaveInteraction(keyfob: Keyfob, interactionId: string): Promise<string> {
+export async function leaveInteraction(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit">,
+  interactionId: string,
+): Promise<string> {
   if (!isOpaque(interactionId)) throw expiredInteraction();
   const { store, config } = keyfob;
   const now = keyfob.clock.now();
@@ -317,7 +324,7 @@ export async function leaveInteraction(keyfob: Keyfob, interactionId: string): P
 
 /** A code for the session's account, remembering when and how the user authenticated (auth_time, amr). */
 export async function issueAuthorizationCode(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
   request: PendingRequest,
   identity: LoginIdentity,
   session: LoginSession,

@@ -85,7 +85,7 @@ export const accessTokenDigest = (accessToken: string) => createHash("sha256").u
  * endpoint) a refusal is a 401 (RFC 9449 7.1).
  */
 export async function checkDPoPProof(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "macKeys">,
   request: HttpRequest,
   htu: string,
   accessToken?: string,

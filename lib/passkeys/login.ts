@@ -12,20 +12,36 @@ import { registerPasskey, verifyPasskeyLogin } from "./passkeys";
 type Client = { ip?: string; userAgent?: string };
 
 /** A returning user's passkey answer: on success, the code redirect (and the new session). */
-export async function loginWithPasskey(keyfob: Keyfob, interactionId: string, answer: unknown, client: Client = {}): Promise<Completion> {
+export async function loginWithPasskey(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit">,
+  interactionId: string,
+  answer: unknown,
+  client: Client = {},
+): Promise<Completion> {
   const identity = await audited(keyfob, interactionId, client, "passkey", () => verifyPasskeyLogin(keyfob, interactionId, answer));
   return completeAuthorization(keyfob, interactionId, { identity, ...client });
 }
 
 /** A new user's new passkey: a new account, logged in at once. */
-export async function signUpWithPasskey(keyfob: Keyfob, interactionId: string, answer: unknown, client: Client = {}): Promise<Completion> {
+export async function signUpWithPasskey(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit">,
+  interactionId: string,
+  answer: unknown,
+  client: Client = {},
+): Promise<Completion> {
   const identity = await audited(keyfob, interactionId, client, "new passkey", () => registerPasskey(keyfob, interactionId, answer));
   const completion = await completeAuthorization(keyfob, interactionId, { identity, ...client });
   keyfob.audit.record({ action: "login.passkey_created", outcome: "success", ip: client.ip, detail: "a new account's first passkey" });
   return completion;
 }
 
-async function audited<T>(keyfob: Keyfob, interactionId: string, client: Client, what: string, run: () => Promise<T>): Promise<T> {
+async function audited<T>(
+  keyfob: Pick<Keyfob, "store" | "audit">,
+  interactionId: string,
+  client: Client,
+  what: string,
+  run: () => Promise<T>,
+): Promise<T> {
   try {
     return await run();
   } catch (error) {

@@ -109,7 +109,7 @@ const digest = (challenge: string) => createHash("sha256").update(challenge).dig
 
 /** A challenge for `purpose`, stored; returns it (base64url). Expired challenges are swept on the way. */
 async function issueChallenge(
-  { store, clock }: Keyfob,
+  { store, clock }: Pick<Keyfob, "clock" | "store">,
   purpose: PasskeyPurpose,
   binding: { interactionId?: string; accountId?: string; userHandle?: string },
   now = clock.now(),
@@ -146,7 +146,7 @@ function answeredChallenge(clientDataJSON: string): string {
  * challenge (a replay, or the same answer twice at once) only the first goes on.
  */
 async function consumeChallenge(
-  { store, clock }: Keyfob,
+  { store, clock }: Pick<Keyfob, "clock" | "store">,
   challenge: string,
   purpose: PasskeyPurpose,
   binding: { interactionId?: string; accountId?: string },
@@ -158,7 +158,7 @@ async function consumeChallenge(
 }
 
 /** A hosted login that can still be completed (the caller has checked it is this browser's). */
-async function pendingLogin({ store, clock }: Keyfob, interactionId: string, now = clock.now()) {
+async function pendingLogin({ store, clock }: Pick<Keyfob, "clock" | "store">, interactionId: string, now = clock.now()) {
   if (!isOpaque(interactionId)) throw loginOver();
   const interaction = await store.interactions.find(interactionId);
   if (!interaction || interaction.completedAt || interaction.expiresAt <= now) throw loginOver();
@@ -176,7 +176,10 @@ const passkeyIdentity = (userHandle: string, passkeyId: string): LoginIdentity =
 });
 
 /** Options for "Continue with a passkey" on a login page: any passkey of Keyfob's (discoverable credentials). */
-export async function loginOptions(keyfob: Keyfob, interactionId: string): Promise<PasskeyRequestOptions> {
+export async function loginOptions(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
+  interactionId: string,
+): Promise<PasskeyRequestOptions> {
   await pendingLogin(keyfob, interactionId);
   const { rpID } = relyingParty(keyfob);
   const challenge = await issueChallenge(keyfob, "login", { interactionId });
@@ -193,7 +196,7 @@ export async function loginOptions(keyfob: Keyfob, interactionId: string): Promi
  * is what the person's passkey manager lists (there is no email or user name to show).
  */
 export async function registrationOptions(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
   interactionId: string,
   names: { userName: string; displayName: string },
 ): Promise<PasskeyCreationOptions> {
@@ -208,7 +211,7 @@ export async function registrationOptions(
  * (requireStrongLogin): its user handle (new if it has no passkey yet); its passkeys excluded.
  */
 export async function addPasskeyOptions(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit">,
   accountId: string,
   names: { userName: string; displayName: string },
   requester: SignedInRequester,
@@ -222,7 +225,7 @@ export async function addPasskeyOptions(
 }
 
 function creationOptions(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config">,
   challenge: string,
   userHandle: string,
   names: { userName: string; displayName: string },
@@ -248,7 +251,7 @@ function creationOptions(
 }
 
 /** Checks a new passkey (attestation "none") against a consumed registration challenge. */
-async function verifyNewPasskey(keyfob: Keyfob, response: RegistrationResponseJSON, challenge: string) {
+async function verifyNewPasskey(keyfob: Pick<Keyfob, "config">, response: RegistrationResponseJSON, challenge: string) {
   const { rpID, origin } = relyingParty(keyfob);
   let verified: VerifiedRegistrationResponse;
   try {
@@ -270,7 +273,7 @@ async function verifyNewPasskey(keyfob: Keyfob, response: RegistrationResponseJS
 
 /** Stores a verified passkey for an account. */
 async function storePasskey(
-  { store }: Keyfob,
+  { store }: Pick<Keyfob, "store">,
   accountId: string,
   userHandle: string,
   info: NonNullable<VerifiedRegistrationResponse["registrationInfo"]>,
@@ -308,7 +311,11 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
  * becomes a new account (random address) with a `passkey` identity. Returns that identity, for
  * completeAuthorization.
  */
-export async function registerPasskey(keyfob: Keyfob, interactionId: string, answer: unknown): Promise<LoginIdentity> {
+export async function registerPasskey(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
+  interactionId: string,
+  answer: unknown,
+): Promise<LoginIdentity> {
   const response = parse(registrationResponse, answer) as RegistrationResponseJSON;
   const challenge = answeredChallenge(response.response.clientDataJSON);
   await pendingLogin(keyfob, interactionId);
@@ -328,7 +335,7 @@ export async function registerPasskey(keyfob: Keyfob, interactionId: string, ans
  * have aged since the options), the answer against that account's challenge; then stored.
  */
 export async function addPasskey(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit">,
   accountId: string,
   answer: unknown,
   requester: SignedInRequester,
@@ -359,7 +366,11 @@ export async function addPasskey(
  * verified. Its signature counter must grow (when the authenticator keeps one). Returns the
  * passkey identity of its account, for completeAuthorization.
  */
-export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, answer: unknown): Promise<LoginIdentity> {
+export async function verifyPasskeyLogin(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
+  interactionId: string,
+  answer: unknown,
+): Promise<LoginIdentity> {
   const { store } = keyfob;
   const response = parse(authenticationResponse, answer) as AuthenticationResponseJSON;
   const challenge = answeredChallenge(response.response.clientDataJSON);
@@ -402,6 +413,6 @@ export async function verifyPasskeyLogin(keyfob: Keyfob, interactionId: string, 
 }
 
 /** An account's passkeys, newest first, for /account. */
-export function listPasskeys({ store }: Keyfob, accountId: string) {
+export function listPasskeys({ store }: Pick<Keyfob, "store">, accountId: string) {
   return store.accounts.passkeys(accountId);
 }

@@ -60,7 +60,7 @@ export const sessionSid = (id: string) => createHash("sha256").update(`sid:${id}
 
 /** Starts a session after a login; the token goes into the cookie and is never stored. */
 export async function startSession(
-  { store, config, clock }: Keyfob,
+  { store, config, clock }: Pick<Keyfob, "config" | "clock" | "store">,
   login: { accountId: string; identity: LoginIdentity; contractSignature?: boolean; ip?: string; userAgent?: string },
   now = clock.now(),
 ): Promise<{ token: string; expiresAt: Date; session: LoginSession }> {
@@ -90,7 +90,7 @@ export async function startSession(
  * past its end). Finding it counts as use: its idle window starts again.
  */
 export async function findSession(
-  { store, config, clock }: Keyfob,
+  { store, config, clock }: Pick<Keyfob, "config" | "clock" | "store">,
   token: string | undefined,
   now = clock.now(),
 ): Promise<LoginSession | undefined> {
@@ -100,7 +100,7 @@ export async function findSession(
 }
 
 /** Ends the session of a cookie's token (logout). */
-export async function endSession({ store, clock }: Keyfob, token: string | undefined): Promise<boolean> {
+export async function endSession({ store, clock }: Pick<Keyfob, "clock" | "store">, token: string | undefined): Promise<boolean> {
   if (!isOpaque(token)) return false;
   return (await store.accounts.revokeSessions({ idHash: opaqueDigest(token) }, clock.now())) === 1;
 }
@@ -111,7 +111,7 @@ export function revokeSessions({ store, clock }: Pick<Keyfob, "store" | "clock">
 }
 
 /** An account's live sessions, most recently used first. */
-export function liveSessions({ store, config, clock }: Keyfob, accountId: string, now = clock.now()) {
+export function liveSessions({ store, config, clock }: Pick<Keyfob, "config" | "clock" | "store">, accountId: string, now = clock.now()) {
   return store.accounts.liveSessions(accountId, now, new Date(now.getTime() - config.sessionIdleTtl * 1000));
 }
 

@@ -11,7 +11,7 @@ export type FreshLogin = { identity: LoginIdentity; contractSignature?: boolean;
  * session. Audited either way, under the client it is for (none at /account).
  */
 export async function logIn(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit">,
   login: FreshLogin,
   clientId?: string,
   now = keyfob.clock.now(),

@@ -27,7 +27,7 @@ const MAX_MESSAGE_AGE_MS = 10 * 60_000;
  * address and how the signature was accepted.
  */
 export async function verifyLoginMessage(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "signatures">,
   message: string,
   signature: string,
   nonce: string,
@@ -65,19 +65,24 @@ export async function verifyLoginMessage(
  * A nonce for linking a wallet to a signed-in account: bound to the account and an expiry by an
  * HMAC, so it needs no storage; a replay can only link the same wallet to the same account again.
  */
-export function accountLinkNonce(keyfob: Keyfob, accountId: string, now = keyfob.clock.now().getTime()): string {
+export function accountLinkNonce(keyfob: Pick<Keyfob, "clock" | "macKeys">, accountId: string, now = keyfob.clock.now().getTime()): string {
   const expires = Math.floor(now / 1000 + 600).toString(16);
   return `${expires}${linkMac(keyfob, accountId, expires)}`;
 }
 
-export function checkAccountLinkNonce(keyfob: Keyfob, accountId: string, nonce: string, now = keyfob.clock.now().getTime()): boolean {
+export function checkAccountLinkNonce(
+  keyfob: Pick<Keyfob, "clock" | "macKeys">,
+  accountId: string,
+  nonce: string,
+  now = keyfob.clock.now().getTime(),
+): boolean {
   const expires = nonce.slice(0, 8);
   const mac = Buffer.from(nonce.slice(8));
   const expected = Buffer.from(linkMac(keyfob, accountId, expires));
   return mac.length === expected.length && timingSafeEqual(mac, expected) && parseInt(expires, 16) * 1000 > now;
 }
 
-function linkMac({ macKeys }: Keyfob, accountId: string, expires: string): string {
+function linkMac({ macKeys }: Pick<Keyfob, "macKeys">, accountId: string, expires: string): string {
   return createHmac("sha256", macKeys.walletLink).update(`${accountId}:${expires}`).digest("hex").slice(0, 32);
 }
 
@@ -89,7 +94,7 @@ function linkMac({ macKeys }: Keyfob, accountId: string, expires: string): strin
  * for, could otherwise let a lying provider attach any address to an account.
  */
 export async function verifyAccountLink(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "macKeys" | "audit" | "signatures">,
   accountId: string,
   message: string,
   signature: string,
@@ -111,7 +116,7 @@ export async function verifyAccountLink(
 
 /** A wallet login on the hosted page: the EIP-4361 message must carry this interaction's nonce. */
 export async function loginWithWallet(
-  keyfob: Keyfob,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "audit" | "signatures" | "ens">,
   interactionId: string,
   message: string,
   signature: string,

@@ -13,7 +13,10 @@ import { decodeSubject } from "./sub";
  * (a logout token's), and an `at_hash` (every ID token Keyfob issues has one). Returns its client
  * (aud) and the account its sub names.
  */
-export async function verifyIdTokenHint({ config, keys }: Keyfob, hint: string): Promise<{ clientId: string; accountId: string }> {
+export async function verifyIdTokenHint(
+  { config, keys }: Pick<Keyfob, "config" | "keys">,
+  hint: string,
+): Promise<{ clientId: string; accountId: string }> {
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(hint, await keys.verificationKeys(), { issuer: config.issuerUrl, algorithms: [SIGNING_ALG] }));

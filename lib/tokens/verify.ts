@@ -23,7 +23,10 @@ export type ActiveToken = {
  * reads the token's row, so a revoked key's tokens are refused from the next request on every
  * instance, whether or not its cache has dropped the key yet, at no extra round trip.
  */
-export async function verifyAccessToken({ config, store, keys, clock }: Keyfob, token: string): Promise<ActiveToken> {
+export async function verifyAccessToken(
+  { config, store, keys, clock }: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
+  token: string,
+): Promise<ActiveToken> {
   const { payload, protectedHeader } = await verifySignature(keys, config.issuerUrl, token);
   if (typeof payload.jti !== "string" || typeof payload.sub !== "string" || typeof protectedHeader.kid !== "string") {
     throw invalidToken("the access token is invalid");
@@ -89,7 +92,12 @@ export function presentedToken(request: HttpRequest): Presented {
  * one is worthless. An unbound token comes as Bearer. A refusal is a 401 whose WWW-Authenticate
  * challenge names the scheme the token needs.
  */
-export async function verifyPresentedToken(keyfob: Keyfob, request: HttpRequest, presented: Presented, htu: string): Promise<ActiveToken> {
+export async function verifyPresentedToken(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "macKeys">,
+  request: HttpRequest,
+  presented: Presented,
+  htu: string,
+): Promise<ActiveToken> {
   let bound = presented.scheme === "DPoP";
   try {
     const active = await verifyAccessToken(keyfob, presented.token);
