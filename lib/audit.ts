@@ -18,7 +18,7 @@ const CLOSE_PATIENCE_MS = 5_000;
 
 /**
  * The audit log. Token issuances are written with the token (issuedWithEvent) and admin changes
- * with the change (lib/admin/operations.ts); the other protocol events (refusals, token failures,
+ * with the change (lib/admin/operations/); the other protocol events (refusals, token failures,
  * logins) are queued here and written in batches every `flushMs`, so a request does not pay for
  * its own insert. A batch the database cannot take (unreachable, restarting, overloaded) stays
  * queued, in order, and is tried again, waiting longer after each failure, until it is written; an

@@ -105,7 +105,7 @@ function backchannelLogoutUriProblem(uri: string, rules?: BackchannelLogoutRules
 
 /**
  * Changes some of a client's settings; returns them before and after (for the audit log). A
- * back-channel logout URI is checked against `rules` (lib/admin/operations.ts passes the configuration).
+ * back-channel logout URI is checked against `rules` (lib/admin/operations/clients.ts passes the configuration).
  */
 export async function updateClient(
   store: Store,

@@ -1,0 +1,79 @@
+import * as registry from "../../clients/registry";
+import type { Keyfob } from "../../keyfob";
+import type { KeyRevocation, KeyRotation } from "../../keys/keystore";
+import type { Admin } from "../access";
+import { differences, failed } from "./audited";
+
+/** Admin operations on the signing keys: rotating now, and revoking one in an emergency. */
+/** Starts a rotation (KeyStore.rotateNow), audited as `key.rotated` in its transaction. */
+export async function rotateSigningKey(k: Pick<Keyfob, "keys" | "audit">, admin: Admin): Promise<KeyRotation> {
+  const entry = { actor: admin.label, action: "key.rotated" };
+  try {
+    return await k.keys.rotateNow((tx, { before, after }) =>
+      k.audit.writeWithin(tx, {
+        ...entry,
+        outcome: "success",
+        detail: before
+          ? `a rotation was already under way (upcoming ${before}); nothing changed`
+          : differences({ upcoming: before }, { upcoming: after }),
+      }),
+    );
+  } catch (error) {
+    await failed(k, entry, undefined, error);
+    throw error;
+  }
+}
+
+/**
+ * Emergency revocation of a signing key (KeyStore.revoke): it leaves the JWKS and never signs
+ * again, every token it signed is refused from the next request on every instance, and if it was
+ * the current key a new one signs at once. An unknown kid is refused (field `kid`); an already
+ * revoked key is left as it is and said so. Audited as `key.revoked` with the kid, in the
+ * revocation's transaction.
+ */
+export async function revokeSigningKey(k: Pick<Keyfob, "keys" | "audit">, admin: Admin, kid: string): Promise<SigningKeyRevocation> {
+  kid = kid.trim();
+  const entry = { actor: admin.label, action: "key.revoked" };
+  let result: KeyRevocation;
+  try {
+    result = await k.keys.revoke(kid, admin.label, (tx, revocation) =>
+      k.audit.writeWithin(tx, {
+        ...entry,
+        outcome: "success",
+        detail:
+          revocation.outcome === "already-revoked"
+            ? `${kid} (already revoked); no change`
+            : `${kid}; status: ${JSON.stringify(revocation.was)} -> "revoked"${revocation.successor ? `; current: ${JSON.stringify(kid)} -> ${JSON.stringify(revocation.successor)}` : ""}`,
+      }),
+    );
+  } catch (error) {
+    await failed(k, entry, kid, error);
+    throw error;
+  }
+  if (result.outcome === "unknown" || result.outcome === "unpublished") {
+    const refusal = new registry.RegistryError(
+      "kid",
+      result.outcome === "unknown"
+        ? `no signing key has the kid ${kid}`
+        : `signing key ${kid} retired and left the JWKS on ${result.unpublishedAt.toISOString()} (every token it signed had expired); nothing to revoke`,
+    );
+    await failed(k, entry, kid, refusal);
+    throw refusal;
+  }
+  if (result.outcome === "already-revoked") {
+    const message = `signing key ${kid} was already revoked on ${result.revokedAt.toISOString()}${result.revokedBy ? ` by ${result.revokedBy}` : ""}; nothing changed`;
+    return { kid, revoked: false, message };
+  }
+  const message = result.successor
+    ? `signing key ${kid} revoked; new key ${result.successor} signs from now`
+    : `signing key ${kid} (${result.was}) revoked; the current key keeps signing`;
+  return { kid, revoked: true, was: result.was, successor: result.successor, message };
+}
+
+export type SigningKeyRevocation = {
+  kid: string;
+  revoked: boolean;
+  was?: "current" | "upcoming" | "retired";
+  successor?: string;
+  message: string;
+};
