@@ -20,6 +20,7 @@ const SETTINGS = {
   backchannelLogoutSessionRequired: true,
   deviceFlow: true,
   deviceFlowOfflineAccess: true,
+  tokenExchange: true,
   dpopBoundAccessTokens: true,
 } as const;
 
@@ -71,6 +72,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         refresh_tokens_allowed: boolean;
         management_scopes: string[] | null;
         dpop_bound_access_tokens: boolean;
+        token_exchange: boolean;
         redirect_uris: string[];
         allowed_origins: string[];
       }>({
@@ -80,7 +82,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
                       EXTRACT(EPOCH FROM c.previous_secret_expires_at)::float8 * 1000 AS previous_secret_expires_ms,
                       c.resource_server, c.refresh_tokens_allowed,
                       CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
-                      c.dpop_bound_access_tokens,
+                      c.dpop_bound_access_tokens, c.token_exchange,
                       ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
                       ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
                FROM clients c WHERE c.id = $1`,
@@ -100,6 +102,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         refreshTokensAllowed: row.refresh_tokens_allowed,
         managementScopes: row.management_scopes ?? [],
         dpopBoundAccessTokens: row.dpop_bound_access_tokens,
+        tokenExchange: row.token_exchange,
         origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
       };
     },

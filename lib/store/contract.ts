@@ -515,6 +515,11 @@ export type IssuedTokenRow = {
   refreshFamily: string | null;
   /** The login session it was issued in, if any. */
   sessionId: string | null;
+  /** A vehicle token's vehicle (its asset DID) and privilege ids; null for other tokens. */
+  vehicle: string | null;
+  vehiclePrivileges: number[];
+  /** A vehicle token's access token exchanged for it. */
+  subjectJti: string | null;
   issuedAt: Date;
   expiresAt: Date;
   revokedAt: Date | null;
@@ -653,6 +658,8 @@ export type ClientSettings = {
   deviceFlow: boolean;
   /** Its device grants may carry offline_access (a refresh token), if it is allowed refresh tokens too. */
   deviceFlowOfflineAccess: boolean;
+  /** May exchange its access tokens for vehicle tokens (RFC 8693, lib/vehicles). */
+  tokenExchange: boolean;
   /** Token requests must carry a DPoP proof: its access tokens are always bound to a key (RFC 9449 5.2). */
   dpopBoundAccessTokens: boolean;
 };
@@ -709,6 +716,8 @@ export type TokenClientRow = {
   managementScopes: string[];
   /** Token requests must carry a DPoP proof (RFC 9449 5.2). */
   dpopBoundAccessTokens: boolean;
+  /** May exchange its access tokens for vehicle tokens (RFC 8693, lib/vehicles). */
+  tokenExchange: boolean;
   /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
   origins: ReadonlySet<string>;
 };

@@ -145,7 +145,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
         orderBy: { issuedAt: "desc" },
         skip,
         take,
-        omit: { codeHash: true },
+        omit: { codeHash: true, chainBlock: true },
       });
     },
 
