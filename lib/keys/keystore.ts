@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import { log } from "../log";
-import type { ChangeFeed, Store } from "../store";
+import type { ChangeFeed, KeyPurpose, Store } from "../store";
 import { seal, unseal } from "./encryption";
 
 export const SIGNING_ALG = "RS256";
@@ -79,6 +79,8 @@ export type KeyRotation = { before: string | null; after: string | null };
 export type WithinKeyChange<T> = (tx: Store, change: T) => Promise<unknown>;
 
 export type KeyStoreOptions = {
+  /** The key set: access and ID tokens (the default), or vehicle tokens, each with keys and a schedule of its own. */
+  purpose?: KeyPurpose;
   /** The instance's listening connection, on which to hear other instances' key changes; none: the periodic reload only. */
   notifications?: ChangeFeed;
 };
@@ -109,6 +111,7 @@ export class KeyStore {
   private lastUnknownKeyReload = 0;
   private unsubscribe?: () => void;
   private closed = false;
+  private readonly purpose: KeyPurpose;
 
   constructor(
     private readonly store: Store,
@@ -118,7 +121,9 @@ export class KeyStore {
     private readonly clock: () => Date,
     private readonly refreshMs = 60_000,
     private readonly options: KeyStoreOptions = {},
-  ) {}
+  ) {
+    this.purpose = options.purpose ?? "access";
+  }
 
   /** The key to sign with now, imported once per key. */
   async signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
@@ -178,7 +183,7 @@ export class KeyStore {
    */
   async rotateNow(within?: WithinKeyChange<KeyRotation>): Promise<KeyRotation> {
     const rotation = await this.store.transaction(async (tx) => {
-      await tx.keys.lock();
+      await tx.keys.lock(this.purpose);
       const now = this.clock();
       const upcoming = (await this.load(tx)).find((key) => key.activatesAt > now)?.kid ?? null;
       let created: string | undefined;
@@ -209,9 +214,9 @@ export class KeyStore {
     within?: WithinKeyChange<Exclude<KeyRevocation, { outcome: "unknown" | "unpublished" }>>,
   ): Promise<KeyRevocation> {
     const result = await this.store.transaction(async (tx): Promise<KeyRevocation> => {
-      await tx.keys.lock();
+      await tx.keys.lock(this.purpose);
       const row = await tx.keys.find(kid);
-      if (!row) return { outcome: "unknown" };
+      if (!row || row.purpose !== this.purpose) return { outcome: "unknown" };
       if (row.unpublishedAt) return { outcome: "unpublished", unpublishedAt: row.unpublishedAt };
       if (row.revokedAt) {
         const already = { outcome: "already-revoked", revokedAt: row.revokedAt, revokedBy: row.revokedBy } as const;
@@ -332,7 +337,7 @@ export class KeyStore {
     const plan = planRotation(keys, this.clock(), this.policy);
     if (!plan.create && plan.expired.length === 0) return keys;
     return this.store.transaction(async (tx) => {
-      await tx.keys.lock();
+      await tx.keys.lock(this.purpose);
       const locked = await this.load(tx);
       const { create, expired } = planRotation(locked, this.clock(), this.policy);
       if (expired.length > 0) await tx.keys.unpublish(expired, this.clock());
@@ -343,7 +348,7 @@ export class KeyStore {
 
   /** The keys in use (revoked and unpublished ones never are), by activation time. */
   private async load(store: Store): Promise<StoredKey[]> {
-    const rows = await store.keys.live();
+    const rows = await store.keys.live(this.purpose);
     return rows.map((row) => ({ kid: row.kid, activatesAt: row.activatesAt, publicJwk: row.publicJwk, privateJwe: row.privateJwe }));
   }
 
@@ -355,6 +360,7 @@ export class KeyStore {
     return {
       kid,
       alg: SIGNING_ALG,
+      purpose: this.purpose,
       activatesAt,
       publicJwk: { kty, n, e, kid, alg: SIGNING_ALG, use: "sig" },
       privateJwe: await seal(JSON.stringify(await exportJWK(privateKey)), kid, this.encryptionKey),

@@ -1,10 +1,10 @@
 import type { JWK } from "jose";
 import type { Prisma, SigningKey } from "../db/generated/client";
 import type { Connection } from "./connection";
-import type { SigningKeyRow, SigningKeyStore } from "./contract";
+import type { KeyPurpose, SigningKeyRow, SigningKeyStore } from "./contract";
 
-/** Serialises key creation among instances sharing one PostgreSQL. */
-const KEY_LOCK_ID = 0x6b6579666f62; // "keyfob"
+/** Serialise key creation among instances sharing one PostgreSQL, per key set (the access set's is the one releases before key sets used). */
+const KEY_LOCK_IDS: Record<KeyPurpose, bigint> = { access: 0x6b6579666f62n /* "keyfob" */, vehicle: 0x6b6579666f63n };
 
 /** A key's row, its public JWK as the JWK it was stored as (Prisma reads a JSON column as any JSON). */
 const asKey = (row: SigningKey): SigningKeyRow => ({ ...row, publicJwk: row.publicJwk as JWK });
@@ -13,12 +13,15 @@ const asKey = (row: SigningKey): SigningKeyRow => ({ ...row, publicJwk: row.publ
 export function keyStatements({ db }: Connection): SigningKeyStore {
   return {
     /** A transaction-level advisory lock: it ends with the transaction. */
-    async lock() {
-      await db.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_ID})`;
+    async lock(purpose) {
+      await db.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_LOCK_IDS[purpose]})`;
     },
 
-    async live() {
-      const rows = await db.signingKey.findMany({ where: { revokedAt: null, unpublishedAt: null }, orderBy: { activatesAt: "asc" } });
+    async live(purpose) {
+      const rows = await db.signingKey.findMany({
+        where: { purpose, revokedAt: null, unpublishedAt: null },
+        orderBy: { activatesAt: "asc" },
+      });
       return rows.map(asKey);
     },
 
@@ -27,7 +30,16 @@ export function keyStatements({ db }: Connection): SigningKeyStore {
         where: { OR: [{ revokedAt: { not: null } }, { unpublishedAt: { not: null } }] },
         orderBy: { activatesAt: "desc" },
         take: limit,
-        select: { kid: true, alg: true, createdAt: true, activatesAt: true, revokedAt: true, revokedBy: true, unpublishedAt: true },
+        select: {
+          kid: true,
+          alg: true,
+          purpose: true,
+          createdAt: true,
+          activatesAt: true,
+          revokedAt: true,
+          revokedBy: true,
+          unpublishedAt: true,
+        },
       });
     },
 
