@@ -4,6 +4,9 @@ import { z } from "zod";
 import { isLoopbackHost } from "./clients/redirect-uri";
 import { parseTrustedProxies, type ProxyTrust } from "./http/client-ip";
 import { type Network, parseNetworks } from "./http/outbound";
+import { parseVehicleDid, type StaticVehicleGrant } from "./vehicles/asset";
+import { isPrivilegeId } from "./vehicles/privileges";
+import type { Address } from "viem";
 
 /** JWKS responses may be cached 5 minutes and instances reload keys every minute: a new key must be out longer. */
 const MIN_PUBLISH_LEAD_SECONDS = 600;
@@ -91,6 +94,25 @@ const addresses = list.transform((values, ctx) => {
   return values.map((a) => a.toLowerCase());
 });
 
+/** VEHICLE_GRANTS: `<vehicle DID>=<address>:<id>+<id>; …`, the development access policy's grants. */
+const vehicleGrants = z.string().transform((value, ctx): StaticVehicleGrant[] => {
+  const grants: StaticVehicleGrant[] = [];
+  for (const entry of value
+    .split(";")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const match = /^(\S+)=(0x[0-9a-fA-F]{40}):([0-9+]+)$/.exec(entry);
+    const vehicle = match && parseVehicleDid(match[1]);
+    const privileges = match?.[3].split("+").map(Number) ?? [];
+    if (!match || !vehicle || privileges.length === 0 || !privileges.every(isPrivilegeId)) {
+      ctx.addIssue({ code: "custom", message: `expected <vehicle DID>=<address>:<privilege id>+<privilege id>, got "${entry}"` });
+      return z.NEVER;
+    }
+    grants.push({ vehicle, grantee: match[2].toLowerCase() as Address, privileges });
+  }
+  return grants;
+});
+
 const trustedProxies = z.string().transform((value, ctx): ProxyTrust => {
   try {
     return parseTrustedProxies(value);
@@ -119,6 +141,8 @@ export const configGroups = {
   "Sign-in":
     "Passkeys need nothing more: their RP ID is `ISSUER_URL`'s host name. The login page's language (English, German) is chosen per request from `ui_locales`, then `Accept-Language`.",
   "Tokens and keys": "",
+  "Vehicle tokens":
+    "Vehicle tokens are exchanged for a client's access token (RFC 8693, `POST /token`, or the platform's `POST /v1/tokens/exchange`) when the vehicle's owner granted the client's address the privileges on chain. See [Vehicle tokens](vehicle-tokens.md).",
   Admin: "",
   Limits:
     "Rate limits are shared by every instance: `<count>/<duration>`, or `off`. Caps on what is left waiting: a caller address (IPv6 per /64) is refused over its own caps; nobody's waiting challenges are pushed out by another caller's requests.",
@@ -488,6 +512,43 @@ const table = {
     doc: "DPoP proofs must carry a server nonce (RFC 9449 8): without a current one, `use_dpop_nonce` with a fresh nonce in `DPoP-Nonce` (every answer of `/token`, `submit_challenge` and `/userinfo` to a request with a proof carries one). Nonces change every 5 min and need no shared state.",
   }),
 
+  vehicleContracts: setting("VEHICLE_CONTRACTS", {
+    group: "Vehicle tokens",
+    type: addresses,
+    default: "",
+    doc: "The vehicle contracts (ERC-721 with the platform's privileges) on `CHAIN_ID`'s chain whose vehicles tokens are exchanged for; none: the grant is refused as `invalid_target`. Their privileges are read from every `RPC_URL` under `RPC_QUORUM`, unless `VEHICLE_GRANTS` is set.",
+  }),
+  vehicleGrants: setting("VEHICLE_GRANTS", {
+    group: "Vehicle tokens",
+    type: vehicleGrants,
+    example: "did:erc721:31337:0x5fbdb2315678afecb367f032d93f642f64180aa3:1=0x70997970c51812dc3a010c7d01b50e0d17dc79c8:1+4",
+    doc: "For development without a chain: the privileges granted, as `<vehicle DID>=<address>:<id>+<id>`, entries separated by `;`. When set, the chain is not asked (and no events are watched).",
+  }),
+  vehicleTokenIssuer: setting("VEHICLE_TOKEN_ISSUER", {
+    group: "Vehicle tokens",
+    type: issuerUrl,
+    shown: "`ISSUER_URL`",
+    doc: "The `iss` of vehicle tokens; their keys are published at `/keys/vehicle`, apart from the access tokens' keys.",
+  }),
+  vehicleTokenAudience: setting("VEHICLE_TOKEN_AUDIENCE", {
+    group: "Vehicle tokens",
+    type: list,
+    default: "dimo.zone",
+    doc: "The `aud` of a vehicle token when the request names no `audience` (the platform's APIs expect `dimo.zone`).",
+  }),
+  vehicleTokenTtl: setting("VEHICLE_TOKEN_TTL", {
+    group: "Vehicle tokens",
+    type: atMost(duration, 3600, "1h"),
+    default: "10m",
+    doc: "Vehicle token lifetime. Short: a privilege that expires by time, without an event, ends with the tokens issued under it.",
+  }),
+  vehicleEventsInterval: setting("VEHICLE_EVENTS_INTERVAL", {
+    group: "Vehicle tokens",
+    type: duration,
+    default: "2s",
+    doc: "How often the vehicle contracts' `Transfer` and `PrivilegeSet` events are read (by one instance at a time): the longest a sold car's tokens stay active, plus one RPC round trip.",
+  }),
+
   adminAddresses: setting("ADMIN_ADDRESSES", {
     group: "Admin",
     type: addresses,
@@ -634,7 +695,13 @@ export const configSettings: readonly Setting[] = settingsIn(table);
 const envSchema = z.object(Object.fromEntries(configSettings.map((s) => [s.env, s.schema])));
 
 /** Settings whose default is another setting's value. */
-type Fallbacks = { databasePooled: boolean; preparedStatements: boolean; rpcQuorum: number; idTokenTtl: number };
+type Fallbacks = {
+  databasePooled: boolean;
+  preparedStatements: boolean;
+  rpcQuorum: number;
+  idTokenTtl: number;
+  vehicleTokenIssuer: string;
+};
 
 type Parsed = Shape<typeof table>;
 
@@ -670,6 +737,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (c.rpcQuorum !== undefined && c.rpcQuorum > c.rpcUrls.length) {
     throw new ConfigError(`Invalid configuration:\n  RPC_QUORUM: ${c.rpcQuorum} is more than the ${c.rpcUrls.length} providers in RPC_URL`);
   }
+  if (c.vehicleContracts.length > 0 && c.rpcUrls.length === 0 && c.vehicleGrants === undefined) {
+    throw new ConfigError(
+      "Invalid configuration:\n  VEHICLE_CONTRACTS: set RPC_URL too (the chain the privileges are read from), or VEHICLE_GRANTS",
+    );
+  }
   if (c.databaseDirectUrl && !c.databaseUrl) {
     throw new ConfigError("Invalid configuration:\n  DATABASE_DIRECT_URL: set DATABASE_URL too (the connection requests use)");
   }
@@ -686,5 +758,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     preparedStatements: c.preparedStatements ?? !databasePooled,
     rpcQuorum: c.rpcQuorum ?? c.rpcUrls.length,
     idTokenTtl: c.idTokenTtl ?? c.accessTokenTtl,
+    vehicleTokenIssuer: c.vehicleTokenIssuer ?? c.issuerUrl,
   };
 }

@@ -1,11 +1,20 @@
 import { LOCALES } from "../i18n/locales";
 import { GRANT_TYPES } from "./actions/token";
+import { VEHICLE_TOKEN_EXCHANGE_PATH } from "./actions/vehicle-token-exchange";
 import { SIGNING_ALG } from "./keys/keystore";
 import { DPOP_SIGNING_ALGS } from "./oauth/dpop";
 import { ALL_SCOPES } from "./oauth/scope";
+import type { Config } from "./config";
 
-/** OpenID Provider Metadata (OIDC Discovery 3) listing only what Keyfob implements. */
-export function openidConfiguration(issuer: string) {
+/** Where the vehicle tokens' keys are published, apart from the access tokens' (lib/vehicles). */
+export const VEHICLE_JWKS_PATH = "/keys/vehicle";
+
+/**
+ * OpenID Provider Metadata (OIDC Discovery 3) listing only what Keyfob implements, and the vehicle
+ * tokens' issuer, keys and the platform's exchange endpoint (metadata of Keyfob's own, RFC 8414 2
+ * allows them).
+ */
+export function openidConfiguration({ issuerUrl: issuer, vehicleTokenIssuer }: Pick<Config, "issuerUrl" | "vehicleTokenIssuer">) {
   return {
     issuer,
     authorization_endpoint: `${issuer}/auth`,
@@ -60,5 +69,8 @@ export function openidConfiguration(issuer: string) {
     request_uri_parameter_supported: false,
     /** The hosted pages' languages, chosen by ui_locales, then Accept-Language. */
     ui_locales_supported: [...LOCALES],
+    vehicle_token_issuer: vehicleTokenIssuer,
+    vehicle_token_jwks_uri: `${issuer}${VEHICLE_JWKS_PATH}`,
+    vehicle_token_exchange_endpoint: `${issuer}${VEHICLE_TOKEN_EXCHANGE_PATH}`,
   };
 }

@@ -11,6 +11,8 @@ import { LogoutDelivery } from "./sessions/backchannel-logout";
 import { IssuedChallenges } from "./siwe/issued-challenges";
 import { createRecovery } from "./siwe/recovery";
 import { createChainVerifier, type SignatureVerifiers } from "./siwe/signature";
+import { createAccessPolicy, type VehicleAccessPolicy } from "./vehicles/access";
+import { VehicleEventWatcher } from "./vehicles/watcher";
 
 /** Everything a protocol action needs: configuration, storage, signing keys and the chain. */
 export type Keyfob = {
@@ -19,7 +21,14 @@ export type Keyfob = {
   clock: Clock;
   /** Every statement Keyfob runs (lib/store). */
   store: Store;
+  /** The access and ID tokens' signing keys. */
   keys: KeyStore;
+  /** Vehicle tokens' signing keys: a set of their own (lib/vehicles). */
+  vehicleKeys: KeyStore;
+  /** Which privileges a vehicle's owner granted (lib/vehicles/access.ts): the chain, or VEHICLE_GRANTS; none without either. */
+  vehicleAccess?: VehicleAccessPolicy;
+  /** Ends vehicle tokens on the vehicle contracts' transfers and privilege changes (started by lib/runtime.ts in a server); none without a chain and VEHICLE_CONTRACTS. */
+  vehicleEvents?: VehicleEventWatcher;
   /** Clients as the token endpoints and CORS need them, cached while notifications are heard (lib/clients/cache.ts). */
   clients: ClientCache;
   /**
@@ -77,7 +86,24 @@ export function createKeyfob(config: Config, shared?: Store, { clock = systemClo
     undefined,
     { notifications },
   );
+  const vehicleKeys = new KeyStore(
+    store,
+    encryptionKey,
+    {
+      rotationPeriod: config.keyRotationPeriod,
+      publishLead: config.keyPublishLead,
+      tokenTtl: config.vehicleTokenTtl,
+    },
+    () => clock.now(),
+    undefined,
+    { notifications, purpose: "vehicle" },
+  );
   const clients = new ClientCache(store, notifications);
+  const vehicleAccess = createAccessPolicy(config);
+  const vehicleEvents =
+    vehicleAccess?.source === "chain" && config.vehicleContracts.length > 0
+      ? new VehicleEventWatcher({ config, store, clock, audit, access: vehicleAccess })
+      : undefined;
   const logouts = new LogoutDelivery({
     store,
     clock,
@@ -99,6 +125,9 @@ export function createKeyfob(config: Config, shared?: Store, { clock = systemClo
     },
     audit,
     keys,
+    vehicleKeys,
+    vehicleAccess,
+    vehicleEvents,
     clients,
     notifications,
     logouts,
@@ -106,10 +135,12 @@ export function createKeyfob(config: Config, shared?: Store, { clock = systemClo
     signatures: { recover, onChain: createChainVerifier(config.rpcUrls, config.chainId, config.rpcQuorum) },
     ens: createEnsResolver(config),
     async close() {
+      await vehicleEvents?.close();
       await logouts.close();
       await audit.close();
       await recover.close();
       await keys.close();
+      await vehicleKeys.close();
       clients.close();
       await notifications.close();
       if (!shared) await store.close();

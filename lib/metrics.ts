@@ -48,7 +48,7 @@ export const statementBatchSize = histogram(
 
 export const tokensIssued = counter(
   "keyfob_tokens_issued_total",
-  "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials, device_code) and connector.",
+  "Token responses issued, by flow (wallet_signature, code_exchange, refresh_token, client_credentials, device_code, token_exchange: vehicle tokens) and connector.",
   ["flow", "connector"],
 );
 

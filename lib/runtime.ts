@@ -14,6 +14,7 @@ export function keyfob(): Keyfob {
     holder.keyfob = createKeyfob(loadConfig());
     scheduleSweeps(holder.keyfob, holder.keyfob.config);
     if (holder.keyfob.config.backchannelLogoutDelivery) holder.keyfob.logouts.start();
+    holder.keyfob.vehicleEvents?.start();
   }
   return holder.keyfob;
 }

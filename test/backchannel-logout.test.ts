@@ -108,7 +108,10 @@ async function expectDelivered(ended: Awaited<ReturnType<typeof sessionWith>>, t
 
 describe("back-channel logout", () => {
   it("is in discovery, and ID tokens from a session carry its sid", async () => {
-    expect(openidConfiguration(ISSUER)).toMatchObject({ backchannel_logout_supported: true, backchannel_logout_session_supported: true });
+    expect(openidConfiguration({ issuerUrl: ISSUER, vehicleTokenIssuer: ISSUER })).toMatchObject({
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
+    });
     const app = await rpClient();
     const { idTokens } = await sessionWith([app]);
     expect(idTokens.get(app.clientId)!.sid).toMatch(/^[\w-]{43}$/);

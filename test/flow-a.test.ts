@@ -463,6 +463,7 @@ describe("keys and discovery", () => {
       "refresh_token",
       "client_credentials",
       "urn:ietf:params:oauth:grant-type:device_code",
+      "urn:ietf:params:oauth:grant-type:token-exchange",
     ]);
     expect(doc.end_session_endpoint).toBe(`${ISSUER}/session/end`);
     expect(doc.response_types_supported).toEqual(["code"]);

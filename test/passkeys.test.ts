@@ -279,7 +279,7 @@ describe("passkeys: adding one to an account", () => {
 
 describe("languages", () => {
   it("discovery lists ui_locales_supported, and ui_locales is kept with the login and in its restart URL", async () => {
-    expect(openidConfiguration(ISSUER).ui_locales_supported).toEqual(["en", "de"]);
+    expect(openidConfiguration({ issuerUrl: ISSUER, vehicleTokenIssuer: ISSUER }).ui_locales_supported).toEqual(["en", "de"]);
     const app = await registerApp();
     const interactionId = await newLogin(app, { ui_locales: "de-CH fr" });
     const { pendingInteraction } = await import("@/lib/interactions/interactions");

@@ -5,7 +5,7 @@ import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { required } from "../oauth/params";
 import { isLive } from "../tokens/refresh";
 import { encodeSubject } from "../tokens/sub";
-import { verifyAccessToken } from "../tokens/verify";
+import { verifyAccessToken, type TokenKeySet } from "../tokens/verify";
 import type { ProtocolRequest } from "../http/request";
 
 const INACTIVE = { active: false } as const;
@@ -20,11 +20,14 @@ const INACTIVE = { active: false } as const;
  * token_type DPoP and its `cnf` (RFC 9449 6.2): the resource server then checks the request's
  * proof against `cnf.jkt`, as /userinfo does.
  */
-export async function introspectToken(keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">, request: ProtocolRequest) {
+export async function introspectToken(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "vehicleKeys">,
+  request: ProtocolRequest,
+) {
   const { params } = request;
   const caller = requireConfidential(await request.client());
   const token = required(params, "token");
-  const kinds = [introspectAccessToken, introspectRefreshToken];
+  const kinds = [introspectAccessToken, introspectVehicleToken, introspectRefreshToken];
   if (params.get("token_type_hint") === "refresh_token") kinds.reverse();
   for (const introspect of kinds) {
     const answer = await introspect(keyfob, caller, token);
@@ -38,9 +41,10 @@ async function introspectAccessToken(
   keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
   caller: AuthenticatedClient,
   token: string,
+  signedBy?: TokenKeySet,
 ) {
   try {
-    const { payload, clientId } = await verifyAccessToken(keyfob, token);
+    const { payload, clientId } = await verifyAccessToken(keyfob, token, signedBy);
     if (clientId !== caller.id && !caller.resourceServer) return INACTIVE;
     return {
       active: true,
@@ -55,6 +59,13 @@ async function introspectAccessToken(
       jti: payload.jti,
       provider_id: payload.provider_id,
       ...(payload.ethereum_address !== undefined && { ethereum_address: payload.ethereum_address }),
+      // A vehicle token's vehicle and privileges, and the client acting (RFC 8693 4.1).
+      ...(Array.isArray(payload.permissions) && {
+        asset: payload.asset,
+        permissions: payload.permissions,
+        scope: payload.permissions.join(" "),
+        act: payload.act,
+      }),
       ...(payload.cnf?.jkt !== undefined && { cnf: { jkt: payload.cnf.jkt } }),
     };
   } catch (error) {
@@ -62,6 +73,13 @@ async function introspectAccessToken(
     throw error;
   }
 }
+
+/** A vehicle token's answer (signed by the vehicle key set, under its issuer), or undefined when the value is not an active one. */
+const introspectVehicleToken = (
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "vehicleKeys">,
+  caller: AuthenticatedClient,
+  token: string,
+) => introspectAccessToken(keyfob, caller, token, { keys: keyfob.vehicleKeys, issuer: keyfob.config.vehicleTokenIssuer });
 
 /** A refresh token's answer, or undefined when the value is not a refresh token of ours. */
 async function introspectRefreshToken(keyfob: Pick<Keyfob, "config" | "clock" | "store">, caller: AuthenticatedClient, token: string) {

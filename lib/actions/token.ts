@@ -9,6 +9,7 @@ import { DEVICE_CODE_GRANT, deviceCode } from "./device-code";
 import { authorizationCode } from "./exchange-code";
 import type { Grant } from "./grant";
 import { refreshToken } from "./refresh-token";
+import { TOKEN_EXCHANGE_GRANT, tokenExchange } from "./token-exchange";
 
 /** The grants of the token endpoint, each its own action with its own parameters (lib/actions/grant.ts). */
 const GRANTS: Record<string, Grant> = {
@@ -16,6 +17,7 @@ const GRANTS: Record<string, Grant> = {
   refresh_token: refreshToken,
   client_credentials: clientCredentials,
   [DEVICE_CODE_GRANT]: deviceCode,
+  [TOKEN_EXCHANGE_GRANT]: tokenExchange,
 };
 
 /** What discovery lists as grant_types_supported. */

@@ -16,8 +16,8 @@ export async function jwksAnswer(keys: KeyStore): Promise<Answer> {
 }
 
 /** GET /.well-known/openid-configuration, readable from any origin (OpenID Connect Discovery 1.0). */
-export function discoveryAnswer(issuer: string): Answer {
-  return publicJson(openidConfiguration(issuer), 3600);
+export function discoveryAnswer(config: Parameters<typeof openidConfiguration>[0]): Answer {
+  return publicJson(openidConfiguration(config), 3600);
 }
 
 /** Public metadata that caches may keep `maxAge` seconds. */

@@ -7,6 +7,7 @@ import { revokeToken } from "../actions/revoke";
 import { submitChallenge } from "../actions/submit-challenge";
 import { token } from "../actions/token";
 import { userinfo } from "../actions/userinfo";
+import { VEHICLE_TOKEN_EXCHANGE_PATH, vehicleTokenExchange } from "../actions/vehicle-token-exchange";
 import { API_BASE, managementApi } from "../admin/api";
 import { openApiDocument } from "../admin/openapi";
 import type { Caller } from "../audit";
@@ -23,6 +24,7 @@ import type { Issued } from "../tokens/issue";
 import { clientIp } from "./client-ip";
 import { clientCors, preflightAnswer } from "./cors";
 import { discoveryAnswer, jwksAnswer } from "./metadata";
+import { VEHICLE_JWKS_PATH } from "../discovery";
 import { metricsAnswer } from "./metrics";
 import type { HttpRequest, ProtocolRequest } from "./request";
 import { errorAnswer, jsonAnswer, type Answer, type Refused } from "./respond";
@@ -56,6 +58,10 @@ export type JsonPolicy = {
   creates?: boolean;
   dpop?: boolean;
   storedClient?: boolean;
+  /** The body is JSON, which the action reads itself; the parameters are the query's. */
+  jsonBody?: boolean;
+  /** Errors in the platform's shape, `{"code": <status>, "message": "..."}` (with OAuth's `error` and `error_description`), the OAuth error's status and headers. */
+  platformErrors?: boolean;
 };
 
 /** A JSON row's action: its answer's body, or for a token endpoint its Issued tokens (recorded and audited by the action itself, for the request's caller). */
@@ -111,9 +117,18 @@ export const PROTOCOL_ROUTES: readonly ProtocolRoute[] = [
   // Introspection stays server-to-server: no CORS.
   json("POST", "/token/introspect", "introspect", { ...clientEndpoint, cors: false }, introspectToken),
   json(["GET", "POST"], "/userinfo", "userinfo", { cors: true, limit: false, dpop: true }, userinfo),
+  // The platform's token-exchange endpoint, for its SDKs: the RFC 8693 grant's decision in its JSON framing.
+  json(
+    "POST",
+    VEHICLE_TOKEN_EXCHANGE_PATH,
+    "vehicle_token_exchange",
+    { cors: true, limit: "protocol", issues: true, dpop: true, jsonBody: true, platformErrors: true },
+    vehicleTokenExchange,
+  ),
   resource("GET", "/keys", "jwks", { answer: (k) => jwksAnswer(k.keys) }),
+  resource("GET", VEHICLE_JWKS_PATH, "vehicle_jwks", { answer: (k) => jwksAnswer(k.vehicleKeys) }),
   resource("GET", "/.well-known/jwks.json", "jwks", { answer: (k) => jwksAnswer(k.keys) }),
-  resource("GET", "/.well-known/openid-configuration", "discovery", { answer: (k) => discoveryAnswer(k.config.issuerUrl) }),
+  resource("GET", "/.well-known/openid-configuration", "discovery", { answer: (k) => discoveryAnswer(k.config) }),
   resource("GET", "/healthz/live", "health_live", { answer: () => jsonAnswer({ status: "ok" }, 200, noStore) }),
   resource("GET", "/healthz/ready", "health_ready", {
     answer: async (k) => {
@@ -177,7 +192,8 @@ async function answerJson(
   try {
     // Bad parameters are counted against the limits too: read first, refuse after counting.
     let readError: unknown;
-    const params = await readParams(request, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => {
+    const read = policy.jsonBody ? { method: request.method, url: request.url, headers: request.headers, body: null } : request;
+    const params = await readParams(read, policy.credentialsInBody ? BODY_ONLY : undefined).catch((error: unknown) => {
       readError = error;
       return undefined;
     });
@@ -206,7 +222,12 @@ async function answerJson(
     // The reason is the error_description the client got: never a secret, token or signature.
     if (policy.issues)
       k.audit.record({ action: "token.failed", outcome: error.code, detail: `${endpoint}: ${error.message}`, ip: caller.ip, clientId });
-    return errorAnswer(error, { ...cors, ...nonce });
+    const answer = errorAnswer(error, { ...cors, ...nonce });
+    if (!policy.platformErrors) return answer;
+    return {
+      ...answer,
+      body: JSON.stringify({ code: error.status, message: error.message, error: error.code, error_description: error.message }),
+    };
   } finally {
     served.done();
   }

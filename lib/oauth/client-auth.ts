@@ -18,6 +18,8 @@ export type AuthenticatedClient = {
   managementScopes?: string[];
   /** Its token requests must carry a DPoP proof (RFC 9449 5.2). */
   dpopBoundAccessTokens?: boolean;
+  /** May exchange its access tokens for vehicle tokens (RFC 8693, lib/vehicles). */
+  tokenExchange?: boolean;
 };
 
 /** What authentication needs of a client. */
@@ -112,6 +114,7 @@ export async function authenticateClient(
     refreshTokensAllowed: client.refreshTokensAllowed,
     managementScopes: client.managementScopes,
     dpopBoundAccessTokens: client.dpopBoundAccessTokens,
+    tokenExchange: client.tokenExchange,
   };
   if (client.secretHash) {
     if (secret === undefined)

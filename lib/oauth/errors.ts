@@ -9,6 +9,8 @@ const STATUS = {
   unauthorized_client: 400,
   unsupported_grant_type: 400,
   unsupported_response_type: 400,
+  // RFC 8707 2: a resource the server does not know or will not issue for.
+  invalid_target: 400,
   invalid_token: 401,
   // DPoP (RFC 9449 4.3, 8): 400 at the token endpoints, 401 with a DPoP challenge at resource endpoints.
   invalid_dpop_proof: 400,

@@ -2,20 +2,18 @@ import {
   createPublicClient,
   hexToBigInt,
   http,
-  HttpRequestError,
   isAddressEqual,
   isErc6492Signature,
   isHex,
   parseErc6492Signature,
   size,
   slice,
-  TimeoutError,
   type Address,
   type Hex,
   type Transport,
   zeroAddress,
 } from "viem";
-import { rpcChain } from "../chain";
+import { isExecutionRevert, rpcChain } from "../chain";
 import { log } from "../log";
 import { chainRpcFailures, signatureChecks } from "../metrics";
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
@@ -112,22 +110,6 @@ function wellFormedErc6492(signature: Hex): boolean {
   } catch {
     return false;
   }
-}
-
-/** Whether a failed RPC call is an execution revert (the contract said no) rather than a failure to ask. */
-function isExecutionRevert(error: unknown): boolean {
-  for (
-    let e = error as { code?: unknown; data?: unknown; details?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 6;
-    depth++
-  ) {
-    if (e instanceof HttpRequestError || e instanceof TimeoutError) return false;
-    // Geth and most providers: code 3 with revert data; hardhat: -32603 with revert data.
-    if (e.code === 3 || (typeof e.data === "string" && e.data.startsWith("0x"))) return true;
-    if (/revert/i.test(String(e.details ?? ""))) return true;
-    e = e.cause as typeof e;
-  }
-  return false;
 }
 
 /**

@@ -129,10 +129,10 @@ const CONSUME_CHALLENGES = `WITH ${CONSUME_REQUESTS.cte}, consumed AS (
                       OR a.id = (SELECT i.account_id FROM identities i WHERE i.provider = 'web3' AND i.subject = ch.address)))
       AND (r.signer IS NULL OR EXISTS (SELECT 1 FROM signers s WHERE s.client_id = ch.client_id AND s.address = r.signer
                                        AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > r.at)))
-    RETURNING r.i, r.jti, r.user_id, r.connector, r.scope, r.at, r.token_expires_at, ch.client_id
+    RETURNING r.i, r.jti, r.user_id, r.connector, r.scope, r.at, r.token_expires_at, r.signer, ch.client_id
   ), ${issuedWithEventCtes(
-    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at)
-     SELECT jti, client_id, user_id, connector, scope, at, token_expires_at FROM consumed`,
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at, signer)
+     SELECT jti, client_id, user_id, connector, scope, at, token_expires_at, signer FROM consumed`,
     { at: "r.at", endpoint: "r.endpoint", ip: "r.ip", from: "issued JOIN req r USING (jti)" },
   )}
   SELECT i FROM consumed`;

@@ -48,6 +48,8 @@ export type Store = {
   dpopProofs: DpopProofStore;
   /** Resolved ENS profiles. */
   ensProfiles: EnsProfileStore;
+  /** Where the watcher of the vehicle contracts' events has got to, and which instance holds it. */
+  chainCursors: ChainCursorStore;
   /**
    * Deletes what has ended, across the groups, in one transaction: expired single-use rows, token
    * records and sessions, spent rate-limit counters, DPoP proofs too old to be presented again,
@@ -75,6 +77,21 @@ export type Store = {
   /** The pool's connections, for metrics. */
   poolStats(): PoolStats;
   close(): Promise<void>;
+};
+
+// Chain cursors.
+
+export type ChainCursorStore = {
+  /**
+   * Takes or renews the lease of cursor `name` for `holder` until `until`, if nobody else holds an
+   * unexpired one, in one statement; a cursor not there yet starts at `startAt`. The block it has
+   * got to, or undefined when another instance holds it.
+   */
+  lease(name: string, holder: string, startAt: bigint, until: Date, now: Date): Promise<bigint | undefined>;
+  /** Moves the cursor forward to `block`, if `holder` still holds it; false when it does not (or it was there already). */
+  advance(name: string, holder: string, block: bigint): Promise<boolean>;
+  /** Gives the lease up (the instance is closing), so another takes over at once. */
+  release(name: string, holder: string): Promise<void>;
 };
 
 // Flow A's challenges.
@@ -458,6 +475,21 @@ export type TokenStore = {
    * were issued with). Returns how many access tokens were revoked.
    */
   revokeTokensOfCode(codeHash: string, now: Date): Promise<number>;
+  /**
+   * Records a vehicle token exchanged for the access token `token.subjectJti` (RFC 8693) with its
+   * `token.exchanged` audit event, in one statement, if at the moment it runs that token is live
+   * (unrevoked, unexpired, not a vehicle token itself) and `clientId`'s, the Flow A signer it was
+   * issued through (if any) still enabled, its holder not blocked, and the client enabled and
+   * allowed token exchange. The record takes the subject's holder, login session and refresh
+   * family, so that ending any of them ends the vehicle token too. False when a check fails.
+   */
+  recordVehicleToken(clientId: string, token: VehicleTokenRecord, caller: Caller, now: Date): Promise<boolean>;
+  /**
+   * Revokes the live vehicle tokens of `vehicle` decided on a block before `block` (only those of
+   * `clientId` holding `privilege`, when given): after a transfer, or a privilege changed. A token
+   * decided on no block (the development policy) counts as before. Returns how many.
+   */
+  revokeVehicleTokens(selector: VehicleTokenSelector, now: Date): Promise<number>;
   /** Revokes an access token by its jti (of `clientId`, when given); idempotent. */
   revoke(jti: string, now: Date, clientId?: string): Promise<void>;
   find(jti: string): Promise<Pick<IssuedTokenRow, "clientId" | "userId"> | undefined>;
@@ -500,6 +532,16 @@ export type TokenStore = {
 
 /** What to record of an access token, so it can be revoked, introspected and listed. */
 export type TokenRecord = { jti: string; userId: string; connector: string; scope: string; expiresAt: Date };
+
+/** What to record of a vehicle token (lib/vehicles): its vehicle's DID, privilege ids, the block its decision was read at, and the access token exchanged. */
+export type VehicleTokenRecord = Pick<TokenRecord, "jti" | "scope" | "expiresAt"> & {
+  subjectJti: string;
+  vehicle: string;
+  privileges: number[];
+  chainBlock?: bigint;
+};
+
+export type VehicleTokenSelector = { vehicle: string; block: bigint; clientId?: string; privilege?: number };
 
 export type AccessTokenCheckRow = { clientId: string; active: boolean; keyValid: boolean };
 
@@ -936,10 +978,10 @@ export type AdminRoleRow = { accountId: string; grantedBy: string; grantedAt: Da
 
 /** Changes run in a transaction (Store.transaction) that first takes `lock()`. */
 export type SigningKeyStore = {
-  /** Until the transaction ends, no other instance creates, drops or revokes keys. */
-  lock(): Promise<void>;
-  /** The keys in use (revoked and unpublished ones never are), by activation time. */
-  live(): Promise<SigningKeyRow[]>;
+  /** Until the transaction ends, no other instance creates, drops or revokes keys of the set. */
+  lock(purpose: KeyPurpose): Promise<void>;
+  /** The set's keys in use (revoked and unpublished ones never are), by activation time. */
+  live(purpose: KeyPurpose): Promise<SigningKeyRow[]>;
   /** Keys out of use for good (revoked, or unpublished after retiring), newest first: history, without key material. */
   history(limit: number): Promise<KeyHistoryRow[]>;
   find(kid: string): Promise<SigningKeyRow | undefined>;
@@ -952,9 +994,13 @@ export type SigningKeyStore = {
   announce(channel: string, payload: string): Promise<void>;
 };
 
+/** Which key set a key is in: access and ID tokens, or vehicle tokens (lib/vehicles). */
+export type KeyPurpose = "access" | "vehicle";
+
 export type SigningKeyRow = {
   kid: string;
   alg: string;
+  purpose: string;
   publicJwk: JWK;
   /** The private JWK, encrypted (lib/keys/encryption.ts); empty once revoked or unpublished. */
   privateJwe: string;
@@ -968,7 +1014,7 @@ export type SigningKeyRow = {
 
 export type KeyHistoryRow = Omit<SigningKeyRow, "publicJwk" | "privateJwe">;
 
-export type NewSigningKey = Pick<SigningKeyRow, "kid" | "alg" | "publicJwk" | "privateJwe" | "activatesAt">;
+export type NewSigningKey = Pick<SigningKeyRow, "kid" | "alg" | "purpose" | "publicJwk" | "privateJwe" | "activatesAt">;
 
 // Audit events.
 

@@ -32,6 +32,7 @@ import type { Store } from "./contract";
 import { deviceAuthorizationStatements } from "./device-authorizations";
 import { dpopProofStatements } from "./dpop";
 import { ensProfileStatements } from "./ens";
+import { chainCursorStatements } from "./chain-cursors";
 import { interactionStatements } from "./interactions";
 import { keyStatements } from "./keys";
 import { limitStatements } from "./limits";
@@ -79,6 +80,7 @@ function storeOn(connection: Connection): Store {
     logouts: logoutStatements(connection),
     dpopProofs: dpopProofStatements(connection),
     ensProfiles: ensProfileStatements(connection),
+    chainCursors: chainCursorStatements(connection),
     sweep: (bounds) => sweep(connection, bounds),
     transaction: (work) => db.$transaction((tx) => work(storeOn({ db: enclosedIn(tx), pool })), TRANSACTION_LIMITS),
     changeFeed: (directUrl) =>
@@ -99,4 +101,4 @@ function storeOn(connection: Connection): Store {
 }
 
 export { Duplicate } from "./connection";
-export type { ChangeFeed, Store, Subscriber } from "./contract";
+export type { ChangeFeed, KeyPurpose, Store, Subscriber } from "./contract";

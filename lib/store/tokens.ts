@@ -1,6 +1,6 @@
 import { ADMIN_SCOPE } from "../admin/scopes";
 import { Prisma } from "../db/generated/client";
-import { callerValues, issuedWithEvent } from "./audit";
+import { callerValues, issuedWithEvent, storableText } from "./audit";
 import { utc, type Connection } from "./connection";
 import type { AccessTokenCheckRow, FamilyRevocation, GrantSelector, TokenSelector, TokenStore } from "./contract";
 
@@ -103,6 +103,37 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       return rowCount === 1;
     },
 
+    async recordVehicleToken(clientId, token, caller, now) {
+      const [endpoint, ip] = callerValues(caller);
+      const { rowCount } = await pool.query({
+        name: "keyfob_record_vehicle_token",
+        text: RECORD_VEHICLE_TOKEN,
+        values: [
+          token.subjectJti,
+          clientId,
+          utc(now),
+          token.jti,
+          token.scope,
+          utc(token.expiresAt),
+          token.vehicle,
+          token.privileges,
+          token.chainBlock?.toString() ?? null,
+          ip,
+          storableText(`${endpoint}: ${token.vehicle} ${token.scope}`),
+        ],
+      });
+      return rowCount === 1;
+    },
+
+    async revokeVehicleTokens({ vehicle, block, clientId, privilege }, now) {
+      return db.$executeRaw`
+        UPDATE issued_tokens SET revoked_at = ${now}
+        WHERE vehicle = ${vehicle} AND revoked_at IS NULL AND expires_at > ${now}
+          AND (chain_block IS NULL OR chain_block < ${block})
+          AND (${clientId ?? null}::text IS NULL OR client_id = ${clientId ?? null})
+          AND (${privilege ?? null}::int IS NULL OR ${privilege ?? null}::int = ANY (vehicle_privileges))`;
+    },
+
     async check(jti, kid, now) {
       const { rows } = await pool.query<AccessTokenCheckRow>({
         name: "keyfob_verify_access_token",
@@ -145,7 +176,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
         orderBy: { issuedAt: "desc" },
         skip,
         take,
-        omit: { codeHash: true, chainBlock: true },
+        omit: { codeHash: true, chainBlock: true, signer: true },
       });
     },
 
@@ -223,6 +254,22 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
     },
   };
 }
+
+const RECORD_VEHICLE_TOKEN = `WITH subject AS (
+    SELECT s.user_id, s.connector, s.session_id, s.refresh_family FROM issued_tokens s JOIN clients c ON c.id = s.client_id
+    WHERE s.jti = $1 AND s.client_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3 AND s.vehicle IS NULL
+      AND c.enabled AND c.token_exchange
+      AND (s.signer IS NULL OR EXISTS (SELECT 1 FROM signers g WHERE g.client_id = s.client_id AND g.address = s.signer
+                                       AND g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > $3)))
+      AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = s.user_id AND a.blocked_at IS NOT NULL)
+  ), issued AS (
+    INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, session_id, refresh_family, issued_at, expires_at,
+                               vehicle, vehicle_privileges, chain_block, subject_jti)
+    SELECT $4, $2, user_id, connector, $5, session_id, refresh_family, $3, $6, $7, $8, $9, $1 FROM subject
+    RETURNING client_id, user_id
+  )
+  INSERT INTO audit_events (at, action, outcome, client_id, account_id, ip, detail)
+  SELECT $3, 'token.exchanged', 'success', client_id, user_id, $10, $11 FROM issued`;
 
 const ROTATE_REFRESH_TOKEN = `WITH used AS (
     UPDATE refresh_tokens t SET used_at = $3

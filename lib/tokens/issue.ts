@@ -60,7 +60,7 @@ export const binding = (jkt: string | undefined) => (jkt === undefined ? {} : { 
 export const tokenType = (jkt: string | undefined): TokenType => (jkt === undefined ? "bearer" : "DPoP");
 
 /** The flows keyfob_tokens_issued_total counts issued tokens under. */
-export type TokenFlow = "wallet_signature" | "code_exchange" | "refresh_token" | "client_credentials" | "device_code";
+export type TokenFlow = "wallet_signature" | "code_exchange" | "refresh_token" | "client_credentials" | "device_code" | "token_exchange";
 
 /**
  * What an action that issues tokens returns: the response for the client, and what the metrics

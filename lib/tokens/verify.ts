@@ -8,6 +8,9 @@ import type { HttpRequest } from "../http/request";
 
 const invalidToken = (description: string) => new OAuthError("invalid_token", description);
 
+/** The keys and issuer a kind of token is signed and issued with: access tokens', or vehicle tokens' (lib/vehicles). */
+export type TokenKeySet = { keys: KeyStore; issuer: string };
+
 export type ActiveToken = {
   payload: JWTPayload & { jti: string; sub: string; scope?: string; cnf?: { jkt?: string } };
   clientId: string;
@@ -26,8 +29,9 @@ export type ActiveToken = {
 export async function verifyAccessToken(
   { config, store, keys, clock }: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
   token: string,
+  signedBy: TokenKeySet = { keys, issuer: config.issuerUrl },
 ): Promise<ActiveToken> {
-  const { payload, protectedHeader } = await verifySignature(keys, config.issuerUrl, token);
+  const { payload, protectedHeader } = await verifySignature(signedBy.keys, signedBy.issuer, token);
   if (typeof payload.jti !== "string" || typeof payload.sub !== "string" || typeof protectedHeader.kid !== "string") {
     throw invalidToken("the access token is invalid");
   }

@@ -16,6 +16,8 @@ ALTER TABLE "issued_tokens" ADD COLUMN "vehicle" TEXT;
 ALTER TABLE "issued_tokens" ADD COLUMN "vehicle_privileges" INTEGER[];
 ALTER TABLE "issued_tokens" ADD COLUMN "chain_block" BIGINT;
 ALTER TABLE "issued_tokens" ADD COLUMN "subject_jti" TEXT;
+-- The signer key of the license that signed a Flow A token's challenge: an exchange needs it still enabled.
+ALTER TABLE "issued_tokens" ADD COLUMN "signer" TEXT;
 CREATE INDEX "issued_tokens_vehicle_idx" ON "issued_tokens"("vehicle", "issued_at") WHERE "vehicle" IS NOT NULL;
 CREATE INDEX "issued_tokens_subject_jti_idx" ON "issued_tokens"("subject_jti") WHERE "subject_jti" IS NOT NULL;
 
