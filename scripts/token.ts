@@ -5,6 +5,9 @@
  *   npm run token -- --auth-url http://localhost:3000 --client-id 0x... --domain https://app.example --private-key 0x...
  * The private key may come from KEYFOB_PRIVATE_KEY instead, to keep it out of the shell history.
  *
+ * A vehicle token (RFC 8693 token exchange) for that developer token, in the same call: add
+ *   --vehicle did:erc721:<chainId>:<contract>:<tokenId> --privileges GetNonLocationHistory,GetLocationHistory
+ *
  * The device authorization grant (RFC 8628), as a terminal or car screen does it: prints the code
  * and where to enter it (a phone, any hosted login method), then polls until the user approved:
  *   npm run token -- --device --client-id <id> [--client-secret <secret>] [--scope 'openid email']
@@ -13,7 +16,7 @@
 import { parseArgs } from "node:util";
 import * as client from "openid-client";
 import type { Hex } from "viem";
-import { getToken } from "@keyfob/flow-a-client";
+import { getToken, getVehicleToken } from "@keyfob/flow-a-client";
 
 const { values } = parseArgs({
   options: {
@@ -26,6 +29,8 @@ const { values } = parseArgs({
     "chain-id": { type: "string" },
     device: { type: "boolean" },
     "client-secret": { type: "string" },
+    vehicle: { type: "string" },
+    privileges: { type: "string" },
   },
 });
 
@@ -65,11 +70,12 @@ if (values.device) {
   if (!clientId || !values.domain || !privateKey) {
     console.error(
       "usage: npm run token -- --client-id <id> --domain <redirect URI> --private-key <0x...> [--auth-url URL] [--address 0x...] [--scope 'openid email'] [--chain-id 1]\n" +
+        "         [--vehicle did:erc721:<chain id>:<contract>:<token id> --privileges GetNonLocationHistory,GetLocationHistory]\n" +
         "       npm run token -- --device --client-id <id> [--client-secret <secret>] [--auth-url URL] [--scope 'openid email']",
     );
     process.exit(2);
   }
-  getToken({
+  const flowA = {
     authUrl: values["auth-url"]!,
     clientId,
     domain: values.domain,
@@ -77,7 +83,14 @@ if (values.device) {
     address: values.address,
     scope: values.scope,
     chainId: values["chain-id"] ? Number(values["chain-id"]) : undefined,
-  })
+  };
+  const vehicle = values.vehicle;
+  const privileges = values.privileges?.split(/[\s,]+/).filter(Boolean) ?? [];
+  if (vehicle !== undefined && privileges.length === 0) {
+    console.error("--vehicle needs --privileges, e.g. --privileges GetNonLocationHistory,GetLocationHistory");
+    process.exit(2);
+  }
+  (vehicle === undefined ? getToken(flowA) : getVehicleToken({ ...flowA, vehicle, privileges }))
     .then((tokens) => console.log(JSON.stringify(tokens, null, 2)))
     .catch(fail);
 }

@@ -103,6 +103,44 @@ export async function getToken(options: GetTokenOptions): Promise<Tokens> {
   });
 }
 
+export type GetVehicleTokenOptions = {
+  /** The vehicle: its DID, did:erc721:<chainId>:<contract>:<tokenId>. */
+  vehicle: string;
+  /** The privileges, by name ("GetNonLocationHistory" or "privilege:GetNonLocationHistory"). */
+  privileges: string[];
+  /** The vehicle token's audience; Keyfob's default (the platform's) without. */
+  audience?: string;
+} & (
+  | /** An access token the client already holds (a Flow A developer token, or a user's from Flow B). */ {
+      accessToken: string;
+      authUrl: string;
+      clientId: string;
+    }
+  | /** Or Flow A first, with getToken's options. */ GetTokenOptions
+);
+
+/** A vehicle token (RFC 8693 2.2.1). */
+export type VehicleToken = { access_token: string; issued_token_type: string; token_type: string; expires_in: number; scope: string };
+
+/**
+ * A vehicle token in one call: Keyfob's RFC 8693 token exchange at /token, for the access token
+ * given, or for a developer token Flow A gets first. The vehicle's owner must have granted the
+ * license the privileges on chain, and an admin must have allowed the client token exchange.
+ */
+export async function getVehicleToken(options: GetVehicleTokenOptions): Promise<VehicleToken> {
+  const subject = "accessToken" in options ? options.accessToken : (await getToken(options)).access_token;
+  const base = options.authUrl.replace(/\/+$/, "");
+  return post<VehicleToken>(`${base}/token`, {
+    grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
+    client_id: options.clientId,
+    subject_token: subject,
+    subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
+    resource: options.vehicle,
+    scope: options.privileges.map((name) => (name.startsWith("privilege:") ? name : `privilege:${name}`)).join(" "),
+    ...(options.audience !== undefined && { audience: options.audience }),
+  });
+}
+
 async function post<T>(url: string, form: Record<string, string>): Promise<T> {
   const response = await fetch(url, { method: "POST", body: new URLSearchParams(form) });
   const body = await response.json().catch(() => ({}));
