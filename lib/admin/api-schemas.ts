@@ -64,6 +64,7 @@ export const clientSchema = z.object({
   deviceFlowOfflineAccess: z
     .boolean()
     .meta({ description: "its device grants may carry offline_access (a refresh token), with refreshTokensAllowed too" }),
+  tokenExchange: z.boolean().meta({ description: "may exchange its access tokens for vehicle tokens (RFC 8693 token exchange)" }),
   dpopBoundAccessTokens: z.boolean().meta({ description: "token requests must carry a DPoP proof (RFC 9449 5.2)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
