@@ -749,4 +749,45 @@ describe("vehicle tokens (RFC 8693 token exchange)", () => {
       type: "boolean",
     });
   });
+
+  it("lists a vehicle token with its vehicle and its privileges by name", async () => {
+    const caller = await adminClient();
+    const token = await adminToken(caller);
+    const app = await createClient(keyfob().store, { name: "Fleet app" });
+    // Arranged as a row: the real issuance (POST /token, token exchange) is tested with the protocol side.
+    const vehicle = "did:erc721:137:0xbA5738a18d83D41847dfFbDC6101d37C69c9B0cF:1234";
+    const expiresAt = new Date(Date.now() + 600_000);
+    const holder = privateKeyToAccount(generatePrivateKey()).address;
+    await tables(keyfob()).issuedToken.createMany({
+      data: [
+        { jti: `at-${app.id}`, clientId: app.id, userId: holder, connector: "web3", scope: "openid", expiresAt },
+        {
+          jti: `vt-${app.id}`,
+          clientId: app.id,
+          userId: holder,
+          connector: "web3",
+          scope: "",
+          vehicle,
+          vehiclePrivileges: [1, 3, 9],
+          subjectJti: `at-${app.id}`,
+          expiresAt,
+        },
+      ],
+    });
+    const { body } = await api(token, "GET", `/tokens?client=${enc(app.id)}`);
+    const byJti = Object.fromEntries(body.items.map((t: { jti: string }) => [t.jti, t]));
+    expect(byJti[`vt-${app.id}`]).toMatchObject({
+      vehicle,
+      privileges: [
+        { id: 1, name: "GetNonLocationHistory" },
+        { id: 3, name: "GetCurrentLocation" },
+        { id: 9, name: "privilege 9" },
+      ],
+    });
+    expect(byJti[`at-${app.id}`]).toMatchObject({ vehicle: null, privileges: [] });
+
+    const schema = (await api(undefined, "GET", "/openapi.json")).body.paths["/tokens"].get.responses["200"].content["application/json"]
+      .schema;
+    expect(Object.keys(schema.properties.items.items.properties)).toEqual(expect.arrayContaining(["vehicle", "privileges"]));
+  });
 });
