@@ -118,7 +118,15 @@ test("every setting of a client is edited in the browser and audited with its ol
   await page.route("https://edited.example.com/logo.png", (route) => route.fulfill({ body: png, contentType: "image/png" }));
   await settings.getByLabel("Name").fill("Edited");
   await settings.getByLabel("Logo URL").fill("https://edited.example.com/logo.png");
-  for (const label of ["Require PKCE", "Resource server", "Refresh tokens", "Keep devices signed in", "Management API", "Require DPoP"])
+  for (const label of [
+    "Require PKCE",
+    "Resource server",
+    "Refresh tokens",
+    "Keep devices signed in",
+    "Vehicle token exchange",
+    "Management API",
+    "Require DPoP",
+  ])
     await settings.getByLabel(label).check();
   await settings.getByLabel("keyfob:read", { exact: true }).check();
   await settings.getByLabel("Require pushed authorization requests (PAR)").check();
@@ -142,6 +150,7 @@ test("every setting of a client is edited in the browser and audited with its ol
     resourceServer: true,
     refreshTokensAllowed: true,
     deviceFlowOfflineAccess: true,
+    tokenExchange: true,
     managementApi: true,
     requirePushedAuthorizationRequests: true,
     dpopBoundAccessTokens: true,
@@ -183,6 +192,7 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expect(update).toContainText("requirePkce: false -> true");
   await expect(update).toContainText("managementApi: false -> true");
   await expect(update).toContainText("deviceFlowOfflineAccess: false -> true");
+  await expect(update).toContainText("tokenExchange: false -> true");
   await expect(await details("client.updated", 0)).toContainText("refreshTokensAllowed: true -> false");
   await expect(await details("client.disabled")).toContainText("enabled: true -> false");
   await expect(await details("client.enabled")).toContainText("enabled: false -> true");

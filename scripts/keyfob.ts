@@ -29,7 +29,7 @@ const USAGE = `Usage: npm run keyfob -- <command>
   clients set <client_id> [--name <name>] [--logo <https URL>] [--require-pkce yes|no]
               [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
               [--management-scopes "<scope> ..."] [--require-par yes|no] [--device-flow yes|no]
-              [--device-offline-access yes|no] [--dpop yes|no]
+              [--device-offline-access yes|no] [--token-exchange yes|no] [--dpop yes|no]
               [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]
                                                    change settings: PKCE for a confidential client too (public clients
                                                    always need it), introspecting other clients' tokens, offline_access,
@@ -41,6 +41,8 @@ const USAGE = `Usage: npm run keyfob -- <command>
                                                    whether the client needs sid in them;
                                                    --device-offline-access yes: device grants may carry
                                                    offline_access too (with --refresh-tokens yes)
+                                                   --token-exchange yes: may exchange its access tokens for
+                                                   vehicle tokens (RFC 8693 token exchange)
                                                    --dpop yes: token requests must carry a DPoP proof (RFC 9449),
                                                    every token bound to a key
   redirect-uris add <client_id> <uri>
@@ -93,6 +95,7 @@ const commands: Record<string, Command> = {
       if (c.refreshTokensAllowed) console.log("    refresh tokens allowed");
       if (c.requirePushedAuthorizationRequests) console.log("    pushed authorization requests (PAR) required");
       if (c.deviceFlow) console.log(`    device authorization grant allowed${c.deviceFlowOfflineAccess ? ", with refresh tokens" : ""}`);
+      if (c.tokenExchange) console.log("    vehicle token exchange allowed (RFC 8693)");
       if (c.dpopBoundAccessTokens) console.log("    DPoP required (sender-constrained tokens only)");
       for (const r of c.redirectUris) console.log(`    redirect URI  ${r.uri}`);
       for (const r of c.postLogoutRedirectUris) console.log(`    post-logout   ${r.uri}`);
@@ -147,6 +150,7 @@ const commands: Record<string, Command> = {
       backchannelLogoutSessionRequired: yes(yesNo(o["backchannel-logout-session-required"], "backchannel-logout-session-required")),
       deviceFlow: yes(yesNo(o["device-flow"], "device-flow")),
       deviceFlowOfflineAccess: yes(yesNo(o["device-offline-access"], "device-offline-access")),
+      tokenExchange: yes(yesNo(o["token-exchange"], "token-exchange")),
       dpopBoundAccessTokens: yes(yesNo(o.dpop, "dpop")),
     });
     console.log(`client ${id}: ${JSON.stringify(settings)}`);
@@ -300,6 +304,7 @@ async function main() {
       "management-api": { type: "string" },
       "device-flow": { type: "string" },
       "device-offline-access": { type: "string" },
+      "token-exchange": { type: "string" },
       "management-scopes": { type: "string" },
       "require-par": { type: "string" },
       "backchannel-logout-uri": { type: "string" },

@@ -3,6 +3,7 @@
  * exits as soon as its work is done, with code 0, and overlapping calls all succeed.
  */
 import { expect, it } from "vitest";
+import { createClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { cli } from "./support/cli";
 import { tables } from "./support/database";
@@ -57,4 +58,18 @@ it("changes a client's settings, post-logout URIs and allowed origins, and refus
     code: 1,
     stderr: "error: arguments: must not contain control characters\n",
   });
+});
+
+it("allows a client vehicle token exchange, audited, and lists it", { timeout: 120_000 }, async () => {
+  const { id } = await createClient(keyfob().store, { name: "Fleet app" });
+  expect(await cli("clients", "set", id, "--token-exchange", "yes")).toMatchObject({ code: 0, stderr: "" });
+  expect((await tables(keyfob()).client.findUniqueOrThrow({ where: { id } })).tokenExchange).toBe(true);
+  expect((await cli("clients", "set", id, "--token-exchange", "maybe")).stderr).toBe(
+    "error: token-exchange: --token-exchange takes yes or no\n",
+  );
+  const listed = (await cli("clients", "list")).stdout;
+  const block = listed.slice(listed.indexOf(`${id}  enabled`)).split(/\n(?! )/)[0];
+  expect(block).toContain("    vehicle token exchange allowed (RFC 8693)");
+  const event = await tables(keyfob()).auditEvent.findFirstOrThrow({ where: { clientId: id, action: "client.updated" } });
+  expect(event).toMatchObject({ outcome: "success", actor: expect.stringMatching(/^cli:/), detail: "tokenExchange: false -> true" });
 });

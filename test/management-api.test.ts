@@ -702,3 +702,92 @@ describe("who may call the management API", () => {
     expect(after.headers.get("www-authenticate")).toMatch(/revoked/);
   });
 });
+
+describe("vehicle tokens (RFC 8693 token exchange)", () => {
+  it("allows a client the exchange only through keyfob:clients: off by default, round-trips, audited, in the OpenAPI document", async () => {
+    const caller = await adminClient();
+    await updateClient(keyfob().store, caller.clientId, { managementScopes: ["keyfob:clients", "keyfob:read", "keyfob:accounts"] });
+    const clients = (await (await grant(caller, { grant_type: "client_credentials", scope: "keyfob:clients keyfob:read" })).json())
+      .access_token as string;
+    const created = await api(clients, "POST", "/clients", { name: "Fleet app" });
+    const id: string = created.body.id;
+    expect(created.body.tokenExchange).toBe(false);
+    expect((await api(clients, "PATCH", `/clients/${enc(id)}`, { tokenExchange: true })).body.tokenExchange).toBe(true);
+    expect((await api(clients, "GET", `/clients/${enc(id)}`)).body.tokenExchange).toBe(true);
+    expect((await tables(keyfob()).client.findUniqueOrThrow({ where: { id } })).tokenExchange).toBe(true);
+    expect((await api(clients, "PATCH", `/clients/${enc(id)}`, { tokenExchange: "maybe" })).body).toMatchObject({
+      status: 400,
+      field_errors: { tokenExchange: "must be true or false" },
+    });
+
+    // A token without keyfob:clients cannot change it.
+    const accounts = (await (await grant(caller, { grant_type: "client_credentials", scope: "keyfob:accounts keyfob:read" })).json())
+      .access_token as string;
+    expect(await api(accounts, "PATCH", `/clients/${enc(id)}`, { tokenExchange: false })).toMatchObject({
+      status: 403,
+      body: { error: "insufficient_scope" },
+    });
+    expect((await tables(keyfob()).client.findUniqueOrThrow({ where: { id } })).tokenExchange).toBe(true);
+
+    const events = await tables(keyfob()).auditEvent.findMany({
+      where: { clientId: id, action: "client.updated" },
+      orderBy: { id: "asc" },
+    });
+    expect(events.map((e) => [e.actor, e.outcome, e.detail])).toEqual([
+      [`api:${caller.clientId}`, "success", "tokenExchange: false -> true"],
+      [`api:${caller.clientId}`, "rejected", "invalid input: tokenExchange: must be true or false"],
+    ]);
+
+    const { body } = await api(undefined, "GET", "/openapi.json");
+    expect(body.paths["/clients/{clientId}"].patch.requestBody.content["application/json"].schema.properties.tokenExchange).toMatchObject({
+      type: "boolean",
+    });
+    expect(body.paths["/clients/{clientId}"].patch.security).toEqual([{ adminToken: ["keyfob:clients"] }]);
+    expect(
+      body.paths["/clients/{clientId}"].get.responses["200"].content["application/json"].schema.properties.tokenExchange,
+    ).toMatchObject({
+      type: "boolean",
+    });
+  });
+
+  it("lists a vehicle token with its vehicle and its privileges by name", async () => {
+    const caller = await adminClient();
+    const token = await adminToken(caller);
+    const app = await createClient(keyfob().store, { name: "Fleet app" });
+    // Arranged as a row: the real issuance (POST /token, token exchange) is tested with the protocol side.
+    const vehicle = "did:erc721:137:0xbA5738a18d83D41847dfFbDC6101d37C69c9B0cF:1234";
+    const expiresAt = new Date(Date.now() + 600_000);
+    const holder = privateKeyToAccount(generatePrivateKey()).address;
+    await tables(keyfob()).issuedToken.createMany({
+      data: [
+        { jti: `at-${app.id}`, clientId: app.id, userId: holder, connector: "web3", scope: "openid", expiresAt },
+        {
+          jti: `vt-${app.id}`,
+          clientId: app.id,
+          userId: holder,
+          connector: "web3",
+          scope: "",
+          vehicle,
+          vehiclePrivileges: [1, 3, 9],
+          subjectJti: `at-${app.id}`,
+          expiresAt,
+        },
+      ],
+    });
+    const { body } = await api(token, "GET", `/tokens?client=${enc(app.id)}`);
+    const byJti = Object.fromEntries(body.items.map((t: { jti: string }) => [t.jti, t]));
+    expect(byJti[`vt-${app.id}`]).toMatchObject({
+      vehicle,
+      privileges: [
+        { id: 1, name: "GetNonLocationHistory" },
+        { id: 3, name: "GetCurrentLocation" },
+        { id: 9, name: "privilege 9" },
+      ],
+    });
+    expect(byJti[`at-${app.id}`]).toMatchObject({ vehicle: null, privileges: [] });
+
+    const schema = (await api(undefined, "GET", "/openapi.json")).body.paths["/tokens"].get.responses["200"].content["application/json"]
+      .schema;
+    expect(Object.keys(schema.properties.items.items.properties)).toEqual(expect.arrayContaining(["vehicle", "privileges"]));
+  });
+});

@@ -64,6 +64,7 @@ export const clientSchema = z.object({
   deviceFlowOfflineAccess: z
     .boolean()
     .meta({ description: "its device grants may carry offline_access (a refresh token), with refreshTokensAllowed too" }),
+  tokenExchange: z.boolean().meta({ description: "may exchange its access tokens for vehicle tokens (RFC 8693 token exchange)" }),
   dpopBoundAccessTokens: z.boolean().meta({ description: "token requests must carry a DPoP proof (RFC 9449 5.2)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
@@ -138,6 +139,21 @@ const accessToken = z.object({
   connector: z.string().meta({ examples: ["web3", "google", "client_credentials"] }),
   scope: z.string().meta({ examples: ["openid email"] }),
   refreshFamily: z.string().nullable(),
+  vehicle: z
+    .string()
+    .nullable()
+    .meta({
+      description: "a vehicle token's vehicle, its asset DID (did:erc721:<chainId>:<contract>:<tokenId>); null for other tokens",
+      examples: ["did:erc721:137:0xbA5738a18d83D41847dfFbDC6101d37C69c9B0cF:1234"],
+    }),
+  privileges: z
+    .array(
+      z.object({
+        id: z.int().meta({ description: "the privilege's id on chain", examples: [1] }),
+        name: z.string().meta({ examples: ["GetNonLocationHistory"] }),
+      }),
+    )
+    .meta({ description: "a vehicle token's privileges; empty for other tokens" }),
   issuedAt: time,
   expiresAt: time,
   revokedAt: time.nullable(),

@@ -231,6 +231,7 @@ function clientView(found: ops.AdminClient) {
     backchannelLogoutSessionRequired: found.backchannelLogoutSessionRequired,
     deviceFlow: found.deviceFlow,
     deviceFlowOfflineAccess: found.deviceFlowOfflineAccess,
+    tokenExchange: found.tokenExchange,
     dpopBoundAccessTokens: found.dpopBoundAccessTokens,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
@@ -344,6 +345,7 @@ export const ROUTES: ApiRoute[] = [
       "backchannelLogoutSessionRequired",
       "deviceFlow",
       "deviceFlowOfflineAccess",
+      "tokenExchange",
       "dpopBoundAccessTokens",
     ],
     handle: async (c) => {

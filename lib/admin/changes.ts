@@ -114,6 +114,7 @@ const changes = {
       backchannelLogoutSessionRequired: flag,
       deviceFlow: flag,
       deviceFlowOfflineAccess: flag,
+      tokenExchange: flag,
       dpopBoundAccessTokens: flag,
     }),
     (k, a, { clientId, ...changes }) =>

@@ -32,6 +32,10 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
     type: "boolean",
     description: "its device grants may carry offline_access (a refresh token), with refreshTokensAllowed too; off by default",
   },
+  tokenExchange: {
+    type: "boolean",
+    description: "may exchange its access tokens for vehicle tokens (RFC 8693 token exchange); off by default",
+  },
   managementApi: { type: "boolean", description: "may get management API tokens with client_credentials (confidential clients only)" },
   managementScopes: {
     type: "array",

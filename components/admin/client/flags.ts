@@ -11,6 +11,7 @@ export const CLIENT_FLAGS = [
   "refreshTokensAllowed",
   "deviceFlow",
   "deviceFlowOfflineAccess",
+  "tokenExchange",
   "dpopBoundAccessTokens",
   "managementApi",
   "backchannelLogoutSessionRequired",
@@ -59,6 +60,11 @@ export const CLIENT_OPTIONS: { name: ClientFlag; label: string; hint: (client: A
       client.refreshTokensAllowed
         ? "Devices may get a refresh token (offline_access) too. Off: a device's sign-in ends with its access token, so a code someone was tricked into approving does not give a device access for good."
         : "Devices may get a refresh token (offline_access) too; needs Refresh tokens above.",
+  },
+  {
+    name: "tokenExchange",
+    label: "Vehicle token exchange",
+    hint: () => "May exchange its access tokens for vehicle tokens (RFC 8693 token exchange).",
   },
   {
     name: "dpopBoundAccessTokens",

@@ -1,4 +1,7 @@
-/** The Tokens page's active access tokens: one row each, newest first, each revocable, with the paging links. */
+/**
+ * The Tokens page's active access tokens: one row each, newest first, each revocable, with the paging
+ * links. A vehicle token shows its vehicle (asset DID) and privileges.
+ */
 import { revokeTokensAction } from "@/app/admin/_lib/actions";
 import { ConfirmAction } from "@/components/admin/confirm";
 import { actionsColumn, type Column } from "@/components/admin/data-table";
@@ -22,6 +25,24 @@ const columns: Column<ActiveToken>[] = [
     header: "Account",
     className: "min-w-[10rem]",
     cell: (token) => <HolderLink filter="account" value={token.userId} label="account" />,
+  },
+  {
+    header: "Vehicle",
+    hideBelow: "md",
+    className: "min-w-[10rem]",
+    cell: (token) =>
+      token.vehicle ? (
+        <>
+          <CopyableId value={token.vehicle} label={`vehicle ${token.vehicle}`} truncate />
+          <ul aria-label="Privileges" className="mt-1 text-xs text-slate-500">
+            {token.privileges.map((privilege) => (
+              <li key={privilege.id}>{privilege.name}</li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <span className="text-slate-400">—</span>
+      ),
   },
   { header: "Via", hideBelow: "lg", cell: (token) => token.connector },
   { header: "Scope", hideBelow: "lg", cell: (token) => token.scope },

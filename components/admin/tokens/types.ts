@@ -1,8 +1,7 @@
 /** What the Tokens page's sections show: a page of active tokens or refresh grants, and whose they are. */
-import type { LiveRefreshGrant, Page } from "@/lib/admin/operations";
-import type { IssuedTokenRow } from "@/lib/store/contract";
+import type { AdminToken, LiveRefreshGrant, Page } from "@/lib/admin/operations";
 
-export type ActiveToken = IssuedTokenRow;
+export type ActiveToken = AdminToken;
 export type RefreshGrant = LiveRefreshGrant;
 
 /** The holder the page is filtered to (none: every token), as the revoke actions take it and in words. */

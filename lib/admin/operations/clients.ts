@@ -24,6 +24,7 @@ async function clientState(k: Pick<Keyfob, "store">, id: string): Promise<Record
     backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
     deviceFlow: client.deviceFlow,
     deviceFlowOfflineAccess: client.deviceFlowOfflineAccess,
+    tokenExchange: client.tokenExchange,
     dpopBoundAccessTokens: client.dpopBoundAccessTokens,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),

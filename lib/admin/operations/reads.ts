@@ -15,6 +15,7 @@ import type {
 import type { KeyScheduleEntry } from "../../keys/keystore";
 import { liveSessions } from "../../sessions/login-session";
 import type { Admin } from "../access";
+import { vehiclePrivilege, type VehiclePrivilege } from "../vehicle-privileges";
 import { normalizeAccountId } from "./accounts";
 import { tokenHolders } from "./tokens";
 
@@ -124,22 +125,26 @@ export function keyHistory(k: Pick<Keyfob, "store">, _admin: Admin): Promise<Key
   return k.store.keys.history(100);
 }
 
+/** An active token as the admin lists show it: a vehicle token's privileges with their names (none for other tokens). */
+export type AdminToken = IssuedTokenRow & { privileges: VehiclePrivilege[] };
+
 /** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first. */
 export async function listActiveTokens(
   k: Pick<Keyfob, "clock" | "store">,
   _admin: Admin,
   query: { clientId?: string; accountId?: string; page?: number },
-): Promise<Page<IssuedTokenRow>> {
+): Promise<Page<AdminToken>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const selector = {
     clientId: query.clientId ? normalizeClientId(query.clientId) : undefined,
     userIds: await tokenHolders(k, query.accountId ? normalizeAccountId(query.accountId) : undefined),
   };
   const now = k.clock.now();
-  const [items, total] = await Promise.all([
+  const [rows, total] = await Promise.all([
     k.store.tokens.activePage(selector, (page - 1) * PAGE_SIZE, PAGE_SIZE, now),
     k.store.tokens.countActive(selector, now),
   ]);
+  const items = rows.map((row) => ({ ...row, privileges: row.vehiclePrivileges.map(vehiclePrivilege) }));
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
