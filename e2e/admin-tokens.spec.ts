@@ -1,6 +1,7 @@
 /**
  * The Tokens page shows a vehicle token for what it is: its vehicle (the asset DID, cut with a copy
- * button as other ids are) and its privileges by name, beside the client's other tokens. The rows are
+ * button as other ids are) and its privileges by name, beside the client's other tokens, and the
+ * list narrows to vehicle tokens (kind=vehicle). The rows are
  * arranged in the database: issuing vehicle tokens (RFC 8693 token exchange) is tested with the
  * protocol side.
  */
@@ -49,4 +50,14 @@ test("a client's vehicle token shows its vehicle and its privileges by name", as
   ]);
   await expect(row(`at-${clientId}`).getByRole("list", { name: "Privileges" })).toHaveCount(0);
   await expectNoAxeViolations(page, "the tokens page with a vehicle token");
+
+  // Vehicle tokens only; revoking all (every token of the client) is not offered on this view.
+  await page.getByLabel("Kind").selectOption("vehicle");
+  await page.getByRole("button", { name: "Show" }).click();
+  await page.waitForURL(/kind=vehicle/);
+  await expect(page.getByRole("table", { name: `Active vehicle tokens of client ${clientId}` })).toBeVisible();
+  await expect(row(`vt-${clientId}`)).toHaveCount(1);
+  await expect(row(`at-${clientId}`)).toHaveCount(0);
+  await expect(page.getByRole("button", { name: /^Revoke all/ })).toHaveCount(0);
+  await expectNoAxeViolations(page, "the tokens page filtered to vehicle tokens");
 });

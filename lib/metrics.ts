@@ -85,7 +85,7 @@ export const backchannelLogouts = counter(
  * What a scrape reads of the runtime's Keyfob (lib/runtime.ts), if one was built in this process.
  * Typed by what it reads, not as Keyfob: lib/keyfob.ts imports what records these metrics.
  */
-type Scraped = { store: Pick<Store, "poolStats" | "logouts">; keys: Pick<KeyStore, "schedule"> };
+type Scraped = { store: Pick<Store, "poolStats" | "logouts">; keys: Pick<KeyStore, "schedule">; vehicleKeys: Pick<KeyStore, "schedule"> };
 const current = () => (globalThis as { keyfob?: Scraped }).keyfob;
 
 gauge(
@@ -103,14 +103,14 @@ gauge(
 
 gauge(
   "keyfob_signing_key_age_seconds",
-  "Age of each published signing key since it started (or will start) signing, by status.",
+  "Age of each published signing key (access and vehicle token sets) since it started (or will start) signing, by status.",
   ["kid", "status"],
   async function () {
-    const keys = current()?.keys;
-    if (!keys) return;
+    const keyfob = current();
+    if (!keyfob) return;
     this.reset();
     const now = Date.now();
-    for (const key of await keys.schedule())
+    for (const key of [...(await keyfob.keys.schedule()), ...(await keyfob.vehicleKeys.schedule())])
       this.set({ kid: key.kid, status: key.status }, Math.round((now - key.activatesAt.getTime()) / 1000));
   },
 );

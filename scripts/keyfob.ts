@@ -194,8 +194,12 @@ const commands: Record<string, Command> = {
       console.log(`signer ${address} revoked`),
     ),
   "keys list": async (k) => {
-    const keys = [...(await admin.keySchedule(k, operator))].sort((a, b) => b.activatesAt.getTime() - a.activatesAt.getTime());
-    for (const key of keys) console.log(`${key.kid}  ${key.status.padEnd(8)}  signs from ${key.activatesAt.toISOString()}`);
+    // The access set first, then the vehicle tokens' set; newest first in each.
+    const keys = [...(await admin.keySchedule(k, operator))].sort(
+      (a, b) => a.purpose.localeCompare(b.purpose) || b.activatesAt.getTime() - a.activatesAt.getTime(),
+    );
+    for (const key of keys)
+      console.log(`${key.kid}  ${key.purpose.padEnd(7)}  ${key.status.padEnd(8)}  signs from ${key.activatesAt.toISOString()}`);
   },
   "keys revoke": async (k, [kid]) => {
     const result = await act(k, "key.revoke", { kid: need(kid, "kid") });

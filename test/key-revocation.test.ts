@@ -232,7 +232,11 @@ describe("emergency key revocation across instances", () => {
 
     const listed = await cli("keys", "list");
     expect(listed).toMatchObject({ code: 0, stderr: "" });
-    expect(listed.stdout).toMatch(new RegExp(`^${successor}  upcoming  signs from \\S+\\n${replacement}  current   signs from \\S+\\n$`));
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^${successor}  access   upcoming  signs from \\S+\\n${replacement}  access   current   signs from \\S+\\n[0-9a-f]{40}  vehicle  current   signs from \\S+\\n$`,
+      ),
+    );
     const event = await tables(a).auditEvent.findFirstOrThrow({ where: { action: "key.revoked", detail: { startsWith: upcoming } } });
     expect(event.actor).toMatch(/^cli:/);
   });

@@ -785,9 +785,18 @@ describe("vehicle tokens (RFC 8693 token exchange)", () => {
       ],
     });
     expect(byJti[`at-${app.id}`]).toMatchObject({ vehicle: null, privileges: [] });
+    // kind=vehicle: the client's vehicle tokens only.
+    const vehicles = (await api(token, "GET", `/tokens?client=${enc(app.id)}&kind=vehicle`)).body;
+    expect([vehicles.total, vehicles.items.map((t: { jti: string }) => t.jti)]).toEqual([1, [`vt-${app.id}`]]);
+    expect((await api(token, "GET", `/tokens?client=${enc(app.id)}&kind=cars`)).body).toMatchObject({
+      status: 400,
+      field_errors: { kind: "Must be vehicle, or empty for every token." },
+    });
 
-    const schema = (await api(undefined, "GET", "/openapi.json")).body.paths["/tokens"].get.responses["200"].content["application/json"]
-      .schema;
-    expect(Object.keys(schema.properties.items.items.properties)).toEqual(expect.arrayContaining(["vehicle", "privileges"]));
+    const list = (await api(undefined, "GET", "/openapi.json")).body.paths["/tokens"].get;
+    expect(Object.keys(list.responses["200"].content["application/json"].schema.properties.items.items.properties)).toEqual(
+      expect.arrayContaining(["vehicle", "privileges"]),
+    );
+    expect(list.parameters.map((p: { name: string }) => p.name)).toContain("kind");
   });
 });

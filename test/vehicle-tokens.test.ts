@@ -10,11 +10,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { DIMO } from "@dimo-network/data-sdk";
-import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import * as client from "openid-client";
 import { getAddress, toFunctionSelector, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALL_SCOPES } from "@/lib/admin/access";
+import { keySchedule, revokeSigningKey, rotateSigningKey } from "@/lib/admin/operations";
 import { addSigner, createClient, revokeSigner, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
@@ -497,6 +499,39 @@ describe("a car sold, a privilege ended: its vehicle tokens end on every instanc
     // Whichever holds the lease renews it; the other reads nothing.
     const passes = await Promise.all([a.vehicleEvents!.pass(), b.vehicleEvents!.pass()]);
     expect(passes.sort()).toEqual([false, true]);
+  });
+});
+
+describe("the vehicle token keys", () => {
+  const operator = { accountId: "cli", label: "cli:test", scopes: ALL_SCOPES };
+
+  it("are listed apart, rotate with the access keys, and an admin revokes one: its tokens are refused on both instances, the access keys untouched", async () => {
+    const schedule = await keySchedule(app, operator);
+    const vehicleKid = schedule.find((key) => key.purpose === "vehicle" && key.status === "current")!.kid;
+    const accessKid = schedule.find((key) => key.purpose === "access" && key.status === "current")!.kid;
+    await vehicles.setPrivilege(5n, 6, grantee(license), FAR_FUTURE);
+    const subject = await developerToken(license);
+    const issued = await exchange(license, subject, did(5n), "privilege:GetLiveData", other);
+    expect(decodeProtectedHeader(issued.body.access_token as string).kid).toBe(vehicleKid);
+
+    await rotateSigningKey(app, operator);
+    const rotated = await keySchedule(app, operator);
+    expect(
+      rotated
+        .filter((key) => key.status === "upcoming")
+        .map((key) => key.purpose)
+        .sort(),
+    ).toEqual(["access", "vehicle"]);
+
+    const revocation = await revokeSigningKey(app, operator, vehicleKid);
+    expect(revocation).toMatchObject({ revoked: true, was: "current" });
+    for (const k of [app, other]) expect(await introspect(issued.body.access_token as string, k)).toEqual({ active: false });
+    // The developer token, signed by the access keys, still works; the vehicle set signs with its successor.
+    expect(await introspect(subject)).toMatchObject({ active: true });
+    const next = await exchange(license, subject, did(5n), "privilege:GetLiveData", other);
+    expect(next.status).toBe(200);
+    expect(decodeProtectedHeader(next.body.access_token as string).kid).toBe(revocation.successor);
+    expect((await keySchedule(app, operator)).find((key) => key.kid === accessKid)?.status).toBe("current");
   });
 });
 

@@ -191,6 +191,9 @@ const key = z.object({
   kid: z.string(),
   activatesAt: time,
   status: z.enum(["upcoming", "current", "retired"]),
+  purpose: z
+    .enum(["access", "vehicle"])
+    .meta({ description: "The key set: access and ID tokens (/keys), or vehicle tokens (/keys/vehicle)" }),
 });
 
 const revoked = z.object({ revoked: count("how many were revoked") });

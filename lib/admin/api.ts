@@ -9,7 +9,7 @@ import { dpopNonce } from "../oauth/dpop";
 import { presentedToken, verifyPresentedToken, type ActiveToken } from "../tokens/verify";
 import type { Admin } from "./access";
 import { parseAuditQuery } from "./audit-filter";
-import { parseHolderQuery, parseSearch, type FilterErrors } from "./filters";
+import { parseHolderQuery, parseSearch, parseTokenQuery, type FilterErrors } from "./filters";
 import { runAdminChange, type AdminChangeName } from "./changes";
 import { RESPONSES, type ResponseName } from "./api-schemas";
 import * as ops from "./operations";
@@ -546,11 +546,11 @@ export const ROUTES: ApiRoute[] = [
   {
     method: "GET",
     path: "/tokens",
-    summary: "Active access tokens of a client and/or an account (its wallets' too), newest first",
+    summary: "Active access tokens of a client and/or an account (its wallets' too), newest first; kind=vehicle: vehicle tokens only",
     tag: "Tokens",
-    query: filterQuery,
+    query: { ...filterQuery, kind: "vehicle: only vehicle tokens (RFC 8693 token exchange); absent: every token" },
     response: "tokens",
-    handle: (c) => ops.listActiveTokens(c.k, c.admin, { ...valid(parseHolderQuery(queryValue(c.query))).filter, page: page(c.query) }),
+    handle: (c) => ops.listActiveTokens(c.k, c.admin, { ...valid(parseTokenQuery(queryValue(c.query))).filter, page: page(c.query) }),
   },
   {
     method: "POST",

@@ -30,6 +30,7 @@ export const MESSAGES = {
   day: "Must be a date (YYYY-MM-DD).",
   dayRange: "Must be a day from 0001-01-01 to 9999-12-31.",
   order: "Must be on or after the start date.",
+  kind: "Must be vehicle, or empty for every token.",
 };
 
 /** Why a filter's text cannot be used, or undefined when it can. */
@@ -118,4 +119,23 @@ export function parseHolderQuery(get: Get): {
   const clientId = reader.text("client", MAX_CLIENT_ID);
   const accountId = reader.address("account");
   return { values: reader.values, filter: { clientId, accountId }, errors: reader.errors };
+}
+
+export type TokenQuery = HolderQuery & { kind: string };
+
+/** `?client=&account=&kind=` of the tokens list: `kind=vehicle` keeps the vehicle tokens (RFC 8693 token exchange) only. */
+export function parseTokenQuery(get: Get): {
+  values: TokenQuery;
+  filter: { clientId?: string; accountId?: string; vehicle?: boolean };
+  errors: FilterErrors<keyof TokenQuery>;
+} {
+  const holder = parseHolderQuery(get);
+  const reader = filterReader<"kind">(get);
+  const kind = reader.text("kind", MAX_WORD);
+  if (kind !== undefined && kind !== "vehicle") reader.errors.kind = MESSAGES.kind;
+  return {
+    values: { ...holder.values, ...reader.values },
+    filter: { ...holder.filter, ...(kind === "vehicle" && { vehicle: true }) },
+    errors: { ...holder.errors, ...reader.errors },
+  };
 }

@@ -29,8 +29,8 @@ export type KeyPolicy = {
 
 export type ScheduledKey = { kid: string; activatesAt: Date };
 
-/** A key of the schedule, with where it stands: signing (current), published ahead (upcoming), or still published after (retired). */
-export type KeyScheduleEntry = ScheduledKey & { status: "upcoming" | "current" | "retired" };
+/** A key of the schedule, with where it stands: signing (current), published ahead (upcoming), or still published after (retired), and its set. */
+export type KeyScheduleEntry = ScheduledKey & { status: "upcoming" | "current" | "retired"; purpose: KeyPurpose };
 
 /** The key that signs at `now`: the newest one whose activation time has come. */
 export function currentKey<K extends ScheduledKey>(keys: K[], now: Date): K | undefined {
@@ -173,6 +173,7 @@ export class KeyStore {
       kid,
       activatesAt,
       status: kid === current?.kid ? "current" : activatesAt > now ? "upcoming" : "retired",
+      purpose: this.purpose,
     }));
   }
 

@@ -567,8 +567,8 @@ export type IssuedTokenRow = {
   revokedAt: Date | null;
 };
 
-/** Which active tokens: of a client, of some holders (an account and its wallets), or all. */
-export type TokenSelector = { clientId?: string; userIds?: string[] };
+/** Which active tokens: of a client, of some holders (an account and its wallets), or all; with `vehicle`, vehicle tokens only. */
+export type TokenSelector = { clientId?: string; userIds?: string[]; vehicle?: boolean };
 
 /** Which refresh tokens to revoke: one family, or every family of a client and/or an account. */
 export type FamilySelector = { familyId?: string; clientId?: string; accountId?: string };

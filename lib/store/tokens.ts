@@ -63,6 +63,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
   const activeWhere = (selector: TokenSelector, now: Date) => ({
     clientId: selector.clientId,
     userId: selector.userIds && { in: selector.userIds },
+    ...(selector.vehicle && { vehicle: { not: null } }),
     revokedAt: null,
     expiresAt: { gt: now },
   });

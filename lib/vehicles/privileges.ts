@@ -31,3 +31,9 @@ export const privilegeOfPermission = (name: string): PrivilegeId | undefined => 
 
 /** Whether a number is a privilege id the platform defines. */
 export const isPrivilegeId = (id: unknown): id is PrivilegeId => typeof id === "number" && Object.hasOwn(PRIVILEGES, id);
+
+/** A privilege with its name, as the dashboard and the management API list a vehicle token's. */
+export type VehiclePrivilege = { id: number; name: string };
+
+/** A privilege id with its name; an id the platform does not define is named by its number, never dropped. */
+export const vehiclePrivilege = (id: number): VehiclePrivilege => ({ id, name: isPrivilegeId(id) ? PRIVILEGES[id] : `privilege ${id}` });

@@ -67,7 +67,7 @@ const columns: Column<ActiveToken>[] = [
 export function AccessTokens({ tokens, holder }: { tokens: TokenPage<ActiveToken>; holder: TokenHolder }) {
   return (
     <HolderTable
-      title="Active tokens"
+      title={holder.vehicleOnly ? "Active vehicle tokens" : "Active tokens"}
       columns={columns}
       rows={tokens}
       rowKey={(token) => token.jti}

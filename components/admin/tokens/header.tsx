@@ -25,7 +25,8 @@ export function TokensHeader({ holder, total }: { holder: TokenHolder; total: nu
         </>
       }
       actions={
-        (target.clientId || target.accountId) && total > 0 ? (
+        // Revoking all revokes every token of the holder: not offered while the list shows its vehicle tokens only.
+        (target.clientId || target.accountId) && !holder.vehicleOnly && total > 0 ? (
           <ConfirmAction
             action={revokeTokensAction}
             fields={target}

@@ -11,6 +11,8 @@ export type TokenHolder = {
   scope: string;
   /** The filter could not be read: no list, and the empty states ask for a correction. */
   invalid: boolean;
+  /** Only the holder's vehicle tokens are listed (kind=vehicle). */
+  vehicleOnly: boolean;
 };
 
 export type TokenPage<T> = Page<T> & { href: (page: number) => string };

@@ -1,23 +1,32 @@
 import * as registry from "../../clients/registry";
 import type { Keyfob } from "../../keyfob";
-import type { KeyRevocation, KeyRotation } from "../../keys/keystore";
+import type { KeyRevocation, KeyRotation, KeyStore } from "../../keys/keystore";
 import type { Admin } from "../access";
 import { differences, failed } from "./audited";
 
 /** Admin operations on the signing keys: rotating now, and revoking one in an emergency. */
-/** Starts a rotation (KeyStore.rotateNow), audited as `key.rotated` in its transaction. */
-export async function rotateSigningKey(k: Pick<Keyfob, "keys" | "audit">, admin: Admin): Promise<KeyRotation> {
+/**
+ * Starts a rotation of both key sets (KeyStore.rotateNow): the access and ID tokens' keys, then the
+ * vehicle tokens'. Each is audited as `key.rotated` in its own transaction. Returns the access set's.
+ */
+export async function rotateSigningKey(k: Pick<Keyfob, "keys" | "vehicleKeys" | "audit">, admin: Admin): Promise<KeyRotation> {
   const entry = { actor: admin.label, action: "key.rotated" };
-  try {
-    return await k.keys.rotateNow((tx, { before, after }) =>
+  const rotate = (keys: KeyStore, set: string) =>
+    keys.rotateNow((tx, { before, after }) =>
       k.audit.writeWithin(tx, {
         ...entry,
         outcome: "success",
-        detail: before
-          ? `a rotation was already under way (upcoming ${before}); nothing changed`
-          : differences({ upcoming: before }, { upcoming: after }),
+        detail: `${set}${
+          before
+            ? `a rotation was already under way (upcoming ${before}); nothing changed`
+            : differences({ upcoming: before }, { upcoming: after })
+        }`,
       }),
     );
+  try {
+    const rotation = await rotate(k.keys, "");
+    await rotate(k.vehicleKeys, "vehicle token keys: ");
+    return rotation;
   } catch (error) {
     await failed(k, entry, undefined, error);
     throw error;
@@ -31,21 +40,29 @@ export async function rotateSigningKey(k: Pick<Keyfob, "keys" | "audit">, admin:
  * revoked key is left as it is and said so. Audited as `key.revoked` with the kid, in the
  * revocation's transaction.
  */
-export async function revokeSigningKey(k: Pick<Keyfob, "keys" | "audit">, admin: Admin, kid: string): Promise<SigningKeyRevocation> {
+export async function revokeSigningKey(
+  k: Pick<Keyfob, "keys" | "vehicleKeys" | "audit">,
+  admin: Admin,
+  kid: string,
+): Promise<SigningKeyRevocation> {
   kid = kid.trim();
   const entry = { actor: admin.label, action: "key.revoked" };
-  let result: KeyRevocation;
+  let result: KeyRevocation = { outcome: "unknown" };
   try {
-    result = await k.keys.revoke(kid, admin.label, (tx, revocation) =>
-      k.audit.writeWithin(tx, {
-        ...entry,
-        outcome: "success",
-        detail:
-          revocation.outcome === "already-revoked"
-            ? `${kid} (already revoked); no change`
-            : `${kid}; status: ${JSON.stringify(revocation.was)} -> "revoked"${revocation.successor ? `; current: ${JSON.stringify(kid)} -> ${JSON.stringify(revocation.successor)}` : ""}`,
-      }),
-    );
+    // The key is in one of the two sets; each revokes only its own.
+    for (const keys of [k.keys, k.vehicleKeys]) {
+      result = await keys.revoke(kid, admin.label, (tx, revocation) =>
+        k.audit.writeWithin(tx, {
+          ...entry,
+          outcome: "success",
+          detail:
+            revocation.outcome === "already-revoked"
+              ? `${kid} (already revoked); no change`
+              : `${kid}; status: ${JSON.stringify(revocation.was)} -> "revoked"${revocation.successor ? `; current: ${JSON.stringify(kid)} -> ${JSON.stringify(revocation.successor)}` : ""}`,
+        }),
+      );
+      if (result.outcome !== "unknown") break;
+    }
   } catch (error) {
     await failed(k, entry, kid, error);
     throw error;

@@ -15,7 +15,7 @@ import type {
 import type { KeyScheduleEntry } from "../../keys/keystore";
 import { liveSessions } from "../../sessions/login-session";
 import type { Admin } from "../access";
-import { vehiclePrivilege, type VehiclePrivilege } from "../vehicle-privileges";
+import { vehiclePrivilege, type VehiclePrivilege } from "../../vehicles/privileges";
 import { normalizeAccountId } from "./accounts";
 import { tokenHolders } from "./tokens";
 
@@ -116,8 +116,9 @@ export function listAdmins(k: Pick<Keyfob, "store">, _admin: Admin): Promise<Adm
   return k.store.accounts.adminRoles();
 }
 
-export function keySchedule(k: Pick<Keyfob, "keys">, _admin: Admin): Promise<KeyScheduleEntry[]> {
-  return k.keys.schedule();
+/** Both key sets' schedules: the access and ID tokens' keys, then the vehicle tokens'. */
+export async function keySchedule(k: Pick<Keyfob, "keys" | "vehicleKeys">, _admin: Admin): Promise<KeyScheduleEntry[]> {
+  return [...(await k.keys.schedule()), ...(await k.vehicleKeys.schedule())];
 }
 
 /** Signing keys out of use for good, newest first (the latest 100): revoked ones, and retired ones no longer published. */
@@ -128,16 +129,17 @@ export function keyHistory(k: Pick<Keyfob, "store">, _admin: Admin): Promise<Key
 /** An active token as the admin lists show it: a vehicle token's privileges with their names (none for other tokens). */
 export type AdminToken = IssuedTokenRow & { privileges: VehiclePrivilege[] };
 
-/** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first. */
+/** Active (unexpired, unrevoked) tokens of a client or an account (its linked wallets' Flow A tokens too), newest first; vehicle tokens only with `vehicle`. */
 export async function listActiveTokens(
   k: Pick<Keyfob, "clock" | "store">,
   _admin: Admin,
-  query: { clientId?: string; accountId?: string; page?: number },
+  query: { clientId?: string; accountId?: string; vehicle?: boolean; page?: number },
 ): Promise<Page<AdminToken>> {
   const page = Math.max(1, Math.floor(query.page ?? 1));
   const selector = {
     clientId: query.clientId ? normalizeClientId(query.clientId) : undefined,
     userIds: await tokenHolders(k, query.accountId ? normalizeAccountId(query.accountId) : undefined),
+    vehicle: query.vehicle,
   };
   const now = k.clock.now();
   const [rows, total] = await Promise.all([

@@ -119,10 +119,15 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   const unchanged = kidParam(query.unchanged);
   const jwksCache = duration(JWKS_MAX_AGE_SECONDS);
   const [schedule, history] = await Promise.all([keySchedule(k, admin), keyHistory(k, admin)]);
-  const keys = [...schedule].sort((a, b) => a.activatesAt.getTime() - b.activatesAt.getTime());
-  const upcoming = keys.find((key) => key.status === "upcoming");
+  // Each set's keys newest first, each signing until the next of its set.
+  const rowsOf = (purpose: KeyScheduleEntry["purpose"]) => {
+    const keys = schedule.filter((key) => key.purpose === purpose).sort((a, b) => a.activatesAt.getTime() - b.activatesAt.getTime());
+    return keys.map((key, i) => ({ ...key, until: keys[i + 1]?.activatesAt })).reverse();
+  };
+  const rows = rowsOf("access");
+  const vehicleRows = rowsOf("vehicle");
+  const upcoming = rows.find((key) => key.status === "upcoming");
   const { keyRotationPeriod, keyPublishLead } = k.config;
-  const rows = keys.map((key, i) => ({ ...key, until: keys[i + 1]?.activatesAt })).reverse();
 
   return (
     <>
@@ -141,8 +146,9 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
               pendingLabel="Rotating…"
               tone="primary"
             >
-              A new key is created and published in the JWKS at once. It starts signing in {duration(keyPublishLead)}, so every
-              verifier&apos;s cache knows it first; the current key then retires and stays published until its tokens expire.
+              A new key (and one for vehicle tokens) is created and published in the JWKS at once. It starts signing in{" "}
+              {duration(keyPublishLead)}, so every verifier&apos;s cache knows it first; the current key then retires and stays published
+              until its tokens expire.
             </ConfirmAction>
           )
         }
@@ -180,6 +186,25 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
           }
         />
       </Card>
+      <div className="mt-6">
+        <Card
+          id="vehicle-keys"
+          title="Vehicle token keys"
+          description="A set of their own, on the same schedule, published at /keys/vehicle: they sign vehicle tokens (RFC 8693 token exchange) only, so a developer token never passes for a vehicle token nor the reverse. Revoked the same way."
+        >
+          <DataTable
+            caption="Vehicle token keys, newest first"
+            columns={columns(jwksCache, duration(keyPublishLead))}
+            rows={vehicleRows}
+            rowKey={(key) => key.kid}
+            empty={
+              <p className="text-sm text-slate-600">
+                Keyfob creates the first one when it first issues a vehicle token or publishes /keys/vehicle.
+              </p>
+            }
+          />
+        </Card>
+      </div>
       <div className="mt-6">
         <Card
           id="history"
