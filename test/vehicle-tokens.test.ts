@@ -17,7 +17,9 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_SCOPES } from "@/lib/admin/access";
 import { keySchedule, revokeSigningKey, rotateSigningKey } from "@/lib/admin/operations";
-import { addSigner, createClient, revokeSigner, rotateClientSecret, updateClient } from "@/lib/clients/registry";
+import { resolveAccount } from "@/lib/accounts/accounts";
+import { blockAccount } from "@/lib/accounts/blocking";
+import { addSigner, createClient, revokeSigner, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
@@ -27,6 +29,7 @@ import { startLocalChain, type LocalChain } from "./chain/local-chain";
 import { deployVehicles, type LocalVehicles } from "./chain/vehicles";
 import { tables } from "./support/database";
 import { ISSUER, registerLicense, requestChallenge, submit, type License } from "./support/flow-a";
+import { authorize, google, pkce, token } from "./support/flow-b";
 import { formPost, routesOn } from "./support/routes";
 
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -295,6 +298,7 @@ describe("exchanging a developer token for a vehicle token (RFC 8693)", () => {
       asset: did(7n, SDK_VEHICLE_CONTRACT),
       permissions: ["privilege:GetNonLocationHistory"],
       audience: ["my-api"],
+      note: "ignored, as the platform's service ignores fields it does not know",
     });
     expect(byAsset.status).toBe(200);
     expect(decodeJwt(((await byAsset.json()) as { token: string }).token)).toMatchObject({ aud: ["my-api"], privilege_ids: [1] });
@@ -307,8 +311,17 @@ describe("exchanging a developer token for a vehicle token (RFC 8693)", () => {
     });
     // The SDK surfaces the platform's error as it would the platform's own.
     await expect(dimo.tokenexchange.exchange({ ...developerJwt, privileges: [2], tokenId: 7 })).rejects.toMatchObject({ statusCode: 400 });
-    const malformed = await post({ tokenId: 7 });
-    expect(malformed.status).toBe(400);
+    for (const [body, error] of [
+      [{ tokenId: 7 }, "invalid_request"],
+      [{ nftContractAddress: SDK_VEHICLE_CONTRACT, tokenId: 7, privileges: ["one"] }, "invalid_scope"],
+      [{ nftContractAddress: SDK_VEHICLE_CONTRACT, tokenId: 7, privileges: [99] }, "invalid_scope"],
+      [{ asset: did(7n, SDK_VEHICLE_CONTRACT), permissions: "privilege:GetNonLocationHistory" }, "invalid_request"],
+      [{ nftContractAddress: "0x12", tokenId: 7, privileges: [1] }, "invalid_target"],
+    ] as const) {
+      const malformed = await post(body);
+      expect(malformed.status, JSON.stringify(body)).toBe(400);
+      expect(await malformed.json()).toMatchObject({ code: 400, error });
+    }
     const noToken = await fetch(`${serverUrl}/v1/tokens/exchange`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -404,6 +417,37 @@ describe("refusals: never a token, nothing recorded", () => {
     await vehicles.setPrivilege(4n, 1, grantee(notAllowed), FAR_FUTURE);
     await refusedWith(await exchange(notAllowed, await developerToken(notAllowed), did(4n), scope), 400, "unauthorized_client");
     expect(await vehicleTokenCount(notAllowed)).toBe(0);
+  });
+
+  it("an end user's token from Flow B works for the license; blocking the user, or disabling the client, ends it on every instance", async () => {
+    await vehicles.setPrivilege(5n, 7, grantee(license), FAR_FUTURE);
+    const scope = "privilege:GetRawData";
+    const fleet = { clientId: license.clientId, redirectUri: license.domain, pkce: pkce() };
+    const identity = google();
+    const code = (await authorize(fleet, identity)).searchParams.get("code")!;
+    const userToken = ((await (await token(fleet, { code })).json()) as { access_token: string }).access_token;
+    const issued = await exchange(license, userToken, did(5n), scope, other);
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    expect(decodeJwt(issued.body.access_token as string)).toMatchObject({ sub: grantee(license), privilege_ids: [7] });
+
+    await blockAccount(app, await resolveAccount(app, identity));
+    expect(await introspect(issued.body.access_token as string, other)).toEqual({ active: false });
+    await refusedWith(await exchange(license, userToken, did(5n), scope, other), 400, "invalid_grant");
+
+    const developer = await developerToken(license);
+    await setClientEnabled(app.store, license.clientId, false);
+    try {
+      for (const k of [app, other]) await refusedWith(await exchange(license, developer, did(5n), scope, k), 401, "invalid_client");
+    } finally {
+      await setClientEnabled(app.store, license.clientId, true);
+    }
+    for (const k of [app, other]) await k.audit.flush();
+    const [failure] = await tables(app).auditEvent.findMany({
+      where: { action: "token.failed", clientId: license.clientId },
+      orderBy: { id: "desc" },
+      take: 1,
+    });
+    expect(failure).toMatchObject({ outcome: "invalid_client", detail: expect.stringContaining("unknown or disabled client") });
   });
 
   it("an RPC that cannot answer, or providers that disagree: 503 with Retry-After", async () => {

@@ -26,7 +26,8 @@ const platformRequest = z
     audience: z.array(z.string().min(1).max(256)).max(16).optional(),
     cloudEvents: z.unknown().optional(),
   })
-  .strict();
+  // Other fields are ignored, as the platform's service ignores them.
+  .strip();
 
 /**
  * `POST /v1/tokens/exchange`: the platform's token-exchange endpoint, so that its SDKs pointed at

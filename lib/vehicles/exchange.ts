@@ -42,13 +42,7 @@ const invalidTarget = (description: string) => new OAuthError("invalid_target", 
 export async function exchangeForVehicleToken(keyfob: Needs, request: VehicleTokenRequest): Promise<VehicleTokenIssued> {
   const { config, clock, store } = keyfob;
   const { clientId, subject, proof } = request;
-  const client = await keyfob.clients.get(clientId);
-  if (!client?.enabled) throw new OAuthError("invalid_client", "unknown or disabled client");
-  if (!client.tokenExchange)
-    throw new OAuthError(
-      "unauthorized_client",
-      "this client is not allowed token exchange; an admin can allow it in the client's settings",
-    );
+  refuseClient(await keyfob.clients.get(clientId));
   if (!isAddress(clientId, { strict: false }))
     throw new OAuthError("unauthorized_client", "vehicle tokens are for developer licenses: a client whose client_id is its 0x address");
   if (subject.clientId !== clientId) throw invalidGrant("the subject token was issued to another client");
@@ -97,9 +91,22 @@ export async function exchangeForVehicleToken(keyfob: Needs, request: VehicleTok
     request.caller,
     now,
   );
-  if (!recorded)
-    throw invalidGrant("the subject token is no longer valid: revoked, expired, its signer or holder disabled, or the client changed");
+  if (!recorded) {
+    // The client may have changed since the cache read it: say so if it did.
+    refuseClient(await store.clients.findForTokens(clientId));
+    throw invalidGrant("the subject token is no longer valid: revoked or expired, or its signer or holder disabled");
+  }
   return { token: signed.token, expiresIn: lifetime, permissions, bound: proof !== undefined };
+}
+
+/** Refuses a client that is unknown, disabled, or not allowed token exchange. */
+function refuseClient(client: { enabled: boolean; tokenExchange: boolean } | undefined): void {
+  if (!client?.enabled) throw new OAuthError("invalid_client", "unknown or disabled client");
+  if (!client.tokenExchange)
+    throw new OAuthError(
+      "unauthorized_client",
+      "this client is not allowed token exchange; an admin can allow it in the client's settings",
+    );
 }
 
 /** The vehicle a resource names, if it is one of the configured contracts' on the configured chain; else invalid_target. */
