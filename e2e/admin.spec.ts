@@ -326,11 +326,15 @@ test("signing keys rotate, tokens are revoked, the audit log filters and exports
   // Keys: current key listed; rotation asks first, then publishes an upcoming key.
   await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Signing keys" }).click();
   await expect(page.getByRole("heading", { name: "Signing keys" })).toBeVisible();
-  await expect(page.getByRole("table").getByText("Current")).toBeVisible();
+  const accessKeys = page.getByRole("table", { name: "Signing keys, newest first" });
+  const vehicleKeys = page.getByRole("table", { name: "Vehicle token keys, newest first" });
+  await expect(accessKeys.getByText("Current")).toBeVisible();
+  await expect(vehicleKeys.getByText("Current")).toBeVisible();
   if (await page.getByRole("button", { name: "Rotate now" }).isVisible()) {
     await confirm(page, "Rotate now", "Rotate now");
+    await expect(vehicleKeys.getByText("Upcoming")).toBeVisible(); // both sets rotate
   }
-  await expect(page.getByRole("table").getByText("Upcoming")).toBeVisible();
+  await expect(accessKeys.getByText("Upcoming")).toBeVisible();
   await expect(page.getByRole("note")).toContainText("A rotation is under way");
   await screenshot(page, testInfo, "admin-keys");
 

@@ -43,7 +43,8 @@ import { countRequest, serving, type Limit } from "./serving";
  * accepted in the body only, never in the URL (RFC 6749 2.3.1, RFC 9700 4.14); `creates`, answered
  * 201 (PAR, RFC 9126 2.2); `dpop`, a request with a DPoP proof gets a fresh nonce whatever the
  * outcome (RFC 9449 8); `storedClient`, the client is read from the database rather than the
- * instance's cache (the token endpoint's statements check it again there; these do not). A resource row builds its whole answer (metadata, health, metrics, the
+ * instance's cache (the token endpoint's statements check it again there; these do not);
+ * `jsonBody` and `platformErrors`, the platform's JSON framing (its token-exchange endpoint). A resource row builds its whole answer (metadata, health, metrics, the
  * management API). A GET row answers HEAD too; OPTIONS is a CORS preflight for a `cors` row and
  * the methods for the others; another method on a known path is 405.
  */
