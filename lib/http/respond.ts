@@ -80,6 +80,8 @@ const UNAVAILABLE_CODES = new Set([
   "P2028",
   // A statement cancelled past DATABASE_STATEMENT_TIMEOUT: the same, for one statement.
   "57014",
+  // A write on a read-only server: a standby, or a node mid-promotion in a failover.
+  "25006",
 ]);
 
 function isUnavailable(error: unknown): boolean {

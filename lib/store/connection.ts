@@ -35,7 +35,32 @@ export function createConnection(
   const pool = preparedStatements ? new pg.Pool(options) : new UnpreparedPool(options);
   // An idle connection dropped by the server (restart, failover) must not crash the process.
   pool.on("error", (error) => log.warn("database connection lost", { error: (error as { code?: string }).code ?? error.name }));
+  pool.on("connect", dropWhenReadOnly);
   return { db: new PrismaClient({ adapter: new PrismaPg(pool) }), pool };
+}
+
+/** PostgreSQL's read_only_sql_transaction: a write on a standby, or on a node whose promotion has not ended. */
+const READ_ONLY = "25006";
+
+/**
+ * A connection that found its server read-only (a standby HAProxy still routes to, a node
+ * mid-promotion in a failover) leaves the pool when it is released, so the next statement connects
+ * anew and reaches the primary. node-postgres's pool drops a connection whose query failed only
+ * for pool.query; a transaction's connection (Prisma's adapter) is released without the error.
+ */
+function dropWhenReadOnly(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise)
+      result.catch((error: { code?: unknown }) => {
+        if (error?.code !== READ_ONLY) return;
+        // Only this checkout's release: the pool assigns a new one each time it hands the client out.
+        const release = client.release;
+        client.release = (err?: Error | boolean) => release(err || (error as Error));
+      });
+    return result;
+  }) as typeof client.query;
 }
 
 /**
