@@ -14,7 +14,7 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "
 import * as client from "openid-client";
 import { getAddress, toFunctionSelector, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ALL_SCOPES } from "@/lib/admin/access";
 import { keySchedule, revokeSigningKey, rotateSigningKey } from "@/lib/admin/operations";
 import { resolveAccount } from "@/lib/accounts/accounts";
@@ -210,13 +210,17 @@ describe("exchanging a developer token for a vehicle token (RFC 8693)", () => {
     });
     expect(payload.exp! - payload.iat!).toBe(600);
 
-    // Recorded like every token: introspection says what it is; it is no access token for /userinfo.
+    // Recorded like every token: introspection says what it is (without the access keys reloading
+    // for a kid they cannot know); it is no access token for /userinfo.
+    const reload = vi.spyOn(app.keys, "reloadForUnknownKey");
     expect(await introspect(tokens.access_token)).toMatchObject({
       active: true,
       client_id: license.clientId,
       asset: did(1n),
       scope: "privilege:GetNonLocationHistory privilege:GetLocationHistory",
     });
+    expect(reload).not.toHaveBeenCalled();
+    reload.mockRestore();
     const userinfo = await routesOn(app).userinfo(
       new Request(`${ISSUER}/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } }),
     );

@@ -1,3 +1,4 @@
+import { decodeProtectedHeader } from "jose";
 import type { Keyfob } from "../keyfob";
 import { requireConfidential, type AuthenticatedClient } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
@@ -27,13 +28,28 @@ export async function introspectToken(
   const { params } = request;
   const caller = requireConfidential(await request.client());
   const token = required(params, "token");
-  const kinds = [introspectAccessToken, introspectVehicleToken, introspectRefreshToken];
+  // A vehicle token's key is one of the vehicle set's: asking the access set first would have it
+  // reload its keys for a kid it can never know (reloads are rationed, for the kids that matter).
+  const kinds = (await signedByVehicleKey(keyfob, token))
+    ? [introspectVehicleToken]
+    : [introspectAccessToken, introspectVehicleToken, introspectRefreshToken];
   if (params.get("token_type_hint") === "refresh_token") kinds.reverse();
   for (const introspect of kinds) {
     const answer = await introspect(keyfob, caller, token);
     if (answer) return answer;
   }
   return INACTIVE;
+}
+
+/** Whether a value is a JWT whose `kid` is a key of the vehicle set's. */
+async function signedByVehicleKey({ vehicleKeys }: Pick<Keyfob, "vehicleKeys">, token: string): Promise<boolean> {
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    return false;
+  }
+  return typeof kid === "string" && (await vehicleKeys.publicKeys()).some((key) => key.kid === kid);
 }
 
 /** An access token's answer, or undefined when the value is not an active access token. */
