@@ -1000,7 +1000,8 @@ export type KeyPurpose = "access" | "vehicle";
 export type SigningKeyRow = {
   kid: string;
   alg: string;
-  purpose: string;
+  /** The set it is in. */
+  purpose: KeyPurpose;
   publicJwk: JWK;
   /** The private JWK, encrypted (lib/keys/encryption.ts); empty once revoked or unpublished. */
   privateJwe: string;

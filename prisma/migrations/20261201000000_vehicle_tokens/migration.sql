@@ -4,11 +4,22 @@
 -- A client may exchange its access tokens for vehicle tokens only when an admin allowed it.
 ALTER TABLE "clients" ADD COLUMN "token_exchange" BOOLEAN NOT NULL DEFAULT false;
 
--- Vehicle tokens are signed by a key set of their own: a key's purpose says which set it is in.
--- Activation times are unique per set among unrevoked keys.
-ALTER TABLE "signing_keys" ADD COLUMN "purpose" TEXT NOT NULL DEFAULT 'access';
-DROP INDEX "signing_keys_activates_at_key";
-CREATE UNIQUE INDEX "signing_keys_activates_at_key" ON "signing_keys"("purpose", "activates_at") WHERE "revoked_at" IS NULL;
+-- Vehicle tokens are signed by a key set of their own, in a table of its own with signing_keys'
+-- columns: the previous release reads every row of signing_keys as its own key, and would publish
+-- and sign with a vehicle key there (a rolling upgrade runs both releases on this schema).
+CREATE TABLE "vehicle_signing_keys" (
+    "kid" TEXT NOT NULL,
+    "alg" TEXT NOT NULL,
+    "public_jwk" JSONB NOT NULL,
+    "private_jwe" TEXT NOT NULL,
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "activates_at" TIMESTAMP(3) NOT NULL,
+    "revoked_at" TIMESTAMP(3),
+    "revoked_by" TEXT,
+    "unpublished_at" TIMESTAMP(3),
+    CONSTRAINT "vehicle_signing_keys_pkey" PRIMARY KEY ("kid")
+);
+CREATE UNIQUE INDEX "vehicle_signing_keys_activates_at_key" ON "vehicle_signing_keys"("activates_at") WHERE "revoked_at" IS NULL;
 
 -- A vehicle token's record: the vehicle (its asset DID), the privileges granted, the block the
 -- chain was read at (a transfer in a later block does not end it), and the access token exchanged.
