@@ -1,18 +1,30 @@
 /**
  * A load worker (worker thread): runs `clients` virtual clients, each looping operations back to
- * back — Flow A handshakes, or code exchanges at /token with the pre-minted codes it was given —
+ * back — Flow A handshakes, code exchanges at /token with the pre-minted codes it was given, or
+ * vehicle token exchanges of the developer tokens it was given, round the vehicles —
  * and reports the operations completed inside the measurement window (by completion time).
  * Protocol: posts "ready" once loaded; receives a Schedule; posts a WorkerResult at the end.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { createAgent, exchange, FlowError, handshake, type FlowTarget, type TokenTarget } from "./flow";
+import {
+  createAgent,
+  exchange,
+  FlowError,
+  handshake,
+  vehicleExchange,
+  type FlowTarget,
+  type TokenTarget,
+  type VehicleTarget,
+} from "./flow";
 
 export type WorkerInput =
   | { kind: "flow-a"; target: FlowTarget; privateKey: Hex; clients: number }
   /** `codes`: [code, PKCE verifier] pairs, each used once. */
-  | { kind: "token"; target: TokenTarget; codes: [string, string][]; clients: number };
+  | { kind: "token"; target: TokenTarget; codes: [string, string][]; clients: number }
+  /** `subjects`: developer tokens, each exchanged many times; `resources`: the vehicles' DIDs. */
+  | { kind: "vehicle"; target: VehicleTarget; subjects: string[]; resources: string[]; clients: number };
 /** Absolute times (ms since the epoch): warm-up until `from`, measure until `until`. */
 export type Schedule = { from: number; until: number };
 export type ErrorSample = { count: number; sample: string };
@@ -41,11 +53,20 @@ const operation: () => Promise<{ total: number; steps?: Record<string, number> }
   if (input.kind === "flow-a") {
     const account = privateKeyToAccount(input.privateKey);
     return async () => {
-      const { total, ...steps } = await handshake(input.target, account, agent);
+      const {
+        timing: { total, ...steps },
+      } = await handshake(input.target, account, agent);
       return { total, steps };
     };
   }
   let next = 0;
+  if (input.kind === "vehicle") {
+    const { target, subjects, resources } = input;
+    return async () => {
+      const i = next++;
+      return { total: await vehicleExchange(target, subjects[i % subjects.length], resources[i % resources.length], agent) };
+    };
+  }
   return async () => {
     const pair = input.codes[next++];
     if (!pair) return undefined;

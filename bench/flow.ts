@@ -1,7 +1,8 @@
 /**
  * What one virtual client does, over node:http with keep-alive, timed: a Flow A handshake
- * (generate_challenge, EIP-191 signing, submit_challenge) step by step, or a Flow B code exchange
- * (POST /token with a pre-minted code and its PKCE verifier). Shared by the load workers and the preflight.
+ * (generate_challenge, EIP-191 signing, submit_challenge) step by step, a Flow B code exchange
+ * (POST /token with a pre-minted code and its PKCE verifier), or a vehicle token exchange (RFC 8693,
+ * POST /token with a developer token). Shared by the load workers and the preflight.
  */
 import http from "node:http";
 import type { PrivateKeyAccount } from "viem/accounts";
@@ -33,6 +34,18 @@ export type TokenTarget = {
   redirectUri: string;
 };
 
+/** A developer license's /token for vehicle tokens: its Flow A developer tokens are exchanged (RFC 8693). */
+export type VehicleTarget = {
+  url: string;
+  /** The license's 0x address. */
+  clientId: string;
+  /** The privileges asked for, as the scope names them. */
+  scope: string;
+};
+
+export const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
+export const ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token";
+
 type Step = "generate" | "submit" | "token";
 
 /** A failed request: the step, and the HTTP status with the OAuth error code, or a network error. */
@@ -51,7 +64,12 @@ export function createAgent(maxSockets: number): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
 }
 
-export async function handshake(target: FlowTarget, account: PrivateKeyAccount, agent: http.Agent): Promise<HandshakeTiming> {
+/** A Flow A handshake, timed; `accessToken` the token it ended with (a developer token when the address is a license's). */
+export async function handshake(
+  target: FlowTarget,
+  account: PrivateKeyAccount,
+  agent: http.Agent,
+): Promise<{ timing: HandshakeTiming; accessToken: string }> {
   const t0 = performance.now();
   const challenge = await postForm(agent, `${target.url}/auth/web3/generate_challenge`, "generate", {
     client_id: target.clientId,
@@ -77,7 +95,7 @@ export async function handshake(target: FlowTarget, account: PrivateKeyAccount, 
   if (typeof tokens.access_token !== "string" || typeof tokens.id_token !== "string") {
     throw new FlowError("submit", "200 bad_body", "no access_token or id_token in the response");
   }
-  return { generate: t1 - t0, sign: t2 - t1, submit: t3 - t2, total: t3 - t0 };
+  return { timing: { generate: t1 - t0, sign: t2 - t1, submit: t3 - t2, total: t3 - t0 }, accessToken: tokens.access_token };
 }
 
 /** Exchanges a pre-minted code for tokens (authorization_code grant, PKCE S256); resolves with the time taken in ms. */
@@ -92,6 +110,23 @@ export async function exchange(target: TokenTarget, code: string, verifier: stri
   });
   if (typeof tokens.access_token !== "string" || typeof tokens.id_token !== "string") {
     throw new FlowError("token", "200 bad_body", "no access_token or id_token in the response");
+  }
+  return performance.now() - t0;
+}
+
+/** Exchanges a developer token for a token for the vehicle `resource` names (RFC 8693); resolves with the time taken in ms. */
+export async function vehicleExchange(target: VehicleTarget, subjectToken: string, resource: string, agent: http.Agent): Promise<number> {
+  const t0 = performance.now();
+  const tokens = await postForm(agent, `${target.url}/token`, "token", {
+    grant_type: TOKEN_EXCHANGE_GRANT,
+    client_id: target.clientId,
+    subject_token: subjectToken,
+    subject_token_type: ACCESS_TOKEN_TYPE,
+    resource,
+    scope: target.scope,
+  });
+  if (typeof tokens.access_token !== "string" || tokens.issued_token_type !== ACCESS_TOKEN_TYPE) {
+    throw new FlowError("token", "200 bad_body", "no access_token or issued_token_type in the response");
   }
   return performance.now() - t0;
 }

@@ -1,13 +1,13 @@
 /**
  * Drives one target with `concurrency` virtual clients spread over worker threads (so client-side
  * signing and HTTP parsing do not queue behind one event loop), for a warm-up then a measured
- * window, and accounts the CPU the server, its database and the load generator used meanwhile,
- * and the server's resident memory.
+ * window, and accounts the CPU the server, its database, its chain node and the load generator
+ * used meanwhile, and the server's resident memory.
  */
 import { Worker } from "node:worker_threads";
 import type { Hex } from "viem";
 import type { ErrorSample, Schedule, WorkerInput, WorkerResult } from "./client-worker";
-import type { FlowTarget, TokenTarget } from "./flow";
+import type { FlowTarget, TokenTarget, VehicleTarget } from "./flow";
 import { machineCpuMs, rssBytes, treeCpuMs } from "./procstat";
 
 export type LoadOptions = {
@@ -17,17 +17,21 @@ export type LoadOptions = {
   durationSeconds: number;
 };
 
-/** What the virtual clients do: Flow A handshakes, or code exchanges with pre-minted codes. */
+/** What the virtual clients do: Flow A handshakes, code exchanges with pre-minted codes, or vehicle token exchanges. */
 export type Workload =
   | { kind: "flow-a"; target: FlowTarget; privateKey: Hex }
-  | { kind: "token"; target: TokenTarget; codes: [string, string][] };
+  | { kind: "token"; target: TokenTarget; codes: [string, string][] }
+  | { kind: "vehicle"; target: VehicleTarget; subjects: string[]; resources: string[] };
+
+/** The processes whose CPU a target is charged: the server's tree, its PostgreSQL, the chain node it reads. */
+export type TargetPids = { server?: number; database?: number; chain?: number };
 
 /** The workers' results merged, with the phase's length, CPU use and the server's peak memory. */
 export type PhaseResult = WorkerResult & {
   operations: number;
   seconds: number;
   /** CPU milliseconds used during the measured window (undefined when /proc is not available). */
-  cpu: { server?: number; database?: number; client: number; machineBusy?: number; machineTotal?: number };
+  cpu: { server?: number; database?: number; chain?: number; client: number; machineBusy?: number; machineTotal?: number };
   /** Highest resident memory of the server process seen during the phase (warm-up included), in bytes. */
   peakRss?: number;
   /** The measured windows on the monotonic clock in µs (a CPU profile's clock), for bench/cpuprofile-summary.ts. */
@@ -37,11 +41,7 @@ export type PhaseResult = WorkerResult & {
 const WORKER_ENTRY = new URL("./worker-entry.mjs", import.meta.url);
 const RSS_SAMPLE_MS = 250;
 
-export async function runPhase(
-  workload: Workload,
-  options: LoadOptions,
-  pids: { server?: number; database?: number },
-): Promise<PhaseResult> {
+export async function runPhase(workload: Workload, options: LoadOptions, pids: TargetPids): Promise<PhaseResult> {
   const workerCount = Math.max(1, Math.min(options.workers, options.concurrency));
   let codeOffset = 0;
   const workers = Array.from({ length: workerCount }, (_, i) => {
@@ -50,6 +50,8 @@ export async function runPhase(
     let input: WorkerInput;
     if (workload.kind === "flow-a") {
       input = { kind: "flow-a", target: workload.target, privateKey: workload.privateKey, clients };
+    } else if (workload.kind === "vehicle") {
+      input = { ...workload, clients }; // developer tokens are exchanged again and again: every worker gets them all
     } else {
       const share = Math.floor((workload.codes.length * clients) / options.concurrency);
       input = { kind: "token", target: workload.target, codes: workload.codes.slice(codeOffset, codeOffset + share), clients };
@@ -78,7 +80,13 @@ export async function runPhase(
     const results = workers.map((w) => new Promise<WorkerResult>((resolve) => w.once("message", resolve)));
     for (const w of workers) w.postMessage(schedule);
 
-    const sample = () => ({ server: treeCpuMs(pids.server), database: treeCpuMs(pids.database), client: cpuMs(), machine: machineCpuMs() });
+    const sample = () => ({
+      server: treeCpuMs(pids.server),
+      database: treeCpuMs(pids.database),
+      chain: treeCpuMs(pids.chain),
+      client: cpuMs(),
+      machine: machineCpuMs(),
+    });
     await sleepUntil(from);
     const start = sample();
     await sleepUntil(until);
@@ -98,6 +106,7 @@ export async function runPhase(
       cpu: {
         server: diff(start.server, end.server),
         database: diff(start.database, end.database),
+        chain: diff(start.chain, end.chain),
         client: end.client - start.client,
         machineBusy: diff(start.machine?.busy, end.machine?.busy),
         machineTotal: diff(start.machine?.total, end.machine?.total),
@@ -122,7 +131,7 @@ export function combine(results: PhaseResult[]): PhaseResult {
     mergeInto(out, r);
     out.operations += r.operations;
     out.seconds += r.seconds;
-    for (const key of ["server", "database", "machineBusy", "machineTotal"] as const) {
+    for (const key of ["server", "database", "chain", "machineBusy", "machineTotal"] as const) {
       out.cpu[key] = out.cpu[key] === undefined || r.cpu[key] === undefined ? undefined : out.cpu[key]! + r.cpu[key]!;
     }
     out.cpu.client += r.cpu.client;

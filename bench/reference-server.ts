@@ -13,10 +13,17 @@
  * one DELETE … RETURNING, client, redirect URI and verifier checked, the two RS256 JWTs Keyfob
  * issues (lib/tokens/issue.ts). Nothing else: no rate limit, no audit, no token records.
  *
+ * With a chain (`vehicles`, the vehicle tokens' floor) it answers POST /token's token exchange
+ * (RFC 8693) for a license: the vehicle's privileges read on chain as Keyfob reads them
+ * (lib/vehicles/access.ts: eth_blockNumber, then ownerOf and hasPrivilege at that block, through
+ * viem) and the one RS256 JWT Keyfob signs (lib/vehicles/token.ts). The subject token is taken as
+ * given (neither verified nor looked up) and nothing is recorded: what is left is the RPC round trips.
+ *
  * Run on its own:  REF_CLIENT_ID=0x… REF_DOMAIN=http://localhost:8080/callback REF_SIGNERS=0x… \
  *                  REF_RECOVERY=viem|libsecp256k1 node --import tsx bench/reference-server.ts
  * (REF_PORT, default 0 = any free port; REF_STATE=postgres with REF_DATABASE_URL for the durable
- * floor, REF_PUBLIC_CLIENT_ID for its /token). It prints one JSON line {"port": N} once listening.
+ * floor, REF_PUBLIC_CLIENT_ID for its /token; REF_RPC_URL, REF_CHAIN_ID and REF_VEHICLE_CONTRACTS for
+ * vehicle tokens). It prints one JSON line {"port": N} once listening.
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -31,6 +38,12 @@ import type { Scope } from "../lib/oauth/scope";
 import { createChallengeMessage, generateNonce } from "../lib/siwe/challenge";
 import { recoverWithLibsecp256k1, recoverWithViem } from "../lib/siwe/recovery";
 import { issueTokens, newAccessTokenId, type Grant } from "../lib/tokens/issue";
+import { chainPolicy } from "../lib/vehicles/access";
+import { parseVehicleDid } from "../lib/vehicles/asset";
+import { privilegesOfPermissions } from "../lib/vehicles/exchange";
+import { permissionName } from "../lib/vehicles/privileges";
+import { signVehicleToken } from "../lib/vehicles/token";
+import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from "./flow";
 
 export type ReferenceOptions = {
   port?: number;
@@ -42,7 +55,13 @@ export type ReferenceOptions = {
   recovery?: "viem" | "libsecp256k1";
   /** States (and /token's codes) in this PostgreSQL database instead of memory. */
   databaseUrl?: string;
+  /** Vehicle tokens for the vehicles of these contracts on `chainId`, their privileges read from this RPC provider. */
+  vehicles?: { rpcUrl: string; contracts: string[] };
 };
+
+/** Keyfob's defaults for a vehicle token: its lifetime (VEHICLE_TOKEN_TTL) and audience (VEHICLE_TOKEN_AUDIENCE). */
+const VEHICLE_TOKEN_TTL = 600;
+const VEHICLE_TOKEN_AUDIENCE = ["dimo.zone"];
 
 type Pending = { clientId: string; domain: string; address: Address; scope: string; nonce?: string; message: string; expiresAt: number };
 
@@ -158,6 +177,10 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
     (await issueTokens(signer, issuer, lifetimes, grant, newAccessTokenId(lifetimes, Date.now()))).response;
 
   let issuer = "";
+  const vehicles = options.vehicles && {
+    policy: chainPolicy([options.vehicles.rpcUrl], chainId),
+    contracts: new Set(options.vehicles.contracts.map((c) => c.toLowerCase())),
+  };
 
   async function generate(params: URLSearchParams) {
     const clientId = normalize(need(params, "client_id"));
@@ -258,6 +281,36 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
     });
   }
 
+  /** A vehicle token for a license's access token (RFC 8693): the chain's answer and one RS256 JWT. */
+  async function vehicleToken(params: URLSearchParams, chain: NonNullable<typeof vehicles>) {
+    const clientId = normalize(need(params, "client_id"));
+    if (!clients.has(clientId) || !isAddress(clientId)) throw new HttpError(401, "invalid_client", "unknown client or not a license");
+    need(params, "subject_token");
+    if (need(params, "subject_token_type") !== ACCESS_TOKEN_TYPE) throw new HttpError(400, "invalid_request", "bad subject_token_type");
+    const vehicle = parseVehicleDid(need(params, "resource"));
+    if (!vehicle || vehicle.chainId !== chainId || !chain.contracts.has(vehicle.contract.toLowerCase()))
+      throw new HttpError(400, "invalid_target", "not a vehicle known here");
+    const privileges = privilegesOfPermissions(need(params, "scope").split(" ").filter(Boolean));
+    const decision = await chain.policy.decide(vehicle, clientId, privileges);
+    if (!decision.exists || decision.granted.length !== privileges.length) throw new HttpError(400, "invalid_scope", "not granted");
+    const { token } = await signVehicleToken(signer, {
+      issuer,
+      clientId,
+      vehicle,
+      privileges,
+      audience: VEHICLE_TOKEN_AUDIENCE,
+      lifetime: VEHICLE_TOKEN_TTL,
+      now: new Date(),
+    });
+    return {
+      access_token: token,
+      issued_token_type: ACCESS_TOKEN_TYPE,
+      token_type: "Bearer",
+      expires_in: VEHICLE_TOKEN_TTL,
+      scope: privileges.map(permissionName).join(" "),
+    };
+  }
+
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -269,6 +322,8 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
         let body: unknown;
         if (request.method === "POST" && url.pathname === "/auth/web3/generate_challenge") body = await generate(params);
         else if (request.method === "POST" && url.pathname === "/auth/web3/submit_challenge") body = await submit(params);
+        else if (request.method === "POST" && url.pathname === "/token" && vehicles && params.get("grant_type") === TOKEN_EXCHANGE_GRANT)
+          body = await vehicleToken(params, vehicles);
         else if (request.method === "POST" && url.pathname === "/token" && pool) body = await token(params, pool);
         else throw new HttpError(404, "not_found", "no such endpoint");
         response.writeHead(200, NO_STORE).end(JSON.stringify(body));
@@ -307,6 +362,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.exit(2);
   }
   const publicClient = process.env.REF_PUBLIC_CLIENT_ID;
+  const rpcUrl = process.env.REF_RPC_URL;
   startReferenceServer({
     port: Number(process.env.REF_PORT ?? 0),
     clients: [
@@ -315,6 +371,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     ],
     recovery: process.env.REF_RECOVERY === "libsecp256k1" ? "libsecp256k1" : "viem",
     databaseUrl,
+    chainId: process.env.REF_CHAIN_ID ? Number(process.env.REF_CHAIN_ID) : undefined,
+    vehicles: rpcUrl ? { rpcUrl, contracts: list(process.env.REF_VEHICLE_CONTRACTS) } : undefined,
   }).then(
     ({ url }) => console.log(JSON.stringify({ port: Number(new URL(url).port), url })),
     (error) => {
