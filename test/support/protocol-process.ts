@@ -21,14 +21,18 @@ export type ProtocolProcess = {
   stop: () => Promise<void>;
 };
 
-/** `env` is added to the test run's environment; as a function it is given the instance's URL (to be its own issuer, say). */
+/**
+ * `env` is added to the test run's environment; as a function it is given the instance's URL (to be its own issuer, say).
+ * `root` is the checkout whose instance runs (another release's tree, for test/rolling-upgrade.test.ts).
+ */
 export async function startProtocolProcess(
   env: Record<string, string> | ((url: string) => Record<string, string>) = {},
+  { root = ROOT }: { root?: string } = {},
 ): Promise<ProtocolProcess> {
   const port = await freePort();
   const url = `http://localhost:${port}`;
   const child = spawn(process.execPath, ["--import", "tsx", "test/support/protocol-instance.ts"], {
-    cwd: ROOT,
+    cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, KEYFOB_LOG: "warn", ...(typeof env === "function" ? env(url) : env), PORT: String(port) },
   });
