@@ -1,7 +1,7 @@
 /**
  * Finding executables and installing what `npm test` needs from the system's package manager
- * (Chromium for Playwright, PgBouncer for the pooled-database tests): as root, or through
- * `sudo -n` (never a password prompt).
+ * (Chromium for Playwright, PgBouncer for the pooled-database tests, PostgreSQL 15 for the backup
+ * tests): as root, or through `sudo -n` (never a password prompt).
  */
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
@@ -50,4 +50,50 @@ export function installSystemPackage(pkg: string): { manager?: string; failure?:
     if (result.status !== 0) return { manager, failure: reason(result) };
   }
   return { manager };
+}
+
+/** A system tool a test needs, as findOrInstall looks for it. */
+export type SystemTool = {
+  /** How the line it prints starts: `pgbouncer`, `postgresql 15`. */
+  name: string;
+  /** The environment variable that names it instead (a path: `usable` decides). */
+  variable: string;
+  /** The distribution package that provides it. */
+  pkg: string;
+  /** What is installed now, if it works here. */
+  installed(): string | undefined;
+  /** Whether the path given in `variable` works; `needs` says what it must be, for the error line. */
+  usable(file: string): boolean;
+  needs: string;
+};
+
+const tools = new Map<string, string | undefined>();
+
+/**
+ * A tool's path (once per process): the environment variable when set, else what is installed,
+ * else what installing the package gives. Says on one line what it did, or why there is none.
+ */
+export function findOrInstall(tool: SystemTool): string | undefined {
+  if (!tools.has(tool.name)) tools.set(tool.name, look(tool));
+  return tools.get(tool.name);
+}
+
+function look(tool: SystemTool): string | undefined {
+  const say = (line: string, file?: string) => {
+    console.log(`${tool.name}: ${line}`);
+    return file;
+  };
+  const given = process.env[tool.variable];
+  if (given) {
+    const file = path.resolve(given);
+    return tool.usable(file) ? say(`${file} (${tool.variable})`, file) : say(`${tool.variable} is ${given}, which is not ${tool.needs}`);
+  }
+  const present = tool.installed();
+  if (present) return present;
+  const { manager, failure } = installSystemPackage(tool.pkg);
+  const installed = failure ? undefined : tool.installed();
+  if (installed) return say(`installed with ${manager} (${installed})`, installed);
+  return say(
+    `none found and none could be installed (${failure ?? "installed, but it does not work"}); install ${tool.pkg} or set ${tool.variable}`,
+  );
 }

