@@ -54,6 +54,18 @@ describe("KeyStore", () => {
     await expect(other.signingKey()).rejects.toThrow(/KEYFOB_SECRET/);
   });
 
+  it("an instance with another secret creates no successor its peers could not use, and still publishes the keys", async () => {
+    const right = new KeyStore(storage, secret, policy, clock);
+    await right.refresh();
+    const wrong = new KeyStore(storage, deriveEncryptionKey(randomBytes(32).toString("base64url")), policy, clock);
+    advance(23); // the successor is due (rotation period less the publish lead)
+    expect(await kids(wrong)).toHaveLength(1); // published, so existing tokens still verify
+    await wrong.refresh();
+    expect(await db.signingKey.count()).toBe(1);
+    await right.refresh();
+    expect(await db.signingKey.count()).toBe(2);
+  });
+
   it("publishes the next key before it signs, and keeps the retired key until its tokens expire", async () => {
     const a = new KeyStore(storage, secret, policy, clock);
     const b = new KeyStore(storage, secret, policy, clock); // a second instance on the same database

@@ -344,11 +344,28 @@ export class KeyStore {
     return this.store.transaction(async (tx) => {
       await tx.keys.lock(this.purpose);
       const locked = await this.load(tx);
-      const { create, expired } = planRotation(locked, this.clock(), this.policy);
+      const planned = planRotation(locked, this.clock(), this.policy);
+      const { expired } = planned;
+      // A key this secret cannot open means the instance runs with another KEYFOB_SECRET than its
+      // peers (a restore without the secret): a successor it made would be one they cannot use.
+      const create = planned.create && (await this.opens(locked.at(-1))) ? planned.create : undefined;
       if (expired.length > 0) await tx.keys.unpublish(expired, this.clock());
       if (create) await tx.keys.create(await this.newKey(create));
       return create || expired.length > 0 ? this.load(tx) : locked;
     });
+  }
+
+  /** Whether this instance's secret opens `key` (true when there is none yet). */
+  private async opens(key: StoredKey | undefined): Promise<boolean> {
+    if (!key) return true;
+    try {
+      await unseal(key.privateJwe, key.kid, this.encryptionKey);
+      return true;
+    } catch (error) {
+      if (!(error instanceof KeyDecryptionError)) throw error;
+      log.error("signing keys cannot be decrypted with this KEYFOB_SECRET: no new key is created", { kid: key.kid });
+      return false;
+    }
   }
 
   /** The keys in use (revoked and unpublished ones never are), by activation time. */
