@@ -2,7 +2,7 @@
 # Keyfob's production image: `docker build -t keyfob .`, or `docker compose up` (compose.yaml).
 # It serves on PORT (3000) and needs DATABASE_URL, KEYFOB_SECRET and ISSUER_URL at run time.
 #
-# No container engine can build this where Keyfob is developed, so test/container.test.ts reads
+# No container engine can build this where Keyfob is developed, so test/container.once.test.ts reads
 # this file and runs the build stage's COPY and RUN steps itself, then serves the result the way
 # the runtime stage does (same ENV, USER, CMD and HEALTHCHECK). Keep every build step in
 # scripts/container/build.sh, called from a RUN below, so that the test keeps covering it.

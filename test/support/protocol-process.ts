@@ -23,7 +23,7 @@ export type ProtocolProcess = {
 
 /**
  * `env` is added to the test run's environment; as a function it is given the instance's URL (to be its own issuer, say).
- * `root` is the checkout whose instance runs (another release's tree, for test/rolling-upgrade.test.ts).
+ * `root` is the checkout whose instance runs (another release's tree, for test/rolling-upgrade.once.test.ts).
  */
 export async function startProtocolProcess(
   env: Record<string, string> | ((url: string) => Record<string, string>) = {},
