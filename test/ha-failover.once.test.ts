@@ -141,7 +141,10 @@ it("serves on through a killed leader and a switchover: 503 with Retry-After at 
 
   // Every answer was a 200 or a 503 with Retry-After (the refused replays above are not in `outcomes`), and every request got one.
   const statuses = outcomes.reduce((counts, o) => counts.set(o.status, (counts.get(o.status) ?? 0) + 1), new Map<number, number>());
-  console.log(`answers through the failovers: ${JSON.stringify(Object.fromEntries(statuses))}; ${received.length} tokens received`);
+  console.log(
+    `answers: ${JSON.stringify(Object.fromEntries(statuses))} (503s after the revocation: ${outcomes.filter((o) => o.status === 503 && o.at > unpublishedAt).length}); ` +
+      `${received.length} tokens received; ${await cluster.readOnlyRefusals()} statements refused as read-only (25006) by a node`,
+  );
   expect(
     outcomes.filter((o) => o.status !== 200 && (o.status !== 503 || !o.retryAfter)),
     await context(),

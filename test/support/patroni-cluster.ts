@@ -4,9 +4,9 @@
  * HAProxy in front, routing every connection to whichever node is the leader now (Patroni's REST
  * API answers `OPTIONS /primary` with 200 on the leader only). Everything listens on free localhost
  * ports and lives in a fresh folder under the system's temporary directory, run as the `postgres`
- * user when the tests run as root (asClusterUser). Settings as /work/shared/ENVIRONMENT.md measured
- * them: a short DCS ttl and loop, and `primary_start_timeout: 0` so that a killed leader's postmaster
- * fails over rather than restarting in place.
+ * user when the tests run as root (asClusterUser). The settings are docs/deployment.md's: a short DCS
+ * ttl and loop, and `primary_start_timeout: 0` so that a killed leader's postmaster fails over
+ * rather than restarting in place.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { chown, mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
@@ -37,6 +37,8 @@ export type PatroniCluster = {
   killLeaderPostmaster(): Promise<string>;
   /** A planned switchover (Patroni's POST /switchover) from the leader to its synchronous standby; the old leader's name. */
   switchover(): Promise<string>;
+  /** How many statements the nodes refused as writes in a read-only transaction (25006) so far. */
+  readOnlyRefusals(): Promise<number>;
   /** The last lines of every process's log (to explain a failure). */
   logs(): Promise<string>;
   /** SIGTERM to Patroni (which stops its PostgreSQL) and wait; then etcd and HAProxy; removes the folder. */
@@ -75,8 +77,8 @@ export async function startPatroniCluster(tools: HaStack, bin: string): Promise<
       dataDir: path.join(dir, name),
       config: path.join(dir, `${name}.yml`),
     });
-  const rest = (node: Node, pathname: string, init?: RequestInit) =>
-    fetch(`http://127.0.0.1:${node.restPort}${pathname}`, { ...init, signal: AbortSignal.timeout(3_000) });
+  const rest = (node: Node, pathname: string, init?: RequestInit, ms = 3_000) =>
+    fetch(`http://127.0.0.1:${node.restPort}${pathname}`, { ...init, signal: AbortSignal.timeout(ms) });
 
   const cluster: PatroniCluster = {
     url: (database = "keyfob") => `postgresql://postgres@127.0.0.1:${proxyPort}/${database}`,
@@ -106,9 +108,19 @@ export async function startPatroniCluster(tools: HaStack, bin: string): Promise<
     },
     async switchover() {
       const leader = await cluster.leader();
-      const answer = await rest(byName(leader), "/switchover", { method: "POST", body: JSON.stringify({ leader }) });
+      const answer = await rest(
+        byName(leader),
+        "/switchover",
+        { method: "POST", body: JSON.stringify({ leader }) },
+        // Patroni answers once the switchover is done: seconds under load.
+        60_000,
+      );
       if (!answer.ok) throw new Error(`switchover refused (${answer.status}): ${await answer.text()}`);
       return leader;
+    },
+    async readOnlyRefusals() {
+      const logs = await Promise.all(nodes.map((node) => readFile(path.join(dir, `${node.name}.log`), "utf8").catch(() => "")));
+      return logs.join("\n").match(/ERROR: {2}cannot execute .* in a read-only transaction/g)?.length ?? 0;
     },
     async logs() {
       const tails = await Promise.all(
