@@ -5,8 +5,9 @@
  * Flow A and /token load (test/support/token-load.ts) the leader's postmaster is killed (SIGKILL),
  * and later a switchover is requested.
  *
- * Each time: no answer but 200 or 503 with Retry-After (a connection that lands on a standby mid-promotion
- * gets 25006, answered 503 and dropped: never a 500); both instances answer a success again within
+ * Each time: no answer but 200 or 503 with Retry-After (a write on a node mid-promotion gets 25006:
+ * 503 too, never a 500; the summary line counts those the nodes logged, often none, and
+ * test/read-only-database.test.ts forces the case); both instances answer a success again within
  * 30 s; a Flow A state and a code redeemed before the event are refused after it. Afterwards: every
  * access token a client received is in issued_tokens on the final leader with its `token.issued`
  * audit row, no jti twice, no code twice; and the instances' listening connections came back (a key
