@@ -12,27 +12,18 @@
  * no state, code or refresh token was redeemed twice; and the surviving instance's refusals during
  * the restart (503, `token.failed`) were written to the audit log once PostgreSQL was back.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { decodeJwt } from "jose";
+import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { addRedirectUri, createClient, updateClient } from "@/lib/clients/registry";
-import { createStore } from "@/lib/store";
 import { migrateDatabase } from "@/lib/db/migrate";
-import { opaqueDigest, randomOpaque } from "@/lib/oauth/opaque";
 import { startPostgresCluster, type PostgresCluster } from "./support/postgres-cluster";
-import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
+import type { ProtocolProcess } from "./support/protocol-process";
+import { mintCodes, registerLoadClients, startLoadInstances, startTokenLoad } from "./support/token-load";
 
 const DOMAIN = "https://fleet.example.com/callback";
 /** Seconds of load before the restart, between the faults, and after the kill. */
 const PHASE_MS = 5_000;
 const RECOVERY_MS = 10_000;
-
-/** One answer (status) or a request that got none (error: the network error's code). */
-type Outcome = { at: number; instance: number; path: string; status: number; retryAfter?: string | null; error?: string };
-/** A token a client received, and what it was redeemed from. */
-type Received = { jti: string; clientId: string; account: string; from: string };
 
 let cluster: PostgresCluster;
 let instances: ProtocolProcess[] = [];
@@ -42,29 +33,8 @@ let appId: string;
 beforeAll(async () => {
   cluster = await startPostgresCluster();
   await migrateDatabase(cluster.url());
-  const store = createStore(cluster.url(), 2);
-  try {
-    const license = privateKeyToAccount(generatePrivateKey());
-    licenseId = (await createClient(store, { id: license.address, name: "Fault test license" })).id;
-    await addRedirectUri(store, licenseId, DOMAIN);
-    appId = (await createClient(store, { name: "Fault test app" })).id;
-    await addRedirectUri(store, appId, DOMAIN);
-    await updateClient(store, appId, { refreshTokensAllowed: true });
-  } finally {
-    await store.close();
-  }
-  const secret = randomBytes(32).toString("base64url");
-  instances = await Promise.all(
-    [0, 1].map(() =>
-      startProtocolProcess({
-        DATABASE_URL: cluster.url(),
-        KEYFOB_SECRET: secret,
-        ISSUER_URL: "http://localhost:3000",
-        RATE_LIMIT_PER_IP: "off",
-        RATE_LIMIT_PER_CLIENT: "100000000/1m",
-      }),
-    ),
-  );
+  ({ licenseId, appId } = await registerLoadClients(cluster.url(), DOMAIN));
+  instances = await startLoadInstances(cluster.url(), randomBytes(32).toString("base64url"), "http://localhost:3000");
 }, 120_000);
 
 afterAll(async () => {
@@ -73,124 +43,15 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-/** Codes as the hosted login leaves them, each for an account of its own, with offline_access: [code, verifier, account]. */
-async function mintCodes(pool: pg.Pool, n: number): Promise<[string, string, string][]> {
-  const codes: [string, string, string][] = Array.from({ length: n }, () => [
-    randomOpaque(),
-    randomBytes(32).toString("base64url"),
-    `0x${randomBytes(20).toString("hex")}`,
-  ]);
-  await pool.query(
-    `INSERT INTO authorization_codes (code_hash, client_id, redirect_uri, account_id, connector, scope, code_challenge, email, email_verified, auth_time, amr, expires_at)
-     SELECT h, $4, $5, a, 'google', 'openid email offline_access', c, 'user@example.com', true, now() AT TIME ZONE 'UTC', 'google', (now() + interval '10 minutes') AT TIME ZONE 'UTC'
-     FROM unnest($1::text[], $2::text[], $3::text[]) AS t(h, c, a)`,
-    [
-      codes.map(([code]) => opaqueDigest(code)),
-      codes.map(([, verifier]) => createHash("sha256").update(verifier).digest("base64url")),
-      codes.map(([, , account]) => account),
-      appId,
-      DOMAIN,
-    ],
-  );
-  return codes;
-}
-
 it("loses no token.issued record and redeems nothing twice through a PostgreSQL restart and a killed instance", {
   timeout: 180_000,
 }, async () => {
   const pool = new pg.Pool({ connectionString: cluster.url(), max: 2 });
   pool.on("error", () => undefined); // its idle connections, ended by the restart
-  const codes = await mintCodes(pool, 6_000);
-  const outcomes: Outcome[] = [];
-  const received: Received[] = [];
-  const started = performance.now();
-  const now = () => performance.now() - started;
-  let stopped = false;
-  let turn = 0;
-
-  /** POSTs a form to one instance, or to the other when the first cannot be reached; undefined when no answer came. */
-  async function post(
-    pathname: string,
-    form: Record<string, string>,
-  ): Promise<{ status: number; body: Record<string, string> } | undefined> {
-    const first = turn++ % 2;
-    for (const index of [first, 1 - first]) {
-      try {
-        const response = await fetch(`${instances[index].url}${pathname}`, { method: "POST", body: new URLSearchParams(form) });
-        const body = (await response.json()) as Record<string, string>;
-        outcomes.push({
-          at: now(),
-          instance: index,
-          path: pathname,
-          status: response.status,
-          retryAfter: response.headers.get("retry-after"),
-        });
-        return { status: response.status, body };
-      } catch (error) {
-        const code = String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name);
-        outcomes.push({ at: now(), instance: index, path: pathname, status: 0, error: code });
-        if (code !== "ECONNREFUSED") return undefined; // it may have been handled: never sent twice
-      }
-    }
-    return undefined;
-  }
+  const codes = await mintCodes(pool, 6_000, appId, DOMAIN);
+  const load = startTokenLoad({ instances, licenseId, appId, redirectUri: DOMAIN, codes });
+  const { outcomes, received, now } = load;
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const keep = (body: Record<string, string>, clientId: string, account: string, from: string) =>
-    received.push({ jti: decodeJwt(body.access_token).jti!, clientId, account, from });
-
-  async function flowA() {
-    while (!stopped) {
-      const wallet = privateKeyToAccount(generatePrivateKey());
-      const challenge = await post("/auth/web3/generate_challenge", {
-        client_id: licenseId,
-        domain: DOMAIN,
-        scope: "openid email",
-        response_type: "code",
-        address: wallet.address,
-      });
-      if (challenge?.status !== 200) {
-        await pause(100);
-        continue;
-      }
-      const signature = await wallet.signMessage({ message: challenge.body.challenge });
-      const tokens = await post("/auth/web3/submit_challenge", {
-        client_id: licenseId,
-        state: challenge.body.state,
-        grant_type: "authorization_code",
-        domain: DOMAIN,
-        signature,
-      });
-      if (tokens?.status === 200) keep(tokens.body, licenseId, wallet.address, `state ${challenge.body.state}`);
-      else await pause(100);
-    }
-  }
-
-  async function codeExchanges() {
-    while (!stopped) {
-      const [code, verifier, account] = codes.pop()!;
-      const tokens = await post("/token", {
-        grant_type: "authorization_code",
-        client_id: appId,
-        code,
-        code_verifier: verifier,
-        redirect_uri: DOMAIN,
-      });
-      if (tokens?.status !== 200) {
-        await pause(100);
-        continue;
-      }
-      keep(tokens.body, appId, account, `code ${code}`);
-      let refreshToken = tokens.body.refresh_token;
-      for (let i = 0; i < 2 && !stopped; i++) {
-        const refreshed = await post("/token", { grant_type: "refresh_token", client_id: appId, refresh_token: refreshToken });
-        if (refreshed?.status !== 200) break;
-        keep(refreshed.body, appId, account, `refresh token ${refreshToken}`);
-        refreshToken = refreshed.body.refresh_token;
-      }
-    }
-  }
-
-  const clients = [...Array.from({ length: 6 }, flowA), ...Array.from({ length: 6 }, codeExchanges)];
   await pause(PHASE_MS);
   const restartedAt = now();
   await cluster.restart("fast");
@@ -199,8 +60,7 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   const killedAt = now();
   instances[1].child.kill("SIGKILL");
   await pause(PHASE_MS);
-  stopped = true;
-  await Promise.all(clients);
+  await load.stop();
   // The survivor stops as a server does on SIGTERM, writing what it still buffers.
   instances[0].child.kill("SIGTERM");
   expect(await instances[0].exited, instances[0].stderr()).toBe(0);
@@ -208,6 +68,8 @@ it("loses no token.issued record and redeems nothing twice through a PostgreSQL 
   const context = () => `instance 0:\n${instances[0].stderr().slice(-3000)}\ninstance 1:\n${instances[1].stderr().slice(-3000)}`;
   // The load got through: successes before, between and after the faults.
   expect(received.length, context()).toBeGreaterThan(100);
+  // Of every kind: Flow A states, codes and refresh tokens.
+  expect(new Set(received.map((token) => token.from.split(" ")[0]))).toEqual(new Set(["state", "code", "refresh"]));
 
   // No 5xx other than 503 with Retry-After, and no answer missing but the killed instance's.
   const badFailures = outcomes.filter((o) => o.status >= 500 && (o.status !== 503 || !o.retryAfter));
