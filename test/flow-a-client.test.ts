@@ -4,7 +4,7 @@
  * as a viem account or as a signing function (a KMS, a hardware key), tokens bound to a DPoP key
  * (cnf.jkt) that work at /userinfo with the client's proofs, createFlowAClient's token kept until
  * shortly before it expires (this process's clock moved, Keyfob's not), and Keyfob's refusals as
- * KeyfobError with the OAuth error, its description and the status.
+ * KeyfobError with the OAuth error, its description, the status and (over a cap) Retry-After.
  */
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair } from "jose";
 import { generatePrivateKey, privateKeyToAccount, signMessage, toAccount } from "viem/accounts";
@@ -160,3 +160,25 @@ describe("Keyfob's refusals are KeyfobErrors", () => {
     });
   });
 });
+
+it("a caller over Keyfob's cap of unused challenges: 429 with retryAfter", async () => {
+  // An instance of its own that lets a caller hold one unused challenge; a refused submission leaves its challenge unused.
+  const capped = await startProtocolProcess((url) => ({ ISSUER_URL: url, PENDING_CHALLENGES_PER_IP: "1" }));
+  try {
+    const license = await registerLicense();
+    const unknownSigner = {
+      authUrl: capped.url,
+      clientId: license.clientId,
+      domain: license.domain,
+      signer: privateKeyToAccount(generatePrivateKey()),
+    };
+    let refused: unknown;
+    for (let attempt = 0; attempt < 3 && !(refused instanceof KeyfobError && refused.status === 429); attempt++)
+      refused = await getToken(unknownSigner).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(KeyfobError);
+    expect(refused).toMatchObject({ status: 429, error: "temporarily_unavailable", retryAfter: 60 });
+    expect((refused as KeyfobError).error_description).toMatch(/^too many unused challenges from this address/);
+  } finally {
+    await capped.stop();
+  }
+}, 120_000);
