@@ -2,14 +2,14 @@
  * The Flow A client library (packages/flow-a-client, @keyfob/flow-a-client) signs only a fresh Flow A challenge
  * from the Keyfob it asked: a hostile or mistyped authUrl cannot use it as a signing oracle. The
  * server here is a stand-in that answers whatever each test makes it answer, and records what it
- * was sent.
+ * was sent: a proxy's answer that Keyfob never gives (a Retry-After date) is made here too.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkChallenge, getToken, UnsafeChallengeError } from "@keyfob/flow-a-client";
+import { checkChallenge, getToken, KeyfobError, UnsafeChallengeError } from "@keyfob/flow-a-client";
 import { createChallengeMessage } from "@/lib/siwe/challenge";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 
@@ -18,6 +18,8 @@ const domain = "https://fleet.example.com/callback";
 let authUrl: string;
 let challengeFor: (issuer: string) => string;
 const submitted: string[] = [];
+/** When set, generate_challenge is answered with this status and headers, and no body. */
+let refusal: { status: number; headers: Record<string, string> } | undefined;
 let server: http.Server;
 
 beforeAll(async () => {
@@ -25,7 +27,9 @@ beforeAll(async () => {
     let body = "";
     request.on("data", (chunk) => (body += chunk));
     request.on("end", () => {
-      if (request.url!.endsWith("/generate_challenge")) {
+      if (refusal) {
+        response.writeHead(refusal.status, refusal.headers).end();
+      } else if (request.url!.endsWith("/generate_challenge")) {
         response
           .writeHead(200, { "content-type": "application/json" })
           .end(JSON.stringify({ state: "s".repeat(43), challenge: challengeFor(authUrl) }));
@@ -106,5 +110,27 @@ describe("getToken", () => {
     ).not.toThrow();
     const now = new Date(Date.now() + 4 * 60_000);
     expect(() => checkChallenge(flowA(issuer), { authUrl: issuer, domain, address: license.address, chainId: 1, now })).not.toThrow();
+  });
+
+  it("needs the address with a signing function when the client id is no address, and sends nothing", async () => {
+    const before = submitted.length;
+    const sign = () => Promise.reject(new Error("not asked"));
+    await expect(getToken({ authUrl, clientId: "kf_app", domain, signer: sign })).rejects.toThrow(/address is needed/);
+    expect(submitted).toHaveLength(before);
+  });
+
+  it("reads Retry-After as seconds or as a date, on an answer without Keyfob's body", async () => {
+    try {
+      refusal = { status: 503, headers: { "retry-after": new Date(Date.now() + 30_000).toUTCString() } };
+      const unavailable = await getToken(options()).catch((error: unknown) => error);
+      expect(unavailable).toBeInstanceOf(KeyfobError);
+      expect(unavailable).toMatchObject({ status: 503, error: "http_error", error_description: "Service Unavailable" });
+      expect((unavailable as KeyfobError).retryAfter).toBeGreaterThanOrEqual(29);
+      expect((unavailable as KeyfobError).retryAfter).toBeLessThanOrEqual(30);
+      refusal = { status: 429, headers: { "retry-after": "7" } };
+      await expect(getToken(options())).rejects.toMatchObject({ status: 429, retryAfter: 7 });
+    } finally {
+      refusal = undefined;
+    }
   });
 });
