@@ -2,14 +2,17 @@
  * The Flow A client library (packages/flow-a-client, @keyfob/flow-a-client) signs only a fresh Flow A challenge
  * from the Keyfob it asked: a hostile or mistyped authUrl cannot use it as a signing oracle. The
  * server here is a stand-in that answers whatever each test makes it answer, and records what it
- * was sent: a proxy's answer that Keyfob never gives (a Retry-After date) is made here too.
+ * was sent: a proxy's answer that Keyfob never gives (a Retry-After date) is made here too, and an
+API (another resource server) that asks for its own DPoP nonce.
  */
+import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { decodeJwt } from "jose";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkChallenge, getToken, KeyfobError, UnsafeChallengeError } from "@keyfob/flow-a-client";
+import { checkChallenge, createFlowAClient, generateDPoPKeyPair, getToken, KeyfobError, UnsafeChallengeError } from "@keyfob/flow-a-client";
 import { createChallengeMessage } from "@/lib/siwe/challenge";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 
@@ -20,6 +23,9 @@ let challengeFor: (issuer: string) => string;
 const submitted: string[] = [];
 /** When set, generate_challenge is answered with this status and headers, and no body. */
 let refusal: { status: number; headers: Record<string, string> } | undefined;
+/** What /api was sent: each request's DPoP proof and body. */
+const apiRequests: { dpop: string; authorization: string; body: string }[] = [];
+const API_NONCE = "api-nonce-1";
 let server: http.Server;
 
 beforeAll(async () => {
@@ -29,15 +35,22 @@ beforeAll(async () => {
     request.on("end", () => {
       if (refusal) {
         response.writeHead(refusal.status, refusal.headers).end();
+      } else if (request.url!.startsWith("/api?")) {
+        const dpop = String(request.headers.dpop);
+        apiRequests.push({ dpop, authorization: String(request.headers.authorization), body });
+        const fresh = decodeJwt(dpop).nonce === API_NONCE;
+        const nonceChallenge = { "www-authenticate": `DPoP error="use_dpop_nonce"`, "dpop-nonce": API_NONCE };
+        response.writeHead(fresh ? 200 : 401, fresh ? {} : nonceChallenge).end();
       } else if (request.url!.endsWith("/generate_challenge")) {
         response
           .writeHead(200, { "content-type": "application/json" })
           .end(JSON.stringify({ state: "s".repeat(43), challenge: challengeFor(authUrl) }));
       } else {
         submitted.push(body);
+        const tokenType = request.headers.dpop ? "DPoP" : "bearer";
         response
           .writeHead(200, { "content-type": "application/json" })
-          .end(JSON.stringify({ access_token: "a", token_type: "bearer", expires_in: 1, id_token: "i" }));
+          .end(JSON.stringify({ access_token: "a", token_type: tokenType, expires_in: 1, id_token: "i" }));
       }
     });
   });
@@ -132,5 +145,23 @@ describe("getToken", () => {
     } finally {
       refusal = undefined;
     }
+  });
+});
+
+describe("createFlowAClient's fetch with DPoP", () => {
+  it("retries an API's use_dpop_nonce once with its nonce, sending the same body, each proof for the token", async () => {
+    challengeFor = (issuer) => flowA(issuer);
+    const client = createFlowAClient({ ...options(), dpop: await generateDPoPKeyPair() });
+    const response = await client.fetch(`${authUrl}/api?page=2`, { method: "POST", body: "reading" });
+    expect(response.status).toBe(200);
+    expect(apiRequests).toHaveLength(2);
+    const ath = createHash("sha256").update("a").digest("base64url");
+    const [first, retry] = apiRequests.map((sent) => ({ ...sent, proof: decodeJwt(sent.dpop) }));
+    for (const sent of [first, retry]) {
+      expect(sent).toMatchObject({ authorization: "DPoP a", body: "reading", proof: { htm: "POST", htu: `${authUrl}/api`, ath } });
+    }
+    expect(first.proof.nonce).toBeUndefined();
+    expect(retry.proof.nonce).toBe(API_NONCE);
+    expect(retry.proof.jti).not.toBe(first.proof.jti);
   });
 });
