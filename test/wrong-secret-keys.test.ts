@@ -4,7 +4,7 @@
  * cannot open those keys, so any key it made would be one its peers cannot open: its scheduled
  * maintenance, a rotation and an emergency revocation's replacement create nothing, in either key
  * set, and say why (a log line; 503 at the management API, never a 500), while the same operations
- * on the instance with the right secret work.
+ * on the instance with the right secret work. The admin CLI run with the wrong secret is refused too.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -16,25 +16,26 @@ import { loadConfig } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { log } from "@/lib/log";
+import { cliOn } from "./support/cli";
 import { ISSUER } from "./support/flow-a";
 import { FORM } from "./support/flow-b";
 import { emptyDatabase, tables } from "./support/database";
 import { serveRequest } from "./support/routes";
 
 const operator: Admin = { accountId: "cli", label: "cli:test", scopes: ALL_SCOPES };
+let url: string;
 let right: Keyfob;
 let wrong: Keyfob;
+const wrongSecret = randomBytes(32).toString("base64url");
 /** A management API token, issued by the right instance (the wrong one signs nothing). */
 let adminToken: string;
 
 beforeAll(async () => {
-  const url = await emptyDatabase("wrong_secret_keys_test");
+  url = await emptyDatabase("wrong_secret_keys_test");
   await migrateDatabase(url);
-  // Each with a KEYFOB_SECRET of its own.
-  const instance = () =>
-    createKeyfob({ ...loadConfig(process.env), databaseUrl: url, secret: randomBytes(32).toString("base64url"), recoveryThreads: 0 });
-  right = instance();
-  wrong = instance();
+  const instance = (secret: string) => createKeyfob({ ...loadConfig(process.env), databaseUrl: url, secret, recoveryThreads: 0 });
+  right = instance(randomBytes(32).toString("base64url"));
+  wrong = instance(wrongSecret);
   await right.keys.refresh(); // the first start: the access set's first key, sealed with the right secret
 
   const automation = await createClient(right.store, { name: "Automation" });
@@ -133,6 +134,11 @@ describe("an instance whose KEYFOB_SECRET cannot open the stored keys", () => {
       expect(await runAdminChange(wrong, operator, "key.revoke", { kid: currentVehicle })).toMatchObject({ ok: false, status: 503 }),
     );
     expect(vehicle).toContainEqual(expect.stringMatching(CANNOT_OPEN));
+    const cli = await cliOn(url, { KEYFOB_SECRET: wrongSecret })("keys", "revoke", current);
+    expect(cli).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error: this instance's KEYFOB_SECRET cannot decrypt the stored signing key/),
+    });
     expect(await stored()).toEqual(before);
     expect(await tables(right).signingKey.findUniqueOrThrow({ where: { kid: current } })).toMatchObject({ revokedAt: null });
 
