@@ -71,8 +71,10 @@ type Command = (k: Keyfob, args: string[], options: Record<string, string | unde
 async function act(k: Keyfob, name: AdminChangeName, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const result = await runAdminChange(k, operator, name, input);
   if (result.ok) return result.value;
-  const [field, message] = Object.entries(result.fieldErrors ?? {})[0] ?? ["input", result.error];
-  throw new RegistryError(field, message);
+  const [first] = Object.entries(result.fieldErrors ?? {});
+  // Without a field it is about the whole action (a key change this instance may not make): said as is.
+  if (!first) throw new Error(result.error);
+  throw new RegistryError(...first);
 }
 
 /** The account an operator names by id, wallet address or email. */

@@ -16,8 +16,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { decodeProtectedHeader } from "jose";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { migrateDatabase } from "@/lib/db/migrate";
@@ -25,10 +23,11 @@ import { readiness } from "@/lib/health";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { log } from "@/lib/log";
 import { findPostgresql15 } from "../scripts/postgresql";
-import { challengeParams, expectError, registerLicense, submitParams, type License } from "./support/flow-a";
-import { authorize, registerApp, tokenRequest, type App } from "./support/flow-b";
+import { expectError } from "./support/flow-a";
+import { authorize, tokenRequest } from "./support/flow-b";
+import { accepted, accessToken, carryOn, check, issueOnEveryFlow, majorVersion, refused, type Issued } from "./support/flows-on-database";
 import { startPostgresCluster, type ClusterOptions, type PostgresCluster } from "./support/postgres-cluster";
-import { formPost, routesOn } from "./support/routes";
+import { routesOn } from "./support/routes";
 
 const run = promisify(execFile);
 const SECRET = randomBytes(32).toString("base64url");
@@ -39,20 +38,8 @@ let source: PostgresCluster;
 /** The instance on `source`, serving on while the copies are made. */
 let original: Keyfob;
 let dumps: string;
-
 /** What the original instance issued, to look for on each restored copy. */
-let issued: {
-  license: License;
-  app: App;
-  flowA: string;
-  revoked: string;
-  exchanged: { access_token: string; refresh_token: string };
-  usedCode: string;
-  kid: string;
-};
-
-/** Basic credentials of a resource server, which may introspect every client's tokens. */
-let introspector: string;
+let issued: Issued;
 
 /** A Keyfob instance on `url`, as a server started with these settings would be. */
 function keyfobOn(url: string, secret: string): Keyfob {
@@ -70,33 +57,6 @@ async function cluster(options: ClusterOptions = {}) {
   return started;
 }
 
-/** Flow A for the license on `k`: its answer. */
-async function flowA(k: Keyfob, license: License): Promise<Response> {
-  const { generateChallenge, submitChallenge } = routesOn(k);
-  const generated = await generateChallenge(formPost("/auth/web3/generate_challenge", challengeParams(license)));
-  expect(generated.status, await generated.clone().text()).toBe(200);
-  const { state, challenge } = (await generated.json()) as { state: string; challenge: string };
-  const signature = await license.owner.signMessage({ message: challenge });
-  return submitChallenge(formPost("/auth/web3/submit_challenge", submitParams(license, state, signature)));
-}
-
-async function accessToken(k: Keyfob, license: License): Promise<string> {
-  const answer = await flowA(k, license);
-  expect(answer.status, await answer.clone().text()).toBe(200);
-  return ((await answer.json()) as { access_token: string }).access_token;
-}
-
-/** What `k` says of an access token: /userinfo's status and introspection's `active`. */
-async function check(k: Keyfob, token: string) {
-  const { userinfo, introspect } = routesOn(k);
-  const info = await userinfo(new Request("http://localhost:3000/userinfo", { headers: { authorization: `Bearer ${token}` } }));
-  const introspected = await introspect(formPost("/token/introspect", { token }, { authorization: introspector }));
-  expect(introspected.status).toBe(200);
-  return { userinfo: info.status, active: ((await introspected.json()) as { active: boolean }).active };
-}
-const accepted = { userinfo: 200, active: true };
-const refused = { userinfo: 401, active: false };
-
 beforeAll(async () => {
   const found = findPostgresql15();
   if (!found)
@@ -105,28 +65,8 @@ beforeAll(async () => {
   dumps = await mkdtemp(path.join(os.tmpdir(), "keyfob-dump-"));
   source = await cluster();
   await migrateDatabase(source.url());
-  const k = keyfobOn(source.url(), SECRET);
-  original = k;
-
-  const license = await registerLicense({ on: k });
-  const app = await registerApp({ settings: { refreshTokensAllowed: true }, on: k });
-  const resourceServer = await registerApp({ confidential: true, settings: { resourceServer: true }, on: k });
-  introspector = `Basic ${Buffer.from(`${resourceServer.clientId}:${resourceServer.secret}`).toString("base64")}`;
-
-  const flowAToken = await accessToken(k, license);
-  const revoked = await accessToken(k, license);
-  const revocation = await routesOn(k).revoke(formPost("/token/revoke", { client_id: license.clientId, token: revoked }));
-  expect(revocation.status, await revocation.clone().text()).toBe(200);
-  expect(await check(k, revoked)).toEqual(refused);
-
-  const usedCode = (await authorize(app, undefined, { scope: "openid email offline_access" }, k)).searchParams.get("code")!;
-  const exchange = await routesOn(k).token(tokenRequest(app, { code: usedCode }));
-  expect(exchange.status, await exchange.clone().text()).toBe(200);
-  const exchanged = (await exchange.json()) as { access_token: string; refresh_token: string };
-  expect(exchanged.refresh_token).toEqual(expect.any(String));
-  issued = { license, app, flowA: flowAToken, revoked, exchanged, usedCode, kid: String(decodeProtectedHeader(flowAToken).kid) };
-  expect(await check(k, flowAToken)).toEqual(accepted);
-  expect(await check(k, exchanged.access_token)).toEqual(accepted);
+  original = keyfobOn(source.url(), SECRET);
+  issued = await issueOnEveryFlow(original);
 }, 90_000);
 
 afterAll(async () => {
@@ -158,18 +98,6 @@ async function dumpAndRestore(targetBin: string | undefined): Promise<string> {
   return target.url();
 }
 
-/** The major version of the PostgreSQL at `url`. */
-async function majorVersion(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ server_version_num: string }>("SHOW server_version_num");
-    return Math.floor(Number(rows[0].server_version_num) / 10_000);
-  } finally {
-    await client.end();
-  }
-}
-
 describe.each(copies)("%s", (_name, major, copy) => {
   let url: string;
   let restored: Keyfob;
@@ -186,31 +114,10 @@ describe.each(copies)("%s", (_name, major, copy) => {
 
   it("with the same KEYFOB_SECRET: tokens, revocations, used codes and refresh tokens are as they were, and the restored key signs", async () => {
     expect(await readiness(restored, false)).toMatchObject({ ready: true, checks: { signing_keys: "ok" } });
-    expect(await check(restored, issued.flowA)).toEqual(accepted);
-    expect(await check(restored, issued.exchanged.access_token)).toEqual(accepted);
-    expect(await check(restored, issued.revoked)).toEqual(refused);
     // Signed by the same key, but not on record in the copy.
-    expect(await check(restored, late)).toEqual(refused);
-    expect(await check(original, late)).toEqual(accepted);
-
-    // The restored key signs new tokens (it is still current: nothing rotated meanwhile).
-    expect((await restored.keys.signingKey()).kid).toBe(issued.kid);
-    const fresh = await accessToken(restored, issued.license);
-    expect(decodeProtectedHeader(fresh).kid).toBe(issued.kid);
-    expect(await check(restored, fresh)).toEqual(accepted);
-
-    // The refresh token refreshes once; its rotation then holds on the copy.
-    const { token } = routesOn(restored);
-    const refreshGrant = { grant_type: "refresh_token", refresh_token: issued.exchanged.refresh_token };
-    const refreshed = await token(tokenRequest(issued.app, refreshGrant));
-    expect(refreshed.status, await refreshed.clone().text()).toBe(200);
-    const { access_token } = (await refreshed.json()) as { access_token: string };
-    expect(await check(restored, access_token)).toEqual(accepted);
-    await expectError(await token(tokenRequest(issued.app, refreshGrant)), 400, "invalid_grant");
-
-    // The used code stays used (last: presenting it again revokes what it was exchanged for).
-    const replayed = await expectError(await token(tokenRequest(issued.app, { code: issued.usedCode })), 400, "invalid_grant");
-    expect(replayed.error_description).toMatch(/already been used/);
+    expect(await check(restored, late, issued.introspector)).toEqual(refused);
+    expect(await check(original, late, issued.introspector)).toEqual(accepted);
+    await carryOn(restored, issued);
   });
 
   it("with another KEYFOB_SECRET: tokens still verify, but nothing is signed, and the error says why", async () => {
@@ -218,7 +125,7 @@ describe.each(copies)("%s", (_name, major, copy) => {
     const errors = vi.spyOn(log, "error").mockImplementation(() => undefined);
     try {
       // The public keys are not encrypted: what was issued still verifies.
-      expect(await check(other, issued.flowA)).toEqual(accepted);
+      expect(await check(other, issued.flowA, issued.introspector)).toEqual(accepted);
 
       await expect(other.keys.signingKey()).rejects.toThrow(/^signing key [0-9a-f]{40} cannot be decrypted with this KEYFOB_SECRET/);
       const code = (await authorize(issued.app, undefined, {}, other)).searchParams.get("code")!;

@@ -162,10 +162,15 @@ export type ApiRoute = {
   handle: (c: Context) => Promise<unknown>;
 };
 
-/** Runs an admin change with the body and the path's parameters; refusals become 400 (404 for an unknown client or account). */
+/**
+ * Runs an admin change with the body and the path's parameters; refusals become 400 (404 for an
+ * unknown client or account), and what this instance cannot do (a key change with another
+ * KEYFOB_SECRET than its peers') 503, which another instance behind the balancer may serve.
+ */
 async function perform(c: Context, name: AdminChangeName, input: Record<string, unknown>) {
   const result = await runAdminChange(c.k, c.admin, name, { ...c.body, ...input });
   if (result.ok) return result.value;
+  if (result.status === 503) throw new ApiError(503, "temporarily_unavailable", result.error, { headers: { "Retry-After": "5" } });
   if (result.scope)
     throw new ApiError(403, "insufficient_scope", result.error, {
       headers: { "WWW-Authenticate": challenge(result.scope, { error: "insufficient_scope" }) },

