@@ -1,6 +1,6 @@
 /**
  * The documentation's shell examples run as written. Every fenced block marked ```sh runnable in
- * the README and docs/endpoints.md is run, in order, in one bash session in the project folder, as
+ * the README, docs/endpoints.md and docs/quickstart.md is run, in order, in one bash session in the project folder, as
  * a reader pastes them into one terminal, against a Keyfob started on a database of its own that
  * holds nothing yet; only the host and port (http://localhost:3000) are replaced by the instance's.
  * A block passes when it exits 0 and no JSON it prints is an OAuth error; where the document shows
@@ -15,7 +15,7 @@ import { emptyDatabase } from "./support/database";
 import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
 
 const DOCUMENTED_ORIGIN = "http://localhost:3000";
-const DOCUMENTS = ["README.md", "docs/endpoints.md"];
+const DOCUMENTS = ["README.md", "docs/endpoints.md", "docs/quickstart.md"];
 
 type Example = { code: string; answer?: Record<string, unknown> };
 
