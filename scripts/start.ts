@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from "../lib/config";
 import { leaveSignalsToCaller } from "../lib/db/embedded";
 import { log } from "../lib/log";
 import { build, buildAnnouncement, buildNeeded, serveCurrentBuild } from "../server/build";
+import { nextSteps } from "../server/next-steps";
 import { serve, type RunningServer } from "../server/serve";
 
 const mode = process.argv.includes("--dev") ? "dev" : process.argv.includes("--build") ? "build" : "serve";
@@ -58,6 +59,7 @@ async function main() {
   if (mode !== "dev") serveCurrentBuild();
   server = await serve(config, { dev: mode === "dev" });
   console.log(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
+  console.log(nextSteps(config.issuerUrl));
 }
 
 main().catch((error) => {
