@@ -20,6 +20,9 @@ export default defineConfig({
     include: ["lib/**/*.test.ts", "test/**/*.test.ts"],
     exclude: process.env.KEYFOB_SKIP_ONCE === "1" ? [...configDefaults.exclude, ONCE_ONLY] : configDefaults.exclude,
     globalSetup: ["test/support/global-setup.ts"],
+    // next-auth imports "next/server" without an extension, which only a bundler resolves (Next's
+    // package has no exports map): test/quickstart.test.ts runs the Auth.js example through Vite.
+    server: { deps: { inline: ["next-auth"] } },
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Integration tests share one PostgreSQL; two workers match the machine's two cores.

@@ -13,7 +13,8 @@ import { prepareStorage } from "../lib/bootstrap";
 import { ConfigError, loadConfig } from "../lib/config";
 import { leaveSignalsToCaller } from "../lib/db/embedded";
 import { log } from "../lib/log";
-import { build, buildNeeded, serveCurrentBuild } from "../server/build";
+import { build, buildAnnouncement, buildNeeded, serveCurrentBuild } from "../server/build";
+import { nextSteps } from "../server/next-steps";
 import { serve, type RunningServer } from "../server/serve";
 
 const mode = process.argv.includes("--dev") ? "dev" : process.argv.includes("--build") ? "build" : "serve";
@@ -46,7 +47,7 @@ async function main() {
   if (mode === "build") {
     const reason = buildNeeded();
     if (reason) {
-      console.log(`Building Keyfob (${reason})…`);
+      console.log(buildAnnouncement(reason));
       const code = await build(process.env);
       if (code !== 0) {
         await stop();
@@ -58,6 +59,7 @@ async function main() {
   if (mode !== "dev") serveCurrentBuild();
   server = await serve(config, { dev: mode === "dev" });
   console.log(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
+  console.log(nextSteps(config.issuerUrl));
 }
 
 main().catch((error) => {

@@ -16,6 +16,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import { buildProgress } from "./build-progress";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 /** What Next.js compiles: these folders (tests aside), and the configuration files at the root. */
@@ -66,6 +68,14 @@ export function buildNeeded(root = projectRoot): string | undefined {
   const build = currentBuild(root);
   if (!build) return "no build yet";
   return readText(path.join(root, build, FINGERPRINT)) === sourceFingerprint(root) ? undefined : "the sources changed since the last build";
+}
+
+/** What the launcher says before it builds: that it builds, why, and for about how long (measured on 2 cores). */
+export function buildAnnouncement(reason: string): string {
+  const first = reason === "no build yet";
+  return `${first ? "First start: building Keyfob" : `Building Keyfob (${reason})`}, which takes 1-3 minutes on 2 cores; ${
+    first ? "later starts serve within seconds unless the sources change" : "it serves once the build is done"
+  }.`;
 }
 
 /** Makes `build` (a folder under .next/builds) the one that instances starting from now on serve. */
@@ -123,7 +133,8 @@ function removeUnusedBuilds(root: string, previous: string): void {
 
 /**
  * Runs `next build` into a new folder and, when it succeeds, makes it the current build. Resolves
- * with the exit code.
+ * with the exit code. Next's output is shown with the time since the build began, and a heartbeat
+ * while it is silent (server/build-progress.ts).
  */
 export async function build(env: NodeJS.ProcessEnv, root = projectRoot): Promise<number> {
   const fingerprint = sourceFingerprint(root);
@@ -131,13 +142,17 @@ export async function build(env: NodeJS.ProcessEnv, root = projectRoot): Promise
   mkdirSync(path.join(root, build), { recursive: true });
   useBuild(root, build);
   const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-  const code = await new Promise<number>((resolve) =>
-    spawn(process.execPath, [nextBin, "build"], {
-      cwd: root,
-      stdio: "inherit",
-      env: { ...env, NEXT_TELEMETRY_DISABLED: "1", [DIST_DIR_VARIABLE]: build },
-    }).on("exit", (c) => resolve(c ?? 1)),
-  );
+  const child = spawn(process.execPath, [nextBin, "build"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...env, NEXT_TELEMETRY_DISABLED: "1", [DIST_DIR_VARIABLE]: build },
+  });
+  const progress = buildProgress({ write: (text) => process.stdout.write(text), tty: process.stdout.isTTY });
+  for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on("line", progress.line);
+  const heartbeat = setInterval(progress.tick, 1000);
+  const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+  clearInterval(heartbeat);
+  progress.end();
   if (code === 0) switchBuild(root, build, fingerprint);
   else rmSync(path.join(root, build), { recursive: true, force: true });
   return code;

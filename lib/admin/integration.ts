@@ -7,7 +7,8 @@ import { API_BASE } from "./api";
  * it has registered. The browser test runs the curl snippets and the authorization URL against the
  * real server, so they are kept exactly runnable: shell values are single-quoted, and what the
  * developer supplies comes from environment variables (ADDRESS, STATE, SIGNATURE, CODE,
- * CODE_VERIFIER, KEYFOB_CLIENT_SECRET, KEYFOB_PRIVATE_KEY).
+ * CODE_VERIFIER, KEYFOB_CLIENT_SECRET, KEYFOB_PRIVATE_KEY). The Flow B quickstart (docs/quickstart.md,
+ * examples/nextjs-authjs) embeds the openid-client and Auth.js snippets (lib/admin/quickstart.ts).
  */
 
 export type IntegrationClient = {
