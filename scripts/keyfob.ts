@@ -60,7 +60,10 @@ const USAGE = `Usage: npm run keyfob -- <command>
   accounts block <id|address|email>                no login anywhere; revokes its sessions, codes and tokens at once
   accounts unblock <id|address|email>
   accounts delete <id|address|email>               delete with identities and sessions, revoking its tokens
-  sessions revoke <account> [<session id>]         end one login session (id from accounts show), or all of them`;
+  sessions revoke <account> [<session id>]         end one login session (id from accounts show), or all of them
+  admins list                                      configured admins (ADMIN_ADDRESSES, ADMIN_EMAILS) and granted ones
+  admins grant <address>                           make a wallet's account an admin: on every instance at once
+  admins revoke <address>                          take a granted role away, ending its dashboard sessions`;
 
 /** The operator at the command line: has the database, so is an admin; changes are audited under this label. */
 const operator: Admin = { accountId: "cli", label: `cli:${userInfo().username}`, scopes: ALL_SCOPES };
@@ -252,6 +255,16 @@ const commands: Record<string, Command> = {
     const { revoked } = await act(k, "session.revoke", { accountId: id, sessionId });
     console.log(sessionId ? `session ${sessionId} of ${id} revoked` : `${revoked} session${revoked === 1 ? "" : "s"} of ${id} revoked`);
   },
+  "admins list": async (k) => {
+    for (const address of k.config.adminAddresses) console.log(`${address}  configured (ADMIN_ADDRESSES)`);
+    for (const email of k.config.adminEmails) console.log(`${email}  configured (ADMIN_EMAILS, as a verified email)`);
+    for (const role of await admin.listAdmins(k, operator))
+      console.log(`${role.accountId}  granted by ${role.grantedBy} on ${role.grantedAt.toISOString()}`);
+  },
+  "admins grant": (k, [address]) =>
+    act(k, "admin.grant", { accountId: need(address, "address") }).then(() => console.log(`${address} is an admin`)),
+  "admins revoke": (k, [address]) =>
+    act(k, "admin.revoke", { accountId: need(address, "address") }).then(() => console.log(`${address} is no longer an admin`)),
 };
 
 function yesNo(value: string | undefined, name: string): boolean | undefined {

@@ -44,7 +44,13 @@ export const revokeAdmin = (k: AuditedStore, admin: Admin, accountId: string) =>
     async (tx) => {
       requireScope(admin, ADMIN_SCOPE, "revoking the admin role");
       const id = normalizeAccountId(accountId);
-      if (!(await tx.store.accounts.revokeAdminRole(id))) throw new registry.RegistryError("accountId", "this account has no admin role");
+      if (!(await tx.store.accounts.revokeAdminRole(id)))
+        throw new registry.RegistryError(
+          "accountId",
+          tx.config.adminAddresses.includes(id.toLowerCase())
+            ? "this admin is configured in ADMIN_ADDRESSES: remove it there and restart"
+            : "this account has no admin role",
+        );
       // Its dashboard sessions end now, rather than stay dormant until a new grant.
       await revokeAdminSessions(tx, id);
     },
