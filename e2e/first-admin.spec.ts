@@ -51,6 +51,12 @@ test("a set-up link makes the wallet that signs in the first admin, once", async
     await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
     expect(await db.adminRole.findUnique({ where: { accountId: address } })).toMatchObject({ grantedBy: "setup link" });
 
+    // The dashboard's own client is read-only here: its details, nothing to change.
+    await page.goto("/admin/clients/keyfob-admin");
+    await expect(page.getByText("It is built in and read-only")).toBeVisible();
+    await expect(page.getByRole("button", { name: /^(Disable|Enable|Delete|Add|Remove|Save|Rotate)/ })).toHaveCount(0);
+    await expectNoAxeViolations(page, "the built-in client");
+
     // Used once: refused while an admin exists, and as used once none does.
     const again = await page.goto(`/admin/setup?code=${code}`);
     expect(again?.status()).toBe(403);
