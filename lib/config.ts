@@ -554,7 +554,7 @@ const table = {
     type: addresses,
     default: "",
     example: "0x0000000000000000000000000000000000000001",
-    doc: "Bootstrap admins' account addresses. More admins are granted in the dashboard.",
+    doc: "Bootstrap admins' account addresses. More admins are granted in the dashboard or with `keyfob admins grant`; while there is no admin at all, each start prints a one-time set-up link for the first.",
   }),
   adminEmails: setting("ADMIN_EMAILS", {
     group: "Admin",

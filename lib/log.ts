@@ -18,9 +18,16 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+let everythingToStderr = false;
+
+/** For a command whose stdout is its answer (the admin CLI, --json): every line goes to stderr. */
+export function logToStderr(): void {
+  everythingToStderr = true;
+}
+
 function write(level: "info" | "warn" | "error", message: string, fields: Fields = {}) {
   if (process.env.KEYFOB_LOG === "silent") return;
-  const stream = level === "info" ? process.stdout : process.stderr;
+  const stream = level === "info" && !everythingToStderr ? process.stdout : process.stderr;
   if (closed.has(stream)) return;
   stream.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields })}\n`);
 }

@@ -10,9 +10,11 @@ import "../server/threadpool";
 import "../server/no-source-maps";
 import "./load-env";
 import { prepareStorage } from "../lib/bootstrap";
+import { printFirstAdminLink } from "../lib/admin/first-admin";
 import { ConfigError, loadConfig } from "../lib/config";
 import { leaveSignalsToCaller } from "../lib/db/embedded";
 import { log } from "../lib/log";
+import { keyfob } from "../lib/runtime";
 import { build, buildAnnouncement, buildNeeded, serveCurrentBuild } from "../server/build";
 import { nextSteps } from "../server/next-steps";
 import { serve, type RunningServer } from "../server/serve";
@@ -60,6 +62,7 @@ async function main() {
   server = await serve(config, { dev: mode === "dev" });
   console.log(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
   console.log(nextSteps(config.issuerUrl));
+  await printFirstAdminLink(keyfob()).catch((error) => log.warn("no first-admin set-up link", { reason: String(error) }));
 }
 
 main().catch((error) => {

@@ -3,6 +3,8 @@
  *
  * Flow A (a wallet's key signs in directly):
  *   npm run token -- --auth-url http://localhost:3000 --client-id 0x... --domain https://app.example --private-key 0x...
+ * --auth-url defaults to KEYFOB_URL, else http://localhost:3000. Exit codes: 0 done, 1 refused or
+ * failed, 2 usage, 4 Keyfob did not answer.
  * The private key may come from KEYFOB_PRIVATE_KEY instead, to keep it out of the shell history.
  *
  * A vehicle token (RFC 8693 token exchange) for that developer token, in the same call: add
@@ -20,7 +22,8 @@ import { getToken, getVehicleToken } from "@keyfob/flow-a-client";
 
 const { values } = parseArgs({
   options: {
-    "auth-url": { type: "string", default: "http://localhost:3000" },
+    // KEYFOB_URL names the instance, as for npm run demo.
+    "auth-url": { type: "string", default: process.env.KEYFOB_URL ?? "http://localhost:3000" },
     "client-id": { type: "string" },
     domain: { type: "string" },
     "private-key": { type: "string" },
@@ -34,9 +37,24 @@ const { values } = parseArgs({
   },
 });
 
+/** Whether a failure is the server not answering at all (refused, no such host, …), anywhere in its causes. */
+function unreachable(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause)
+    if (
+      ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ECONNRESET", "EHOSTUNREACH", "ETIMEDOUT"].includes(String((e as { code?: unknown }).code))
+    )
+      return true;
+  return false;
+}
+
+/** One line on stderr; exit 4 when Keyfob did not answer, with what to do, else 1. */
 function fail(error: unknown): never {
   console.error(error instanceof Error ? error.message : String(error));
-  process.exit(1);
+  if (!unreachable(error)) process.exit(1);
+  console.error(
+    `Is Keyfob running at ${values["auth-url"]}? Start it with \`npm start\` in another terminal, or set KEYFOB_URL (or --auth-url).`,
+  );
+  process.exit(4);
 }
 
 /** The device flow: the user code on stderr for the person, the tokens on stdout. */

@@ -40,7 +40,7 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   expect(await findSession(k, one.token)).toBeUndefined();
   expect(await findSession(k, two.token)).toBeDefined();
   expect(await cli("sessions", "revoke", accountId, opaqueDigest(one.token))).toMatchObject({
-    code: 1,
+    code: 2,
     stderr: "error: sessionId: no live session of this account has this id\n",
   });
 
@@ -53,7 +53,7 @@ it("shows, blocks, unblocks an account and revokes its sessions, by id, wallet o
   expect((await cli("accounts", "show", accountId)).stdout).toMatch(/BLOCKED since/);
   expect(await cli("accounts", "unblock", accountId)).toMatchObject({ code: 0, stdout: `account ${accountId} unblocked\n` });
   expect(await cli("accounts", "show", "nobody@example.com")).toMatchObject({
-    code: 1,
+    code: 2,
     stderr: "error: account: no account matches nobody@example.com\n",
   });
 

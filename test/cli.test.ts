@@ -23,9 +23,9 @@ it("exits with code 0 once a command is done, and runs overlapping calls side by
   expect(found.map((c) => c.name).sort()).toEqual(["CLI one", "CLI three", "CLI two"]);
 });
 
-it("exits with code 1 and one line on stderr for bad input", { timeout: 60_000 }, async () => {
+it("exits with code 2 (not found) and one line on stderr for an unknown client", { timeout: 60_000 }, async () => {
   const result = await cli("redirect-uris", "add", "kf_missing", "https://app.example.com/cb");
-  expect(result.code).toBe(1);
+  expect(result.code).toBe(2);
   expect(result.stderr.trim()).toBe("error: clientId: no client with id kf_missing");
 });
 

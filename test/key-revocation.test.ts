@@ -212,7 +212,7 @@ describe("emergency key revocation across instances", () => {
     const [revoked, unknown] = await Promise.all([cli("keys", "revoke", upcoming), cli("keys", "revoke", "f".repeat(40))]);
     expect(revoked).toMatchObject({ code: 0, stderr: "" });
     expect(revoked.stdout).toContain(`signing key ${upcoming} (upcoming) revoked`);
-    expect(unknown).toMatchObject({ code: 1, stdout: "" });
+    expect(unknown).toMatchObject({ code: 2, stdout: "" }); // not found
     expect(unknown.stderr.trim()).toBe(`error: kid: no signing key has the kid ${"f".repeat(40)}`);
 
     await within(5_000, async () => !(await published(a)).includes(upcoming) && !(await published(b)).includes(upcoming));

@@ -136,7 +136,7 @@ describe("an instance whose KEYFOB_SECRET cannot open the stored keys", () => {
     expect(vehicle).toContainEqual(expect.stringMatching(CANNOT_OPEN));
     const cli = await cliOn(url, { KEYFOB_SECRET: wrongSecret })("keys", "revoke", current);
     expect(cli).toMatchObject({
-      code: 1,
+      code: 5,
       stderr: expect.stringMatching(/^error: this instance's KEYFOB_SECRET cannot decrypt the stored signing key/),
     });
     expect(await stored()).toEqual(before);

@@ -217,7 +217,7 @@ async function account(c: Context) {
 }
 
 /** Client objects as the API shows them: settings and lists, never the secret's hash. */
-function clientView(found: ops.AdminClient) {
+export function clientView(found: ops.AdminClient) {
   return {
     id: found.id,
     name: found.name,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { claimedClientId } from "../clients/client-id";
-import { MAX_SECRET_OVERLAP_SECONDS, RegistryError, type ClientSettings } from "../clients/registry";
+import { ADMIN_CLIENT_ID, claimedClientId } from "../clients/client-id";
+import { MAX_SECRET_OVERLAP_SECONDS, RegistryError, type ClientSettings, type Refusal } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
 import { KeyCreationRefused } from "../keys/keystore";
 import { hasControlCharacter } from "../oauth/params";
@@ -186,8 +186,16 @@ export const changeInput = (name: AdminChangeName): z.ZodType => changes[name].i
 
 export type AdminChangeResult =
   | { ok: true; value: Record<string, unknown> }
-  /** 503: this instance cannot do it (its KEYFOB_SECRET does not open the stored keys); one that can may. */
-  | { ok: false; status: 400 | 401 | 403 | 503; error: string; fieldErrors?: Record<string, string>; scope?: ManagementScope };
+  | {
+      ok: false;
+      /** 503: this instance cannot do it (its KEYFOB_SECRET does not open the stored keys); one that can may. */
+      status: 400 | 401 | 403 | 503;
+      error: string;
+      fieldErrors?: Record<string, string>;
+      scope?: ManagementScope;
+      /** What kind of refusal a 400 is (invalid input, not found, a conflict with the current state). */
+      refusal?: Refusal;
+    };
 
 /** The client and account an input names, when they can be such ids: the audit log files a refusal under them. */
 function auditTarget(input: Record<string, unknown>) {
@@ -221,6 +229,19 @@ export async function performAdminChange(
   return runAdminChange(keyfob, admin, name, input);
 }
 
+const BUILT_IN = `${ADMIN_CLIENT_ID} is built in (the dashboard's own sign-in) and cannot be changed`;
+
+/**
+ * Whether a change would alter the dashboard's own client (or create one with its id), which Keyfob
+ * registers itself (lib/admin/session.ts) and would silently re-enable at the next admin sign-in.
+ * Revoking tokens filed under it is no change to it.
+ */
+function changesBuiltInClient(name: AdminChangeName, input: unknown): boolean {
+  if (name === "token.revoke" || name === "refresh_token.revoke") return false;
+  const { clientId, id } = input as { clientId?: unknown; id?: unknown };
+  return (name === "client.create" ? id : clientId) === ADMIN_CLIENT_ID;
+}
+
 /**
  * Runs a change for an admin already vouched for (a session above, an admin token in the
  * management API, the operator at the command line): validation, then the audited operation.
@@ -249,11 +270,15 @@ export async function runAdminChange(
     });
     return { ok: false, status: 400, error: "please correct the highlighted fields", fieldErrors };
   }
+  if (changesBuiltInClient(name, parsed.data)) {
+    await keyfob.audit.write({ actor: admin.label, action: change.audit, outcome: "rejected", ...auditTarget(input), detail: BUILT_IN });
+    return { ok: false, status: 400, error: BUILT_IN, fieldErrors: { clientId: BUILT_IN }, refusal: "conflict" };
+  }
   try {
     return { ok: true, value: await change.run(keyfob, admin, parsed.data) };
   } catch (error) {
     if (error instanceof RegistryError)
-      return { ok: false, status: 400, error: error.message, fieldErrors: { [error.field]: error.message } };
+      return { ok: false, status: 400, error: error.message, fieldErrors: { [error.field]: error.message }, refusal: error.refusal };
     if (error instanceof InsufficientScope) return { ok: false, status: 403, error: error.message, scope: error.scope };
     if (error instanceof KeyCreationRefused) return { ok: false, status: 503, error: error.message };
     throw error;

@@ -15,10 +15,14 @@ export class RegistryError extends Error {
   constructor(
     readonly field: string,
     message: string,
+    readonly refusal: Refusal = "invalid",
   ) {
     super(message);
   }
 }
+
+/** What kind of refusal: invalid input, a client or account (or what it holds) that does not exist, or a change the current state rules out. */
+export type Refusal = "invalid" | "not_found" | "conflict";
 
 export function parseAddress(value: string, field = "address"): Address {
   if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new RegistryError(field, "must be a 0x-prefixed 20-byte hex address");
@@ -35,7 +39,7 @@ export async function createClient(store: Store, input: { id?: string; name: str
   try {
     return await store.clients.create({ id, name, logoUrl });
   } catch (error) {
-    if (error instanceof Duplicate) throw new RegistryError("id", `a client with id ${id} already exists`);
+    if (error instanceof Duplicate) throw new RegistryError("id", `a client with id ${id} already exists`, "conflict");
     throw error;
   }
 }
@@ -189,12 +193,12 @@ export async function addSigner({ store, clock }: Pick<Keyfob, "store" | "clock"
 
 export async function revokeSigner({ store, clock }: Pick<Keyfob, "store" | "clock">, clientId: string, address: string) {
   if (!(await store.clients.revokeSigner(normalizeClientId(clientId), parseAddress(address), clock.now()))) {
-    throw new RegistryError("address", "no active signer with this address for the client");
+    throw new RegistryError("address", "no active signer with this address for the client", "not_found");
   }
 }
 
 async function existingClient(store: Store, clientId: string): Promise<string> {
   const id = normalizeClientId(clientId);
-  if (!(await store.clients.find(id))) throw new RegistryError("clientId", `no client with id ${id}`);
+  if (!(await store.clients.find(id))) throw new RegistryError("clientId", `no client with id ${id}`, "not_found");
   return id;
 }

@@ -26,6 +26,7 @@ const ENDPOINTS = {
   admin_try_callback: false,
   admin_logout: false,
   admin_forbidden: false,
+  admin_setup: "admin_signin",
   admin_audit_export: false,
   upstream_auth: false,
 } as const satisfies Record<string, Limit>;

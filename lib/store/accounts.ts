@@ -4,10 +4,13 @@ import type { AccountQuery, AccountStore, IdentityKey } from "./contract";
 import { deleteSessions, queueLogouts } from "./logouts";
 
 /**
- * Accounts with their identities and passkeys, login sessions, and the dashboard's sessions and
- * admin roles. Blocking and deleting an account revoke what it holds in other groups' tables
- * (codes, tokens, refresh tokens), in the account's transaction.
+ * Accounts with their identities and passkeys, login sessions, and the dashboard's sessions, admin
+ * roles and the first admin's set-up codes. Blocking and deleting an account revoke what it holds
+ * in other groups' tables (codes, tokens, refresh tokens), in the account's transaction.
  */
+
+/** The advisory lock first-admin claims take, so two at once cannot both find no admin. */
+const FIRST_ADMIN_LOCK_ID = 0x6b66_6164_6d6en; /* "kfadmn" */
 
 /** What an account is made of, as listed and shown to admins (AccountView). */
 const ACCOUNT_VIEW = {
@@ -337,6 +340,28 @@ export function accountStatements({ db }: Connection): AccountStore {
 
     adminRoles() {
       return db.adminRole.findMany({ orderBy: { grantedAt: "asc" } });
+    },
+
+    async createAdminSetupCode(code, sweepBefore) {
+      await db.adminSetupCode.deleteMany({ where: { expiresAt: { lt: sweepBefore } } });
+      await db.adminSetupCode.create({ data: code });
+    },
+
+    async findAdminSetupCode(codeHash) {
+      return (await db.adminSetupCode.findUnique({ where: { codeHash } })) ?? undefined;
+    },
+
+    /** Prisma has no advisory lock, hence plain SQL for it; held until the transaction ends. */
+    claimAdminSetupCode(codeHash, accountId, now) {
+      return db.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${FIRST_ADMIN_LOCK_ID})`;
+        if ((await tx.adminRole.count()) > 0) return "admin-exists" as const;
+        const code = (await tx.adminSetupCode.findUnique({ where: { codeHash } })) ?? undefined;
+        if (!code || code.usedAt || code.expiresAt <= now) return code;
+        await tx.adminSetupCode.update({ where: { codeHash }, data: { usedAt: now, usedBy: accountId } });
+        await tx.adminRole.create({ data: { accountId, grantedBy: "setup link", grantedAt: now } });
+        return code;
+      });
     },
   };
 }

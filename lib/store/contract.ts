@@ -871,6 +871,16 @@ export type AccountStore = {
   revokeAdminRole(accountId: string): Promise<boolean>;
   /** Every admin role, oldest first. */
   adminRoles(): Promise<AdminRoleRow[]>;
+  /** Stores a set-up link's code (hashed); deletes the codes expired before `sweepBefore`. */
+  createAdminSetupCode(code: { codeHash: string; expiresAt: Date }, sweepBefore: Date): Promise<void>;
+  findAdminSetupCode(codeHash: string): Promise<AdminSetupCodeRow | undefined>;
+  /**
+   * Makes `accountId` the first admin with a set-up code, in one transaction under a lock, so of
+   * two claims at once (any codes, any instances) one wins: the code must be unused and unexpired,
+   * and no admin role may exist. Marks the code used and grants the role; returns the code's row as
+   * it was before (undefined: unknown code), or "admin-exists".
+   */
+  claimAdminSetupCode(codeHash: string, accountId: string, now: Date): Promise<AdminSetupCodeRow | undefined | "admin-exists">;
 };
 
 /** How admins look for accounts: by an address (the account's own or a linked wallet's), or text anywhere in an id, subject or email (any case). */
@@ -973,6 +983,7 @@ export type NewAdminSession = Pick<AdminSessionRow, "idHash" | "accountId" | "lo
 };
 
 export type AdminRoleRow = { accountId: string; grantedBy: string; grantedAt: Date };
+export type AdminSetupCodeRow = { codeHash: string; createdAt: Date; expiresAt: Date; usedAt: Date | null; usedBy: string | null };
 
 // Signing keys.
 

@@ -2,7 +2,7 @@
  * GET /admin/callback: the end of an admin sign-in. The state must match the login cookie this
  * browser got at /admin/login, and the code is redeemed with its PKCE verifier; a dashboard session
  * starts (lib/admin/session.ts), its cookie is set and the browser goes to /admin (which checks
- * that the account is an admin).
+ * that the account is an admin), or back to /admin/setup when it came from a set-up link.
  * Anything else ends at /admin/signin-failed with the reason, and no session. The endpoint wrapper
  * applies RATE_LIMIT_ADMIN_SIGNIN (a 429 page), counts and logs it.
  */
@@ -13,7 +13,7 @@ import { clientIp } from "@/lib/http/client-ip";
 import { endpoint, type Page } from "@/lib/http/endpoint";
 import type { Keyfob } from "@/lib/keyfob";
 import type { OAuthError } from "@/lib/oauth/errors";
-import { loginCookie, sessionCookie } from "../_lib/cookies";
+import { loginCookie, SETUP_COOKIE, sessionCookie } from "../_lib/cookies";
 import { browserNavigationOnly, signInLimitPage } from "../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
@@ -44,7 +44,9 @@ export const GET = endpoint("admin_callback", {
       userAgent: request.headers.get("user-agent") ?? undefined,
     });
     if (!session) return { response: failed(k, "browser"), refused: "browser" };
-    const response = redirectTo(k, "/admin");
+    // A first admin's sign-in from the set-up link goes back there to confirm (app/admin/setup).
+    const setup = (await cookies()).get(SETUP_COOKIE)?.value;
+    const response = redirectTo(k, setup ? "/admin/setup" : "/admin");
     const [name, options] = sessionCookie(k);
     response.cookies.set(name, session, options);
     return response;

@@ -1,7 +1,8 @@
-/** The client page's details: its id (to copy), logo, and links to its tokens, audit events and integration panel. */
+/** The client page's details: its id (to copy), logo, and links to its tokens, audit events and integration panel (none for the read-only built-in client). */
 import Link from "next/link";
 import { CopyButton } from "@/components/admin/copy-button";
 import { Card, Mono } from "@/components/admin/ui";
+import { ADMIN_CLIENT_ID } from "@/lib/clients/client-id";
 import type { AdminClient } from "./types";
 
 export function ClientDetails({ client }: { client: AdminClient }) {
@@ -23,9 +24,11 @@ export function ClientDetails({ client }: { client: AdminClient }) {
           <Link className="text-indigo-700 hover:underline" href={`/admin/audit?client=${encodeURIComponent(client.id)}`}>
             Audit log
           </Link>
-          <a className="text-indigo-700 hover:underline" href="#integration">
-            Integration
-          </a>
+          {client.id !== ADMIN_CLIENT_ID && (
+            <a className="text-indigo-700 hover:underline" href="#integration">
+              Integration
+            </a>
+          )}
         </dd>
       </dl>
     </Card>

@@ -1,6 +1,6 @@
 /**
- * The client page's header: its name, status and age, enable / disable, and the notices above the
- * page (just created, the dashboard's own client, disabled).
+ * The client page's header: its name, status and age, enable / disable (not for the dashboard's own,
+ * read-only client), and the notices above the page (just created, the dashboard's own client, disabled).
  */
 import Link from "next/link";
 import { setClientEnabledAction } from "@/app/admin/_lib/actions";
@@ -32,7 +32,7 @@ export function ClientHeader({ client, created }: { client: AdminClient; created
           </span>
         }
         actions={
-          client.enabled ? (
+          client.id === ADMIN_CLIENT_ID ? undefined : client.enabled ? (
             <ConfirmAction
               action={setClientEnabledAction}
               fields={{ ...id, enabled: "false" }}
@@ -63,8 +63,8 @@ export function ClientHeader({ client, created }: { client: AdminClient; created
       )}
       {client.id === ADMIN_CLIENT_ID && (
         <Banner tone="info">
-          This is the dashboard&apos;s own client: admins sign in through it. Keyfob registers it again, enabled and with its callback, at
-          every admin sign-in.
+          This is the dashboard&apos;s own client: admins sign in through it. It is built in and read-only: Keyfob registers it itself,
+          enabled and with its callback, and refuses changes to it here, from the command line and through the management API.
         </Banner>
       )}
       {!client.enabled && (

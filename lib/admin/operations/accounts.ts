@@ -44,7 +44,10 @@ export const revokeAdmin = (k: AuditedStore, admin: Admin, accountId: string) =>
     async (tx) => {
       requireScope(admin, ADMIN_SCOPE, "revoking the admin role");
       const id = normalizeAccountId(accountId);
-      if (!(await tx.store.accounts.revokeAdminRole(id))) throw new registry.RegistryError("accountId", "this account has no admin role");
+      if (!(await tx.store.accounts.revokeAdminRole(id)))
+        throw tx.config.adminAddresses.includes(id.toLowerCase())
+          ? new registry.RegistryError("accountId", "this admin is configured in ADMIN_ADDRESSES: remove it there and restart", "conflict")
+          : new registry.RegistryError("accountId", "this account has no admin role", "not_found");
       // Its dashboard sessions end now, rather than stay dormant until a new grant.
       await revokeAdminSessions(tx, id);
     },
@@ -56,7 +59,7 @@ export const revokeAdmin = (k: AuditedStore, admin: Admin, accountId: string) =>
 /** The account a change acts on: it must exist, and an admin's needs keyfob:admin. */
 async function existingAccount(k: Pick<Keyfob, "store" | "config">, admin: Admin, accountId: string): Promise<string> {
   const id = normalizeAccountId(accountId.trim());
-  if (!(await k.store.accounts.find(id))) throw new registry.RegistryError("accountId", `no account with id ${id}`);
+  if (!(await k.store.accounts.find(id))) throw new registry.RegistryError("accountId", `no account with id ${id}`, "not_found");
   await requireScopeForAccount(k, admin, id);
   return id;
 }
@@ -107,7 +110,7 @@ export const deleteAccount = (k: AuditedStore, admin: Admin, accountId: string) 
       const id = await existingAccount(tx, admin, accountId);
       const account = await tx.store.accounts.view(id);
       const deleted = await directory.deleteAccount(tx, id);
-      if (!deleted) throw new registry.RegistryError("accountId", `no account with id ${id}`);
+      if (!deleted) throw new registry.RegistryError("accountId", `no account with id ${id}`, "not_found");
       return { ...deleted, identities: account?.identities.map((i) => `${i.provider}:${i.email ?? i.subject}`) ?? [] };
     },
     (r) =>
@@ -124,7 +127,8 @@ export const revokeSessions = (k: AuditedStore, admin: Admin, accountId: string,
     async (tx) => {
       const id = await existingAccount(tx, admin, accountId);
       const count = await endSessions(tx, id, sessionId);
-      if (sessionId && count === 0) throw new registry.RegistryError("sessionId", "no live session of this account has this id");
+      if (sessionId && count === 0)
+        throw new registry.RegistryError("sessionId", "no live session of this account has this id", "not_found");
       return count;
     },
     (count) => `live sessions: ${count} fewer`,

@@ -73,6 +73,7 @@ export async function revokeSigningKey(
       result.outcome === "unknown"
         ? `no signing key has the kid ${kid}`
         : `signing key ${kid} retired and left the JWKS on ${result.unpublishedAt.toISOString()} (every token it signed had expired); nothing to revoke`,
+      result.outcome === "unknown" ? "not_found" : "conflict",
     );
     await failed(k, entry, kid, refusal);
     throw refusal;

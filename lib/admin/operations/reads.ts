@@ -47,11 +47,15 @@ export type AdminClient = Omit<ClientDetailRow, "secretHash" | "previousSecretHa
 
 export async function getClient(k: Pick<Keyfob, "clock" | "store">, _admin: Admin, clientId: string): Promise<AdminClient | undefined> {
   const client = await k.store.clients.detail(normalizeClientId(clientId));
-  if (!client) return undefined;
+  return client && toAdminClient(client, k.clock.now());
+}
+
+/** A client's row as admins see it: whether it has a secret, never the secret's hash. */
+export function toAdminClient(client: ClientDetailRow, now: Date): AdminClient {
   const { secretHash, previousSecretHash, previousSecretExpiresAt, ...rest } = client;
   // When the secret a rotation replaced stops working, while it still works (never its hash).
   const secretOverlapEndsAt =
-    previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt > k.clock.now() ? previousSecretExpiresAt : null;
+    previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt > now ? previousSecretExpiresAt : null;
   return { ...rest, confidential: secretHash !== null, secretOverlapEndsAt };
 }
 

@@ -64,7 +64,7 @@ export async function revokeRefreshGrants(
     async (tx) => {
       if (!target.familyId && !clientId && !accountId)
         throw new registry.RegistryError("target", "name a refresh grant, a client or an account");
-      if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id");
+      if (target.familyId && !family) throw new registry.RegistryError("familyId", "no refresh grant has this id", "not_found");
       await requireScopeForAccount(tx, admin, accountId);
       return tx.store.tokens.revokeRefreshFamilies({ familyId: target.familyId, clientId, accountId }, k.clock.now());
     },

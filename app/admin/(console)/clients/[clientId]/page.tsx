@@ -3,7 +3,8 @@
  * (endpoints, snippets, try a sign-in), redirect URIs (shown exactly as stored), post-logout URIs,
  * allowed origins, back-channel logout, signers of a developer license, the client secret (shown once), delete (after
  * typing the client's id). Each part is a section of components/admin/client, all on the page,
- * with links to each beside them (above them on narrow screens).
+ * with links to each beside them (above them on narrow screens). The dashboard's own client
+ * (keyfob-admin) is read-only: its details only.
  */
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
@@ -20,6 +21,7 @@ import { Signers } from "@/components/admin/client/signers";
 import { IntegrationPanel } from "@/components/admin/integration";
 import { integration } from "@/lib/admin/integration";
 import { getClient } from "@/lib/admin/operations";
+import { ADMIN_CLIENT_ID } from "@/lib/clients/client-id";
 import { adminPage, clientIdSegment, param, type SearchParams } from "../../../_lib/guard";
 
 type Params = Promise<{ clientId: string }>;
@@ -40,6 +42,14 @@ export default async function ClientPage({ params, searchParams }: { params: Par
     { chainId: k.config.chainId },
   );
 
+  // The dashboard's own client is read-only (lib/admin/changes.ts refuses changes to it): its details only.
+  if (client.id === ADMIN_CLIENT_ID)
+    return (
+      <>
+        <ClientHeader client={client} created={created} />
+        <ClientDetails client={client} />
+      </>
+    );
   return (
     <>
       <ClientHeader client={client} created={created} />
