@@ -681,6 +681,12 @@ const table = {
     default: "10s",
     doc: "How long in-flight requests get after SIGTERM.",
   }),
+  sweepInterval: setting("SWEEP_INTERVAL", {
+    group: "Operations",
+    type: duration,
+    default: "10m",
+    doc: "How often each instance deletes expired rows (challenges, codes, token records and login sessions a day after they ended, spent rate-limit counters, audit events past `AUDIT_RETENTION`).",
+  }),
   auditRetention: setting("AUDIT_RETENTION", {
     group: "Operations",
     type: duration,

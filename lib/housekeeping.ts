@@ -5,7 +5,6 @@ import type { Store } from "./store";
 
 /** Expired single-use rows are kept a day, so a late replay still gets "already used" rather than "unknown". */
 const RETENTION_MS = 24 * 3600_000;
-export const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /**
  * What the sweep needs: how long audit events are kept, how many unused challenges, and when an
@@ -34,9 +33,20 @@ export function sweepExpired(store: Store, { auditRetention, pendingCaps, sessio
   });
 }
 
-/** Sweeps every SWEEP_INTERVAL_MS for as long as the process runs; each instance may do it, deletes are idempotent. */
-export function scheduleSweeps({ store, clock }: Pick<Keyfob, "store" | "clock">, settings: SweepSettings): void {
-  setInterval(() => {
-    sweepExpired(store, settings, clock.now()).catch((error) => log.error("sweep of expired rows failed", { error: String(error) }));
-  }, SWEEP_INTERVAL_MS).unref();
+/**
+ * Sweeps every SWEEP_INTERVAL for as long as the process runs, one sweep at a time (the next waits
+ * for the last, so sweeps stalled by an unreachable database never pile up on the pool). A failed
+ * sweep is logged and the next one tries again. Each instance may do it: deletes are idempotent.
+ */
+export function scheduleSweeps(
+  { store, clock }: Pick<Keyfob, "store" | "clock">,
+  settings: SweepSettings & Pick<Config, "sweepInterval">,
+): void {
+  const next = () =>
+    setTimeout(() => {
+      sweepExpired(store, settings, clock.now())
+        .catch((error) => log.error("sweep of expired rows failed", { error: String(error) }))
+        .finally(next);
+    }, settings.sweepInterval * 1000).unref();
+  next();
 }

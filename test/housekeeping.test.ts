@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { systemClock } from "@/lib/clock";
 import { loadConfig } from "@/lib/config";
 import { rawConnection, type Store } from "@/lib/store";
 import type { Database } from "@/lib/store/connection";
-import { sweepExpired } from "@/lib/housekeeping";
+import { scheduleSweeps, sweepExpired } from "@/lib/housekeeping";
 import { isolatedDatabase } from "./support/database";
 
 let storage: Store;
@@ -104,4 +105,30 @@ it("deletes login sessions a day after they ended: expired, revoked or idle too 
   expect(await sweepExpired(storage, config, now)).toBe(3);
   const kept = await db.loginSession.findMany({ orderBy: { idHash: "asc" } });
   expect(kept.map((s) => s.idHash)).toEqual(["expired-recently", "idle-recently", "live", "revoked-recently"]);
+});
+
+it("sweeps every SWEEP_INTERVAL, one sweep at a time, and again after one that failed", async () => {
+  // The store's sweep stands in for a database that does not answer, then fails: what is tested is when sweeps start.
+  const sweeps: ((failure?: Error) => void)[] = [];
+  const store = {
+    sweep: () => new Promise<number>((resolve, reject) => sweeps.push((failure) => (failure ? reject(failure) : resolve(0)))),
+  } as unknown as Store;
+  const interval = 600_000;
+  vi.useFakeTimers();
+  try {
+    scheduleSweeps({ store, clock: systemClock }, { ...loadConfig(), sweepInterval: interval / 1000 });
+    await vi.advanceTimersByTimeAsync(interval);
+    expect(sweeps).toHaveLength(1);
+    // Still running: no second sweep piles up on the pool.
+    await vi.advanceTimersByTimeAsync(5 * interval);
+    expect(sweeps).toHaveLength(1);
+    sweeps[0](new Error("Connection terminated unexpectedly"));
+    await vi.advanceTimersByTimeAsync(interval);
+    expect(sweeps).toHaveLength(2);
+    sweeps[1]();
+    await vi.advanceTimersByTimeAsync(interval);
+    expect(sweeps).toHaveLength(3);
+  } finally {
+    vi.useRealTimers();
+  }
 });

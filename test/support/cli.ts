@@ -31,12 +31,12 @@ function run(args: string[], env: Record<string, string> = {}): Promise<CliResul
   });
 }
 
-/** Polls until `done` holds, for at most `ms`; returns how long it took. */
-export async function within(ms: number, done: () => Promise<boolean>): Promise<number> {
+/** Polls until `done` holds (every `everyMs`), for at most `ms`; returns how long it took. */
+export async function within(ms: number, done: () => Promise<boolean>, everyMs = 5): Promise<number> {
   const started = performance.now();
   while (!(await done())) {
     if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   return performance.now() - started;
 }

@@ -108,15 +108,21 @@ export async function startPatroniCluster(tools: HaStack, bin: string): Promise<
     },
     async switchover() {
       const leader = await cluster.leader();
-      const answer = await rest(
-        byName(leader),
-        "/switchover",
-        { method: "POST", body: JSON.stringify({ leader }) },
-        // Patroni answers once the switchover is done: seconds under load.
-        60_000,
-      );
-      if (!answer.ok) throw new Error(`switchover refused (${answer.status}): ${await answer.text()}`);
-      return leader;
+      for (let attempt = 1; ; attempt++) {
+        const answer = await rest(
+          byName(leader),
+          "/switchover",
+          { method: "POST", body: JSON.stringify({ leader }) },
+          // Patroni answers once the switchover is done: seconds under load.
+          60_000,
+        );
+        if (answer.ok) return leader;
+        const reason = await answer.text();
+        // etcd slow to answer on a busy machine: nothing was started, so asked again, as an operator would.
+        if (!(answer.status === 503 && reason.includes("failed to write switchover key into DCS") && attempt < 3))
+          throw new Error(`switchover refused (${answer.status}): ${reason}`);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
     },
     async readOnlyRefusals() {
       const logs = await Promise.all(nodes.map((node) => readFile(path.join(dir, `${node.name}.log`), "utf8").catch(() => "")));

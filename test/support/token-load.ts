@@ -20,8 +20,18 @@ import { type ProtocolProcess, startProtocolProcess } from "./protocol-process";
 export type Outcome = { at: number; instance: number; path: string; status: number; retryAfter?: string | null; error?: string };
 /** A request, to send again. */
 export type Sent = { path: string; form: Record<string, string> };
-/** A token a client received, what it was redeemed from, when, and the request that redeemed it. */
-export type Received = { jti: string; kid?: string; clientId: string; account: string; from: string; at: number; request: Sent };
+/** A token a client received, what it was redeemed from, when (asked for: `sent`; received: `at`), from which instance, and the request that redeemed it. */
+export type Received = {
+  jti: string;
+  kid?: string;
+  clientId: string;
+  account: string;
+  from: string;
+  sent: number;
+  at: number;
+  instance: number;
+  request: Sent;
+};
 export type Answer = { status: number; body: Record<string, string>; retryAfter: string | null };
 
 /** The load's clients, on a migrated database: a license (Flow A) and an app allowed refresh tokens, both with `redirectUri`. */
@@ -40,8 +50,13 @@ export async function registerLoadClients(databaseUrl: string, redirectUri: stri
   }
 }
 
-/** Two instances on `databaseUrl` sharing `secret`, with no rate limit in the load's way. */
-export function startLoadInstances(databaseUrl: string, secret: string, issuer: string): Promise<ProtocolProcess[]> {
+/** Two instances on `databaseUrl` sharing `secret`, with no rate limit in the load's way (the load's clients are public); `env` adds settings. */
+export function startLoadInstances(
+  databaseUrl: string,
+  secret: string,
+  issuer: string,
+  env: Record<string, string> = {},
+): Promise<ProtocolProcess[]> {
   return Promise.all(
     [0, 1].map(() =>
       startProtocolProcess({
@@ -50,6 +65,7 @@ export function startLoadInstances(databaseUrl: string, secret: string, issuer: 
         ISSUER_URL: issuer,
         RATE_LIMIT_PER_IP: "off",
         RATE_LIMIT_PER_CLIENT: "100000000/1m",
+        ...env,
       }),
     ),
   );
@@ -120,14 +136,15 @@ export function startTokenLoad({ instances, licenseId, appId, redirectUri, codes
   };
 
   /** POSTs a form to one instance, or to the next when the first cannot be reached; undefined when no answer came. */
-  async function post(path: string, form: Record<string, string>): Promise<Answer | undefined> {
+  async function post(path: string, form: Record<string, string>): Promise<(Answer & { instance: number; sent: number }) | undefined> {
     const first = turn++ % instances.length;
     for (let i = 0; i < instances.length; i++) {
       const index = (first + i) % instances.length;
       try {
+        const sent = now();
         const answer = await send(index, { path, form });
         outcomes.push({ at: now(), instance: index, path, status: answer.status, retryAfter: answer.retryAfter });
-        return answer;
+        return { ...answer, instance: index, sent };
       } catch (error) {
         const code = String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name);
         outcomes.push({ at: now(), instance: index, path, status: 0, error: code });
@@ -137,11 +154,17 @@ export function startTokenLoad({ instances, licenseId, appId, redirectUri, codes
     return undefined;
   }
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  const keep = (body: Record<string, string>, clientId: string, account: string, from: string, request: Sent) => {
+  const keep = (
+    { body, instance, sent }: Answer & { instance: number; sent: number },
+    clientId: string,
+    account: string,
+    from: string,
+    request: Sent,
+  ) => {
     const claims = decodeJwt(body.access_token);
     const [header] = body.access_token.split(".");
     const { kid } = JSON.parse(Buffer.from(header, "base64url").toString()) as { kid?: string };
-    received.push({ jti: claims.jti!, kid, clientId, account, from, at: now(), request });
+    received.push({ jti: claims.jti!, kid, clientId, account, from, sent, at: now(), instance, request });
   };
 
   async function flowA() {
@@ -164,7 +187,7 @@ export function startTokenLoad({ instances, licenseId, appId, redirectUri, codes
         form: { client_id: licenseId, state: challenge.body.state, grant_type: "authorization_code", domain: redirectUri, signature },
       };
       const tokens = await post(request.path, request.form);
-      if (tokens?.status === 200) keep(tokens.body, licenseId, wallet.address, `state ${challenge.body.state}`, request);
+      if (tokens?.status === 200) keep(tokens, licenseId, wallet.address, `state ${challenge.body.state}`, request);
       else await pause(100);
     }
   }
@@ -181,13 +204,13 @@ export function startTokenLoad({ instances, licenseId, appId, redirectUri, codes
         await pause(100);
         continue;
       }
-      keep(tokens.body, appId, account, `code ${code}`, request);
+      keep(tokens, appId, account, `code ${code}`, request);
       let refreshToken = tokens.body.refresh_token;
       for (let i = 0; i < 2 && !stopped; i++) {
         const refresh = { path: "/token", form: { grant_type: "refresh_token", client_id: appId, refresh_token: refreshToken } };
         const refreshed = await post(refresh.path, refresh.form);
         if (refreshed?.status !== 200) break;
-        keep(refreshed.body, appId, account, `refresh token ${refreshToken}`, refresh);
+        keep(refreshed, appId, account, `refresh token ${refreshToken}`, refresh);
         refreshToken = refreshed.body.refresh_token;
       }
     }
