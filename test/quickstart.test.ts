@@ -9,8 +9,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { NextRequest } from "next/server";
-import * as client from "openid-client";
-import ts from "typescript";
 import { createSiweMessage } from "viem/siwe";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -23,6 +21,7 @@ import { keyfob } from "@/lib/runtime";
 import { loginWithWallet } from "@/lib/siwe/login";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
 import { type ProtocolProcess, startProtocolProcess } from "./support/protocol-process";
+import { runOpenidClientQuickstart } from "./support/quickstart";
 
 let instance: ProtocolProcess;
 /** This process's view of the instance (its issuer), for the hosted login's steps. */
@@ -68,19 +67,8 @@ it("the quickstart and the Next.js example hold the Integration panel's snippets
 });
 
 it("the openid-client quickstart signs a wallet in through the hosted login, as written", async () => {
-  const snippet = quickstartSnippets(instance.url)["openid-client"];
-  const callbackStep = "// In the callback (currentUrl: the URL Keyfob redirected to):";
-  expect(snippet).toContain(callbackStep);
-  // The application sends the browser to `url`; the user signs in; Keyfob redirects to currentUrl.
-  const program = snippet
-    .replace('import * as client from "openid-client";', "")
-    .replace(callbackStep, `const currentUrl = await login(url);\n${callbackStep}`);
-  const body = ts.transpileModule(`${program}\nreturn tokens;`, { compilerOptions: { target: ts.ScriptTarget.ES2022 } }).outputText;
-  const run = new (Object.getPrototypeOf(async () => {}).constructor)("client", "login", body);
   const wallet = privateKeyToAccount(generatePrivateKey());
-  const tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers = await run(client, (url: URL) =>
-    walletLogin(url, wallet),
-  );
+  const tokens = await runOpenidClientQuickstart(instance.url, (url) => walletLogin(url, wallet));
   expect(tokens.claims()).toMatchObject({
     iss: instance.url,
     aud: OPENID_CLIENT_APP.id,
