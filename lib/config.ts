@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isLoopbackHost } from "./clients/redirect-uri";
 import { parseTrustedProxies, type ProxyTrust } from "./http/client-ip";
 import { type Network, parseNetworks } from "./http/outbound";
+import { LOG_LEVELS } from "./log";
 import { parseVehicleDid, type StaticVehicleGrant } from "./vehicles/asset";
 import { isPrivilegeId } from "./vehicles/privileges";
 import type { Address } from "viem";
@@ -663,6 +664,18 @@ const table = {
     default: "",
     example: "127.0.0.0/8,::1/128",
     doc: "Networks besides the public internet that back-channel logout URIs may point at: addresses and CIDR ranges (`10.20.0.0/16`, `fd12:3456::/48`). Empty: public unicast addresses only, never loopback, private, link-local, shared (CGNAT), unique-local or metadata ones (see [Back-channel logout](endpoints.md#back-channel-logout-openid-connect-back-channel-logout-10)). `127.0.0.0/8,::1/128` allows relying parties on this machine, for development.",
+  }),
+  logLevel: setting("LOG_LEVEL", {
+    group: "Operations",
+    type: z.enum(LOG_LEVELS, `expected one of ${LOG_LEVELS.join(", ")}`),
+    default: "info",
+    doc: "The least severe log lines written (JSON, one per line: up to `info` on stdout, `warn` and up on stderr). `info` includes one access line per request.",
+  }),
+  logOverride: setting("KEYFOB_LOG", {
+    group: "Operations",
+    type: z.enum(LOG_LEVELS, `expected one of ${LOG_LEVELS.join(", ")}`),
+    example: "silent",
+    doc: "Overrides `LOG_LEVEL` (the test suite sets `silent`: no log lines at all).",
   }),
   metricsPort: setting("METRICS_PORT", {
     group: "Operations",

@@ -46,7 +46,7 @@ async function main() {
   if (mode === "build") {
     const reason = buildNeeded();
     if (reason) {
-      console.log(`Building Keyfob (${reason})…`);
+      console.error(`Building Keyfob (${reason})…`);
       const code = await build(process.env);
       if (code !== 0) {
         await stop();
@@ -57,7 +57,8 @@ async function main() {
   if (stopping) return;
   if (mode !== "dev") serveCurrentBuild();
   server = await serve(config, { dev: mode === "dev" });
-  console.log(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
+  // For people, on stderr: stdout is the JSON log.
+  console.error(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
 }
 
 main().catch((error) => {

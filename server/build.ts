@@ -134,7 +134,8 @@ export async function build(env: NodeJS.ProcessEnv, root = projectRoot): Promise
   const code = await new Promise<number>((resolve) =>
     spawn(process.execPath, [nextBin, "build"], {
       cwd: root,
-      stdio: "inherit",
+      // Its progress on stderr: stdout is the server's JSON log when `npm start` builds.
+      stdio: ["inherit", 2, "inherit"],
       env: { ...env, NEXT_TELEMETRY_DISABLED: "1", [DIST_DIR_VARIABLE]: build },
     }).on("exit", (c) => resolve(c ?? 1)),
   );
