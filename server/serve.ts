@@ -9,7 +9,7 @@
  */
 import http from "node:http";
 import path from "node:path";
-import type { Config } from "../lib/config";
+import { type Config, warnUnknownVariables } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
 import { isClientAbort } from "../lib/http/respond";
 import { withAccessLog } from "./access-log";
@@ -29,6 +29,7 @@ export type RunningServer = { port: number; close(): Promise<void> };
 export async function serve(config: Config, options: { dev: boolean }): Promise<RunningServer> {
   // React and Next pick their production or development builds when first loaded.
   (process.env as Record<string, string>).NODE_ENV ??= options.dev ? "development" : "production";
+  warnUnknownVariables(process.env);
   const server = http.createServer();
   const origin = new URL(config.issuerUrl).origin;
 
