@@ -97,8 +97,8 @@ function root(): Logger {
   return shared.root;
 }
 
-/** The request being served: its id, and its endpoint once known (the access line's `route`). */
-export type ServedRequest = { id: string; route?: string };
+/** The request being served: its id, and once known its endpoint (the access line's `route`) and a refusal's error code (its span's). */
+export type ServedRequest = { id: string; route?: string; error?: string };
 
 /** Runs `serve` as request `id`: every line written meanwhile carries the id. */
 export function withRequest<T>(id: string, serve: (request: ServedRequest) => T): T {

@@ -8,7 +8,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Span } from "@opentelemetry/api";
 import { log, logsInfo, withRequest } from "../lib/log";
+import { type Tracing, tracing } from "../lib/tracing";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 
@@ -21,27 +23,62 @@ export function requestId(request: IncomingMessage): string {
   return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** Serves a request under its id (echoed in the answer) and writes its access line when the answer is over. */
+/**
+ * Serves a request under its id (echoed in the answer) and, when its answer is over, writes its
+ * access line and ends its span (traces on: a child of the caller's `traceparent`, if any).
+ */
 export function withAccessLog(request: IncomingMessage, response: ServerResponse, serve: () => void): void {
   const id = requestId(request);
   response.setHeader("X-Request-Id", id);
+  const logs = logsInfo();
+  const traces = tracing();
+  if (!logs && !traces) {
+    withRequest(id, serve);
+    return;
+  }
+  const started = performance.now();
+  const span = traces && requestSpan(traces, request);
   withRequest(id, (served) => {
-    if (logsInfo()) {
-      const started = performance.now();
-      response.once("close", () => {
-        const url = request.url ?? "/";
-        const query = url.indexOf("?");
-        // Outside the request's context (a socket's event): its id given here.
+    response.once("close", () => {
+      const url = request.url ?? "/";
+      const query = url.indexOf("?");
+      const route = served.route ?? (query < 0 ? url : url.slice(0, query)).slice(0, 200);
+      const status = response.statusCode;
+      if (span) endRequestSpan(traces, span, { method: request.method ?? "GET", route, status, error: served.error });
+      // Outside the request's context (a socket's event): its id given here.
+      if (logs)
         log.info("request", {
           request_id: id,
           method: request.method,
-          route: served.route ?? (query < 0 ? url : url.slice(0, query)).slice(0, 200),
-          status: response.statusCode,
+          route,
+          status,
           ms: Math.round(performance.now() - started),
           ...(response.writableFinished ? {} : { aborted: true }),
         });
-      });
-    }
-    serve();
+    });
+    if (span) traces.api.context.with(traces.api.trace.setSpan(traces.api.context.active(), span), serve);
+    else serve();
   });
+}
+
+/** The request's span, a child of the span its `traceparent` names (W3C trace context). */
+function requestSpan({ api, tracer }: Tracing, request: IncomingMessage): Span {
+  const parent = api.propagation.extract(api.ROOT_CONTEXT, request.headers);
+  return tracer.startSpan(
+    request.method ?? "GET",
+    { kind: api.SpanKind.SERVER, attributes: { "http.request.method": request.method ?? "GET" } },
+    parent,
+  );
+}
+
+/** Names the span by its endpoint and records the outcome: the status and a refusal's OAuth error code. */
+function endRequestSpan({ api }: Tracing, span: Span, outcome: { method: string; route: string; status: number; error?: string }): void {
+  span.updateName(`${outcome.method} ${outcome.route}`);
+  span.setAttributes({
+    "http.route": outcome.route,
+    "http.response.status_code": outcome.status,
+    ...(outcome.error && { "oauth.error": outcome.error }),
+  });
+  if (outcome.status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
+  span.end();
 }

@@ -14,6 +14,7 @@ import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
 import { isClientAbort } from "../lib/http/respond";
 import { withAccessLog } from "./access-log";
 import { protocolRoute, serveProtocol } from "./protocol";
+import { startTracing, stopTracing } from "./tracing";
 import { isServerAction, loadServerActionScreen, screenServerAction } from "./server-actions";
 import { log } from "../lib/log";
 import { hasControlCharacter } from "../lib/oauth/params";
@@ -30,6 +31,7 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
   // React and Next pick their production or development builds when first loaded.
   (process.env as Record<string, string>).NODE_ENV ??= options.dev ? "development" : "production";
   warnUnknownVariables(process.env);
+  await startTracing();
   const server = http.createServer();
   const origin = new URL(config.issuerUrl).origin;
 
@@ -87,6 +89,7 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
       if (metrics) await new Promise((resolve) => metrics.close(resolve));
       await app.close();
       await closeKeyfob();
+      await stopTracing();
     },
   };
 }

@@ -36,6 +36,7 @@ export function serving(name: string) {
   const ms = () => Math.round(performance.now() - started);
   const refused = (code: string, status: number) => {
     outcome = code;
+    if (served) served.error = code;
     log.info("request refused", { endpoint: name, status, error: code, ms: ms() });
   };
   return {
@@ -45,6 +46,7 @@ export function serving(name: string) {
       const error = toOAuthError(caught);
       if (error.status >= 500) {
         outcome = error.code;
+        if (served) served.error = error.code;
         log.error("request failed", { endpoint: name, status: error.status, error: error.code, ms: ms(), cause: describe(caught) });
       } else refused(error.code, error.status);
       return error;

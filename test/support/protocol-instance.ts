@@ -2,7 +2,7 @@
  * One Keyfob instance in a process of its own, for tests that kill it: the protocol routes served as
  * `npm run serve` serves them (server/protocol.ts), behind a node:http server that hands them the
  * caller's address, but without Next.js, so no build is needed. Configured from the environment like the server (PORT,
- * DATABASE_URL, KEYFOB_SECRET, ...) on a migrated database, with its access log. Prints `listening` once a signing key is
+ * DATABASE_URL, KEYFOB_SECRET, ...) on a migrated database, with its access log and traces. Prints `listening` once a signing key is
  * loaded; SIGTERM closes it as the server does (in-flight requests, buffered audit events, pool).
  *
  *   node --import tsx test/support/protocol-instance.ts
@@ -13,7 +13,9 @@ import { CLIENT_IP_HEADER, clientAddress } from "../../lib/http/client-ip";
 import { closeKeyfob, keyfob } from "../../lib/runtime";
 import { withAccessLog } from "../../server/access-log";
 import { protocolRoute, serveProtocol } from "../../server/protocol";
+import { startTracing, stopTracing } from "../../server/tracing";
 
+await startTracing();
 const config = loadConfig();
 const origin = new URL(config.issuerUrl).origin;
 await keyfob().keys.signingKey();
@@ -36,6 +38,7 @@ server.listen(config.port, "localhost", () => console.log("listening"));
 process.once("SIGTERM", () => {
   server.close(async () => {
     await closeKeyfob();
+    await stopTracing();
     process.exit(0);
   });
   server.closeIdleConnections();
