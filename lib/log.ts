@@ -45,7 +45,7 @@ const SECRET_FIELDS = [
 ];
 
 /** The level from the environment: KEYFOB_LOG, else LOG_LEVEL, else info (a bad value is loadConfig's to refuse). */
-export function configuredLevel(env: Record<string, string | undefined> = process.env): LogLevel {
+function configuredLevel(env: Record<string, string | undefined> = process.env): LogLevel {
   for (const value of [env.KEYFOB_LOG, env.LOG_LEVEL]) if (LOG_LEVELS.includes(value as LogLevel)) return value as LogLevel;
   return "info";
 }

@@ -30,6 +30,8 @@ export type RunningServer = { port: number; close(): Promise<void> };
 export async function serve(config: Config, options: { dev: boolean }): Promise<RunningServer> {
   // React and Next pick their production or development builds when first loaded.
   (process.env as Record<string, string>).NODE_ENV ??= options.dev ? "development" : "production";
+  // stdout carries the JSON log only: human text (Next.js's start-up notes, a library's console.log) goes to stderr.
+  console.log = console.info = console.debug = console.error;
   warnUnknownVariables(process.env);
   await startTracing();
   const server = http.createServer();
