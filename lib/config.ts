@@ -669,7 +669,7 @@ const table = {
     group: "Operations",
     type: z.enum(LOG_LEVELS, `expected one of ${LOG_LEVELS.join(", ")}`),
     default: "info",
-    doc: "The least severe log lines written (JSON, one per line: up to `info` on stdout, `warn` and up on stderr). `info` includes one access line per request.",
+    doc: "The least severe log lines written: `trace`, `debug`, `info`, `warn`, `error`, `fatal` or `silent` (JSON, one per line: up to `info` on stdout, `warn` and up on stderr). `info` includes one access line per request.",
   }),
   logOverride: setting("KEYFOB_LOG", {
     group: "Operations",
