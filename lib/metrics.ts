@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import client, { type Counter, type Gauge, type Histogram } from "prom-client";
+import packageJson from "../package.json" with { type: "json" };
 import type { KeyStore } from "./keys/keystore";
 import type { Store } from "./store";
 
@@ -122,6 +124,29 @@ gauge(
   async function () {
     const store = current()?.store;
     if (store) this.set(await store.logouts.pending());
+  },
+);
+
+let commit: string | undefined;
+
+/** The checkout's commit, read once; "unknown" where there is no git checkout (a container image). */
+function sourceCommit(): string {
+  if (commit === undefined) {
+    try {
+      commit = execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 2000 }).trim();
+    } catch {
+      commit = "unknown";
+    }
+  }
+  return commit;
+}
+
+gauge(
+  "keyfob_build_info",
+  "Always 1: the running release's version, source commit and Node.js version, as labels.",
+  ["version", "commit", "node"],
+  function () {
+    this.set({ version: packageJson.version, commit: sourceCommit(), node: process.version }, 1);
   },
 );
 

@@ -49,7 +49,7 @@ async function main() {
   if (mode === "build") {
     const reason = buildNeeded();
     if (reason) {
-      console.log(buildAnnouncement(reason));
+      console.error(buildAnnouncement(reason));
       const code = await build(process.env);
       if (code !== 0) {
         await stop();
@@ -60,8 +60,9 @@ async function main() {
   if (stopping) return;
   if (mode !== "dev") serveCurrentBuild();
   server = await serve(config, { dev: mode === "dev" });
-  console.log(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
-  console.log(nextSteps(config.issuerUrl));
+  // For people, on stderr: stdout is the JSON log.
+  console.error(`Keyfob: ${config.issuerUrl} (port ${server.port}, database ${config.databaseUrl.replace(/\/\/[^@]*@/, "//")})`);
+  console.error(nextSteps(config.issuerUrl));
   await printFirstAdminLink(keyfob()).catch((error) => log.warn("no first-admin set-up link", { reason: String(error) }));
 }
 

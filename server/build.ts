@@ -147,7 +147,8 @@ export async function build(env: NodeJS.ProcessEnv, root = projectRoot): Promise
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...env, NEXT_TELEMETRY_DISABLED: "1", [DIST_DIR_VARIABLE]: build },
   });
-  const progress = buildProgress({ write: (text) => process.stdout.write(text), tty: process.stdout.isTTY });
+  // Its progress on stderr: stdout is the server's JSON log when `npm start` builds.
+  const progress = buildProgress({ write: (text) => process.stderr.write(text), tty: process.stderr.isTTY });
   for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on("line", progress.line);
   const heartbeat = setInterval(progress.tick, 1000);
   const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));

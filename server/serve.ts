@@ -9,10 +9,12 @@
  */
 import http from "node:http";
 import path from "node:path";
-import type { Config } from "../lib/config";
+import { type Config, warnUnknownVariables } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
 import { isClientAbort } from "../lib/http/respond";
+import { withAccessLog } from "./access-log";
 import { protocolRoute, serveProtocol } from "./protocol";
+import { startTracing, stopTracing } from "./tracing";
 import { isServerAction, loadServerActionScreen, screenServerAction } from "./server-actions";
 import { log } from "../lib/log";
 import { hasControlCharacter } from "../lib/oauth/params";
@@ -28,6 +30,10 @@ export type RunningServer = { port: number; close(): Promise<void> };
 export async function serve(config: Config, options: { dev: boolean }): Promise<RunningServer> {
   // React and Next pick their production or development builds when first loaded.
   (process.env as Record<string, string>).NODE_ENV ??= options.dev ? "development" : "production";
+  // stdout carries the JSON log only: human text (Next.js's start-up notes, a library's console.log) goes to stderr.
+  console.log = console.info = console.debug = console.error;
+  warnUnknownVariables(process.env);
+  await startTracing();
   const server = http.createServer();
   const origin = new URL(config.issuerUrl).origin;
 
@@ -46,22 +52,24 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
     if (screened) await next(screened, response);
   };
 
-  server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
-    if (isDraining()) response.setHeader("Connection", "close"); // keep-alive clients move to another instance
-    if (!decodablePath(request.url)) {
-      // Next.js answers 500 to a path whose percent-encoding is broken (/admin/clients/%E0%A4%A).
-      // A path that does not decode, or decodes to a control character, names nothing here.
-      response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" }).end("Not found");
-      return;
-    }
-    delete request.headers[CLIENT_IP_HEADER];
-    const ip = clientAddress(request, config.trustProxy);
-    if (ip) request.headers[CLIENT_IP_HEADER] = ip;
-    const route = protocolRoute(request);
-    (route ? serveProtocol(keyfob(), route, origin, request, response) : handle(request, response)).catch((error: unknown) =>
-      requestFailed(error, request, response),
-    );
-  });
+  server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) =>
+    withAccessLog(request, response, () => {
+      if (isDraining()) response.setHeader("Connection", "close"); // keep-alive clients move to another instance
+      if (!decodablePath(request.url)) {
+        // Next.js answers 500 to a path whose percent-encoding is broken (/admin/clients/%E0%A4%A).
+        // A path that does not decode, or decodes to a control character, names nothing here.
+        response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" }).end("Not found");
+        return;
+      }
+      delete request.headers[CLIENT_IP_HEADER];
+      const ip = clientAddress(request, config.trustProxy);
+      if (ip) request.headers[CLIENT_IP_HEADER] = ip;
+      const route = protocolRoute(request);
+      (route ? serveProtocol(keyfob(), route, origin, request, response) : handle(request, response)).catch((error: unknown) =>
+        requestFailed(error, request, response),
+      );
+    }),
+  );
   await listen(server, config.port, config.host);
   try {
     await prepared;
@@ -83,6 +91,7 @@ export async function serve(config: Config, options: { dev: boolean }): Promise<
       if (metrics) await new Promise((resolve) => metrics.close(resolve));
       await app.close();
       await closeKeyfob();
+      await stopTracing();
     },
   };
 }

@@ -128,6 +128,9 @@ describe("device authorization grant", () => {
     expect(tooSoon.body.error).toBe("slow_down");
     const row = await tables(keyfob()).deviceAuthorization.findFirst({ where: { clientId: id } });
     expect(row?.pollInterval).toBe(6);
+    // Told to wait is no failed token request: the dashboard's overview counts only real ones.
+    await keyfob().audit.flush();
+    expect(await tables(keyfob()).auditEvent.count({ where: { clientId: id, action: "token.failed" } })).toBe(0);
 
     // "No, it is not on my screen": access_denied, and the code is used up.
     await declineUserCode(keyfob(), first.user_code, { ip: "203.0.113.8", accountId: "0xphone-session-account" });
@@ -160,6 +163,9 @@ describe("device authorization grant", () => {
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
     expect((await poll(id, third.device_code)).body.error).toBe("expired_token");
+    await keyfob().audit.flush();
+    const failed = await tables(keyfob()).auditEvent.findMany({ where: { clientId: id, action: "token.failed" }, orderBy: { id: "asc" } });
+    expect(failed.map((event) => event.outcome)).toEqual(["access_denied", "access_denied", "expired_token"]);
     await expect(confirmUserCode(keyfob(), third.user_code, { ip: "203.0.113.8" })).rejects.toMatchObject({
       why: { code: "user_code_unknown" },
     });

@@ -9,13 +9,14 @@ import net, { type AddressInfo } from "node:net";
 import { decodeJwt } from "jose";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { createClient, updateClient } from "@/lib/clients/registry";
 import { confirmUserCode } from "@/lib/device/verification";
 import { findInteraction } from "@/lib/interactions/interactions";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
+import { logInto } from "@/lib/log";
 import { keyfob } from "@/lib/runtime";
 import { loginWithWallet } from "@/lib/siwe/login";
 import { SIWE_PURPOSE } from "@/lib/siwe/purpose";
@@ -212,17 +213,11 @@ describe("ENS profile claims", () => {
 
   it("logs a failed resolution at info with the error's name only, never the RPC URL (it may hold an API key)", async () => {
     const lines: string[] = [];
-    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    const logging = process.env.KEYFOB_LOG;
-    process.env.KEYFOB_LOG = "info";
+    const restore = logInto((line) => lines.push(line));
     try {
       await walletLogin(newWallet(), "openid profile", keyfobWith({ RPC_URL: `http://localhost:${await freePort()}/v3/secret-api-key` }));
     } finally {
-      process.env.KEYFOB_LOG = logging;
-      write.mockRestore();
+      restore();
     }
     const logged = lines.filter((line) => line.includes("ENS profile not resolved"));
     expect(logged).toHaveLength(1);

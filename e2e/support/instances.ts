@@ -9,7 +9,17 @@ import { freePort } from "../../scripts/free-port";
  * `url` is the issuer (localhost); `api` reaches the same server over IPv4 only, so that every
  * request of a test comes from one caller address (localhost may be ::1 or 127.0.0.1 per connection).
  */
-export type Instance = { name: string; url: string; api: string; process: ChildProcess; output: string[]; exited: Promise<number | null> };
+export type Instance = {
+  name: string;
+  url: string;
+  api: string;
+  process: ChildProcess;
+  /** What it wrote to stdout and stderr, in order. */
+  output: string[];
+  /** What it wrote to stdout alone (the JSON log). */
+  stdout: string[];
+  exited: Promise<number | null>;
+};
 
 /** Starts scripts/start.ts with `args` in `cwd` (this checkout by default) on a free port. */
 export async function startInstance(
@@ -25,10 +35,14 @@ export async function startInstance(
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
-  child.stdout!.on("data", (chunk) => output.push(String(chunk)));
+  const stdout: string[] = [];
+  child.stdout!.on("data", (chunk) => {
+    output.push(String(chunk));
+    stdout.push(String(chunk));
+  });
   child.stderr!.on("data", (chunk) => output.push(String(chunk)));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { name, url, api: `http://127.0.0.1:${port}`, process: child, output, exited };
+  return { name, url, api: `http://127.0.0.1:${port}`, process: child, output, stdout, exited };
 }
 
 export async function ready(instance: Instance, timeoutMs = 120_000): Promise<void> {

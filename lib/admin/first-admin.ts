@@ -53,11 +53,12 @@ export async function issueSetupLink(k: Pick<Keyfob, "config" | "clock" | "store
 
 /**
  * Prints the set-up link at start-up when there is no admin. The one secret Keyfob prints: on the
- * operator's own terminal (stdout, not the JSON log), once per start.
+ * operator's own terminal (stderr, with the other words for people; stdout is the JSON log),
+ * once per start.
  */
 export async function printFirstAdminLink(
   k: Pick<Keyfob, "config" | "clock" | "store">,
-  print: (line: string) => void = console.log,
+  print: (line: string) => void = console.error,
 ): Promise<void> {
   const link = await issueSetupLink(k);
   if (!link) return;

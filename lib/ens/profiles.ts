@@ -7,13 +7,14 @@
  * believed (no RPC_QUORUM), and a provider that cannot answer in time leaves the claims out; it
  * never fails or holds up a login.
  */
-import { createPublicClient, fallback, http, isAddressEqual, type Address } from "viem";
+import { createPublicClient, fallback, isAddressEqual, type Address } from "viem";
 import { rpcChain } from "../chain";
 import type { Config } from "../config";
 import type { Keyfob } from "../keyfob";
 import { log } from "../log";
 import type { EnsProfileRow } from "../store/contract";
 import type { ProfileClaims } from "../tokens/issue";
+import { tracedHttp } from "../tracing";
 
 /** Longer values are no profile: a name is at most 255 bytes in DNS form, and a URL this long is no picture. */
 const MAX_NAME_LENGTH = 255;
@@ -31,7 +32,7 @@ export function createEnsResolver(
   if (config.rpcUrls.length === 0) return undefined;
   const client = createPublicClient({
     chain: rpcChain(config.chainId, config.rpcUrls),
-    transport: fallback(config.rpcUrls.map((url) => http(url, { timeout: config.ensTimeout * 1000, retryCount: 0 }))),
+    transport: fallback(config.rpcUrls.map((url) => tracedHttp(url, { timeout: config.ensTimeout * 1000, retryCount: 0 }))),
     // Offchain (CCIP-read) names would have the server fetch URLs that whoever deploys a resolver chooses.
     ccipRead: false,
   });

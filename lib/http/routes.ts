@@ -221,7 +221,7 @@ async function answerJson(
   } catch (caught) {
     const error = served.failed(caught);
     // The reason is the error_description the client got: never a secret, token or signature.
-    if (policy.issues)
+    if (policy.issues && !DEVICE_WAITS.has(error.code))
       k.audit.record({ action: "token.failed", outcome: error.code, detail: `${endpoint}: ${error.message}`, ip: caller.ip, clientId });
     const answer = errorAnswer(error, { ...cors, ...nonce });
     if (!policy.platformErrors) return answer;
@@ -251,6 +251,9 @@ async function answerResource(k: Keyfob, route: ProtocolRoute & { resource: Reso
 }
 
 const EMPTY_PARAMS: Params = { get: () => undefined };
+
+/** A device's poll told to wait (RFC 8628 3.5): a step of the flow, not a failed token request (the dashboard counts those). */
+const DEVICE_WAITS = new Set(["authorization_pending", "slow_down"]);
 
 /** Secrets that never belong in a URL, where logs and histories keep them (RFC 6749 2.3.1, RFC 9700 4.14). */
 const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "token", "device_code"];

@@ -1,6 +1,6 @@
 import type { Caller } from "../audit";
 import type { Keyfob } from "../keyfob";
-import { log } from "../log";
+import { log, servedRequest } from "../log";
 import { requestDuration, requests } from "../metrics";
 import type { OAuthError } from "../oauth/errors";
 import { limitAdminSignIn, limitProtocolRequest } from "../rate-limit";
@@ -9,7 +9,7 @@ import { describe, toOAuthError } from "./respond";
 /**
  * What every endpoint does around its answer, wherever it is served (the protocol routes by
  * Keyfob's server, the page routes by Next.js): its rate limit, and one request's metrics and log
- * lines.
+ * lines (its endpoint's name is the access line's route).
  */
 
 /** Which budget an endpoint's requests count against: `protocol` (per client when it authenticates with its secret, else per address, one budget across endpoints), `admin_signin` (RATE_LIMIT_ADMIN_SIGNIN), or none. */
@@ -30,10 +30,13 @@ export function countRequest(
 /** One request's outcome, for the metrics and the log: a line per refusal or failure, never the parameters' values. */
 export function serving(name: string) {
   const started = performance.now();
+  const served = servedRequest();
+  if (served) served.route = name;
   let outcome = "success";
   const ms = () => Math.round(performance.now() - started);
   const refused = (code: string, status: number) => {
     outcome = code;
+    if (served) served.error = code;
     log.info("request refused", { endpoint: name, status, error: code, ms: ms() });
   };
   return {
@@ -43,6 +46,7 @@ export function serving(name: string) {
       const error = toOAuthError(caught);
       if (error.status >= 500) {
         outcome = error.code;
+        if (served) served.error = error.code;
         log.error("request failed", { endpoint: name, status: error.status, error: error.code, ms: ms(), cause: describe(caught) });
       } else refused(error.code, error.status);
       return error;

@@ -1,7 +1,6 @@
 import {
   createPublicClient,
   hexToBigInt,
-  http,
   isAddressEqual,
   isErc6492Signature,
   isHex,
@@ -18,6 +17,7 @@ import { log } from "../log";
 import { chainRpcFailures, signatureChecks } from "../metrics";
 import { invalidGrant, invalidRequest, OAuthError } from "../oauth/errors";
 import { recoverInThread, type Recover } from "./recovery";
+import { tracedHttp } from "../tracing";
 
 /** How a signature was accepted. */
 export type SignatureKind = "wallet" | "signer" | "contract";
@@ -67,7 +67,7 @@ export function createChainVerifier(rpcUrls: string[], chainId: number, quorum =
  * or JSON-RPC errors such as rate limits) means the provider could not answer: it throws.
  */
 function providerVerifier(rpcUrl: string, chainId: number): ChainVerifier {
-  const base = http(rpcUrl, { timeout: 5_000, retryCount: 1 });
+  const base = tracedHttp(rpcUrl, { timeout: 5_000, retryCount: 1 });
   const chain = rpcChain(chainId, [rpcUrl]);
   return async (address, message, signature) => {
     let unreachable = false;

@@ -3,6 +3,7 @@ import { SignJWT, type CryptoKey, type JWTPayload } from "jose";
 import { withoutOfflineAccess, type Scope } from "../oauth/scope";
 import { SIGNING_ALG } from "../keys/keystore";
 import { encodeSubject } from "./sub";
+import { inSpan } from "../tracing";
 
 /** The JOSE `typ` of access tokens (RFC 9068 2.1). */
 export const ACCESS_TOKEN_TYPE = "at+jwt";
@@ -122,7 +123,9 @@ export async function issueTokens(
     ...(grant.nonce !== undefined && { nonce: grant.nonce }),
   };
   const sign = (payload: JWTPayload, typ?: string) =>
-    new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey);
+    inSpan(`sign ${typ ?? "id_token"}`, { "keyfob.alg": SIGNING_ALG, "keyfob.kid": kid }, () =>
+      new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey),
+    );
 
   const scope = grant.offlineAccess ? grant.scope : withoutOfflineAccess(grant.scope);
   const accessToken = await sign(

@@ -1,4 +1,4 @@
-import { createPublicClient, http, isAddressEqual, parseAbi, type Address, type PublicClient } from "viem";
+import { createPublicClient, isAddressEqual, parseAbi, type Address, type PublicClient } from "viem";
 import { isExecutionRevert, rpcChain } from "../chain";
 import type { Config } from "../config";
 import { log } from "../log";
@@ -6,6 +6,7 @@ import { chainRpcFailures } from "../metrics";
 import { OAuthError } from "../oauth/errors";
 import type { StaticVehicleGrant, Vehicle } from "./asset";
 import type { PrivilegeId } from "./privileges";
+import { tracedHttp } from "../tracing";
 
 /**
  * The access policy: which privileges the owner of a vehicle has granted an address, now. Behind
@@ -68,7 +69,7 @@ const unavailable = () => new OAuthError("temporarily_unavailable", "the chain c
  */
 export function chainPolicy(rpcUrls: readonly string[], chainId: number, quorum = rpcUrls.length): VehicleAccessPolicy {
   const providers = rpcUrls.map((url) =>
-    createPublicClient({ chain: rpcChain(chainId, [url]), transport: http(url, { timeout: 5_000, retryCount: 1 }) }),
+    createPublicClient({ chain: rpcChain(chainId, [url]), transport: tracedHttp(url, { timeout: 5_000, retryCount: 1 }) }),
   );
   return {
     source: "chain",

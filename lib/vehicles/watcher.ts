@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createPublicClient, fallback, getAddress, http, type Address, type PublicClient } from "viem";
+import { createPublicClient, fallback, getAddress, type Address, type PublicClient } from "viem";
 import type { AuditLog } from "../audit";
 import { rpcChain } from "../chain";
 import type { Clock } from "../clock";
@@ -9,6 +9,7 @@ import type { Store } from "../store";
 import { VEHICLE_ABI, type VehicleAccessPolicy } from "./access";
 import { vehicleDid, vehicleOf, type Vehicle } from "./asset";
 import { isPrivilegeId } from "./privileges";
+import { tracedHttp } from "../tracing";
 
 /** The cursor's name in chain_cursors. */
 const CURSOR = "vehicle_events";
@@ -51,7 +52,7 @@ export class VehicleEventWatcher {
     const { rpcUrls, chainId, vehicleContracts } = needs.config;
     this.client = createPublicClient({
       chain: rpcChain(chainId, rpcUrls),
-      transport: fallback(rpcUrls.map((url) => http(url, { timeout: 5_000, retryCount: 1 }))),
+      transport: fallback(rpcUrls.map((url) => tracedHttp(url, { timeout: 5_000, retryCount: 1 }))),
     });
     this.contracts = vehicleContracts as Address[];
   }
