@@ -11,7 +11,6 @@ import "../server/no-source-maps";
 import "./load-env";
 import { prepareStorage } from "../lib/bootstrap";
 import { ConfigError, loadConfig } from "../lib/config";
-import { leaveSignalsToCaller } from "../lib/db/embedded";
 import { log } from "../lib/log";
 import { build, buildNeeded, serveCurrentBuild } from "../server/build";
 import { serve, type RunningServer } from "../server/serve";
@@ -39,7 +38,7 @@ async function main() {
   const prepared = await prepareStorage(loadConfig());
   const { config } = prepared;
   stop = prepared.stop;
-  leaveSignalsToCaller(); // the embedded database is stopped by shutdown(), after the requests in flight
+  prepared.leaveSignalsToCaller(); // the embedded database is stopped by shutdown(), after the requests in flight
   // The handlers read their configuration from the environment, embedded database included.
   Object.assign(process.env, { DATABASE_URL: config.databaseUrl, KEYFOB_SECRET: config.secret, NEXT_TELEMETRY_DISABLED: "1" });
 

@@ -16,8 +16,9 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { projectRoot as projectRootOf } from "../lib/project-root";
 
-const projectRoot = path.resolve(import.meta.dirname, "..");
+const projectRoot = projectRootOf(import.meta.dirname);
 /** What Next.js compiles: these folders (tests aside), and the configuration files at the root. */
 const SOURCE_DIRS = ["app", "components", "i18n", "lib", "messages", "public"];
 const ROOT_FILES =
