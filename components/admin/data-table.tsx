@@ -16,7 +16,7 @@ export type Column<Row> = {
   /** What the column shows for a row. */
   cell: (row: Row) => ReactNode;
   /** Below this screen width the column (header and cells) is hidden. */
-  hideBelow?: "md" | "lg" | "xl";
+  hideBelow?: "md" | "lg" | "xl" | "2xl";
   /** The cells' text alignment (default: left). */
   align?: "right";
   /** More classes for the column's cells: a width ("min-w-[10rem]"), tabular figures, no wrapping. */
@@ -40,7 +40,12 @@ export const td = "px-4 py-3 align-top first:pl-4 sm:first:pl-0";
 export const stackedTd = "align-top sm:px-4 sm:py-3 sm:first:pl-0";
 
 // Whole class names, for Tailwind to find.
-const hidden = { md: "hidden md:table-cell", lg: "hidden lg:table-cell", xl: "hidden xl:table-cell" } as const;
+const hidden = {
+  md: "hidden md:table-cell",
+  lg: "hidden lg:table-cell",
+  xl: "hidden xl:table-cell",
+  "2xl": "hidden 2xl:table-cell",
+} as const;
 const classes = (...names: (string | false | undefined)[]) => names.filter(Boolean).join(" ");
 
 /**

@@ -3,9 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { log } from "../log";
+import { projectRoot } from "../project-root";
 
-const projectRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-const migrationsDir = path.join(projectRoot, "prisma/migrations");
+const migrationsDir = path.join(projectRoot(import.meta.dirname), "prisma/migrations");
 
 /** Keyfob's migration lock (a transaction-level advisory lock), distinct from Prisma's. */
 const MIGRATION_LOCK_ID = 0x6b66_6d696772; // "kfmigr"

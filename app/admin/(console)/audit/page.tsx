@@ -1,11 +1,13 @@
 /**
  * /admin/audit: the audit log, newest first, filtered by action, client, account, outcome and
- * dates; each row opens to show every field (the reason of a failure in full). Times in the
- * viewer's time zone (relative when recent), UTC on hover and in the CSV export.
+ * dates (at phone width behind a Filters button); one line per event, each row opening to show
+ * every field (the reason of a failure in full). Times in the viewer's time zone (relative when
+ * recent), UTC on hover and in the CSV export.
  */
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AuditRows } from "@/components/admin/audit-rows";
+import { FilterDisclosure } from "@/components/admin/filter-disclosure";
 import { FilterField, filterControl } from "@/components/admin/filter-field";
 import { type ColumnHeader, ColumnHeaders, Table } from "@/components/admin/data-table";
 import { button, Card, EmptyState, PageHeader, Pagination } from "@/components/admin/ui";
@@ -22,7 +24,8 @@ const columns: ColumnHeader[] = [
   { header: "Outcome" },
   { header: "Actor, client, account" },
   { header: "Detail", hideBelow: "lg" },
-  { header: "IP", hideBelow: "xl" },
+  // In the row's details below 1536 px: an IPv6 address would push the row past one line.
+  { header: "IP", hideBelow: "2xl" },
   { header: "Details", srOnly: true },
 ];
 
@@ -53,55 +56,57 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         }
       />
       <Card>
-        <form action="/admin/audit" aria-label="Filter the audit log" className="mb-5 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
-          <FilterField id="audit-action" title="Action" error={errors.action}>
-            <select {...field("action")}>
-              {ACTION_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-              {values.action && !ACTION_CHOICES.some((c) => c.value === values.action) && (
-                <option value={values.action}>{values.action}</option>
+        <FilterDisclosure active={Object.keys(active).length} invalid={invalid}>
+          <form action="/admin/audit" aria-label="Filter the audit log" className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+            <FilterField id="audit-action" title="Action" error={errors.action}>
+              <select {...field("action")}>
+                {ACTION_CHOICES.map((choice) => (
+                  <option key={choice.value} value={choice.value}>
+                    {choice.label}
+                  </option>
+                ))}
+                {values.action && !ACTION_CHOICES.some((c) => c.value === values.action) && (
+                  <option value={values.action}>{values.action}</option>
+                )}
+              </select>
+            </FilterField>
+            <FilterField id="audit-outcome" title="Outcome" error={errors.outcome}>
+              <select {...field("outcome")}>
+                <option value="">Any outcome</option>
+                {OUTCOME_CHOICES.map((choice) => (
+                  <option key={choice.value} value={choice.value}>
+                    {choice.label}
+                  </option>
+                ))}
+                {values.outcome && !OUTCOME_CHOICES.some((c) => c.value === values.outcome) && (
+                  <option value={values.outcome}>{values.outcome}</option>
+                )}
+              </select>
+            </FilterField>
+            <FilterField id="audit-client" title="Client ID" error={errors.client}>
+              <input {...field("client")} placeholder="Any client" autoComplete="off" spellCheck={false} />
+            </FilterField>
+            <FilterField id="audit-account" title="Account address" error={errors.account}>
+              <input {...field("account")} placeholder="Any account (0x…)" autoComplete="off" spellCheck={false} />
+            </FilterField>
+            <FilterField id="audit-from" title="From (UTC day)" error={errors.from}>
+              <input {...field("from")} type="date" />
+            </FilterField>
+            <FilterField id="audit-to" title="To (UTC day, inclusive)" error={errors.to}>
+              <input {...field("to")} type="date" />
+            </FilterField>
+            <div className="flex gap-2 sm:col-span-2 lg:col-span-3">
+              <button type="submit" className={button.primary}>
+                Apply filter
+              </button>
+              {Object.keys(active).length > 0 && (
+                <Link href="/admin/audit" className={button.secondary}>
+                  Clear
+                </Link>
               )}
-            </select>
-          </FilterField>
-          <FilterField id="audit-outcome" title="Outcome" error={errors.outcome}>
-            <select {...field("outcome")}>
-              <option value="">Any outcome</option>
-              {OUTCOME_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-              {values.outcome && !OUTCOME_CHOICES.some((c) => c.value === values.outcome) && (
-                <option value={values.outcome}>{values.outcome}</option>
-              )}
-            </select>
-          </FilterField>
-          <FilterField id="audit-client" title="Client ID" error={errors.client}>
-            <input {...field("client")} placeholder="Any client" autoComplete="off" spellCheck={false} />
-          </FilterField>
-          <FilterField id="audit-account" title="Account address" error={errors.account}>
-            <input {...field("account")} placeholder="Any account (0x…)" autoComplete="off" spellCheck={false} />
-          </FilterField>
-          <FilterField id="audit-from" title="From (UTC day)" error={errors.from}>
-            <input {...field("from")} type="date" />
-          </FilterField>
-          <FilterField id="audit-to" title="To (UTC day, inclusive)" error={errors.to}>
-            <input {...field("to")} type="date" />
-          </FilterField>
-          <div className="flex gap-2 sm:col-span-2 lg:col-span-3">
-            <button type="submit" className={button.primary}>
-              Apply filter
-            </button>
-            {Object.keys(active).length > 0 && (
-              <Link href="/admin/audit" className={button.secondary}>
-                Clear
-              </Link>
-            )}
-          </div>
-        </form>
+            </div>
+          </form>
+        </FilterDisclosure>
 
         {invalid ? (
           <p role="alert" className="rounded-lg border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
