@@ -219,6 +219,57 @@ describe("server nonces (RFC 9449 8, 9)", () => {
   });
 });
 
+describe("a nonce the proof carries, when nonces are not required (RFC 9449 8, 9)", () => {
+  /** Nonces this server did not supply, or supplied too long ago: each refused with the current one. */
+  const badNonces = () => ["forged", 42, dpopNonce(keyfob(), Date.now() - 600_000)];
+  const expectNonceAsked = async (response: Response, status = 400) => {
+    expect(response.headers.get("dpop-nonce")).toBe(dpopNonce(keyfob()));
+    await expectError(response, status, "use_dpop_nonce");
+  };
+
+  it("is checked at /token: refused unless current; a proof without one is still accepted", async () => {
+    const app = await registerApp();
+    const key = await newKey();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const redeem = async (claims: JWTPayload) => {
+      const request = tokenRequest(app, { code });
+      request.headers.set("dpop", await proof(key, "POST", TOKEN, claims));
+      return tokenRoute(request);
+    };
+    for (const nonce of badNonces()) await expectNonceAsked(await redeem({ nonce }));
+    expect((await redeem({ nonce: dpopNonce(keyfob()) })).status).toBe(200);
+    const other = (await authorize(app)).searchParams.get("code")!;
+    const request = tokenRequest(app, { code: other });
+    request.headers.set("dpop", await proof(key, "POST", TOKEN));
+    expect((await tokenRoute(request)).status).toBe(200);
+  });
+
+  it("is checked at /par", async () => {
+    const app = await registerApp();
+    const key = await newKey();
+    const push = async (claims: JWTPayload) =>
+      parRoute(formPost("/par", Object.fromEntries(authorizeQuery(app)), { dpop: await proof(key, "POST", PAR, claims) }));
+    for (const nonce of badNonces()) await expectNonceAsked(await push({ nonce }));
+    expect((await push({ nonce: dpopNonce(keyfob()) })).status).toBe(201);
+    expect((await push({})).status).toBe(201);
+  });
+
+  it("is checked at submit_challenge and /userinfo", async () => {
+    const key = await newKey();
+    const license = await registerLicense();
+    for (const nonce of badNonces()) await expectNonceAsked(await flowA(license, { dpop: await proof(key, "POST", SUBMIT, { nonce }) }));
+    const response = await flowA(license, { dpop: await proof(key, "POST", SUBMIT, { nonce: dpopNonce(keyfob()) }) });
+    expect(response.status).toBe(200);
+    const token: string = (await response.json()).access_token;
+    for (const nonce of badNonces()) {
+      const refused = await userinfo(`DPoP ${token}`, await userinfoProof(key, token, { nonce }));
+      expect(refused.headers.get("www-authenticate")).toMatch(/^DPoP error="use_dpop_nonce"/);
+      await expectNonceAsked(refused, 401);
+    }
+    expect((await userinfo(`DPoP ${token}`, await userinfoProof(key, token))).status).toBe(200);
+  });
+});
+
 describe("the code exchange and refresh tokens", () => {
   const OFFLINE = { scope: "openid email offline_access" };
   const exchange = async (app: App, headers: Record<string, string>) => {
