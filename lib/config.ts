@@ -510,7 +510,7 @@ const table = {
     group: "Tokens and keys",
     type: bool,
     default: "false",
-    doc: "DPoP proofs must carry a server nonce (RFC 9449 8): without a current one, `use_dpop_nonce` with a fresh nonce in `DPoP-Nonce` (every answer of `/token`, `submit_challenge` and `/userinfo` to a request with a proof carries one). Nonces change every 5 min and need no shared state.",
+    doc: "DPoP proofs must carry a server nonce (RFC 9449 8): without one, `use_dpop_nonce` with a fresh nonce in `DPoP-Nonce` (every answer of `/token`, `/par`, `submit_challenge` and `/userinfo` to a request with a proof carries one). A nonce a proof carries is checked either way: one Keyfob did not issue, or an expired one, is `use_dpop_nonce`. Nonces change every 5 min and need no shared state.",
   }),
 
   vehicleContracts: setting("VEHICLE_CONTRACTS", {

@@ -3,11 +3,12 @@
  * authorization code grant with PKCE and a DPoP proof (the library answers use_dpop_nonce with the
  * DPoP-Nonce it was given and retries), userinfo and refresh with proofs of the same key. The
  * token it got is then refused to whoever has it without the key. Its HTTP requests reach the
- * real route handlers of an instance of their own; the user's login is done through lib/. The
+ * real route handlers of an instance of their own; the user's login is done through lib/. A request
+ * pushed to /par with a proof (RFC 9449 10.1) binds the code to that key. The
  * dashboard's DPoP snippet (lib/admin/integration.ts) is shown where it should be, and run as written.
  */
 import * as client from "openid-client";
-import { decodeJwt } from "jose";
+import { calculateJwkThumbprint, decodeJwt, exportJWK } from "jose";
 import ts from "typescript";
 import { afterAll, expect, it } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
@@ -29,6 +30,7 @@ const handlers: Record<string, (request: Request) => Promise<Response>> = {
   "/.well-known/openid-configuration": () => discoveryRoute(new Request(`${ISSUER}/.well-known/openid-configuration`)),
   "/keys": () => keysRoute(new Request(`${ISSUER}/keys`)),
   "/token": routes.token,
+  "/par": routes.par,
   "/userinfo": routes.userinfo,
 };
 const seen: { path: string; status: number; dpop: boolean }[] = [];
@@ -94,6 +96,53 @@ it("completes the code flow, userinfo and refresh with DPoP; the token is worthl
     error: "invalid_grant",
     error_description: expect.stringMatching(/bound to a DPoP key/),
   });
+});
+
+it("binds the code of a request pushed with a proof to its key: redeemed with another key it is refused (RFC 9449 10.1)", async () => {
+  const app = await createClient(strict.store, { name: "DPoP PAR client" });
+  const redirectUri = "https://rp.example.com/dpop-par";
+  await addRedirectUri(strict.store, app.id, redirectUri);
+  const config = await client.discovery(new URL(ISSUER), app.id, undefined, client.None(), {
+    execute: [client.allowInsecureRequests],
+    [client.customFetch]: routeFetch,
+  });
+  const keyPair = await client.randomDPoPKeyPair("ES256");
+  const DPoP = client.getDPoPHandle(config, keyPair);
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  seen.length = 0;
+  const url = await client.buildAuthorizationUrlWithPAR(
+    config,
+    {
+      redirect_uri: redirectUri,
+      scope: "openid email",
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+    },
+    { DPoP },
+  );
+  // The push wanted the server's nonce too; the library retried with it.
+  expect(seen.filter((s) => s.path === "/par")).toEqual([
+    { path: "/par", status: 400, dpop: true },
+    { path: "/par", status: 201, dpop: true },
+  ]);
+  expect([...url.searchParams.keys()].sort()).toEqual(["client_id", "request_uri"]);
+  const start = await startAuthorization(strict, url.searchParams);
+  if (start.kind !== "login") throw new Error("expected the login page");
+  const identity = { provider: "google", subject: "google-dpop-par", email: "dpop-par@example.com", emailVerified: true } as const;
+  const callback = new URL((await completeAuthorization(strict, start.interactionId, { identity })).location);
+  const checks = { pkceCodeVerifier: verifier, expectedState: state };
+
+  const other = client.getDPoPHandle(config, await client.randomDPoPKeyPair("ES256"));
+  await expect(client.authorizationCodeGrant(config, callback, checks, undefined, { DPoP: other })).rejects.toMatchObject({
+    error: "invalid_grant",
+    error_description: expect.stringMatching(/bound to a DPoP key/),
+  });
+  await expect(client.authorizationCodeGrant(config, callback, checks)).rejects.toMatchObject({ error: "invalid_grant" });
+  const tokens = await client.authorizationCodeGrant(config, callback, checks, undefined, { DPoP });
+  expect(tokens.token_type).toBe("dpop");
+  expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(await exportJWK(keyPair.publicKey)) });
 });
 
 it("the dashboard shows its DPoP snippet to clients that must use DPoP and to public ones, and the snippet works as written", async () => {

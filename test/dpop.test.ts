@@ -3,7 +3,7 @@
  * submit_challenge and every /token grant bind the access token to the proof's key (cnf.jkt,
  * token_type DPoP); /userinfo then wants the token as `Authorization: DPoP` with a proof of that
  * key for it (ath), and refuses it as Bearer; the proof's checks (RFC 9449 4.3), replays refused
- * across two server processes, server nonces, codes bound by dpop_jkt, public clients' refresh tokens bound to the key, clients
+ * across two server processes, server nonces, codes bound by dpop_jkt or by a proof at /par, public clients' refresh tokens bound to the key, clients
  * required to use DPoP, introspection's cnf, discovery and the sweep of old proofs.
  */
 import { randomUUID } from "node:crypto";
@@ -18,13 +18,14 @@ import { accessTokenDigest, dpopNonce } from "@/lib/oauth/dpop";
 import { keyfob } from "@/lib/runtime";
 import { tables } from "./support/database";
 import { challengeParams, expectError, ISSUER, registerLicense, requestChallenge, submitParams, type License } from "./support/flow-a";
-import { authorize, basic, registerApp, tokenRequest, type App } from "./support/flow-b";
+import { authorize, authorizeQuery, basic, registerApp, tokenRequest, type App } from "./support/flow-b";
 import { startProtocolProcess, type ProtocolProcess } from "./support/protocol-process";
 import { formPost, routesOn, route } from "./support/routes";
 
 const discoveryRoute = route("/.well-known/openid-configuration");
 const introspectRoute = route("/token/introspect");
 const tokenRoute = route("/token");
+const parRoute = route("/par");
 const userinfoGet = route("/userinfo");
 
 type Key = { privateKey: CryptoKey; publicKey: CryptoKey; jkt: string };
@@ -43,6 +44,7 @@ async function proof(key: Key, htm: string, htu: string, claims: JWTPayload = {}
 
 const SUBMIT = `${ISSUER}/auth/web3/submit_challenge`;
 const TOKEN = `${ISSUER}/token`;
+const PAR = `${ISSUER}/par`;
 const USERINFO = `${ISSUER}/userinfo`;
 
 /** Flow A for `license`, its submit_challenge sent with `headers` (a DPoP proof) to `route`. */
@@ -217,6 +219,57 @@ describe("server nonces (RFC 9449 8, 9)", () => {
   });
 });
 
+describe("a nonce the proof carries, when nonces are not required (RFC 9449 8, 9)", () => {
+  /** Nonces this server did not supply, or supplied too long ago: each refused with the current one. */
+  const badNonces = () => ["forged", 42, dpopNonce(keyfob(), Date.now() - 600_000)];
+  const expectNonceAsked = async (response: Response, status = 400) => {
+    expect(response.headers.get("dpop-nonce")).toBe(dpopNonce(keyfob()));
+    await expectError(response, status, "use_dpop_nonce");
+  };
+
+  it("is checked at /token: refused unless current; a proof without one is still accepted", async () => {
+    const app = await registerApp();
+    const key = await newKey();
+    const code = (await authorize(app)).searchParams.get("code")!;
+    const redeem = async (claims: JWTPayload) => {
+      const request = tokenRequest(app, { code });
+      request.headers.set("dpop", await proof(key, "POST", TOKEN, claims));
+      return tokenRoute(request);
+    };
+    for (const nonce of badNonces()) await expectNonceAsked(await redeem({ nonce }));
+    expect((await redeem({ nonce: dpopNonce(keyfob()) })).status).toBe(200);
+    const other = (await authorize(app)).searchParams.get("code")!;
+    const request = tokenRequest(app, { code: other });
+    request.headers.set("dpop", await proof(key, "POST", TOKEN));
+    expect((await tokenRoute(request)).status).toBe(200);
+  });
+
+  it("is checked at /par", async () => {
+    const app = await registerApp();
+    const key = await newKey();
+    const push = async (claims: JWTPayload) =>
+      parRoute(formPost("/par", Object.fromEntries(authorizeQuery(app)), { dpop: await proof(key, "POST", PAR, claims) }));
+    for (const nonce of badNonces()) await expectNonceAsked(await push({ nonce }));
+    expect((await push({ nonce: dpopNonce(keyfob()) })).status).toBe(201);
+    expect((await push({})).status).toBe(201);
+  });
+
+  it("is checked at submit_challenge and /userinfo", async () => {
+    const key = await newKey();
+    const license = await registerLicense();
+    for (const nonce of badNonces()) await expectNonceAsked(await flowA(license, { dpop: await proof(key, "POST", SUBMIT, { nonce }) }));
+    const response = await flowA(license, { dpop: await proof(key, "POST", SUBMIT, { nonce: dpopNonce(keyfob()) }) });
+    expect(response.status).toBe(200);
+    const token: string = (await response.json()).access_token;
+    for (const nonce of badNonces()) {
+      const refused = await userinfo(`DPoP ${token}`, await userinfoProof(key, token, { nonce }));
+      expect(refused.headers.get("www-authenticate")).toMatch(/^DPoP error="use_dpop_nonce"/);
+      await expectNonceAsked(refused, 401);
+    }
+    expect((await userinfo(`DPoP ${token}`, await userinfoProof(key, token))).status).toBe(200);
+  });
+});
+
 describe("the code exchange and refresh tokens", () => {
   const OFFLINE = { scope: "openid email offline_access" };
   const exchange = async (app: App, headers: Record<string, string>) => {
@@ -298,6 +351,58 @@ describe("the code exchange and refresh tokens", () => {
     await updateClient(keyfob().store, app.clientId, { dpopBoundAccessTokens: true });
     await expectError(await exchange(app, {}), 400, "invalid_dpop_proof");
     expect((await exchange(app, { dpop: await proof(await newKey(), "POST", TOKEN) })).status).toBe(200);
+  });
+});
+
+describe("pushed authorization requests with a proof (RFC 9449 10.1)", () => {
+  const push = (app: App, headers: Record<string, string>, extra: Record<string, string> = {}) =>
+    parRoute(formPost("/par", Object.fromEntries(authorizeQuery(app, extra)), headers));
+  /** The code of the request pushed as `request_uri`, after the user's login. */
+  const codeOf = async (app: App, requestUri: string) =>
+    (await authorize(app, undefined, { request_uri: requestUri })).searchParams.get("code")!;
+  const redeem = (app: App, code: string, dpop?: string) => {
+    const request = tokenRequest(app, { code });
+    if (dpop) request.headers.set("dpop", dpop);
+    return tokenRoute(request);
+  };
+
+  it("binds the code to the proof's key, as dpop_jkt does, and answers a DPoP-Nonce", async () => {
+    const app = await registerApp();
+    const key = await newKey();
+    const pushed = await push(app, { dpop: await proof(key, "POST", PAR) });
+    expect(pushed.status).toBe(201);
+    expect(pushed.headers.get("dpop-nonce")).toBe(dpopNonce(keyfob()));
+    const code = await codeOf(app, (await pushed.json()).request_uri);
+    await expectError(await redeem(app, code), 400, "invalid_grant");
+    await expectError(await redeem(app, code, await proof(await newKey(), "POST", TOKEN)), 400, "invalid_grant");
+    const response = await redeem(app, code, await proof(key, "POST", TOKEN));
+    expect(response.status).toBe(200);
+    expect(decodeJwt((await response.json()).access_token).cnf).toEqual({ jkt: key.jkt });
+  });
+
+  it("refuses an invalid proof, and a dpop_jkt that is not the proof's key (400 invalid_dpop_proof)", async () => {
+    const app = await registerApp({ confidential: true });
+    const auth = { authorization: basic(app) };
+    const key = await newKey();
+    for (const dpop of [
+      "not-a-proof",
+      await proof(key, "POST", TOKEN),
+      await proof(key, "GET", PAR),
+      await proof(key, "POST", PAR, { iat: Math.floor(Date.now() / 1000) - 3600 }),
+    ]) {
+      const refused = await push(app, { ...auth, dpop });
+      expect(refused.headers.get("dpop-nonce")).toBe(dpopNonce(keyfob()));
+      await expectError(refused, 400, "invalid_dpop_proof");
+    }
+    const other = await newKey();
+    const mismatch = await push(app, { ...auth, dpop: await proof(key, "POST", PAR) }, { dpop_jkt: other.jkt });
+    expect((await expectError(mismatch, 400, "invalid_dpop_proof")).error_description).toMatch(/dpop_jkt/);
+    // The same key named both ways is one binding.
+    const same = await push(app, { ...auth, dpop: await proof(key, "POST", PAR) }, { dpop_jkt: key.jkt });
+    expect(same.status).toBe(201);
+    const code = await codeOf(app, (await same.json()).request_uri);
+    await expectError(await redeem(app, code, await proof(other, "POST", TOKEN)), 400, "invalid_grant");
+    expect((await redeem(app, code, await proof(key, "POST", TOKEN))).status).toBe(200);
   });
 });
 

@@ -113,7 +113,7 @@ export const PROTOCOL_ROUTES: readonly ProtocolRoute[] = [
   ),
   json("POST", "/token", "token", tokenEndpoint, token),
   json("POST", "/token/revoke", "revoke", clientEndpoint, revokeToken),
-  json("POST", "/par", "pushed_authorization_request", { ...clientEndpoint, creates: true }, pushAuthorizationRequest),
+  json("POST", "/par", "pushed_authorization_request", { ...clientEndpoint, creates: true, dpop: true }, pushAuthorizationRequest),
   json("POST", "/device/authorization", "device_authorization", { ...clientEndpoint, storedClient: false }, deviceAuthorization),
   // Introspection stays server-to-server: no CORS.
   json("POST", "/token/introspect", "introspect", { ...clientEndpoint, cors: false }, introspectToken),

@@ -78,8 +78,8 @@ export const accessTokenDigest = (accessToken: string) => createHash("sha256").u
  * DPoP header holding a JWT typed dpop+jwt, signed with an asymmetric algorithm by the public key
  * in its header, naming the request's method and `htu`, issued within the last five minutes
  * (a minute's skew allowed), with a jti; at a resource endpoint, `ath` the access token's hash;
- * when DPOP_NONCE_REQUIRED, a current server nonce (else use_dpop_nonce, with a fresh one in the
- * DPoP-Nonce header the endpoint wrapper adds). The proof is then recorded in the database
+ * a nonce, if it has one, a current server nonce, and when DPOP_NONCE_REQUIRED it must have one
+ * (else use_dpop_nonce, with a fresh one in the DPoP-Nonce header the endpoint wrapper adds). The proof is then recorded in the database
  * with its key's thumbprint and its htu until it would be too old anyway: a replay is refused on
  * every instance. Undefined when the request carries no proof. With `accessToken` (a resource
  * endpoint) a refusal is a 401 (RFC 9449 7.1).
@@ -114,7 +114,11 @@ export async function checkDPoPProof(
     throw invalidProof("the DPoP proof's iat is not within the last five minutes", status);
   if (accessToken !== undefined && ath !== accessTokenDigest(accessToken))
     throw invalidProof("the DPoP proof's ath is not the hash of the access token", status);
-  if (keyfob.config.dpopNonceRequired && (typeof nonce !== "string" || !isCurrentNonce(keyfob.macKeys.dpopNonce, nonce, now)))
+  // A nonce is checked whenever a proof carries one, required or not: one this server did not
+  // issue, or one that has expired, is refused (RFC 9449 8, 9).
+  if (nonce !== undefined && (typeof nonce !== "string" || !isCurrentNonce(keyfob.macKeys.dpopNonce, nonce, now)))
+    throw new OAuthError("use_dpop_nonce", "the DPoP proof's nonce is not a current one: use the DPoP-Nonce header's value", status);
+  if (nonce === undefined && keyfob.config.dpopNonceRequired)
     throw new OAuthError("use_dpop_nonce", "the DPoP proof must carry the server's nonce: use the DPoP-Nonce header's value", status);
 
   const jkt = await calculateJwkThumbprint(protectedHeader.jwk as JWK, "sha256");

@@ -53,6 +53,7 @@ export function routesOn(k: Keyfob) {
     generateChallenge: route("/auth/web3/generate_challenge", on),
     submitChallenge: route("/auth/web3/submit_challenge", on),
     token: route("/token", on),
+    par: route("/par", on),
     revoke: route("/token/revoke", on),
     introspect: route("/token/introspect", on),
     userinfo: route("/userinfo", on),
