@@ -7,7 +7,7 @@
  * started as a new cluster. On each copy an instance with the same KEYFOB_SECRET carries on where
  * the original was (tokens active or revoked as before, the code used, the refresh token good once,
  * new tokens signed by the restored key; a token issued after the copy is unknown to it); one with another KEYFOB_SECRET still verifies tokens
- * (public keys are not encrypted) but signs none: /token answers a plain 500, and the log and the
+ * (public keys are not encrypted) but signs none: /token answers 503 (another instance can), and the log and the
  * error say that the signing keys cannot be decrypted with this KEYFOB_SECRET.
  */
 import { execFile } from "node:child_process";
@@ -130,8 +130,8 @@ describe.each(copies)("%s", (_name, major, copy) => {
       await expect(other.keys.signingKey()).rejects.toThrow(/^signing key [0-9a-f]{40} cannot be decrypted with this KEYFOB_SECRET/);
       const code = (await authorize(issued.app, undefined, {}, other)).searchParams.get("code")!;
       const answer = await routesOn(other).token(tokenRequest(issued.app, { code }));
-      const body = await expectError(answer, 500, "server_error");
-      expect(body.error_description).toBe("the server could not complete the request"); // no stack, no key, no secret
+      const body = await expectError(answer, 503, "temporarily_unavailable");
+      expect(body.error_description).toBe("a dependency is unavailable; try again shortly"); // no stack, no key, no secret
       expect(errors).toHaveBeenCalledWith("signing keys cannot be decrypted with this KEYFOB_SECRET", { kid: issued.kid });
       expect(errors).toHaveBeenCalledWith(
         "request failed",

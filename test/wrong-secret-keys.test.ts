@@ -29,6 +29,18 @@ let wrong: Keyfob;
 const wrongSecret = randomBytes(32).toString("base64url");
 /** A management API token, issued by the right instance (the wrong one signs nothing). */
 let adminToken: string;
+let automationCredentials: string;
+
+/** The automation client's client_credentials request for a management API token, at instance `k`. */
+const tokenRequest = (k: Keyfob) =>
+  serveRequest(
+    new Request(`${ISSUER}/token`, {
+      method: "POST",
+      headers: { ...FORM, authorization: `Basic ${automationCredentials}` },
+      body: new URLSearchParams({ grant_type: "client_credentials", scope: ADMIN_SCOPE }),
+    }),
+    k,
+  );
 
 beforeAll(async () => {
   url = await emptyDatabase("wrong_secret_keys_test");
@@ -41,14 +53,8 @@ beforeAll(async () => {
   const automation = await createClient(right.store, { name: "Automation" });
   const secret = await rotateClientSecret(right, automation.id);
   await updateClient(right.store, automation.id, { managementApi: true, managementScopes: [ADMIN_SCOPE] });
-  const answer = await serveRequest(
-    new Request(`${ISSUER}/token`, {
-      method: "POST",
-      headers: { ...FORM, authorization: `Basic ${Buffer.from(`${automation.id}:${secret}`).toString("base64")}` },
-      body: new URLSearchParams({ grant_type: "client_credentials", scope: ADMIN_SCOPE }),
-    }),
-    right,
-  );
+  automationCredentials = Buffer.from(`${automation.id}:${secret}`).toString("base64");
+  const answer = await tokenRequest(right);
   expect(answer.status).toBe(200);
   adminToken = ((await answer.json()) as { access_token: string }).access_token;
 });
@@ -101,6 +107,16 @@ describe("an instance whose KEYFOB_SECRET cannot open the stored keys", () => {
     await right.vehicleKeys.refresh();
     expect((await stored()).vehicle).toHaveLength(1);
     expect((await right.vehicleKeys.signingKey()).kid).toBe((await stored()).vehicle[0]);
+  });
+
+  it("answers 503 with Retry-After where it would sign, as its readiness says (an instance with the right secret can), never 500", async () => {
+    const errors = await loggedErrors(async () => {
+      const answer = await tokenRequest(wrong);
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get("retry-after")).toBeTruthy();
+      expect(await answer.json()).toMatchObject({ error: "temporarily_unavailable" });
+    });
+    expect(errors).toContain("signing keys cannot be decrypted with this KEYFOB_SECRET");
   });
 
   it("refuses a rotation of either set, with 503 at the management API; the right instance's rotation creates both keys", async () => {
