@@ -305,8 +305,14 @@ describe("POST /token (code exchange)", () => {
     const code = (await authorize(app)).searchParams.get("code")!;
     const unauthenticated = await token(app, { code }, "none");
     await expectError(unauthenticated, 401, "invalid_client");
-    await expectError(await token({ ...app, secret: "wrong" }, { code }, "basic"), 401, "invalid_client");
-    await expectError(await token({ ...app, secret: "wrong" }, { code }, "post"), 401, "invalid_client");
+    const wrongBasic = await token({ ...app, secret: "wrong" }, { code }, "basic");
+    const wrongPost = await token({ ...app, secret: "wrong" }, { code }, "post");
+    await expectError(wrongBasic, 401, "invalid_client");
+    await expectError(wrongPost, 401, "invalid_client");
+    // Challenged with the scheme the client used, Basic; a client that posted its secret, or none, is not challenged (RFC 6749 5.2).
+    expect(wrongBasic.headers.get("www-authenticate")).toBe(`Basic realm="keyfob"`);
+    expect(wrongPost.headers.get("www-authenticate")).toBeNull();
+    expect(unauthenticated.headers.get("www-authenticate")).toBeNull();
     expect((await token(app, { code }, "basic")).status).toBe(200); // failed attempts did not consume it
     const secretRow = await tables(keyfob()).client.findUniqueOrThrow({ where: { id: app.clientId } });
     expect(secretRow.secretHash).not.toContain(app.secret);

@@ -3,13 +3,15 @@
  * from Keyfob's discovery document: PKCE, state, nonce, the iss response parameter (RFC 9207), the
  * ID token's claims, userinfo and revocation. Its HTTP requests reach the real route handlers.
  * The user's login itself (a browser step) is done through lib/ here; e2e/ does it in Chromium.
+ * openid-client reads a refused client authentication as invalid_client.
  */
 import * as oauth from "oauth4webapi";
+import * as openid from "openid-client";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
-import { addRedirectUri, createClient, updateClient } from "@/lib/clients/registry";
+import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
 import { route } from "./support/routes";
@@ -162,5 +164,19 @@ describe("oauth4webapi against Keyfob", () => {
       await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, options),
     );
     await expect(refused).rejects.toMatchObject({ error: "invalid_grant" });
+  });
+});
+
+describe("openid-client against Keyfob", () => {
+  it("reads a wrong client_secret_post as invalid_client: no Basic challenge for a client that did not use Basic", async () => {
+    const app = await createClient(keyfob().store, { name: "Posting client" });
+    await rotateClientSecret(keyfob(), app.id);
+    const config = await openid.discovery(new URL(ISSUER), app.id, undefined, openid.ClientSecretPost("wrong"), {
+      execute: [openid.allowInsecureRequests],
+      [openid.customFetch]: (url, init) => routeFetch(url, init as RequestInit),
+    });
+    const refused = await openid.clientCredentialsGrant(config).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(openid.ResponseBodyError);
+    expect(refused).toMatchObject({ error: "invalid_client", status: 401 });
   });
 });

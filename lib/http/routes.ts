@@ -15,7 +15,7 @@ import { claimedClientId } from "../clients/client-id";
 import { readiness } from "../health";
 import type { Keyfob } from "../keyfob";
 import { tokensIssued } from "../metrics";
-import { authenticateClient, cachedClients, parseBasic, storedClients, type AuthenticatedClient } from "../oauth/client-auth";
+import { authenticateClient, cachedClients, parseBasic, storedClients, usesBasic, type AuthenticatedClient } from "../oauth/client-auth";
 import { dpopNonce } from "../oauth/dpop";
 import type { OAuthError } from "../oauth/errors";
 import { readParams, type Params } from "../oauth/params";
@@ -223,7 +223,7 @@ async function answerJson(
     // The reason is the error_description the client got: never a secret, token or signature.
     if (policy.issues && !DEVICE_WAITS.has(error.code))
       k.audit.record({ action: "token.failed", outcome: error.code, detail: `${endpoint}: ${error.message}`, ip: caller.ip, clientId });
-    const answer = errorAnswer(error, { ...cors, ...nonce });
+    const answer = errorAnswer(error, { ...cors, ...nonce }, usesBasic(request.headers.get("authorization")));
     if (!policy.platformErrors) return answer;
     return {
       ...answer,
