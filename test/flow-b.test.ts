@@ -14,6 +14,7 @@ import { completeAuthorization, endedInteraction, leaveInteraction } from "@/lib
 import { loginWithWallet } from "@/lib/siwe/login";
 import { endSecretOverlap, RegistryError, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
+import { DPOP_SIGNING_ALGS } from "@/lib/oauth/dpop";
 import { keyfob } from "@/lib/runtime";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob } from "@/lib/keyfob";
@@ -687,10 +688,15 @@ describe("userinfo, revocation, introspection", () => {
   it("refuses /userinfo without a token, with an ID token, a forged or an expired token: 401", async () => {
     const app = await registerApp();
     const { access_token, id_token } = await tokens(app);
+    // No credentials at all: both schemes offered, no error code in the challenge (RFC 6750 3.1, RFC 9449 7.2).
     const none = await userinfoGet(new Request(`${ISSUER}/userinfo`));
-    expect(none.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    expect(none.headers.get("www-authenticate")).toBe(`Bearer realm="keyfob", DPoP realm="keyfob", algs="${DPOP_SIGNING_ALGS.join(" ")}"`);
     await expectError(none, 401, "invalid_token");
-    await expectError(await userinfo(id_token), 401, "invalid_token");
+    const noneByPost = await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: FORM, body: "" }));
+    expect(noneByPost.headers.get("www-authenticate")).toBe(none.headers.get("www-authenticate"));
+    const idToken = await userinfo(id_token);
+    expect(idToken.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    await expectError(idToken, 401, "invalid_token");
     await expectError(await userinfo(`${access_token.slice(0, -4)}AAAA`), 401, "invalid_token");
     const { jti } = JSON.parse(Buffer.from(access_token.split(".")[1], "base64url").toString());
     await tables(keyfob()).issuedToken.update({ where: { jti }, data: { expiresAt: new Date(Date.now() - 1) } });
