@@ -15,6 +15,7 @@ import { loginWithWallet } from "@/lib/siwe/login";
 import { endSecretOverlap, RegistryError, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
 import { DPOP_SIGNING_ALGS } from "@/lib/oauth/dpop";
+import { openidConfiguration } from "@/lib/discovery";
 import { keyfob } from "@/lib/runtime";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob } from "@/lib/keyfob";
@@ -117,6 +118,10 @@ describe("GET /auth (authorization request)", () => {
     ["a plain PKCE method", { code_challenge: "a".repeat(43), code_challenge_method: "plain" }, "invalid_request"],
     ["a PKCE challenge without method", { code_challenge: "a".repeat(43) }, "invalid_request"],
     ["an unknown prompt", { prompt: "bogus" }, "invalid_request"],
+    // Not silently answered in the query instead (discovery's response_modes_supported says query).
+    ["response_mode=form_post", { response_mode: "form_post" }, "invalid_request"],
+    ["response_mode=fragment", { response_mode: "fragment" }, "invalid_request"],
+    ["an unknown response_mode", { response_mode: "jwt" }, "invalid_request"],
   ])("redirects %s back with error, state and iss", async (_, extra, error) => {
     const app = await registerApp();
     const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "xyz", ...extra }));
@@ -128,6 +133,12 @@ describe("GET /auth (authorization request)", () => {
     expect(url.searchParams.get("error_description")).toBeTruthy();
     expect(url.searchParams.get("state")).toBe("xyz");
     expect(url.searchParams.get("iss")).toBe(ISSUER);
+  });
+
+  it("takes response_mode=query, the mode discovery lists", async () => {
+    const app = await registerApp();
+    expect(openidConfiguration(keyfob().config).response_modes_supported).toEqual(["query"]);
+    expect((await startAuthorization(keyfob(), authorizeQuery(app, { response_mode: "query" }))).kind).toBe("login");
   });
 
   it("answers prompt=none with login_required without a session, and with a code with one", async () => {
