@@ -17,6 +17,7 @@ import { ISSUER } from "./support/flow-a";
 import { route } from "./support/routes";
 
 const discoveryRoute = route("/.well-known/openid-configuration");
+const metadataRoute = route("/.well-known/oauth-authorization-server");
 const keysRoute = route("/keys");
 const revokeRoute = route("/token/revoke");
 const tokenRoute = route("/token");
@@ -24,6 +25,7 @@ const userinfoRoute = route("/userinfo");
 
 const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
   "/.well-known/openid-configuration": () => discoveryRoute(new Request("http://localhost/.well-known/openid-configuration")),
+  "/.well-known/oauth-authorization-server": metadataRoute,
   "/keys": () => keysRoute(new Request("http://localhost/keys")),
   "/token": tokenRoute,
   "/userinfo": userinfoRoute,
@@ -99,6 +101,13 @@ describe("oauth4webapi against Keyfob", () => {
     await oauth.processRevocationResponse(revoked);
     const after = await oauth.userInfoRequest(as, client, tokens.access_token, options);
     expect(after.status).toBe(401);
+  });
+
+  it("discovers the authorization server metadata at /.well-known/oauth-authorization-server (RFC 8414), its issuer checked", async () => {
+    const issuer = new URL(ISSUER);
+    const response = await oauth.discoveryRequest(issuer, { ...options, algorithm: "oauth2" });
+    const as = await oauth.processDiscoveryResponse(issuer, response);
+    expect(as).toEqual(await (await routeFetch(`${ISSUER}/.well-known/openid-configuration`, {})).json());
   });
 
   it("gets a refresh token with offline_access, refreshes it (rotation, same subject and auth_time), and revokes it", async () => {
