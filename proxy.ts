@@ -7,6 +7,7 @@
  * so this costs their requests nothing.
  */
 import { NextResponse, type NextRequest } from "next/server";
+import { PAGE_PATH_HEADER } from "./app/_lib/page-path";
 
 export function proxy(request: NextRequest) {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
@@ -16,6 +17,8 @@ export function proxy(request: NextRequest) {
 
   const headers = new Headers(request.headers);
   headers.set("content-security-policy", policy);
+  // The root layout's <html lang> depends on the page (app/_lib/document-language.ts); set here, never the browser's.
+  headers.set(PAGE_PATH_HEADER, request.nextUrl.pathname);
   const response = NextResponse.next({ request: { headers } });
   response.headers.set("Content-Security-Policy", policy);
   response.headers.set("X-Frame-Options", "DENY");

@@ -166,8 +166,9 @@ test.describe("languages", () => {
     await expect(page.locator("main")).toHaveAttribute("lang", "de");
     await expect(page.locator("html")).toHaveAttribute("lang", "de");
     await expect(page).toHaveTitle("Anmelden · Keyfob");
-    // A reload keeps the language: it is the interaction's, not the URL's.
-    await page.reload();
+    // A reload keeps the language: it is the interaction's, not the URL's. The first HTML says it already.
+    const reloaded = await page.reload();
+    expect(await reloaded!.text()).toMatch(/^<!DOCTYPE html><html lang="de"/);
     await expect(page.getByRole("heading", { name: "Anmelden" })).toBeVisible();
     await expectAccessibleBasics(page);
     await expectNoAxeViolations(page, "the German login page");
@@ -192,8 +193,11 @@ test.describe("languages", () => {
     await expect(page.locator("html")).toHaveAttribute("lang", "de");
     await page.goto(`${baseURL}/auth/error?reason=expired`);
     await expect(page.getByRole("main").getByRole("alert")).toContainText("Diese Anmeldung ist abgelaufen");
-    await page.goto(`${baseURL}/account`);
+    const account = await page.goto(`${baseURL}/account`);
     await expect(page.getByRole("heading", { name: "Ihr Keyfob-Konto" })).toBeVisible();
+    expect(await account!.text()).toMatch(/^<!DOCTYPE html><html lang="de"/);
+    const device = await page.goto(`${baseURL}/device`);
+    expect(await device!.text()).toMatch(/^<!DOCTYPE html><html lang="de"/);
     await page.goto(`${baseURL}/session/end?client_id=${encodeURIComponent(client.id)}`);
     await expect(page.getByRole("heading", { name: "Von Keyfob abmelden?" })).toBeVisible();
     await page.goto(`${baseURL}/session/end?ui_locales=en`);

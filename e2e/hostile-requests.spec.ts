@@ -6,7 +6,9 @@
  *    limit, a Content-Type its client never sends, an undecodable body or an id the build does not
  *    know are refused with 4xx before Next.js sees them (server/server-actions.ts); actions the
  *    browser really sends, from the dashboard and from the login page (whose referrer policy is
- *    no-referrer), still work.
+ *    no-referrer), still work;
+ * 3. a method a route handler in app/ does not take is 405 with the Allow header RFC 9110 15.5.6
+ *    requires (Next.js leaves it out), as the protocol routes answer.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -140,4 +142,23 @@ test.describe("server actions are screened before Next.js", () => {
     const origins = (await Promise.all(seen)).filter(Boolean);
     expect(origins).toEqual([`/admin/admins ${baseURL}`, expect.stringMatching(new RegExp(`^/auth/interaction/\\S+ ${baseURL}$`))]);
   });
+});
+
+test("answers a method a route handler does not take with 405 and Allow, and OPTIONS with the methods", async ({ request }) => {
+  const cases: [string, string, string][] = [
+    ["PUT", "/auth", "GET, POST, HEAD, OPTIONS"],
+    ["DELETE", "/session/end", "GET, POST, HEAD, OPTIONS"],
+    ["POST", "/auth/callback", "GET, HEAD, OPTIONS"],
+    ["PATCH", "/account/login", "GET, HEAD, OPTIONS"],
+    ["PUT", "/admin/logout", "POST, OPTIONS"],
+    ["DELETE", "/api/auth/session", "GET, POST, HEAD, OPTIONS"],
+  ];
+  for (const [method, path, allow] of cases) {
+    const response = await request.fetch(path, { method, maxRedirects: 0 });
+    expect
+      .soft([method, path, response.status(), response.headers().allow], await response.text().then((t) => t.slice(0, 200)))
+      .toEqual([method, path, 405, allow]);
+  }
+  const options = await request.fetch("/auth/callback", { method: "OPTIONS" });
+  expect([options.status(), options.headers().allow]).toEqual([204, "GET, HEAD, OPTIONS"]);
 });

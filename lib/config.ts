@@ -698,7 +698,7 @@ const table = {
     group: "Operations",
     type: duration,
     default: "10m",
-    doc: "How often each instance deletes expired rows (challenges, codes, token records and login sessions a day after they ended, spent rate-limit counters, audit events past `AUDIT_RETENTION`).",
+    doc: "How often each instance ends the login sessions that ran out (idle or past `SESSION_MAX_AGE`; their back-channel logouts are sent then) and deletes expired rows (challenges, codes, token records and login sessions a day after they ended, spent rate-limit counters, audit events past `AUDIT_RETENTION`).",
   }),
   auditRetention: setting("AUDIT_RETENTION", {
     group: "Operations",

@@ -1,4 +1,5 @@
 import { LOCALES } from "../i18n/locales";
+import { RESPONSE_MODES } from "./actions/authorize";
 import { GRANT_TYPES } from "./actions/token";
 import { VEHICLE_TOKEN_EXCHANGE_PATH } from "./actions/vehicle-token-exchange";
 import { SIGNING_ALG } from "./keys/keystore";
@@ -32,7 +33,7 @@ export function openidConfiguration({ issuerUrl: issuer, vehicleTokenIssuer }: P
     backchannel_logout_session_supported: true,
     device_authorization_endpoint: `${issuer}/device/authorization`,
     response_types_supported: ["code"],
-    response_modes_supported: ["query"],
+    response_modes_supported: RESPONSE_MODES,
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [SIGNING_ALG],

@@ -13,7 +13,8 @@ const RETENTION_MS = 24 * 3600_000;
 export type SweepSettings = Pick<Config, "auditRetention" | "pendingCaps" | "sessionIdleTtl">;
 
 /**
- * Deletes challenges, interactions, codes and token records that expired more than a day ago, login
+ * Ends the login sessions that ran out (their clients told by back-channel logout), then deletes
+ * challenges, interactions, codes and token records that expired more than a day ago, login
  * sessions that ended more than a day ago (expired, revoked, or idle past SESSION_IDLE_TTL: only
  * live ones are shown or used, and the audit log keeps sign-ins and revocations), spent rate-limit
  * counters, DPoP proofs past the age at which they are refused anyway, and audit events older than the retention (AUDIT_RETENTION, in seconds).
@@ -22,7 +23,14 @@ export type SweepSettings = Pick<Config, "auditRetention" | "pendingCaps" | "ses
  * recognised as reuse. Unused challenges beyond the newest PENDING_CHALLENGES_TOTAL go too: the
  * per-caller cap bounds each caller, this bounds how many callers together can leave.
  */
-export function sweepExpired(store: Store, { auditRetention, pendingCaps, sessionIdleTtl }: SweepSettings, now: Date): Promise<number> {
+export async function sweepExpired(
+  store: Store,
+  { auditRetention, pendingCaps, sessionIdleTtl }: SweepSettings,
+  now: Date,
+): Promise<number> {
+  // Sessions that ran out (idle or past their maximum age) end first, their back-channel logouts
+  // queued, as a logout's are: nothing else marks such an end, and the sweep then deletes them.
+  await store.accounts.endRunOutSessions(now, new Date(now.getTime() - sessionIdleTtl * 1000));
   const cutoff = new Date(now.getTime() - RETENTION_MS);
   return store.sweep({
     now,

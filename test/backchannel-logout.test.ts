@@ -1,8 +1,9 @@
 /**
  * OpenID Connect Back-Channel Logout 1.0, received by a small relying party (node:http on a port of
  * its own) that verifies each logout token against Keyfob's JWKS, as an RP must (2.6): RP-initiated
- * logout, an admin's session revocation, blocking and deleting an account each deliver a token to
- * every client that got tokens in the ended session, and to no other; an RP that is down at first
+ * logout, a session running out (idle or at its maximum age), an admin's session revocation,
+ * blocking and deleting an account each deliver a token to every client that got tokens in the
+ * ended session, and to no other; an RP that is down at first
  * gets it once it is back; a token an RP refuses is given up and audited; and when the instance
  * delivering is killed (SIGKILL) mid-delivery, another instance delivers once the claim lapses.
  */
@@ -20,6 +21,7 @@ import { loadConfig } from "@/lib/config";
 import { confirmUserCode } from "@/lib/device/verification";
 import { openidConfiguration } from "@/lib/discovery";
 import { completeAuthorization } from "@/lib/interactions/interactions";
+import { sweepExpired } from "@/lib/housekeeping";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { keyfob } from "@/lib/runtime";
 import { LEASE_MS } from "@/lib/sessions/backchannel-logout";
@@ -186,6 +188,30 @@ describe("back-channel logout", () => {
     const idToken = decodeJwt(response.id_token);
     await until(() => rp.to(app.clientId).length > 0, 10_000, "the logout token");
     expect(rp.to(app.clientId)).toMatchObject([{ aud: app.clientId, sub: idToken.sub, sid: idToken.sid }]);
+  });
+
+  it("a session that runs out, idle or at its maximum age, tells its clients at the next sweep", async () => {
+    const [idle, aged, live] = [await rpClient(), await rpClient(), await rpClient()];
+    const idleSession = await sessionWith([idle]);
+    const agedSession = await sessionWith([aged]);
+    const liveSession = await sessionWith([live]);
+    const now = new Date();
+    const { sessionIdleTtl } = keyfob().config;
+    await tables(keyfob()).loginSession.update({
+      where: { idHash: idleSession.session.id },
+      data: { lastSeenAt: new Date(now.getTime() - sessionIdleTtl * 1000 - 1000) },
+    });
+    await tables(keyfob()).loginSession.update({
+      where: { idHash: agedSession.session.id },
+      data: { expiresAt: new Date(now.getTime() - 1000) },
+    });
+    await sweepExpired(keyfob().store, keyfob().config, now);
+    await expectDelivered(idleSession, [idle], [live]);
+    await expectDelivered(agedSession, [aged], [live]);
+    expect(await findSession(keyfob(), liveSession.token)).toBeDefined();
+    // Told once: the next sweep finds them ended.
+    await sweepExpired(keyfob().store, keyfob().config, new Date());
+    expect(await pending([idle.clientId, aged.clientId])).toBe(0);
   });
 
   it("an admin's revocation of one session tells that session's clients", async () => {

@@ -14,6 +14,8 @@ import { completeAuthorization, endedInteraction, leaveInteraction } from "@/lib
 import { loginWithWallet } from "@/lib/siwe/login";
 import { endSecretOverlap, RegistryError, rotateClientSecret, setClientEnabled, updateClient } from "@/lib/clients/registry";
 import { opaqueDigest } from "@/lib/oauth/opaque";
+import { DPOP_SIGNING_ALGS } from "@/lib/oauth/dpop";
+import { openidConfiguration } from "@/lib/discovery";
 import { keyfob } from "@/lib/runtime";
 import { loadConfig } from "@/lib/config";
 import { createKeyfob } from "@/lib/keyfob";
@@ -116,6 +118,10 @@ describe("GET /auth (authorization request)", () => {
     ["a plain PKCE method", { code_challenge: "a".repeat(43), code_challenge_method: "plain" }, "invalid_request"],
     ["a PKCE challenge without method", { code_challenge: "a".repeat(43) }, "invalid_request"],
     ["an unknown prompt", { prompt: "bogus" }, "invalid_request"],
+    // Not silently answered in the query instead (discovery's response_modes_supported says query).
+    ["response_mode=form_post", { response_mode: "form_post" }, "invalid_request"],
+    ["response_mode=fragment", { response_mode: "fragment" }, "invalid_request"],
+    ["an unknown response_mode", { response_mode: "jwt" }, "invalid_request"],
   ])("redirects %s back with error, state and iss", async (_, extra, error) => {
     const app = await registerApp();
     const start = await startAuthorization(keyfob(), authorizeQuery(app, { state: "xyz", ...extra }));
@@ -127,6 +133,12 @@ describe("GET /auth (authorization request)", () => {
     expect(url.searchParams.get("error_description")).toBeTruthy();
     expect(url.searchParams.get("state")).toBe("xyz");
     expect(url.searchParams.get("iss")).toBe(ISSUER);
+  });
+
+  it("takes response_mode=query, the mode discovery lists", async () => {
+    const app = await registerApp();
+    expect(openidConfiguration(keyfob().config).response_modes_supported).toEqual(["query"]);
+    expect((await startAuthorization(keyfob(), authorizeQuery(app, { response_mode: "query" }))).kind).toBe("login");
   });
 
   it("answers prompt=none with login_required without a session, and with a code with one", async () => {
@@ -305,8 +317,14 @@ describe("POST /token (code exchange)", () => {
     const code = (await authorize(app)).searchParams.get("code")!;
     const unauthenticated = await token(app, { code }, "none");
     await expectError(unauthenticated, 401, "invalid_client");
-    await expectError(await token({ ...app, secret: "wrong" }, { code }, "basic"), 401, "invalid_client");
-    await expectError(await token({ ...app, secret: "wrong" }, { code }, "post"), 401, "invalid_client");
+    const wrongBasic = await token({ ...app, secret: "wrong" }, { code }, "basic");
+    const wrongPost = await token({ ...app, secret: "wrong" }, { code }, "post");
+    await expectError(wrongBasic, 401, "invalid_client");
+    await expectError(wrongPost, 401, "invalid_client");
+    // Challenged with the scheme the client used, Basic; a client that posted its secret, or none, is not challenged (RFC 6749 5.2).
+    expect(wrongBasic.headers.get("www-authenticate")).toBe(`Basic realm="keyfob"`);
+    expect(wrongPost.headers.get("www-authenticate")).toBeNull();
+    expect(unauthenticated.headers.get("www-authenticate")).toBeNull();
     expect((await token(app, { code }, "basic")).status).toBe(200); // failed attempts did not consume it
     const secretRow = await tables(keyfob()).client.findUniqueOrThrow({ where: { id: app.clientId } });
     expect(secretRow.secretHash).not.toContain(app.secret);
@@ -681,10 +699,15 @@ describe("userinfo, revocation, introspection", () => {
   it("refuses /userinfo without a token, with an ID token, a forged or an expired token: 401", async () => {
     const app = await registerApp();
     const { access_token, id_token } = await tokens(app);
+    // No credentials at all: both schemes offered, no error code in the challenge (RFC 6750 3.1, RFC 9449 7.2).
     const none = await userinfoGet(new Request(`${ISSUER}/userinfo`));
-    expect(none.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    expect(none.headers.get("www-authenticate")).toBe(`Bearer realm="keyfob", DPoP realm="keyfob", algs="${DPOP_SIGNING_ALGS.join(" ")}"`);
     await expectError(none, 401, "invalid_token");
-    await expectError(await userinfo(id_token), 401, "invalid_token");
+    const noneByPost = await userinfoPost(new Request(`${ISSUER}/userinfo`, { method: "POST", headers: FORM, body: "" }));
+    expect(noneByPost.headers.get("www-authenticate")).toBe(none.headers.get("www-authenticate"));
+    const idToken = await userinfo(id_token);
+    expect(idToken.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+    await expectError(idToken, 401, "invalid_token");
     await expectError(await userinfo(`${access_token.slice(0, -4)}AAAA`), 401, "invalid_token");
     const { jti } = JSON.parse(Buffer.from(access_token.split(".")[1], "base64url").toString());
     await tables(keyfob()).issuedToken.update({ where: { jti }, data: { expiresAt: new Date(Date.now() - 1) } });

@@ -111,6 +111,7 @@ it("sweeps every SWEEP_INTERVAL, one sweep at a time, and again after one that f
   // The store's sweep stands in for a database that does not answer, then fails: what is tested is when sweeps start.
   const sweeps: ((failure?: Error) => void)[] = [];
   const store = {
+    accounts: { endRunOutSessions: async () => 0 },
     sweep: () => new Promise<number>((resolve, reject) => sweeps.push((failure) => (failure ? reject(failure) : resolve(0)))),
   } as unknown as Store;
   const interval = 600_000;

@@ -3,18 +3,21 @@
  * from Keyfob's discovery document: PKCE, state, nonce, the iss response parameter (RFC 9207), the
  * ID token's claims, userinfo and revocation. Its HTTP requests reach the real route handlers.
  * The user's login itself (a browser step) is done through lib/ here; e2e/ does it in Chromium.
+ * openid-client reads a refused client authentication as invalid_client.
  */
 import * as oauth from "oauth4webapi";
+import * as openid from "openid-client";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { completeAuthorization } from "@/lib/interactions/interactions";
-import { addRedirectUri, createClient, updateClient } from "@/lib/clients/registry";
+import { addRedirectUri, createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
 import { keyfob } from "@/lib/runtime";
 import { ISSUER } from "./support/flow-a";
 import { route } from "./support/routes";
 
 const discoveryRoute = route("/.well-known/openid-configuration");
+const metadataRoute = route("/.well-known/oauth-authorization-server");
 const keysRoute = route("/keys");
 const revokeRoute = route("/token/revoke");
 const tokenRoute = route("/token");
@@ -22,6 +25,7 @@ const userinfoRoute = route("/userinfo");
 
 const routes: Record<string, (request: Request) => Promise<Response> | Response> = {
   "/.well-known/openid-configuration": () => discoveryRoute(new Request("http://localhost/.well-known/openid-configuration")),
+  "/.well-known/oauth-authorization-server": metadataRoute,
   "/keys": () => keysRoute(new Request("http://localhost/keys")),
   "/token": tokenRoute,
   "/userinfo": userinfoRoute,
@@ -99,6 +103,13 @@ describe("oauth4webapi against Keyfob", () => {
     expect(after.status).toBe(401);
   });
 
+  it("discovers the authorization server metadata at /.well-known/oauth-authorization-server (RFC 8414), its issuer checked", async () => {
+    const issuer = new URL(ISSUER);
+    const response = await oauth.discoveryRequest(issuer, { ...options, algorithm: "oauth2" });
+    const as = await oauth.processDiscoveryResponse(issuer, response);
+    expect(as).toEqual(await (await routeFetch(`${ISSUER}/.well-known/openid-configuration`, {})).json());
+  });
+
   it("gets a refresh token with offline_access, refreshes it (rotation, same subject and auth_time), and revokes it", async () => {
     const app = await createClient(keyfob().store, { name: "Offline client" });
     const redirectUri = "https://rp.example.com/offline";
@@ -162,5 +173,19 @@ describe("oauth4webapi against Keyfob", () => {
       await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, options),
     );
     await expect(refused).rejects.toMatchObject({ error: "invalid_grant" });
+  });
+});
+
+describe("openid-client against Keyfob", () => {
+  it("reads a wrong client_secret_post as invalid_client: no Basic challenge for a client that did not use Basic", async () => {
+    const app = await createClient(keyfob().store, { name: "Posting client" });
+    await rotateClientSecret(keyfob(), app.id);
+    const config = await openid.discovery(new URL(ISSUER), app.id, undefined, openid.ClientSecretPost("wrong"), {
+      execute: [openid.allowInsecureRequests],
+      [openid.customFetch]: (url, init) => routeFetch(url, init as RequestInit),
+    });
+    const refused = await openid.clientCredentialsGrant(config).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(openid.ResponseBodyError);
+    expect(refused).toMatchObject({ error: "invalid_client", status: 401 });
   });
 });

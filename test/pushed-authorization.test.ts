@@ -201,6 +201,7 @@ describe("pushed authorization requests (RFC 9126)", () => {
       status: 400,
       error: "request_not_supported",
     });
+    expect(await refusal(await post({ ...ok, response_mode: "form_post" }, auth))).toMatchObject({ status: 400, error: "invalid_request" });
     expect(await refusal(await post({ ...ok, code_challenge: "short", code_challenge_method: "S256" }, auth))).toMatchObject({
       status: 400,
       error: "invalid_request",

@@ -407,10 +407,10 @@ describe("revocation and introspection of refresh tokens", () => {
     const stored = await row(tokens.refresh_token!);
     const { payload } = await jwtVerify(tokens.id_token, jwks);
 
+    // No token_type: RFC 7662 2.2's is an access token's type (RFC 6749 7.1), which a refresh token is not.
     const own = await introspect(app, tokens.refresh_token!);
     expect(own).toEqual({
       active: true,
-      token_type: "refresh_token",
       client_id: app.clientId,
       scope: OFFLINE,
       sub: payload.sub,

@@ -7,7 +7,7 @@
  * to this browser by a cookie.
  */
 import { startAuthorization } from "@/lib/actions/authorize";
-import { endpoint, type Page } from "@/lib/http/endpoint";
+import { endpoint, otherMethods, type Page } from "@/lib/http/endpoint";
 import type { OAuthError } from "@/lib/oauth/errors";
 import { readBodyText } from "@/lib/oauth/params";
 import type { Reason } from "@/lib/oauth/reasons";
@@ -19,6 +19,8 @@ import { bindInteraction } from "./login-cookie";
 import { currentLoginSession } from "./session-cookie";
 
 export const dynamic = "force-dynamic";
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");
 
 const seeOther = (location: string) =>
   new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });

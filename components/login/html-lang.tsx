@@ -1,7 +1,8 @@
 "use client";
 /**
- * The root layout writes <html lang="en"> for every page; a hosted page whose language was chosen
- * per request (ui_locales, Accept-Language) sets it here, and also marks its <main> with `lang`.
+ * The root layout writes <html lang> for the pages whose language it knows in advance
+ * (app/_lib/document-language.ts); a hosted page whose language was chosen per request
+ * (ui_locales, Accept-Language) sets it here too, and also marks its <main> with `lang`.
  */
 import { useEffect } from "react";
 

@@ -14,6 +14,9 @@ import { verifyIdTokenHint } from "../tokens/id-token-hint";
 
 const PROMPTS = ["none", "login", "consent", "select_account"];
 
+/** How the authorization response is returned (OAuth 2.0 Multiple Response Type Encoding Practices 2.1): in the redirect URI's query only. */
+export const RESPONSE_MODES = ["query"];
+
 /** A pushed request's request_uri: this prefix, then a random value (RFC 9126 2.2). */
 export const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request_uri:";
 
@@ -80,6 +83,10 @@ export async function checkAuthorizationRequest(
     const responseType = query.get("response_type");
     if (!responseType) throw invalidRequest("missing required parameter: response_type");
     if (responseType !== "code") throw new OAuthError("unsupported_response_type", "response_type must be code");
+    // Refused rather than ignored: a client asking for another mode would not find the response where it looks.
+    const responseMode = query.get("response_mode") || undefined;
+    if (responseMode !== undefined && !RESPONSE_MODES.includes(responseMode))
+      throw invalidRequest(`response_mode must be among: ${RESPONSE_MODES.join(", ")}`);
     const scope = query.get("scope");
     if (!scope) throw invalidRequest("missing required parameter: scope");
     const prompt = parsePrompt(query.get("prompt") || undefined);

@@ -104,9 +104,10 @@ async function introspectRefreshToken(keyfob: Pick<Keyfob, "config" | "clock" | 
   if (!stored) return undefined;
   if (!isLive(stored, keyfob.clock.now()) || (stored.clientId !== caller.id && !caller.resourceServer)) return INACTIVE;
   const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+  // No token_type: RFC 7662 2.2 means the type of an access token (RFC 6749 7.1), which a refresh
+  // token is not; node-oidc-provider leaves it out too.
   return {
     active: true,
-    token_type: "refresh_token",
     client_id: stored.clientId,
     scope: stored.scope,
     sub: encodeSubject({ userId: stored.accountId, connector: stored.connector }),

@@ -95,3 +95,23 @@ export function endpoint<P>(
 
 /** A page's parameters when it says nothing else: the query. */
 const queryParams = async (request: Request) => new URL(request.url).searchParams;
+
+/**
+ * A route handler's answers to the methods it does not take: 405 with the Allow header RFC 9110
+ * 15.5.6 requires (Next.js's own 405 has none), and OPTIONS naming the methods (Next's would count
+ * these answers as methods taken), as the protocol routes answer (lib/http/routes.ts). A route file
+ * exports those it does not define: `export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");`.
+ */
+export function otherMethods(...taken: ("GET" | "POST")[]) {
+  const allow = { Allow: [...taken, ...(taken.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ") };
+  const notAllowed = () => new Response(null, { status: 405, headers: allow });
+  return {
+    GET: notAllowed,
+    HEAD: notAllowed,
+    POST: notAllowed,
+    PUT: notAllowed,
+    PATCH: notAllowed,
+    DELETE: notAllowed,
+    OPTIONS: () => new Response(null, { status: 204, headers: allow }),
+  };
+}

@@ -38,11 +38,16 @@ export function errorResponse(error: OAuthError, extraHeaders: Record<string, st
   return toResponse(errorAnswer(error, extraHeaders));
 }
 
-/** The error as the documented JSON body, with its status and challenge headers. */
-export function errorAnswer(error: OAuthError, extraHeaders: Record<string, string> = {}): Answer {
+/**
+ * The error as the documented JSON body, with its status and challenge headers. invalid_client is
+ * challenged with Basic only when the client authenticated with Basic (`basicUsed`, RFC 6749 5.2):
+ * a client that posted its credentials gets the JSON error alone, which libraries read as
+ * invalid_client (openid-client reads a 401 with a challenge as the challenge).
+ */
+export function errorAnswer(error: OAuthError, extraHeaders: Record<string, string> = {}, basicUsed = false): Answer {
   const headers: Record<string, string> = { ...extraHeaders };
   if (error.code === "invalid_token") headers["WWW-Authenticate"] = `Bearer error="invalid_token"`;
-  if (error.code === "invalid_client") headers["WWW-Authenticate"] = `Basic realm="keyfob"`;
+  if (error.code === "invalid_client" && basicUsed) headers["WWW-Authenticate"] = `Basic realm="keyfob"`;
   if (error.challenge) headers["WWW-Authenticate"] = error.challenge;
   const retryAfter = error.retryAfter ?? (error.status === 503 ? 5 : undefined);
   if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);

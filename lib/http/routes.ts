@@ -15,7 +15,7 @@ import { claimedClientId } from "../clients/client-id";
 import { readiness } from "../health";
 import type { Keyfob } from "../keyfob";
 import { tokensIssued } from "../metrics";
-import { authenticateClient, cachedClients, parseBasic, storedClients, type AuthenticatedClient } from "../oauth/client-auth";
+import { authenticateClient, cachedClients, parseBasic, storedClients, usesBasic, type AuthenticatedClient } from "../oauth/client-auth";
 import { dpopNonce } from "../oauth/dpop";
 import type { OAuthError } from "../oauth/errors";
 import { readParams, type Params } from "../oauth/params";
@@ -130,6 +130,8 @@ export const PROTOCOL_ROUTES: readonly ProtocolRoute[] = [
   resource("GET", VEHICLE_JWKS_PATH, "vehicle_jwks", { answer: (k) => jwksAnswer(k.vehicleKeys) }),
   resource("GET", "/.well-known/jwks.json", "jwks", { answer: (k) => jwksAnswer(k.keys) }),
   resource("GET", "/.well-known/openid-configuration", "discovery", { answer: (k) => discoveryAnswer(k.config) }),
+  // RFC 8414 3: the same document, as authorization server metadata (its issuer is the issuer this path is formed from).
+  resource("GET", "/.well-known/oauth-authorization-server", "discovery", { answer: (k) => discoveryAnswer(k.config) }),
   resource("GET", "/healthz/live", "health_live", { answer: () => jsonAnswer({ status: "ok" }, 200, noStore) }),
   resource("GET", "/healthz/ready", "health_ready", {
     answer: async (k) => {
@@ -223,7 +225,7 @@ async function answerJson(
     // The reason is the error_description the client got: never a secret, token or signature.
     if (policy.issues && !DEVICE_WAITS.has(error.code))
       k.audit.record({ action: "token.failed", outcome: error.code, detail: `${endpoint}: ${error.message}`, ip: caller.ip, clientId });
-    const answer = errorAnswer(error, { ...cors, ...nonce });
+    const answer = errorAnswer(error, { ...cors, ...nonce }, usesBasic(request.headers.get("authorization")));
     if (!policy.platformErrors) return answer;
     return {
       ...answer,

@@ -137,9 +137,12 @@ function sameDigest(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** Whether the client authenticated (or tried to) with HTTP Basic: what its invalid_client is challenged with (RFC 6749 5.2). */
+export const usesBasic = (header: string | null): header is string => header?.toLowerCase().startsWith("basic ") ?? false;
+
 /** `Authorization: Basic` with form-urlencoded id and secret (RFC 6749 2.3.1). */
 export function parseBasic(header: string | null): { id: string; secret: string } | undefined {
-  if (!header?.toLowerCase().startsWith("basic ")) return undefined;
+  if (!usesBasic(header)) return undefined;
   const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon < 0) throw invalidClient("malformed Basic authorization header");

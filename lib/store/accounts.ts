@@ -52,20 +52,20 @@ export function accountStatements({ db }: Connection): AccountStore {
     return tokens.count;
   };
   /**
-   * Ends the unrevoked sessions `where` selects, in `tx`, queueing back-channel logouts for those
-   * still live (an expired one ended already) and withdrawing the device authorizations they
-   * approved; returns how many it ended.
+   * Ends the unrevoked sessions `where` selects, in `tx`, queueing their back-channel logouts (one
+   * past its end unrevoked was never told: endRunOutSessions tells them) and withdrawing the device
+   * authorizations they approved; returns how many it ended.
    */
   const endSessions = async (tx: Prisma.TransactionClient, where: Prisma.LoginSessionWhereInput, now: Date) => {
     const ended = await tx.loginSession.updateManyAndReturn({
       where: { ...where, revokedAt: null },
       data: { revokedAt: now },
-      select: { idHash: true, expiresAt: true },
+      select: { idHash: true },
     });
     if (ended.length > 0) await withdrawDeviceAuthorizations(tx, { sessionId: { in: ended.map((s) => s.idHash) } });
     await queueLogouts(
       tx,
-      ended.filter((s) => s.expiresAt > now).map((s) => s.idHash),
+      ended.map((s) => s.idHash),
       now,
     );
     return ended.length;
@@ -264,6 +264,10 @@ export function accountStatements({ db }: Connection): AccountStore {
 
     revokeSessions(target, now) {
       return db.$transaction((tx) => endSessions(tx, target, now));
+    },
+
+    endRunOutSessions(now, idleSince) {
+      return db.$transaction((tx) => endSessions(tx, { OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: idleSince } }] }, now));
     },
 
     endSessionsThrough(accountId, wayIn, now) {

@@ -844,6 +844,12 @@ export type AccountStore = {
    */
   revokeSessions(target: { accountId?: string; idHash?: string }, now: Date): Promise<number>;
   /**
+   * Ends the sessions that ran out unrevoked (past their end, or not seen since `idleSince`) as
+   * revokeSessions ends one, so their clients are told of the end too, however it came; returns
+   * how many.
+   */
+  endRunOutSessions(now: Date, idleSince: Date): Promise<number>;
+  /**
    * Ends the account's sessions logged in through a way in: an identity, or one passkey (and a
    * passkey session that does not name its passkey, from before sessions did), with their
    * back-channel logouts; and revokes what was issued in any session through it, ended earlier

@@ -79,9 +79,21 @@ function headerKid(token: string): string | undefined {
 /** How a request presents its access token: `Bearer` (RFC 6750 2) or `DPoP`, with a proof (RFC 9449 7.1). */
 export type Presented = { token: string; scheme: "Bearer" | "DPoP" };
 
+/**
+ * The challenge to a request that sent no credentials at all: both schemes a token may come by,
+ * DPoP with the proof algorithms (RFC 9449 7.2), and no error code, as the request had nothing
+ * wrong to report (RFC 6750 3.1).
+ */
+const NO_CREDENTIALS_CHALLENGE = `Bearer realm="keyfob", DPoP realm="keyfob", algs="${DPOP_SIGNING_ALGS.join(" ")}"`;
+
 /** The access token of a request's `Authorization` header: `Bearer` (RFC 6750 2.1) or `DPoP` (RFC 9449 7.1). */
 export function presentedToken(request: HttpRequest): Presented {
   const header = request.headers.get("authorization");
+  if (header === null) {
+    const missing = new OAuthError("invalid_token", "an access token is required: Authorization: Bearer <token>");
+    missing.challenge = NO_CREDENTIALS_CHALLENGE;
+    throw missing;
+  }
   // A malformed request (RFC 6750 3.1), refused like a control character in any parameter.
   if (header && hasControlCharacter(header)) throw invalidRequest("the Authorization header contains a control character");
   const match = header && /^(Bearer|DPoP)\s+([A-Za-z0-9\-._~+/]+=*)$/i.exec(header.trim());

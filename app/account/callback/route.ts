@@ -5,13 +5,15 @@
  * trusts), and the browser goes back to /account; a refusal too, with what to say (the endpoint
  * wrapper counts and logs it).
  */
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import type { Keyfob } from "@/lib/keyfob";
 import { logIn } from "@/lib/sessions/login";
 import { sessionIdentity, signOut } from "../../_upstream/auth";
 import { loginClient, setSessionCookie } from "../../auth/session-cookie";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 const seeOther = (k: Keyfob, query = "") =>
   new Response(null, { status: 303, headers: { Location: `${k.config.issuerUrl}/account${query}`, "Cache-Control": "no-store" } });

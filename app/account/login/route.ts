@@ -6,9 +6,11 @@
  */
 import { chooseLocale } from "@/i18n/locales";
 import { accountLoginUrl } from "@/lib/accounts/account-login";
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 const seeOther = (location: string) => new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
 

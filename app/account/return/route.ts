@@ -6,11 +6,13 @@
  * (React Server Components), which is asked for a full page load instead, as the dashboard's
  * callback does: a followed redirect would leave /account shown under this address.
  */
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import type { Keyfob } from "@/lib/keyfob";
 import { browserNavigationOnly } from "../../admin/_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 const toAccount = (k: Keyfob) =>
   new Response(null, { status: 303, headers: { Location: `${k.config.issuerUrl}/account`, "Cache-Control": "no-store" } });

@@ -10,13 +10,15 @@ import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { ADMIN_LOGIN_COOKIE, finishAdminLogin } from "@/lib/admin/session";
 import { clientIp } from "@/lib/http/client-ip";
-import { endpoint, type Page } from "@/lib/http/endpoint";
+import { endpoint, otherMethods, type Page } from "@/lib/http/endpoint";
 import type { Keyfob } from "@/lib/keyfob";
 import type { OAuthError } from "@/lib/oauth/errors";
 import { loginCookie, SETUP_COOKIE, sessionCookie } from "../_lib/cookies";
 import { browserNavigationOnly, signInLimitPage } from "../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 /** Back to the sign-in's end with the login cookie cleared: single use, whatever the outcome. */
 function redirectTo(k: Keyfob, location: string) {

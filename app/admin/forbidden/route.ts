@@ -5,11 +5,13 @@
  */
 import type { Keyfob } from "@/lib/keyfob";
 import { readAdminSession } from "@/lib/admin/session";
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import { htmlPage } from "../../_lib/html-page";
 import { sessionToken } from "../_lib/guard";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 export const GET = endpoint("admin_forbidden", {
   answer: async (k) => ({ response: await forbiddenPage(k), refused: "access_denied" }),

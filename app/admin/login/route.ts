@@ -5,11 +5,13 @@
  */
 import { NextResponse } from "next/server";
 import { beginAdminLogin } from "@/lib/admin/session";
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import { loginCookie } from "../_lib/cookies";
 import { browserNavigationOnly, signInLimitPage } from "../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 export const GET = endpoint("admin_login", {
   early: browserNavigationOnly, // the login cookie must reach the browser

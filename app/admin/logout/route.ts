@@ -6,11 +6,13 @@
 import { NextResponse } from "next/server";
 import type { Keyfob } from "@/lib/keyfob";
 import { endAdminSessions, readAdminSession } from "@/lib/admin/session";
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import { sessionCookie } from "../_lib/cookies";
 import { sessionToken } from "../_lib/guard";
 
 export const dynamic = "force-dynamic";
+
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods("POST");
 
 export const POST = endpoint("admin_logout", { answer: signOut });
 

@@ -14,7 +14,7 @@ import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { checkSetupCode, claimFirstAdmin, SETUP_REFUSALS, SetupRefused, type SetupRefusal } from "@/lib/admin/first-admin";
 import { readAdminSession } from "@/lib/admin/session";
-import { endpoint, type Page } from "@/lib/http/endpoint";
+import { endpoint, otherMethods, type Page } from "@/lib/http/endpoint";
 import type { Keyfob } from "@/lib/keyfob";
 import { escapeHtml, htmlPage } from "../../_lib/html-page";
 import { SETUP_COOKIE, setupCookie } from "../_lib/cookies";
@@ -22,6 +22,8 @@ import { seeOther, sessionToken } from "../_lib/guard";
 import { browserNavigationOnly, signInLimitPage } from "../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");
 
 const STATUS: Record<SetupRefusal, number> = { "admin-exists": 403, unknown: 404, used: 410, expired: 410 };
 

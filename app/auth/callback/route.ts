@@ -4,7 +4,7 @@
  * completes it (and starts a login session with Keyfob), and the browser goes to the application
  * with the code (303). The endpoint wrapper counts and logs refusals.
  */
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import { toOAuthError } from "@/lib/http/respond";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import type { Keyfob } from "@/lib/keyfob";
@@ -13,6 +13,8 @@ import { forgetLogin, rememberedLogin, rememberMethod } from "../login-cookie";
 import { loginClient, setSessionCookie } from "../session-cookie";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 const seeOther = (location: string) => new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
 const failed = (k: Keyfob, reason: string) => seeOther(`${k.config.issuerUrl}/auth/error?reason=${reason}`);

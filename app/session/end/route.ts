@@ -6,7 +6,7 @@
  */
 import { cookies } from "next/headers";
 import { decideEndSession } from "@/lib/actions/end-session";
-import { endpoint, type Page } from "@/lib/http/endpoint";
+import { endpoint, otherMethods, type Page } from "@/lib/http/endpoint";
 import { readParams, type Params } from "@/lib/oauth/params";
 import { endSession } from "@/lib/sessions/login-session";
 import { reasonText, translator } from "@/i18n/messages";
@@ -16,6 +16,8 @@ import { escapeHtml, htmlPage } from "../../_lib/html-page";
 import { clearSessionCookie, currentLoginSession } from "../../auth/session-cookie";
 
 export const dynamic = "force-dynamic";
+
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET", "POST");
 
 /** What the confirmation form carries back. */
 const FORWARDED = ["id_token_hint", "client_id", "post_logout_redirect_uri", "state", "ui_locales"];

@@ -4,12 +4,14 @@
  */
 import { type Admin, AdminAccessError, requireAdmin } from "@/lib/admin/access";
 import { auditCsv } from "@/lib/admin/operations";
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import type { Keyfob } from "@/lib/keyfob";
 import { parseAuditQuery } from "../../_lib/audit-filter";
 import { sessionToken } from "../../_lib/guard";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 const refusal = (body: string, status: number, refused: string) => ({
   response: new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } }),

@@ -7,11 +7,13 @@
 import { cookies } from "next/headers";
 import { NextResponse } from "next/server";
 import { finishTrySignIn, sealTryResult, TRY_COOKIE, TRY_RESULT_COOKIE, tryCookieClient } from "@/lib/admin/try-sign-in";
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import { adminOrElsewhere } from "../../_lib/guard";
 import { browserNavigationOnly, signInLimitPage } from "../../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 const NOT_STARTED = "This sign-in was not started in this browser, or it was already finished. Start a new one.";
 

@@ -6,11 +6,13 @@
 import { NextResponse } from "next/server";
 import { beginTrySignIn, TRY_COOKIE } from "@/lib/admin/try-sign-in";
 import { RegistryError } from "@/lib/clients/registry";
-import { endpoint } from "@/lib/http/endpoint";
+import { endpoint, otherMethods } from "@/lib/http/endpoint";
 import { adminOrElsewhere, seeOther } from "../../_lib/guard";
 import { browserNavigationOnly, signInLimitPage } from "../../_lib/sign-in-limit";
 
 export const dynamic = "force-dynamic";
+
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods("GET");
 
 export const GET = endpoint("admin_try_start", {
   early: browserNavigationOnly, // the cookie must reach the browser
