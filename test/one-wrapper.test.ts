@@ -2,7 +2,8 @@
  * Every page endpoint in app/ goes through the one wrapper (lib/http/endpoint.ts), which gives each
  * its limits, metrics, log lines and failure mapping, as the protocol routes get theirs from the
  * route table (lib/http/routes.ts): every HTTP method a route file in app/ exports is made by
- * `endpoint(…)`, directly or through a constant of the same file.
+ * `endpoint(…)`, directly or through a constant of the same file, or is one it does not take,
+ * answered 405 with `Allow` by `otherMethods(…)`.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -16,7 +17,7 @@ const live = route("/healthz/live");
 
 const APP = path.resolve(import.meta.dirname, "..", "app");
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-const WRAPPERS = new Set(["endpoint"]);
+const WRAPPERS = new Set(["endpoint", "otherMethods"]);
 
 function routeFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -42,7 +43,7 @@ function unwrappedMethods(file: string): string[] {
         if (ts.isObjectBindingPattern(declaration.name) && isExported(statement))
           for (const element of declaration.name.elements)
             if (ts.isIdentifier(element.name) && METHODS.has(element.name.text))
-              exported.push({ name: element.name.text, value: undefined });
+              exported.push({ name: element.name.text, value: declaration.initializer });
         if (ts.isIdentifier(declaration.name) && isExported(statement) && METHODS.has(declaration.name.text))
           exported.push({ name: declaration.name.text, value: declaration.initializer });
       }
