@@ -19,6 +19,9 @@ COPY prisma ./prisma/
 COPY scripts/container/build.sh ./scripts/container/
 RUN --mount=type=cache,target=/root/.npm sh scripts/container/build.sh deps
 COPY . .
+# The commit keyfob_build_info reports: the context has no .git, so pass it, e.g.
+# `docker build --build-arg KEYFOB_COMMIT=$(git rev-parse HEAD) .` ("unknown" without).
+ARG KEYFOB_COMMIT
 RUN sh scripts/container/build.sh app
 
 FROM node:24-bookworm-slim AS runtime

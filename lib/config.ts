@@ -14,16 +14,19 @@ const MIN_PUBLISH_LEAD_SECONDS = 600;
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
-/** A duration in seconds, written as a whole number with an optional unit: `600`, `10m`, `14d`. */
-const duration = z.string().transform((value, ctx) => {
-  const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
-  const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2] || "s"] : 0;
-  if (!match || seconds <= 0) {
-    ctx.addIssue({ code: "custom", message: `expected a positive duration such as 600, 10m, 12h or 14d, got "${value}"` });
-    return z.NEVER;
-  }
-  return seconds;
-});
+/** A duration in seconds, written as a whole number with an optional unit: `600`, `10m`, `14d`; 0 only where `zero` allows none. */
+const durationOf = (zero: "none" | "refused") =>
+  z.string().transform((value, ctx) => {
+    const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
+    const seconds = match ? Number(match[1]) * UNIT_SECONDS[match[2] || "s"] : -1;
+    if (seconds < 0 || (seconds === 0 && zero === "refused")) {
+      const expected = zero === "none" ? "a duration such as 0, 5 or 10s" : "a positive duration such as 600, 10m, 12h or 14d";
+      ctx.addIssue({ code: "custom", message: `expected ${expected}, got "${value}"` });
+      return z.NEVER;
+    }
+    return seconds;
+  });
+const duration = durationOf("refused");
 
 const positiveInt = z.string().transform((value, ctx) => {
   const n = Number(value);
@@ -506,6 +509,12 @@ const table = {
     default: "365d",
     doc: "The refresh tokens of one login (all its rotations) end this long after it.",
   }),
+  refreshTokenReuseGrace: setting("REFRESH_TOKEN_REUSE_GRACE", {
+    group: "Tokens and keys",
+    type: atMost(durationOf("none"), 60, "1 minute"),
+    default: "0",
+    doc: "How long after its use a refresh token may be used again, by an app that refreshed twice at once (foreground and background): answered with the same new refresh token as the first use, a DPoP-bound one only with a proof of the same key. Reuse after it revokes every token of the grant; with 0 (the default) any reuse does. At most 1 minute.",
+  }),
   dpopNonceRequired: setting("DPOP_NONCE_REQUIRED", {
     group: "Tokens and keys",
     type: bool,
@@ -741,6 +750,7 @@ const TOOL_VARIABLES = new Set([
   "KEYFOB_CLIENT_SECRET",
   "KEYFOB_PRIVATE_KEY",
   "KEYFOB_DIST_DIR",
+  "KEYFOB_COMMIT",
   "KEYFOB_CHAIN_PARENT_PID",
 ]);
 

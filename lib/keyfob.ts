@@ -38,8 +38,8 @@ export type Keyfob = {
   notifications: ChangeFeed;
   /** Encrypts signing keys at rest. */
   encryptionKey: Uint8Array;
-  /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces, DPoP nonces. */
-  macKeys: { tryResult: Uint8Array; walletLink: Uint8Array; dpopNonce: Uint8Array };
+  /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces, DPoP nonces, refresh tokens' successors. */
+  macKeys: { tryResult: Uint8Array; walletLink: Uint8Array; dpopNonce: Uint8Array; refreshSuccessor: Uint8Array };
   audit: AuditLog;
   /** Flow A challenges this instance issued, so that a submission here need not read its message back. */
   challenges: IssuedChallenges;
@@ -122,6 +122,7 @@ export function createKeyfob(config: Config, shared?: Store, { clock = systemClo
       tryResult: deriveKey(config.secret, "admin-try-result"),
       walletLink: deriveKey(config.secret, "wallet-link"),
       dpopNonce: deriveKey(config.secret, "dpop-nonce"),
+      refreshSuccessor: deriveKey(config.secret, "refresh-successor"),
     },
     audit,
     keys,

@@ -1,7 +1,9 @@
-import { execFileSync } from "node:child_process";
+import path from "node:path";
 import client, { type Counter, type Gauge, type Histogram } from "prom-client";
 import packageJson from "../package.json" with { type: "json" };
+import { recordedCommit } from "./build-info";
 import type { KeyStore } from "./keys/keystore";
+import { projectRoot } from "./project-root";
 import type { Store } from "./store";
 
 /**
@@ -127,26 +129,16 @@ gauge(
   },
 );
 
-let commit: string | undefined;
-
-/** The checkout's commit, read once; "unknown" where there is no git checkout (a container image). */
-function sourceCommit(): string {
-  if (commit === undefined) {
-    try {
-      commit = execFileSync("git", ["rev-parse", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 2000 }).trim();
-    } catch {
-      commit = "unknown";
-    }
-  }
-  return commit;
-}
+let commit: Promise<string> | undefined;
 
 gauge(
   "keyfob_build_info",
   "Always 1: the running release's version, source commit and Node.js version, as labels.",
   ["version", "commit", "node"],
-  function () {
-    this.set({ version: packageJson.version, commit: sourceCommit(), node: process.version }, 1);
+  async function () {
+    // The build this process serves (server/build.ts sets KEYFOB_DIST_DIR), read once.
+    commit ??= recordedCommit(path.resolve(projectRoot(import.meta.dirname), process.env.KEYFOB_DIST_DIR || ".next"));
+    this.set({ version: packageJson.version, commit: await commit, node: process.version }, 1);
   },
 );
 

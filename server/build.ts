@@ -11,12 +11,13 @@
  * .next/instances/<pid>; a build is deleted once it is neither current, nor the one before (an
  * instance may be starting on it), nor used by a live process.
  */
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { recordBuildInfo } from "../lib/build-info";
 import { projectRoot as projectRootOf } from "../lib/project-root";
 import { buildProgress } from "./build-progress";
 
@@ -132,8 +133,18 @@ function removeUnusedBuilds(root: string, previous: string): void {
     if (!keep.has(id)) rmSync(path.join(root, BUILDS, id), { recursive: true, force: true });
 }
 
+/** The commit checked out at `root`, or undefined where there is no git checkout (the image's build: KEYFOB_COMMIT). */
+function checkoutCommit(root: string): Promise<string | undefined> {
+  return new Promise((resolve) =>
+    execFile("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8", timeout: 10_000 }, (error, stdout) =>
+      resolve(error ? undefined : stdout.trim()),
+    ),
+  );
+}
+
 /**
- * Runs `next build` into a new folder and, when it succeeds, makes it the current build. Resolves
+ * Runs `next build` into a new folder and, when it succeeds, records the commit it was built from
+ * (KEYFOB_COMMIT, else the checkout's: lib/build-info.ts) and makes it the current build. Resolves
  * with the exit code. Next's output is shown with the time since the build began, and a heartbeat
  * while it is silent (server/build-progress.ts).
  */
@@ -155,7 +166,9 @@ export async function build(env: NodeJS.ProcessEnv, root = projectRoot): Promise
   const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
   clearInterval(heartbeat);
   progress.end();
-  if (code === 0) switchBuild(root, build, fingerprint);
-  else rmSync(path.join(root, build), { recursive: true, force: true });
+  if (code === 0) {
+    await recordBuildInfo(path.join(root, build), env.KEYFOB_COMMIT || (await checkoutCommit(root)));
+    switchBuild(root, build, fingerprint);
+  } else rmSync(path.join(root, build), { recursive: true, force: true });
   return code;
 }

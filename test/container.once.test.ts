@@ -520,7 +520,10 @@ it("builds as the Dockerfile does, then serves as a non-root user: healthy, and 
   for (const step of buildStage.instructions) {
     if (step.keyword === "WORKDIR") continue;
     else if (step.keyword === "ENV") Object.assign(buildEnv, parseEnv(step.args));
-    else if (step.keyword === "COPY") {
+    // A build argument: like `docker build`, given only when passed (here: from this process's environment).
+    else if (step.keyword === "ARG") {
+      if (process.env[step.args] !== undefined) buildEnv[step.args] = process.env[step.args]!;
+    } else if (step.keyword === "COPY") {
       expect(step.flags.from, "COPY from the build context").toBeUndefined();
       const [dest, ...sources] = step.args.split(/\s+/).reverse();
       const target = path.resolve(buildDir, dest);

@@ -7,7 +7,14 @@ import { deriveKey, type KeyPurpose } from "@/lib/keys/derive";
 import { keyfob } from "@/lib/runtime";
 import { accountLinkNonce, checkAccountLinkNonce } from "@/lib/siwe/login";
 
-const purposes: KeyPurpose[] = ["signing-key-encryption", "admin-try-result", "wallet-link", "upstream-session", "dpop-nonce"];
+const purposes: KeyPurpose[] = [
+  "signing-key-encryption",
+  "admin-try-result",
+  "wallet-link",
+  "upstream-session",
+  "dpop-nonce",
+  "refresh-successor",
+];
 
 it("derives a distinct, stable key per purpose", () => {
   const secret = "s".repeat(32);

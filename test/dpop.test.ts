@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { ALL_SCOPES } from "@/lib/admin/access";
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { updateClient as changeClient } from "@/lib/admin/operations";
 import { updateClient } from "@/lib/clients/registry";
 import { sweepExpired } from "@/lib/housekeeping";
@@ -302,6 +302,29 @@ describe("the code exchange and refresh tokens", () => {
     expect(decodeJwt(next.access_token).cnf).toEqual({ jkt: key.jkt });
     // The successor is bound too.
     await expectError(await refresh(app, next.refresh_token), 400, "invalid_grant");
+  });
+
+  it("within REFRESH_TOKEN_REUSE_GRACE answers a bound refresh token's reuse with the same successor only with a proof of its key", async () => {
+    const graced = createKeyfob({ ...keyfob().config, refreshTokenReuseGrace: 10, recoveryThreads: 0 }, keyfob().store);
+    onTestFinished(() => graced.close());
+    const app = await registerApp({ settings: { refreshTokensAllowed: true } });
+    const refreshOn = (refreshToken: string, dpop: string) => {
+      const request = tokenRequest(app, { grant_type: "refresh_token", refresh_token: refreshToken });
+      request.headers.set("dpop", dpop);
+      return routesOn(graced).token(request);
+    };
+    const key = await newKey();
+    const tokens = await (await exchange(app, { dpop: await proof(key, "POST", TOKEN) })).json();
+    const first = await refreshOn(tokens.refresh_token, await proof(key, "POST", TOKEN));
+    expect(first.status).toBe(200);
+    const successor = (await first.json()).refresh_token;
+
+    await expectError(await refreshOn(tokens.refresh_token, await proof(await newKey(), "POST", TOKEN)), 400, "invalid_grant");
+    const again = await refreshOn(tokens.refresh_token, await proof(key, "POST", TOKEN));
+    expect(again.status).toBe(200);
+    const answer = await again.json();
+    expect(answer.refresh_token).toBe(successor);
+    expect(decodeJwt(answer.access_token).cnf).toEqual({ jkt: key.jkt });
   });
 
   it("leaves a confidential client's refresh tokens unbound; each access token is bound to the proof it came with", async () => {

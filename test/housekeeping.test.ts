@@ -107,6 +107,23 @@ it("deletes login sessions a day after they ended: expired, revoked or idle too 
   expect(kept.map((s) => s.idHash)).toEqual(["expired-recently", "idle-recently", "live", "revoked-recently"]);
 });
 
+it("deletes admin set-up codes a day after they expire, used or not", async () => {
+  const now = new Date("2030-06-01T00:00:00Z");
+  const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);
+  await db.adminSetupCode.createMany({
+    data: [
+      { codeHash: "expired-long-ago", expiresAt: ago(25) },
+      { codeHash: "used-long-ago", expiresAt: ago(25), usedAt: ago(25.5), usedBy: "acct" },
+      { codeHash: "expired-recently", expiresAt: ago(23) },
+      { codeHash: "live", expiresAt: ago(-1) },
+    ],
+  });
+
+  expect(await sweepExpired(storage, loadConfig(), now)).toBe(2);
+  const kept = await db.adminSetupCode.findMany({ orderBy: { codeHash: "asc" } });
+  expect(kept.map((c) => c.codeHash)).toEqual(["expired-recently", "live"]);
+});
+
 it("sweeps every SWEEP_INTERVAL, one sweep at a time, and again after one that failed", async () => {
   // The store's sweep stands in for a database that does not answer, then fails: what is tested is when sweeps start.
   const sweeps: ((failure?: Error) => void)[] = [];

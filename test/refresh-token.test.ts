@@ -29,7 +29,7 @@ import { parseScope } from "@/lib/oauth/scope";
 import { keyfob } from "@/lib/runtime";
 import { tables, isolatedDatabase } from "./support/database";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
-import { route } from "./support/routes";
+import { route, serveRequest } from "./support/routes";
 
 const introspectRoute = route("/token/introspect");
 const keysRoute = route("/keys");
@@ -370,6 +370,97 @@ describe("grant_type=refresh_token", () => {
     expect((await row(tokens.refresh_token!)).usedAt).toBeNull();
     await updateClient(keyfob().store, app.clientId, { refreshTokensAllowed: true });
     expect((await refreshResponse(app, tokens.refresh_token!)).status).toBe(200);
+  });
+});
+
+describe("REFRESH_TOKEN_REUSE_GRACE", () => {
+  /** Two instances on their own connections, 10 s of grace, sharing a clock the test sets. */
+  let time = Date.now();
+  const clock = { now: () => new Date(time) };
+  let a: Keyfob;
+  let b: Keyfob;
+  beforeAll(async () => {
+    const config = { ...keyfob().config, refreshTokenReuseGrace: 10, recoveryThreads: 0 };
+    [a, b] = [createKeyfob(config, undefined, { clock }), createKeyfob(config, undefined, { clock })];
+    await Promise.all([a.keys.refresh(), b.keys.refresh()]);
+  });
+  afterAll(() => Promise.all([a.close(), b.close()]));
+
+  const refreshOn = (k: Keyfob, app: App, refreshToken: string) =>
+    serveRequest(
+      new Request(`${ISSUER}/token`, {
+        method: "POST",
+        headers: FORM,
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: app.clientId }),
+      }),
+      k,
+    );
+  const refreshedOn = async (k: Keyfob, app: App, refreshToken: string): Promise<Tokens> => {
+    const response = await refreshOn(k, app, refreshToken);
+    if (response.status !== 200) throw new Error(`refresh: ${response.status} ${await response.text()}`);
+    return response.json();
+  };
+
+  it("defaults to 0: a used refresh token presented again, even at the same instant, revokes its family", async () => {
+    expect(loadConfig(process.env).refreshTokenReuseGrace).toBe(0);
+    expect(() => loadConfig({ ...process.env, REFRESH_TOKEN_REUSE_GRACE: "2m" })).toThrow(/REFRESH_TOKEN_REUSE_GRACE/);
+    const app = await registerApp();
+    const first = await exchange(app, await code(app));
+    const still = createKeyfob({ ...keyfob().config, recoveryThreads: 0 }, keyfob().store, { clock });
+    time = Date.now();
+    await refreshedOn(still, app, first.refresh_token!);
+    await expectError(await refreshOn(still, app, first.refresh_token!), 400, "invalid_grant");
+    expect((await row(first.refresh_token!)).revokedAt).not.toBeNull();
+    await still.close();
+  });
+
+  it("answers a use within the window with the same successor and a new access token; after it, reuse revokes the family", async () => {
+    const app = await registerApp();
+    const first = await exchange(app, await code(app));
+    time = Date.now();
+    const foreground = await refreshedOn(a, app, first.refresh_token!);
+    time += 9_000;
+    const background = await refreshedOn(b, app, first.refresh_token!);
+    expect(background.refresh_token).toBe(foreground.refresh_token);
+    expect(jti(background.access_token)).not.toBe(jti(foreground.access_token));
+    for (const tokens of [foreground, background]) expect((await userinfo(tokens.access_token)).status).toBe(200);
+    const { familyId } = await row(first.refresh_token!);
+    expect(await tables(keyfob()).refreshToken.count({ where: { familyId } })).toBe(2);
+    const issued = await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: jti(background.access_token) } });
+    expect(issued.refreshFamily).toBe(familyId);
+    const audited = { action: "token.issued", clientId: app.clientId, detail: { contains: "reused within REFRESH_TOKEN_REUSE_GRACE" } };
+    expect(await tables(keyfob()).auditEvent.count({ where: audited })).toBe(1);
+
+    time += 1_000; // 10 s after the first use: the window is over
+    const body = await expectError(await refreshOn(b, app, first.refresh_token!), 400, "invalid_grant");
+    expect(body.error_description).toMatch(/already been used/);
+    for (const tokens of [foreground, background]) await expectError(await userinfo(tokens.access_token), 401, "invalid_token");
+    await expectError(await refreshOn(a, app, foreground.refresh_token!), 400, "invalid_grant");
+    expect(await tables(keyfob()).auditEvent.count({ where: { action: "refresh_token.reused", clientId: app.clientId } })).toBe(1);
+  });
+
+  it("revokes the family when the successor was used already, even within the window", async () => {
+    const app = await registerApp();
+    const first = await exchange(app, await code(app));
+    time = Date.now();
+    const second = await refreshedOn(a, app, first.refresh_token!);
+    const third = await refreshedOn(a, app, second.refresh_token!);
+    await expectError(await refreshOn(b, app, first.refresh_token!), 400, "invalid_grant");
+    await expectError(await refreshOn(a, app, third.refresh_token!), 400, "invalid_grant");
+  });
+
+  it("gives uses racing on two instances one successor, and answers each with it", async () => {
+    const app = await registerApp();
+    const first = await exchange(app, await code(app));
+    time = Date.now();
+    const answers = await Promise.all([a, b, a, b].map((k) => refreshedOn(k, app, first.refresh_token!)));
+    expect(new Set(answers.map((tokens) => tokens.refresh_token)).size).toBe(1);
+    expect(new Set(answers.map((tokens) => jti(tokens.access_token))).size).toBe(4);
+    const { familyId } = await row(first.refresh_token!);
+    expect(await tables(keyfob()).refreshToken.count({ where: { familyId } })).toBe(2);
+    for (const tokens of answers) expect((await userinfo(tokens.access_token)).status).toBe(200);
+    // The one successor goes on, once.
+    expect((await refreshOn(b, app, answers[0].refresh_token!)).status).toBe(200);
   });
 });
 

@@ -215,6 +215,26 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
       expect(await storage.auditEvents(a, app.clientId, "refresh_token.reused")).toBe(49);
       outcomes.push({ clientId: app.clientId, issued: 2, refused: 50 }); // the 49 losers, and the winner's token after them
     });
+    it("with REFRESH_TOKEN_REUSE_GRACE, rotates a refresh token once of 50 concurrent uses and answers each with its one successor", async () => {
+      const graced = [a, b].map((k) => createKeyfob({ ...k.config, refreshTokenReuseGrace: 10 }));
+      try {
+        await Promise.all(graced.map((k) => k.keys.signingKey()));
+        const app = await registerApp({ settings: { refreshTokensAllowed: true }, on: a });
+        const first = await exchange(a, app, await codeFor(a, app, "openid email offline_access"));
+        const { refresh_token: refreshToken } = await first.json();
+        const results = await race(graced, 50, (k) => refresh(k, app, refreshToken));
+        expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
+        const successors = new Set(results.map((r) => r.body.refresh_token));
+        expect(successors.size).toBe(1);
+        expect(await tables(a).refreshToken.count({ where: { clientId: app.clientId } })).toBe(2);
+        expect(await storage.issuedTokens(a, app.clientId)).toBe(51); // the exchange's and one per use
+        const [successor] = successors;
+        expect([await active(a, successor), await active(b, results[49].body.access_token)]).toEqual([true, true]);
+        outcomes.push({ clientId: app.clientId, issued: 51, refused: 0 });
+      } finally {
+        await Promise.all(graced.map((k) => k.close()));
+      }
+    });
   });
 
   describe("group commit: concurrent requests in one statement, each with its own outcome", () => {
@@ -428,7 +448,7 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
   });
 
   it("records one token.issued row per token issued under concurrency, and every refusal", async () => {
-    expect(outcomes).toHaveLength(3); // the concurrency cases ran
+    expect(outcomes).toHaveLength(4); // the concurrency cases ran
     await Promise.all([a.audit.flush(), b.audit.flush()]);
     for (const { clientId, issued, refused } of outcomes) {
       expect(await storage.issuedTokens(a, clientId), clientId).toBe(issued);

@@ -2,12 +2,13 @@ import type { Caller } from "../audit";
 import { profileClaims } from "../ens/profiles";
 import type { Keyfob } from "../keyfob";
 import { requireProofFor } from "../oauth/dpop";
+import type { AuthenticatedClient } from "../oauth/client-auth";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
 import { issueTokens, newAccessTokenId, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { RefreshTokenRow } from "../store/contract";
-import { newRefreshToken, successorExpiry } from "../tokens/refresh";
+import { successorExpiry, successorToken, withinReuseGrace } from "../tokens/refresh";
 import { sessionSid } from "../sessions/login-session";
 import { grant, type GrantParams, type GrantRequest } from "./grant";
 
@@ -25,20 +26,24 @@ import { grant, type GrantParams, type GrantRequest } from "./grant";
  * amr and sid of the original login, no nonce (OpenID Connect Core 12.2, Back-Channel Logout 1.0 2.4).
  *
  * The presented token is marked used in the statement that stores its successor and records the
- * access token, so of concurrent uses exactly one succeeds. A used token presented again, whether
+ * access token, so of concurrent uses exactly one rotates it. A used token presented again, whether
  * replayed later or racing its own first use, means two parties hold the family: every refresh
  * token of the family and every access token issued with them are revoked, the answer is
- * invalid_grant, and the event is audited (`refresh_token.reused`).
+ * invalid_grant, and the event is audited (`refresh_token.reused`). Except within
+ * REFRESH_TOKEN_REUSE_GRACE of its first use (an app that refreshed twice at once, in the
+ * foreground and the background): then, while the successor that use stored is still unused, the
+ * answer is that same successor (derived from the presented token: lib/tokens/refresh.ts) with a
+ * new access token, so the app ends up holding one refresh token whichever answer it keeps.
  */
 export const refreshToken = grant({ required: ["refresh_token"], optional: ["scope"], handle: redeemRefreshToken });
 
 /**
  * The refresh for an authenticated client, audited for `caller`. A family bound to a DPoP key (a
- * public client's, RFC 9449 5) is refreshed only with a proof of that key; the new access token is
- * bound to the proof's key whenever there is one.
+ * public client's, RFC 9449 5) is refreshed only with a proof of that key, a use within the grace
+ * too; the new access token is bound to the proof's key whenever there is one.
  */
 async function redeemRefreshToken(
-  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "audit">,
+  keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "macKeys" | "audit">,
   { client, params, caller, proof }: GrantRequest<GrantParams<"refresh_token", "scope">>,
 ): Promise<Issued> {
   const { store, config } = keyfob;
@@ -54,7 +59,7 @@ async function redeemRefreshToken(
   if (!stored || stored.clientId !== client.id) throw invalidGrant("unknown refresh token");
   // The client may have come from the cache: its row here is the database's word, as of now.
   if (!stored.client.enabled) throw invalidClient("unknown or disabled client");
-  if (stored.usedAt) throw await reused(keyfob, stored, caller);
+  if (stored.usedAt && !withinReuseGrace(config, stored.usedAt, now)) throw await reused(keyfob, stored, caller);
   if (stored.revokedAt) throw invalidGrant("the refresh token has been revoked");
   if (stored.expiresAt <= now || stored.familyExpiresAt <= now) throw invalidGrant("the refresh token has expired");
   if (!stored.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
@@ -87,26 +92,31 @@ async function redeemRefreshToken(
     },
     newAccessTokenId(lifetimes, now.getTime()),
   );
-  const successor = newRefreshToken();
-  const rotated = await store.tokens.rotateRefreshToken(
-    { tokenHash, clientId: client.id, secretHash: client.secretHash },
-    { tokenHash: successor.tokenHash, expiresAt: successorExpiry(config, stored.familyExpiresAt, now) },
-    { jti, scope: scope.join(" "), expiresAt },
-    caller,
-    now,
-  );
+  const successor = successorToken(keyfob.macKeys.refreshSuccessor, presented);
+  const issued = { jti, scope: scope.join(" "), expiresAt };
+  const rotated =
+    stored.usedAt === null &&
+    (await store.tokens.rotateRefreshToken(
+      { tokenHash, clientId: client.id, secretHash: client.secretHash },
+      { tokenHash: successor.tokenHash, expiresAt: successorExpiry(config, stored.familyExpiresAt, now) },
+      issued,
+      caller,
+      now,
+    ));
   if (!rotated) {
-    // Something changed since it was read: most often a concurrent use of the same token.
-    const current = await store.tokens.findRefreshToken(tokenHash);
-    if (current?.usedAt) throw await reused(keyfob, current, caller);
-    if (current && !current.client.enabled) throw invalidClient("unknown or disabled client");
-    if (current && !current.client.refreshTokensAllowed)
-      throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
-    if (current && client.secretHash !== undefined && (await store.clients.findForTokens(client.id))?.secretHash !== client.secretHash)
-      throw invalidClient("client authentication failed: the client's secret was replaced while the request was handled");
-    const account = await store.accounts.find(stored.accountId);
-    if (!account || account.blockedAt) throw invalidGrant(`the refresh token's account ${account ? "is blocked" : "no longer exists"}`);
-    throw invalidGrant("the refresh token has been revoked or has expired");
+    // Used already (within the grace, or by a concurrent use of the same token), or something else changed since it was read.
+    const current = stored.usedAt ? stored : await store.tokens.findRefreshToken(tokenHash);
+    if (!current?.usedAt) throw await notRotated(keyfob, client, stored, current);
+    const again =
+      withinReuseGrace(config, current.usedAt, now) &&
+      (await store.tokens.recordReuseWithinGrace(
+        successor.tokenHash,
+        { clientId: client.id, secretHash: client.secretHash },
+        issued,
+        { ...caller, endpoint: `${caller.endpoint} (refresh token reused within REFRESH_TOKEN_REUSE_GRACE)` },
+        now,
+      ));
+    if (!again) throw await reused(keyfob, current, caller);
   }
   const asked = requestedScope === undefined ? original : (requestedScope.split(" ").filter(Boolean) as Scope[]);
   const differs = scope.length !== new Set(asked).size;
@@ -115,6 +125,23 @@ async function redeemRefreshToken(
     flow: "refresh_token",
     connector: stored.connector,
   };
+}
+
+/** Why a refresh token that was not used could not be rotated: what changed since it was read. */
+async function notRotated(
+  { store }: Pick<Keyfob, "store">,
+  client: AuthenticatedClient,
+  stored: RefreshTokenRow,
+  current: RefreshTokenRow | undefined,
+): Promise<OAuthError> {
+  if (current && !current.client.enabled) return invalidClient("unknown or disabled client");
+  if (current && !current.client.refreshTokensAllowed)
+    return new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
+  if (current && client.secretHash !== undefined && (await store.clients.findForTokens(client.id))?.secretHash !== client.secretHash)
+    return invalidClient("client authentication failed: the client's secret was replaced while the request was handled");
+  const account = await store.accounts.find(stored.accountId);
+  if (!account || account.blockedAt) return invalidGrant(`the refresh token's account ${account ? "is blocked" : "no longer exists"}`);
+  return invalidGrant("the refresh token has been revoked or has expired");
 }
 
 /** A used refresh token presented again: revokes its family and the access tokens issued with it, audits, and refuses. */

@@ -516,6 +516,19 @@ export type TokenStore = {
     now: Date,
   ): Promise<boolean>;
   /**
+   * Records the access token issued to a use of a refresh token already used within
+   * REFRESH_TOKEN_REUSE_GRACE, with its audit event, in one statement: only while the successor
+   * the first use stored (by `successorHash`) is itself usable as rotateRefreshToken requires of a
+   * presented token. False otherwise (the successor used or revoked since, the family ended).
+   */
+  recordReuseWithinGrace(
+    successorHash: string,
+    presented: { clientId: string; secretHash?: string | null },
+    token: Pick<TokenRecord, "jti" | "scope" | "expiresAt">,
+    caller: Caller,
+    now: Date,
+  ): Promise<boolean>;
+  /**
    * Revokes refresh-token families and every access token issued with them; a rotation that
    * commits meanwhile leaves no live successor behind. Throws when `selector` names no family,
    * client or account.

@@ -32,6 +32,8 @@ export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditB
       tx.authorizationCode.deleteMany({ where }),
       tx.deviceAuthorization.deleteMany({ where }),
       tx.issuedToken.deleteMany({ where }),
+      // Used or not: the first admin's role records how it was granted.
+      tx.adminSetupCode.deleteMany({ where }),
       tx.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
       tx.dpopProof.deleteMany({ where: { expiresAt: { lt: now } } }),
       tx.ensProfile.deleteMany({ where: { expiresAt: { lt: now } } }),

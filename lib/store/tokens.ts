@@ -2,7 +2,7 @@ import { ADMIN_SCOPE } from "../admin/scopes";
 import { Prisma } from "../db/generated/client";
 import { callerValues, issuedWithEvent, storableText } from "./audit";
 import { utc, type Connection } from "./connection";
-import type { AccessTokenCheckRow, FamilyRevocation, GrantSelector, TokenSelector, TokenStore } from "./contract";
+import type { AccessTokenCheckRow, Caller, FamilyRevocation, GrantSelector, TokenRecord, TokenSelector, TokenStore } from "./contract";
 
 /**
  * Access tokens (issued_tokens) and refresh-token families. The statements that issue a token
@@ -206,13 +206,17 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
           utc(now),
           successor.tokenHash,
           utc(successor.expiresAt),
-          token.jti,
-          token.scope,
-          utc(token.expiresAt),
-          presented.secretHash !== undefined,
-          presented.secretHash ?? null,
-          ...callerValues(caller),
+          ...issuedWithRefreshValues(presented, token, caller),
         ],
+      });
+      return rowCount === 1;
+    },
+
+    async recordReuseWithinGrace(successorHash, presented, token, caller, now) {
+      const { rowCount } = await pool.query({
+        name: "keyfob_record_refresh_reuse_within_grace",
+        text: RECORD_REUSE_WITHIN_GRACE,
+        values: [successorHash, presented.clientId, utc(now), ...issuedWithRefreshValues(presented, token, caller)],
       });
       return rowCount === 1;
     },
@@ -274,13 +278,33 @@ const RECORD_VEHICLE_TOKEN = `WITH subject AS (
   INSERT INTO audit_events (at, action, outcome, client_id, account_id, ip, detail)
   SELECT $3, 'token.exchanged', 'success', client_id, user_id, $10, $11 FROM issued`;
 
+/** The last values of both refresh statements: the access token, the client's secret when it is checked, the caller. */
+const issuedWithRefreshValues = (
+  presented: { secretHash?: string | null },
+  token: Pick<TokenRecord, "jti" | "scope" | "expiresAt">,
+  caller: Caller,
+) => [
+  token.jti,
+  token.scope,
+  utc(token.expiresAt),
+  presented.secretHash !== undefined,
+  presented.secretHash ?? null,
+  ...callerValues(caller),
+];
+
+/**
+ * Refresh token `t` is `client`'s and usable at `now`: live, its client enabled, allowed refresh
+ * tokens and, when `checked`, still holding `secret`; its account existing and unblocked.
+ */
+const usableRefreshToken = ({ client, now, checked, secret }: Record<"client" | "now" | "checked" | "secret", string>) =>
+  `t.client_id = ${client} AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > ${now} AND t.family_expires_at > ${now}
+      AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
+                  AND (NOT ${checked}::boolean OR c.secret_hash IS NOT DISTINCT FROM ${secret}::text))
+      AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account_id AND a.blocked_at IS NULL)`;
+
 const ROTATE_REFRESH_TOKEN = `WITH used AS (
     UPDATE refresh_tokens t SET used_at = $3
-    WHERE t.token_hash = $1 AND t.client_id = $2
-      AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > $3 AND t.family_expires_at > $3
-      AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
-                  AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
-      AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account_id AND a.blocked_at IS NULL)
+    WHERE t.token_hash = $1 AND ${usableRefreshToken({ client: "$2", now: "$3", checked: "$9", secret: "$10" })}
     RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.session_id, t.family_expires_at, t.dpop_jkt
   ), successor AS (
     INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt)
@@ -289,4 +313,20 @@ const ROTATE_REFRESH_TOKEN = `WITH used AS (
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at, session_id)
      SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8, session_id FROM used`,
     { at: "$3", endpoint: "$11", ip: "$12" },
+  )}`;
+
+/**
+ * The access token of a use within REFRESH_TOKEN_REUSE_GRACE, recorded for the family of successor
+ * `$1` while that is usable. FOR SHARE: a revocation or a rotation of the successor committed since
+ * this statement began is seen (READ COMMITTED re-reads a locked row), and one that comes after
+ * waits for this token, which its family's next revocation pass then finds.
+ */
+const RECORD_REUSE_WITHIN_GRACE = `WITH successor AS (
+    SELECT t.family_id, t.client_id, t.account_id, t.connector, t.session_id FROM refresh_tokens t
+    WHERE t.token_hash = $1 AND ${usableRefreshToken({ client: "$2", now: "$3", checked: "$7", secret: "$8" })}
+    FOR SHARE
+  ), ${issuedWithEvent(
+    `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at, session_id)
+     SELECT $4, client_id, account_id, connector, $5, family_id, $3, $6, session_id FROM successor`,
+    { at: "$3", endpoint: "$9", ip: "$10" },
   )}`;
