@@ -238,6 +238,7 @@ export function clientView(found: ops.AdminClient) {
     deviceFlowOfflineAccess: found.deviceFlowOfflineAccess,
     tokenExchange: found.tokenExchange,
     dpopBoundAccessTokens: found.dpopBoundAccessTokens,
+    resources: found.resources,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -352,6 +353,7 @@ export const ROUTES: ApiRoute[] = [
       "deviceFlowOfflineAccess",
       "tokenExchange",
       "dpopBoundAccessTokens",
+      "resources",
     ],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });

@@ -191,7 +191,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       return (
         (await db.refreshToken.findUnique({
           where: { tokenHash },
-          include: { client: { select: { enabled: true, refreshTokensAllowed: true } } },
+          include: { client: { select: { enabled: true, refreshTokensAllowed: true, resources: true } } },
         })) ?? undefined
       );
     },
@@ -281,10 +281,10 @@ const ROTATE_REFRESH_TOKEN = `WITH used AS (
       AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id AND c.enabled AND c.refresh_tokens_allowed
                   AND (NOT $9::boolean OR c.secret_hash IS NOT DISTINCT FROM $10::text))
       AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = t.account_id AND a.blocked_at IS NULL)
-    RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.session_id, t.family_expires_at, t.dpop_jkt
+    RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.session_id, t.family_expires_at, t.dpop_jkt, t.resource
   ), successor AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt)
-    SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, $3, $5, family_expires_at, dpop_jkt FROM used
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt, resource)
+    SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, $3, $5, family_expires_at, dpop_jkt, resource FROM used
   ), ${issuedWithEvent(
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at, session_id)
      SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8, session_id FROM used`,
