@@ -11,6 +11,8 @@ import * as openid from "openid-client";
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
+import { ALL_SCOPES, type Admin } from "@/lib/admin/access";
+import { runAdminChange } from "@/lib/admin/changes";
 import { updateClient } from "@/lib/clients/registry";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
@@ -242,6 +244,24 @@ describe("resource indicators refused", () => {
     const tokens = await (await token(app, { code: (await authorize(app)).searchParams.get("code")! })).json();
     expect(decodeJwt(tokens.access_token).aud).toBe(app.clientId);
     expect(decodeJwt(tokens.id_token).aud).toBe(app.clientId);
+  });
+});
+
+describe("registering resources", () => {
+  const admin: Admin = { accountId: "0x0000000000000000000000000000000000000001", label: "resources-test", scopes: ALL_SCOPES };
+
+  it("takes absolute URIs without a fragment, from a list or text, and refuses others with the field named", async () => {
+    const app = await registerApp();
+    const set = (resources: unknown) => runAdminChange(keyfob(), admin, "client.update", { clientId: app.clientId, resources });
+    expect(await set(`${FLEET_API}\n${TELEMETRY_API} ${FLEET_API}`)).toMatchObject({
+      ok: true,
+      value: { settings: { resources: [FLEET_API, TELEMETRY_API] } },
+    });
+    for (const wrong of [[`${FLEET_API}#x`], ["/relative"], "api.example.com"]) {
+      expect(await set(wrong)).toMatchObject({ ok: false, status: 400, fieldErrors: { resources: expect.any(String) } });
+    }
+    expect((await keyfob().store.clients.find(app.clientId))!.resources).toEqual([FLEET_API, TELEMETRY_API]);
+    expect(await set([])).toMatchObject({ ok: true, value: { settings: { resources: [] } } });
   });
 });
 
