@@ -360,6 +360,8 @@ export type NewDeviceAuthorization = {
   expiresAt: Date;
   requestIp: string | null;
   requestUserAgent: string | null;
+  /** The resource the device asked for (RFC 8707): its access tokens' audience; null: none. */
+  resource: string | null;
 };
 
 /** A pending device authorization as /device shows it, with its client. */
