@@ -5,7 +5,7 @@ import { requireProofFor, type DPoPProof } from "../oauth/dpop";
 import { invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { expectedCodeChallenge, verifyCodeVerifier } from "../oauth/pkce";
-import { invalidTarget, requestedResource } from "../oauth/resource";
+import { requestedResource, requireGrantedResource } from "../oauth/resource";
 import type { Scope } from "../oauth/scope";
 import { sessionSid } from "../sessions/login-session";
 import type { GrantRedemption, RedeemedGrant } from "../store/contract";
@@ -145,11 +145,11 @@ export async function issueGrant(
 
 /**
  * Why the redeeming statement found nothing to redeem, as the client is told, from the code as it
- * is now: unknown, another redirect URI, verifier, DPoP key or resource, already used (which revokes what it
- * gave: most often a concurrent redemption), expired, its account blocked or deleted, else the
- * client disabled or given a new secret since it was read. Reuse is judged last of the request's
- * own checks: only a request that would have redeemed the code revokes its tokens, so a stranger
- * with a used code and a made-up verifier cannot revoke the rightful client's tokens.
+ * is now: unknown, another redirect URI, verifier, DPoP key or resource, already used (which
+ * revokes what it gave: most often a concurrent redemption), expired, its account blocked or
+ * deleted, else the client disabled or given a new secret since it was read. Reuse is judged last
+ * of the request's own checks: only a request that would have redeemed the code revokes its tokens,
+ * so a stranger with a used code and a made-up verifier cannot revoke the rightful client's tokens.
  */
 async function refused(
   { store, clock }: Pick<Keyfob, "clock" | "store">,
@@ -165,10 +165,7 @@ async function refused(
   verifyCodeVerifier(grant.codeChallenge, verifier);
   if (grant.dpopJkt !== null && grant.dpopJkt !== proof?.jkt)
     throw invalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): redeem it with a DPoP proof of that key");
-  if (resource !== undefined && grant.resource !== resource)
-    throw invalidTarget(
-      grant.resource === null ? "the authorization request named no resource" : "resource is not the one the authorization request named",
-    );
+  requireGrantedResource(grant.resource, resource);
   if (grant.usedAt) {
     await store.tokens.revokeTokensOfCode(codeHash, clock.now());
     throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");

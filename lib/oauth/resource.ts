@@ -38,16 +38,20 @@ export function requestedResource(registered: readonly string[] | undefined, res
   return resource;
 }
 
-/**
- * The resource of a token issued under a grant (a code, a refresh family) that was authorized for
- * `granted`: the request may name that one again or none; another is invalid_target (RFC 8707 2.2),
- * and so is the grant's own once the client no longer has it registered.
- */
-export function grantedResource(registered: readonly string[] | undefined, granted: string | null, resource: string | undefined) {
+/** Refuses (invalid_target, RFC 8707 2.2) a `resource` other than the one a grant (a code, a refresh family) was authorized for. */
+export function requireGrantedResource(granted: string | null, resource: string | undefined): void {
   if (resource !== undefined && resource !== granted)
     throw invalidTarget(
       granted === null ? "the grant was authorized for no resource" : "resource is not the one the grant was authorized for",
     );
+}
+
+/**
+ * The resource of a token issued under a refresh family authorized for `granted`: the request may
+ * name that one again or none (requireGrantedResource), and the client must still register it.
+ */
+export function grantedResource(registered: readonly string[] | undefined, granted: string | null, resource: string | undefined) {
+  requireGrantedResource(granted, resource);
   if (granted !== null && !registered?.includes(granted))
     throw invalidTarget("the grant's resource is no longer registered for this client");
   return granted ?? undefined;
