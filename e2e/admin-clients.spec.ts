@@ -118,6 +118,11 @@ test("every setting of a client is edited in the browser and audited with its ol
   await page.route("https://edited.example.com/logo.png", (route) => route.fulfill({ body: png, contentType: "image/png" }));
   await settings.getByLabel("Name").fill("Edited");
   await settings.getByLabel("Logo URL").fill("https://edited.example.com/logo.png");
+  // Resource indicators (RFC 8707): absolute URIs without a fragment, the refusal shown at the field.
+  await settings.getByLabel("Resources").fill("https://api.edited.example.com#part");
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  await expect(settings.getByText("must not contain a fragment")).toBeVisible();
+  await settings.getByLabel("Resources").fill("https://api.edited.example.com https://telemetry.edited.example.com/v2");
   for (const label of [
     "Require PKCE",
     "Resource server",
@@ -154,7 +159,9 @@ test("every setting of a client is edited in the browser and audited with its ol
     managementApi: true,
     requirePushedAuthorizationRequests: true,
     dpopBoundAccessTokens: true,
+    resources: ["https://api.edited.example.com", "https://telemetry.edited.example.com/v2"],
   });
+  await expect(settings.getByLabel("Resources")).toHaveValue("https://api.edited.example.com https://telemetry.edited.example.com/v2");
   await settings.getByLabel("Refresh tokens").uncheck();
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");

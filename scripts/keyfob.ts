@@ -80,7 +80,8 @@ const CLIENT_SETTINGS = `[--name <name>] [--logo <https URL>] [--require-pkce ye
             [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
             [--management-scopes "<scope> ..."] [--require-par yes|no] [--device-flow yes|no]
             [--device-offline-access yes|no] [--token-exchange yes|no] [--dpop yes|no]
-            [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]`;
+            [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]
+            [--resources "<uri> ..."]`;
 
 const commands: Record<string, Command> = {
   "clients list": {
@@ -102,6 +103,7 @@ const commands: Record<string, Command> = {
           ...c.redirectUris.map((uri) => `    redirect URI  ${uri}`),
           ...c.postLogoutRedirectUris.map((uri) => `    post-logout   ${uri}`),
           ...c.allowedOrigins.map((origin) => `    origin        ${origin}`),
+          ...c.resources.map((resource) => `    resource      ${resource}`),
           ...(c.backchannelLogoutUri
             ? [`    back-channel  ${c.backchannelLogoutUri}${c.backchannelLogoutSessionRequired ? "  (sid required)" : ""}`]
             : []),
@@ -168,7 +170,8 @@ RFC 9126); where logout tokens are POSTed when a session ends ("" for none), and
 needs sid in them; --device-offline-access yes: device grants may carry offline_access too (with
 --refresh-tokens yes); --token-exchange yes: may exchange its access tokens for vehicle tokens
 (RFC 8693 token exchange); --dpop yes: token requests must carry a DPoP proof (RFC 9449), every
-token bound to a key`,
+token bound to a key; --resources: the resource servers it may get access tokens for (RFC 8707,
+absolute URIs; replaces the list, "" for none)`,
     async run(k, [id], o) {
       const { settings } = await act(k, "client.update", {
         clientId: need(id, "client_id"),
@@ -186,6 +189,7 @@ token bound to a key`,
         deviceFlowOfflineAccess: yes(yesNo(o["device-offline-access"], "device-offline-access")),
         tokenExchange: yes(yesNo(o["token-exchange"], "token-exchange")),
         dpopBoundAccessTokens: yes(yesNo(o.dpop, "dpop")),
+        resources: o.resources,
       });
       console.log(`client ${id}: ${JSON.stringify(settings)}`);
     },
@@ -459,6 +463,7 @@ const VALUE_OPTIONS = [
   "backchannel-logout-uri",
   "backchannel-logout-session-required",
   "dpop",
+  "resources",
 ];
 
 function parse(argv: string[]) {

@@ -1,7 +1,8 @@
 /**
  * The admin CLI's account commands as an operator runs them (separate processes on the shared
  * database): accounts show / block / unblock / delete and sessions revoke, named by id, wallet
- * address or email; changes go through the dashboard's admin actions (validation and audit).
+ * address or email, and client settings (the management API, resources); changes go through the
+ * dashboard's admin actions (validation and audit).
  */
 import { expect, it } from "vitest";
 import { linkWallet, resolveAccount } from "@/lib/accounts/accounts";
@@ -107,4 +108,18 @@ it("sets the management API and its scopes, for confidential clients only", { ti
     code: 1,
     stderr: expect.stringMatching(/^error: managementScopes: must be among keyfob:admin, keyfob:read/),
   });
+});
+
+it("sets a client's resources (RFC 8707) and lists them; a fragment is refused", { timeout: 60_000 }, async () => {
+  const id = /client (\S+) created/.exec((await cli("clients", "add", "--name", "Fleet API client")).stdout)![1];
+  expect(
+    (await cli("clients", "set", id, "--resources", "https://api.fleet.example.com https://telemetry.fleet.example.com/v2")).stdout,
+  ).toMatch(/"resources":\["https:\/\/api\.fleet\.example\.com","https:\/\/telemetry\.fleet\.example\.com\/v2"\]/);
+  expect(await cli("clients", "set", id, "--resources", "https://api.fleet.example.com#x")).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(/^error: resources: https:\/\/api\.fleet\.example\.com#x: must not contain a fragment/),
+  });
+  const listed = (await cli("clients", "list")).stdout;
+  expect(listed).toContain("    resource      https://api.fleet.example.com\n");
+  expect(listed).toContain("    resource      https://telemetry.fleet.example.com/v2\n");
 });

@@ -11,6 +11,7 @@
 process.env.DEVICE_POLL_INTERVAL = "1";
 
 import * as client from "openid-client";
+import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import { createClient, rotateClientSecret, updateClient, type ClientSettings } from "@/lib/clients/registry";
 import { confirmUserCode, declineUserCode, lookUpUserCode, openedFromAnotherSite } from "@/lib/device/verification";
@@ -230,6 +231,22 @@ describe("device authorization grant", () => {
     const both = await signIn({ refreshTokensAllowed: true, deviceFlowOfflineAccess: true });
     expect(both).toMatchObject({ refresh_token: expect.any(String), families: 1 });
     expect(both.scope).toBeUndefined();
+  });
+
+  it("issues the device's access token for the resource it asked for (RFC 8707), and refuses one not registered", async () => {
+    const api = "https://api.car.example.com";
+    const { id, config } = await deviceClient({ settings: { resources: [api] } });
+    const started = await client.initiateDeviceAuthorization(config, { scope: "openid", resource: api });
+    await approve(started.user_code, "203.0.113.13");
+    const answer = await poll(id, started.device_code);
+    expect(answer.status).toBe(200);
+    expect(decodeJwt(answer.body.access_token as string).aud).toBe(api);
+    expect(decodeJwt(answer.body.id_token as string).aud).toBe(id);
+    await expect(
+      client.initiateDeviceAuthorization(config, { scope: "openid", resource: "https://evil.example.com" }),
+    ).rejects.toMatchObject({
+      error: "invalid_target",
+    });
   });
 
   it("shows at /device when, from which address and from what kind of device the code was asked for", async () => {

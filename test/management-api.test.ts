@@ -800,3 +800,28 @@ describe("vehicle tokens (RFC 8693 token exchange)", () => {
     expect(list.parameters.map((p: { name: string }) => p.name)).toContain("kind");
   });
 });
+
+describe("resource indicators (RFC 8707)", () => {
+  it("sets and shows a client's resources; a token asked for a resource is no management API token", async () => {
+    const caller = await adminClient();
+    const token = await adminToken(caller);
+    const target = await createClient(keyfob().store, { name: "Fleet app" });
+    const resources = ["https://api.fleet.example.com", "https://telemetry.fleet.example.com/v2"];
+    expect(await api(token, "PATCH", `/clients/${enc(target.id)}`, { resources })).toMatchObject({ status: 200, body: { resources } });
+    expect((await api(token, "GET", `/clients/${enc(target.id)}`)).body.resources).toEqual(resources);
+    expect(await api(token, "PATCH", `/clients/${enc(target.id)}`, { resources: ["https://api.fleet.example.com#x"] })).toMatchObject({
+      status: 400,
+      body: { field_errors: { resources: expect.stringContaining("fragment") } },
+    });
+
+    // The management client asks for a token for one of its resources: that server's, refused here.
+    await updateClient(keyfob().store, caller.clientId, { resources: [resources[0]] });
+    const response = await grant(caller, { grant_type: "client_credentials", scope: ADMIN_SCOPE, resource: resources[0] });
+    const forResource = (await response.json()).access_token as string;
+    expect(decodeJwt(forResource).aud).toBe(resources[0]);
+    const refused = await api(forResource, "GET", "/clients");
+    expect(refused).toMatchObject({ status: 401, body: { error: "invalid_token" } });
+    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect((await api(token, "GET", "/clients")).status).toBe(200);
+  });
+});

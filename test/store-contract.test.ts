@@ -285,6 +285,7 @@ describe.each(BACKENDS)("storage contract: $name", (backend) => {
             verifierChallenge: expectedCodeChallenge(app.pkce.verifier),
             confidential: false,
             proofJkt: null,
+            resource: null,
           },
           { endpoint: "token" },
           redemption.now,

@@ -8,6 +8,7 @@ import { isOpaque, opaqueDigest } from "../oauth/opaque";
 import { checkParameter, hasControlCharacter, isAcceptableParameter } from "../oauth/params";
 import { parseCodeChallenge } from "../oauth/pkce";
 import type { Reason, ReasonCode } from "../oauth/reasons";
+import { oneResourceOnly, requestedResource } from "../oauth/resource";
 import { parseScope } from "../oauth/scope";
 import type { LoginSession } from "../sessions/login-session";
 import { verifyIdTokenHint } from "../tokens/id-token-hint";
@@ -64,6 +65,7 @@ export async function checkAuthorizationRequest(
   const state = query.get("state") ?? undefined;
   try {
     for (const name of new Set(query.keys())) {
+      if (name === "resource" && query.getAll(name).length > 1) throw oneResourceOnly();
       if (query.getAll(name).length > 1) throw invalidRequest(`parameter ${name} is included more than once`);
       checkParameter(name, query.get(name)!);
     }
@@ -100,6 +102,7 @@ export async function checkAuthorizationRequest(
     // A JWK SHA-256 thumbprint (RFC 7638): 43 base64url characters.
     if (dpopJkt !== null && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt))
       throw invalidRequest("dpop_jkt must be the base64url SHA-256 thumbprint of a JWK (RFC 9449 10)");
+    const resource = requestedResource(client.resources, query.get("resource") || undefined) ?? null;
     const hint = query.get("id_token_hint");
     const hinted = hint ? await verifyIdTokenHint(keyfob, hint) : undefined;
     if (hinted && hinted.clientId !== clientId) throw invalidRequest("id_token_hint was issued to another client");
@@ -116,6 +119,7 @@ export async function checkAuthorizationRequest(
       hintAccount: hinted?.accountId ?? null,
       uiLocales: query.get("ui_locales") || null,
       dpopJkt,
+      resource,
     };
     return { kind: "valid", request, clientName: client.name };
   } catch (error) {

@@ -5,6 +5,7 @@ import { SIGNING_ALG } from "../keys/keystore";
 import { refuseChangedClient } from "../oauth/client-auth";
 import { requireProofFor } from "../oauth/dpop";
 import { OAuthError } from "../oauth/errors";
+import { requestedResource } from "../oauth/resource";
 import { covers, isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from "../admin/scopes";
 import { ACCESS_TOKEN_TYPE, binding, tokenType, type Issued, type TokenType } from "../tokens/issue";
 import { encodeSubject } from "../tokens/sub";
@@ -32,13 +33,14 @@ export type ClientCredentialsResponse = { access_token: string; token_type: Toke
  * introspection and the management API's own check (lib/admin/api.ts) see it. The client is read
  * from the instance's cache, as for the other grants; the statement that records the token checks
  * it again in the database (lib/store/tokens.ts), so a change is effective on the next request.
- * With a DPoP proof the token is bound to its key (RFC 9449 5) and used with proofs of it.
+ * With a DPoP proof the token is bound to its key (RFC 9449 5) and used with proofs of it. With a
+ * `resource` the client registered (RFC 8707), `aud` is that resource instead of the client.
  */
-export const clientCredentials = grant({ required: [], optional: ["scope"], handle: issueClientToken });
+export const clientCredentials = grant({ required: [], optional: ["scope", "resource"], handle: issueClientToken });
 
 async function issueClientToken(
   keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
-  { client, params, caller, proof }: GrantRequest<GrantParams<never, "scope">>,
+  { client, params, caller, proof }: GrantRequest<GrantParams<never, "scope" | "resource">>,
 ): Promise<Issued<ClientCredentialsResponse>> {
   requireProofFor(client, proof);
   if (!client.secretHash)
@@ -57,6 +59,7 @@ async function issueClientToken(
   if (withheld !== undefined)
     throw new OAuthError("invalid_scope", `this client is not allowed the scope ${withheld}; it may get ${allowed.join(", ")}`);
   const scope = requested.join(" ");
+  const resource = requestedResource(client.resources, params.resource);
 
   const { kid, privateKey } = await keyfob.keys.signingKey();
   const lifetime = Math.min(ADMIN_TOKEN_TTL, keyfob.config.accessTokenTtl);
@@ -66,7 +69,7 @@ async function issueClientToken(
   const accessToken = await new SignJWT({
     iss: keyfob.config.issuerUrl,
     sub: encodeSubject({ userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR }),
-    aud: client.id,
+    aud: resource ?? client.id,
     client_id: client.id,
     iat,
     exp: iat + lifetime,

@@ -3,6 +3,7 @@ import type { Keyfob } from "../keyfob";
 import type { AuthenticatedClient } from "../oauth/client-auth";
 import { OAuthError } from "../oauth/errors";
 import { opaqueDigest, randomOpaque } from "../oauth/opaque";
+import { requestedResource } from "../oauth/resource";
 import { parseScope } from "../oauth/scope";
 import { Duplicate } from "../store";
 import type { ProtocolRequest } from "../http/request";
@@ -21,7 +22,8 @@ export type DeviceAuthorizationResponse = {
  * `POST /device/authorization` (RFC 8628 3.1): a device code for the device to poll /token with,
  * and a user code for the user to enter at /device on another screen (or to scan, in
  * verification_uri_complete). Public clients send their client_id, confidential ones authenticate
- * as at /token; either must be allowed the grant by an admin. Without `scope`, `openid`. When and
+ * as at /token; either must be allowed the grant by an admin. Without `scope`, `openid`. A `resource`
+ * the client registered (RFC 8707) is the audience of the device's access tokens. When and
  * from where the device asked (its address, its User-Agent) are kept for /device to show.
  */
 export async function deviceAuthorization(
@@ -33,6 +35,7 @@ export async function deviceAuthorization(
   const client = await request.client();
   await requireDeviceFlow(keyfob, client);
   const scope = parseScope(params.get("scope") ?? "openid").join(" ");
+  const resource = requestedResource(client.resources, params.get("resource")) ?? null;
   const deviceCode = randomOpaque();
   const createdAt = keyfob.clock.now();
   const expiresAt = new Date(createdAt.getTime() + config.deviceCodeTtl * 1000);
@@ -50,6 +53,7 @@ export async function deviceAuthorization(
         expiresAt,
         requestIp: caller.ip ?? null,
         requestUserAgent: http.headers.get("user-agent")?.slice(0, 300) ?? null,
+        resource,
       });
       const verificationUri = `${config.issuerUrl}/device`;
       return {

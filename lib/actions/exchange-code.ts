@@ -5,6 +5,7 @@ import { requireProofFor, type DPoPProof } from "../oauth/dpop";
 import { invalidGrant } from "../oauth/errors";
 import { opaqueDigest } from "../oauth/opaque";
 import { expectedCodeChallenge, verifyCodeVerifier } from "../oauth/pkce";
+import { requestedResource, requireGrantedResource } from "../oauth/resource";
 import type { Scope } from "../oauth/scope";
 import { sessionSid } from "../sessions/login-session";
 import type { GrantRedemption, RedeemedGrant } from "../store/contract";
@@ -24,12 +25,19 @@ import { grant, type GrantParams, type GrantRequest } from "./grant";
  * Otherwise offline_access is dropped, and the response's `scope` says what was granted (RFC 6749
  * 5.1); the login does not fail.
  *
+ * A `resource` (RFC 8707 2.2) must be the one the authorization request named; without it the access
+ * token is for the code's resource all the same, or for the client when the request named none.
+ *
  * One round trip when the code is good; a refused one is read again to say why.
  */
-export const authorizationCode = grant({ required: ["code", "redirect_uri"], optional: ["code_verifier"], handle: redeemCode });
+export const authorizationCode = grant({
+  required: ["code", "redirect_uri"],
+  optional: ["code_verifier", "resource"],
+  handle: redeemCode,
+});
 
-/** The code exchange's parameters (RFC 6749 4.1.3, RFC 7636 4.5). */
-export type CodeParams = GrantParams<"code" | "redirect_uri", "code_verifier">;
+/** The code exchange's parameters (RFC 6749 4.1.3, RFC 7636 4.5, RFC 8707 2.2). */
+export type CodeParams = GrantParams<"code" | "redirect_uri", "code_verifier" | "resource">;
 
 /**
  * The exchange for an authenticated client (the /token endpoint, or Keyfob's own dashboard),
@@ -45,6 +53,7 @@ export async function redeemCode(
   const codeHash = opaqueDigest(params.code);
   const redirectUri = params.redirect_uri;
   const verifier = params.code_verifier;
+  const resource = requestedResource(client.resources, params.resource);
   const redemption = grantRedemption(keyfob, client, proof);
   const grant = await keyfob.store.authorizationCodes.redeem(
     {
@@ -54,11 +63,12 @@ export async function redeemCode(
       verifierChallenge: expectedCodeChallenge(verifier),
       confidential: client.confidential,
       proofJkt: proof?.jkt ?? null,
+      resource: resource ?? null,
     },
     caller,
     redemption.now,
   );
-  if (!grant) return refused(keyfob, client, codeHash, redirectUri, verifier, proof);
+  if (!grant) return refused(keyfob, client, codeHash, { redirectUri, verifier, proof, resource });
   return { response: await issueGrant(keyfob, client, redemption, grant), flow: "code_exchange", connector: grant.connector };
 }
 
@@ -122,6 +132,7 @@ export async function issueGrant(
       sid: grant.sessionId ? sessionSid(grant.sessionId) : undefined,
       offlineAccess: grant.offlineAccess,
       jkt: redemption.jkt,
+      resource: grant.resource ?? undefined,
     },
     redemption.token,
   );
@@ -134,19 +145,17 @@ export async function issueGrant(
 
 /**
  * Why the redeeming statement found nothing to redeem, as the client is told, from the code as it
- * is now: unknown, another redirect URI, verifier or DPoP key, already used (which revokes what it
- * gave: most often a concurrent redemption), expired, its account blocked or deleted, else the
- * client disabled or given a new secret since it was read. Reuse is judged last of the request's
- * own checks: only a request that would have redeemed the code revokes its tokens, so a stranger
- * with a used code and a made-up verifier cannot revoke the rightful client's tokens.
+ * is now: unknown, another redirect URI, verifier, DPoP key or resource, already used (which
+ * revokes what it gave: most often a concurrent redemption), expired, its account blocked or
+ * deleted, else the client disabled or given a new secret since it was read. Reuse is judged last
+ * of the request's own checks: only a request that would have redeemed the code revokes its tokens,
+ * so a stranger with a used code and a made-up verifier cannot revoke the rightful client's tokens.
  */
 async function refused(
   { store, clock }: Pick<Keyfob, "clock" | "store">,
   client: AuthenticatedClient,
   codeHash: string,
-  redirectUri: string,
-  verifier: string | undefined,
-  proof: DPoPProof | undefined,
+  { redirectUri, verifier, proof, resource }: { redirectUri: string; verifier?: string; proof?: DPoPProof; resource?: string },
 ): Promise<never> {
   const grant = await store.authorizationCodes.find(codeHash);
   if (!grant || grant.clientId !== client.id) throw invalidGrant("unknown authorization code");
@@ -156,6 +165,7 @@ async function refused(
   verifyCodeVerifier(grant.codeChallenge, verifier);
   if (grant.dpopJkt !== null && grant.dpopJkt !== proof?.jkt)
     throw invalidGrant("the authorization code is bound to a DPoP key (dpop_jkt): redeem it with a DPoP proof of that key");
+  requireGrantedResource(grant.resource, resource);
   if (grant.usedAt) {
     await store.tokens.revokeTokensOfCode(codeHash, clock.now());
     throw invalidGrant("the authorization code has already been used; the tokens issued from it are revoked");

@@ -5,6 +5,7 @@ import { requireProofFor } from "../oauth/dpop";
 import type { AuthenticatedClient } from "../oauth/client-auth";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest } from "../oauth/opaque";
+import { grantedResource } from "../oauth/resource";
 import { narrowScope, OFFLINE_ACCESS, type Scope } from "../oauth/scope";
 import { issueTokens, newAccessTokenId, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { RefreshTokenRow } from "../store/contract";
@@ -22,6 +23,8 @@ import { grant, type GrantParams, type GrantRequest } from "./grant";
  * existing and unblocked, and the client still enabled and still allowed refresh tokens
  * (unauthorized_client otherwise). `scope` may only
  * narrow the original grant (invalid_scope); the successor keeps the original scope (RFC 6749 6).
+ * The access token is for the grant's resource (RFC 8707), if it was granted one and the client still
+ * registers it; `resource` may name that one and no other (invalid_target).
  * The ID token carries the claims of the code exchange: sub, email from the stored grant, auth_time,
  * amr and sid of the original login, no nonce (OpenID Connect Core 12.2, Back-Channel Logout 1.0 2.4).
  *
@@ -35,7 +38,7 @@ import { grant, type GrantParams, type GrantRequest } from "./grant";
  * answer is that same successor (derived from the presented token: lib/tokens/refresh.ts) with a
  * new access token, so the app ends up holding one refresh token whichever answer it keeps.
  */
-export const refreshToken = grant({ required: ["refresh_token"], optional: ["scope"], handle: redeemRefreshToken });
+export const refreshToken = grant({ required: ["refresh_token"], optional: ["scope", "resource"], handle: redeemRefreshToken });
 
 /**
  * The refresh for an authenticated client, audited for `caller`. A family bound to a DPoP key (a
@@ -44,7 +47,7 @@ export const refreshToken = grant({ required: ["refresh_token"], optional: ["sco
  */
 async function redeemRefreshToken(
   keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "macKeys" | "audit">,
-  { client, params, caller, proof }: GrantRequest<GrantParams<"refresh_token", "scope">>,
+  { client, params, caller, proof }: GrantRequest<GrantParams<"refresh_token", "scope" | "resource">>,
 ): Promise<Issued> {
   const { store, config } = keyfob;
   requireProofFor(client, proof);
@@ -65,6 +68,7 @@ async function redeemRefreshToken(
   if (!stored.client.refreshTokensAllowed) throw new OAuthError("unauthorized_client", "this client is no longer allowed refresh tokens");
   if (stored.dpopJkt !== null && stored.dpopJkt !== proof?.jkt)
     throw invalidGrant("the refresh token is bound to a DPoP key: refresh with a DPoP proof of that key");
+  const resource = grantedResource(stored.client.resources, stored.resource, params.resource);
 
   const original = stored.scope.split(" ") as Scope[];
   const scope = narrowScope(original, requestedScope);
@@ -89,6 +93,7 @@ async function redeemRefreshToken(
       // A refresh token comes with these tokens whatever scope they ask for: offline_access stays if asked.
       offlineAccess: scope.includes(OFFLINE_ACCESS),
       jkt: proof?.jkt,
+      resource,
     },
     newAccessTokenId(lifetimes, now.getTime()),
   );

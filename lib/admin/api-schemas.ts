@@ -66,6 +66,10 @@ export const clientSchema = z.object({
     .meta({ description: "its device grants may carry offline_access (a refresh token), with refreshTokensAllowed too" }),
   tokenExchange: z.boolean().meta({ description: "may exchange its access tokens for vehicle tokens (RFC 8693 token exchange)" }),
   dpopBoundAccessTokens: z.boolean().meta({ description: "token requests must carry a DPoP proof (RFC 9449 5.2)" }),
+  resources: z.array(z.string()).meta({
+    description: "resource servers it may get access tokens for (RFC 8707 resource indicators); a token asked for one has it as aud",
+    examples: [["https://api.fleet.example.com"]],
+  }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),

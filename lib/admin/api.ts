@@ -85,8 +85,10 @@ export const requiredScope = (route: ApiRoute): ManagementScope =>
 /**
  * The admin behind a request's bearer token, for a route that needs `scope`: the token verified like
  * every access token (signature, issuer, expiry, recorded and not revoked, its key not revoked),
- * carrying the scope, and issued to a client that is still enabled, confidential, allowed the
- * management API and, at this moment, that scope (so narrowing a client's scopes is effective at once).
+ * carrying the scope, for the management API (its `aud` the client, not a resource server it was
+ * asked for with `resource`, RFC 8707), and issued to a client that is still enabled, confidential,
+ * allowed the management API and, at this moment, that scope (so narrowing a client's scopes is
+ * effective at once).
  */
 export async function authenticateApiAdmin(
   k: Pick<Keyfob, "config" | "clock" | "store" | "keys" | "macKeys" | "audit">,
@@ -114,6 +116,13 @@ export async function authenticateApiAdmin(
     throw error;
   }
   const clientId = token.clientId;
+  // A token for a resource server is that server's: one that received it cannot use it here (RFC 8707 1).
+  if (token.payload.aud !== clientId) {
+    const description = "the token was issued for another audience (a resource), not for the management API";
+    throw new ApiError(401, "invalid_token", description, {
+      headers: { "WWW-Authenticate": challenge(scope, { error: "invalid_token", error_description: description }) },
+    });
+  }
   const refuse = async (code: string, description: string, headers?: Record<string, string>) => {
     k.audit.record({
       action: "admin_api.refused",
@@ -238,6 +247,7 @@ export function clientView(found: ops.AdminClient) {
     deviceFlowOfflineAccess: found.deviceFlowOfflineAccess,
     tokenExchange: found.tokenExchange,
     dpopBoundAccessTokens: found.dpopBoundAccessTokens,
+    resources: found.resources,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -352,6 +362,7 @@ export const ROUTES: ApiRoute[] = [
       "deviceFlowOfflineAccess",
       "tokenExchange",
       "dpopBoundAccessTokens",
+      "resources",
     ],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });

@@ -4,6 +4,7 @@ import { MAX_SECRET_OVERLAP_SECONDS, RegistryError, type ClientSettings, type Re
 import type { Keyfob } from "../keyfob";
 import { KeyCreationRefused } from "../keys/keystore";
 import { hasControlCharacter } from "../oauth/params";
+import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resourceProblem } from "../oauth/resource";
 import { AdminAccessError, InsufficientScope, requireAdmin, type Admin } from "./access";
 import * as ops from "./operations";
 import { MANAGEMENT_SCOPES, type ManagementScope } from "./scopes";
@@ -49,6 +50,23 @@ const managementScopes = z
   )
   .refine((scopes) => scopes.length > 0, "choose at least one scope")
   .transform((scopes) => [...new Set(scopes)]);
+/**
+ * A client's registered resources (RFC 8707 resource indicators, lib/oauth/resource.ts): a JSON array
+ * (API), or text separated by spaces or lines (forms, CLI); empty or null: none.
+ */
+const resources = z
+  .preprocess(
+    (v) => (v === null ? [] : typeof v === "string" ? v.split(/\s+/).filter(Boolean) : v),
+    z
+      .array(
+        text(MAX_RESOURCE_LENGTH).superRefine((uri, context) => {
+          const problem = resourceProblem(uri);
+          if (problem) context.addIssue({ code: "custom", message: `${uri}: ${problem}` });
+        }),
+      )
+      .max(MAX_RESOURCES, `at most ${MAX_RESOURCES} resources`),
+  )
+  .transform((uris) => [...new Set(uris)]);
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
 type Change<I> = { audit: string; input: z.ZodType<I>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
@@ -117,6 +135,7 @@ const changes = {
       deviceFlowOfflineAccess: flag,
       tokenExchange: flag,
       dpopBoundAccessTokens: flag,
+      resources: resources.optional(),
     }),
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),

@@ -48,6 +48,13 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
     type: "boolean",
     description: "token requests must carry a DPoP proof (RFC 9449 5.2): its access tokens are always bound to a key",
   },
+  resources: {
+    type: "array",
+    items: { type: "string", format: "uri", maxLength: 2000 },
+    maxItems: 50,
+    description:
+      "the resource servers the client may get access tokens for (RFC 8707 resource indicators): absolute URIs without a fragment; a token asked for one has it as aud (RFC 9068); replaces the list, empty: none",
+  },
   expiresAt: { type: "string", format: "date-time", description: "ISO 8601; absent: never expires" },
   logoUrl: { type: ["string", "null"], maxLength: 2000, description: "https URL; empty or null: no logo" },
   backchannelLogoutUri: {

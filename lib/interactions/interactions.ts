@@ -36,6 +36,7 @@ export type PendingRequest = Pick<
   | "hintAccount"
   | "uiLocales"
   | "dpopJkt"
+  | "resource"
 >;
 
 /** How an interaction ends in a login: a fresh one, or the browser's live session. */
@@ -210,6 +211,7 @@ function authorizationRequestQuery(request: PendingRequest): URLSearchParams {
   if (request.maxAge !== null) query.set("max_age", String(request.maxAge));
   if (request.uiLocales) query.set("ui_locales", request.uiLocales);
   if (request.dpopJkt) query.set("dpop_jkt", request.dpopJkt);
+  if (request.resource) query.set("resource", request.resource);
   return query;
 }
 
@@ -346,6 +348,7 @@ export async function issueAuthorizationCode(
     amr: session.amr.join(" "),
     sessionId: session.id,
     dpopJkt: request.dpopJkt,
+    resource: request.resource,
     expiresAt: new Date(keyfob.clock.now().getTime() + config.authorizationCodeTtl * 1000),
   });
   return authorizationResponse(request.redirectUri, { code, state: request.state ?? undefined, iss: config.issuerUrl });

@@ -20,6 +20,8 @@ export type AuthenticatedClient = {
   dpopBoundAccessTokens?: boolean;
   /** May exchange its access tokens for vehicle tokens (RFC 8693, lib/vehicles). */
   tokenExchange?: boolean;
+  /** Its registered resources (RFC 8707, lib/oauth/resource.ts). */
+  resources?: string[];
 };
 
 /** What authentication needs of a client. */
@@ -115,6 +117,7 @@ export async function authenticateClient(
     managementScopes: client.managementScopes,
     dpopBoundAccessTokens: client.dpopBoundAccessTokens,
     tokenExchange: client.tokenExchange,
+    resources: client.resources,
   };
   if (client.secretHash) {
     if (secret === undefined)

@@ -1,5 +1,6 @@
 import { invalidRequest, OAuthError } from "./errors";
 import type { HttpRequest } from "../http/request";
+import { oneResourceOnly } from "./resource";
 
 /** C0 controls and DEL: never part of a valid parameter, and PostgreSQL refuses NUL in text (22021). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
@@ -55,8 +56,8 @@ export type ReadParams = Params & { entries(): Iterable<[string, string]> };
 /**
  * Reads OAuth parameters from the query string and an `application/x-www-form-urlencoded` body,
  * which existing clients mix: some send everything in the query with an empty body and no
- * Content-Type. A parameter repeated with another value is refused (RFC 6749 3.1), and so are the
- * `bodyOnly` parameters in the query.
+ * Content-Type. A parameter repeated with another value is refused (RFC 6749 3.1; a second `resource`
+ * as invalid_target, lib/oauth/resource.ts), and so are the `bodyOnly` parameters in the query.
  */
 export async function readParams(request: HttpRequest, bodyOnly: readonly string[] = []): Promise<ReadParams> {
   const query = new URL(request.url).searchParams;
@@ -69,7 +70,8 @@ export async function readParams(request: HttpRequest, bodyOnly: readonly string
     for (const [name, value] of source) {
       checkParameter(name, value);
       const seen = merged.get(name);
-      if (seen !== undefined && seen !== value) throw invalidRequest(`parameter ${name} is included more than once`);
+      if (seen !== undefined && seen !== value)
+        throw name === "resource" ? oneResourceOnly() : invalidRequest(`parameter ${name} is included more than once`);
       merged.set(name, value);
     }
   }

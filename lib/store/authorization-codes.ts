@@ -22,7 +22,7 @@ export function authorizationCodeStatements({ db, pool }: Connection): Authoriza
         name: "keyfob_find_code",
         text: `SELECT client_id AS "clientId", redirect_uri AS "redirectUri", account_id AS "accountId", connector, scope, nonce,
                       code_challenge AS "codeChallenge", email, email_verified AS "emailVerified", auth_time AS "authTime", amr,
-                      session_id AS "sessionId", dpop_jkt AS "dpopJkt", expires_at AS "expiresAt", used_at AS "usedAt"
+                      session_id AS "sessionId", dpop_jkt AS "dpopJkt", resource, expires_at AS "expiresAt", used_at AS "usedAt"
                FROM authorization_codes WHERE code_hash = $1`,
         values: [codeHash],
         types: utcTypes,
@@ -49,21 +49,23 @@ export function authorizationCodeStatements({ db, pool }: Connection): Authoriza
   };
 }
 
-/** An authorization code, used once: this client's, unused, unexpired, for this redirect URI, PKCE verifier and DPoP key. */
+/** An authorization code, used once: this client's, unused, unexpired, for this redirect URI, PKCE verifier, DPoP key and resource. */
 const REDEEM_CODE = {
   columns: [
     ["redirect_uri", "text", (r) => r.redemption.redirectUri],
     ["verifier_challenge", "text", (r) => r.redemption.verifierChallenge],
     ["confidential", "boolean", (r) => r.redemption.confidential],
     ["proof_jkt", "text", (r) => r.redemption.proofJkt],
+    ["resource", "text", (r) => r.redemption.resource],
   ] as RequestColumn<GrantRequest<CodeRedemption>>[],
   sql: `UPDATE authorization_codes a SET used_at = r.at
     FROM req r, clients c
     WHERE a.code_hash = r.hash AND a.client_id = r.request_client AND a.used_at IS NULL AND a.expires_at > r.at AND a.redirect_uri = r.redirect_uri
       AND a.code_challenge IS NOT DISTINCT FROM r.verifier_challenge AND (a.code_challenge IS NOT NULL OR r.confidential)
       AND (a.dpop_jkt IS NULL OR a.dpop_jkt = r.proof_jkt)
+      AND (r.resource IS NULL OR a.resource = r.resource)
       AND c.id = a.client_id AND c.enabled AND (NOT r.secret_checked OR c.secret_hash IS NOT DISTINCT FROM r.secret_hash)
       AND ${ACCOUNT_ACTIVE("a.account_id")}
     RETURNING r.i, a.client_id, a.session_id, a.account_id, a.connector, a.scope, a.nonce, a.email, a.email_verified, a.auth_time, a.amr,
-      a.expires_at, c.refresh_tokens_allowed`,
+      a.resource, a.expires_at, c.refresh_tokens_allowed`,
 };

@@ -201,6 +201,8 @@ export type InteractionRow = {
   uiLocales: string | null;
   /** The thumbprint of the DPoP key the code is bound to (RFC 9449 10), if the request named one. */
   dpopJkt: string | null;
+  /** The request's resource indicator (RFC 8707), if it named one. */
+  resource: string | null;
   expiresAt: Date;
   completedAt: Date | null;
   /** "login" or "cancelled" once completed. */
@@ -248,6 +250,7 @@ export type NewAuthorizationCode = {
   amr?: string | null;
   sessionId?: string | null;
   dpopJkt?: string | null;
+  resource?: string | null;
   expiresAt: Date;
 };
 
@@ -267,6 +270,8 @@ export type AuthorizationCodeRow = {
   sessionId: string | null;
   /** The DPoP key (thumbprint) the authorization request bound the code to, if any (RFC 9449 10). */
   dpopJkt: string | null;
+  /** The authorization request's resource (RFC 8707), if any: the audience of the code's access tokens. */
+  resource: string | null;
   expiresAt: Date;
   usedAt: Date | null;
 };
@@ -296,12 +301,14 @@ export type CodeRedemption = GrantRedemption & {
   confidential: boolean;
   /** The key of the request's DPoP proof: a code bound to a key (dpop_jkt, RFC 9449 10) needs it. */
   proofJkt: string | null;
+  /** The resource the token request names (RFC 8707): only a code authorized for it is redeemed; null: any. */
+  resource: string | null;
 };
 
 /** A redeemed grant: what its tokens say, the scope granted, and whether the refresh family was stored. */
 export type RedeemedGrant = Pick<
   AuthorizationCodeRow,
-  "accountId" | "connector" | "scope" | "nonce" | "email" | "emailVerified" | "authTime" | "amr" | "sessionId"
+  "accountId" | "connector" | "scope" | "nonce" | "email" | "emailVerified" | "authTime" | "amr" | "sessionId" | "resource"
 > & {
   grantedScope: string;
   offlineAccess: boolean;
@@ -353,6 +360,8 @@ export type NewDeviceAuthorization = {
   expiresAt: Date;
   requestIp: string | null;
   requestUserAgent: string | null;
+  /** The resource the device asked for (RFC 8707): its access tokens' audience; null: none. */
+  resource: string | null;
 };
 
 /** A pending device authorization as /device shows it, with its client. */
@@ -617,7 +626,9 @@ export type RefreshTokenRow = {
   /** The DPoP key (its thumbprint) a public client's family is bound to (RFC 9449 5); null: unbound. */
   dpopJkt: string | null;
   sessionId: string | null;
-  client: { enabled: boolean; refreshTokensAllowed: boolean };
+  /** The grant's resource (RFC 8707): the audience of its access tokens; null: none. */
+  resource: string | null;
+  client: { enabled: boolean; refreshTokensAllowed: boolean; resources: string[] };
 };
 
 /** A live grant as listed: its usable refresh token. */
@@ -717,6 +728,8 @@ export type ClientSettings = {
   tokenExchange: boolean;
   /** Token requests must carry a DPoP proof: its access tokens are always bound to a key (RFC 9449 5.2). */
   dpopBoundAccessTokens: boolean;
+  /** The resource servers it may get access tokens for (RFC 8707 resource indicators, lib/oauth/resource.ts). */
+  resources: string[];
 };
 
 export type ClientRow = ClientSettings & {
@@ -773,6 +786,8 @@ export type TokenClientRow = {
   dpopBoundAccessTokens: boolean;
   /** May exchange its access tokens for vehicle tokens (RFC 8693, lib/vehicles). */
   tokenExchange: boolean;
+  /** Its registered resources (RFC 8707). */
+  resources: string[];
   /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
   origins: ReadonlySet<string>;
 };

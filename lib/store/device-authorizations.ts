@@ -120,5 +120,5 @@ const REDEEM_DEVICE_CODE = {
       AND ${ACCOUNT_ACTIVE("d.account_id")}
       AND EXISTS (SELECT 1 FROM login_sessions approving WHERE approving.id_hash = d.session_id AND approving.revoked_at IS NULL)
     RETURNING r.i, d.client_id, d.session_id, d.account_id, d.connector, d.scope, NULL::text AS nonce, d.email, d.email_verified,
-      d.auth_time, d.amr, d.expires_at, c.refresh_tokens_allowed AND c.device_flow_offline_access AS refresh_tokens_allowed`,
+      d.auth_time, d.amr, d.resource, d.expires_at, c.refresh_tokens_allowed AND c.device_flow_offline_access AS refresh_tokens_allowed`,
 };

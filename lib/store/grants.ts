@@ -74,9 +74,9 @@ const GRANT_REDEEMED = `granted AS (
     FROM code JOIN req r USING (i),
          LATERAL (SELECT r.refresh_hash IS NOT NULL AND code.refresh_tokens_allowed AND 'offline_access' = ANY (string_to_array(code.scope, ' ')) AS offline) g
   ), refresh AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt)
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt, resource)
     SELECT refresh_hash, family_id, client_id, account_id, connector, granted_scope, email, email_verified,
-           coalesce(auth_time, expires_at - make_interval(secs => code_ttl)), coalesce(amr, ''), session_id, at, refresh_expires_at, family_expires_at, refresh_jkt
+           coalesce(auth_time, expires_at - make_interval(secs => code_ttl)), coalesce(amr, ''), session_id, at, refresh_expires_at, family_expires_at, refresh_jkt, resource
     FROM granted WHERE offline
   ), ${issuedWithEventCtes(
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, code_hash, refresh_family, issued_at, expires_at, session_id)
@@ -84,7 +84,7 @@ const GRANT_REDEEMED = `granted AS (
     { at: "r.at", endpoint: "r.endpoint", ip: "r.ip", from: "issued JOIN req r USING (jti)" },
   )}
   SELECT i::int AS i, account_id AS "accountId", connector, scope, granted_scope AS "grantedScope", offline AS "offlineAccess", nonce, email,
-         email_verified AS "emailVerified", auth_time AS "authTime", amr, session_id AS "sessionId"
+         email_verified AS "emailVerified", auth_time AS "authTime", amr, session_id AS "sessionId", resource
   FROM granted`;
 
 /**

@@ -191,7 +191,7 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
       return (
         (await db.refreshToken.findUnique({
           where: { tokenHash },
-          include: { client: { select: { enabled: true, refreshTokensAllowed: true } } },
+          include: { client: { select: { enabled: true, refreshTokensAllowed: true, resources: true } } },
         })) ?? undefined
       );
     },
@@ -305,10 +305,10 @@ const usableRefreshToken = ({ client, now, checked, secret }: Record<"client" | 
 const ROTATE_REFRESH_TOKEN = `WITH used AS (
     UPDATE refresh_tokens t SET used_at = $3
     WHERE t.token_hash = $1 AND ${usableRefreshToken({ client: "$2", now: "$3", checked: "$9", secret: "$10" })}
-    RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.session_id, t.family_expires_at, t.dpop_jkt
+    RETURNING t.family_id, t.client_id, t.account_id, t.connector, t.scope, t.email, t.email_verified, t.auth_time, t.amr, t.session_id, t.family_expires_at, t.dpop_jkt, t.resource
   ), successor AS (
-    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt)
-    SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, $3, $5, family_expires_at, dpop_jkt FROM used
+    INSERT INTO refresh_tokens (token_hash, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, issued_at, expires_at, family_expires_at, dpop_jkt, resource)
+    SELECT $4, family_id, client_id, account_id, connector, scope, email, email_verified, auth_time, amr, session_id, $3, $5, family_expires_at, dpop_jkt, resource FROM used
   ), ${issuedWithEvent(
     `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, refresh_family, issued_at, expires_at, session_id)
      SELECT $6, client_id, account_id, connector, $7, family_id, $3, $8, session_id FROM used`,

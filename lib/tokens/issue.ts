@@ -35,6 +35,8 @@ export type Grant = {
   offlineAccess?: boolean;
   /** The thumbprint of the DPoP key the access token is bound to (RFC 9449 6): its `cnf.jkt`. */
   jkt?: string;
+  /** The resource the access token is for (RFC 8707): its `aud` (RFC 9068 3); without one, the client is. */
+  resource?: string;
 };
 
 /** preferred_username and picture (OpenID Connect Core 5.1), each when known. */
@@ -129,7 +131,15 @@ export async function issueTokens(
 
   const scope = grant.offlineAccess ? grant.scope : withoutOfflineAccess(grant.scope);
   const accessToken = await sign(
-    { ...claims, exp, client_id: grant.clientId, jti, scope: scope.join(" "), ...binding(grant.jkt) },
+    {
+      ...claims,
+      ...(grant.resource !== undefined && { aud: grant.resource }),
+      exp,
+      client_id: grant.clientId,
+      jti,
+      scope: scope.join(" "),
+      ...binding(grant.jkt),
+    },
     ACCESS_TOKEN_TYPE,
   );
   const idToken = await sign({

@@ -1,4 +1,4 @@
-/** The client page's settings: name, logo (previewed as the sign-in page shows it), PKCE, resource server, refresh tokens, DPoP, management API and its scopes. */
+/** The client page's settings: name, logo (previewed as the sign-in page shows it), resources, PKCE, resource server, refresh tokens, DPoP, management API and its scopes. */
 import { updateClientAction } from "@/app/admin/_lib/actions";
 import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
 import { button, Card, Mono } from "@/components/admin/ui";
@@ -16,7 +16,7 @@ export function ClientSettings({ client }: { client: AdminClient }) {
     >
       <ActionForm
         action={updateClientAction}
-        fields={["name", "logoUrl"]}
+        fields={["name", "logoUrl", "resources"]}
         hidden={{
           clientId: client.id,
           settings: [
@@ -46,6 +46,16 @@ export function ClientSettings({ client }: { client: AdminClient }) {
               <span className="text-xs text-slate-500">On sign-in</span>
             </div>
           </div>
+          <Field
+            name="resources"
+            label="Resources"
+            optional
+            initialValue={client.resources.join(" ")}
+            autoComplete="off"
+            spellCheck={false}
+            hint="The resource servers (APIs) it may get access tokens for, as absolute URIs separated by spaces: a token asked for one with the resource parameter (RFC 8707) has it as its audience."
+            className="sm:col-span-2"
+          />
         </div>
         <fieldset className="space-y-3">
           <legend className="sr-only">Options</legend>
