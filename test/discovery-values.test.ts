@@ -282,7 +282,7 @@ describe("client authentication", () => {
   const endpoints: Record<string, (app: App, fields: Record<string, string>, headers: Record<string, string>) => Promise<Response>> = {
     token_endpoint_auth_methods_supported: async (app, fields, headers) => {
       const code = (await callback(app)).get("code")!;
-      const verifier = app.secret ? {} : { code_verifier: app.pkce.verifier };
+      const verifier: Record<string, string> = app.secret ? {} : { code_verifier: app.pkce.verifier };
       return serveRequest(
         formPost("/token", { grant_type: "authorization_code", code, redirect_uri: app.redirectUri, ...verifier, ...fields }, headers),
       );
