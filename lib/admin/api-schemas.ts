@@ -52,6 +52,9 @@ export const clientSchema = z.object({
   managementApi: z.boolean(),
   managementScopes: z.array(z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]])),
   requirePushedAuthorizationRequests: z.boolean().meta({ description: "authorization requests only through PAR (RFC 9126)" }),
+  requireConsent: z
+    .boolean()
+    .meta({ description: "a third-party client: the hosted login asks the user's consent to scopes not granted it yet" }),
   backchannelLogoutUri: z
     .string()
     .nullable()

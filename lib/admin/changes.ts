@@ -110,6 +110,7 @@ const changes = {
       managementApi: flag,
       managementScopes: managementScopes.optional(),
       requirePushedAuthorizationRequests: flag,
+      requireConsent: flag,
       // null or empty: no back-channel logout.
       backchannelLogoutUri: z.preprocess((v) => (v === null ? "" : v), text(2000).optional()),
       backchannelLogoutSessionRequired: flag,

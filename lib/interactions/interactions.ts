@@ -12,7 +12,8 @@ import type { Keyfob } from "../keyfob";
 import { invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { logIn, type FreshLogin } from "../sessions/login";
-import type { InteractionRow } from "../store/contract";
+import type { InteractionRow, InteractionWithClientRow } from "../store/contract";
+import { recordConsent, scopesToConsent } from "../consent/grants";
 import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
 import { generateNonce } from "../siwe/challenge";
 import { rateLimited } from "../metrics";
@@ -231,12 +232,16 @@ export async function completeAuthorization(
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
   if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now))
     throw invalidRequest({ code: "needs_new_login" });
-  if (!(await store.interactions.complete(interactionId, now, "login"))) throw expiredInteraction();
+  // A third-party client's login may still need the user's consent: it waits for it (outcome "consent").
+  const consent = !interaction.deviceCodeHash && interaction.client.requireConsent;
+  if (!(await store.interactions.complete(interactionId, now, consent ? "consent" : "login"))) throw expiredInteraction();
   // A device authorization's login approves it, and the user sees so on Keyfob's own page.
   const answer = (identity: LoginIdentity, session: LoginSession) =>
     interaction.deviceCodeHash
-      ? approveDevice(keyfob, interaction.clientId, interaction.deviceCodeHash, identity, session, now)
-      : issueAuthorizationCode(keyfob, interaction, identity, session);
+      ? approveDevice(keyfob, interaction, interaction.deviceCodeHash, identity, session, now)
+      : consent
+        ? consentOrCode(keyfob, interaction, session, now)
+        : issueAuthorizationCode(keyfob, interaction, identity, session);
   if (login.session) {
     keyfob.audit.record({
       action: "login.session_used",
@@ -251,13 +256,39 @@ export async function completeAuthorization(
   return { location: await answer(login.identity, session), newSession: { token, expiresAt } };
 }
 
+/** The hosted login's consent page of an interaction. */
+export const consentUrl = (config: { issuerUrl: string }, interactionId: string) =>
+  `${config.issuerUrl}/auth/interaction/${encodeURIComponent(interactionId)}/consent`;
+
+/**
+ * After the login of an interaction awaiting consent: the consent page when the account has not
+ * granted the client every scope asked for (or prompt=consent asks anew); otherwise the code at once.
+ */
+async function consentOrCode(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
+  interaction: InteractionWithClientRow,
+  session: LoginSession,
+  now: Date,
+): Promise<string> {
+  const { store } = keyfob;
+  if (!(await store.interactions.awaitConsent(interaction.id, session.id))) throw expiredInteraction();
+  if ((await scopesToConsent(keyfob, interaction, interaction.client, session.accountId)).length > 0)
+    return consentUrl(keyfob.config, interaction.id);
+  if (!(await store.interactions.decideConsent(interaction.id, session.id, now, "login"))) throw expiredInteraction();
+  return issueAuthorizationCode(keyfob, interaction, session.identity, session);
+}
+
 /** Where /device says how a device authorization ended. */
 export const deviceEnd = (end: "approved" | "denied" | "expired") => `/device?result=${end}`;
 
-/** Approves the device authorization of a completed interaction with its login (the device's next poll gets tokens), audited. */
+/**
+ * Approves the device authorization of a completed interaction with its login (the device's next
+ * poll gets tokens), audited. Its page showed the client and the scopes before the login, so for a
+ * client that requires consent the approval is the consent, and is recorded as a grant.
+ */
 async function approveDevice(
-  keyfob: Pick<Keyfob, "store" | "audit">,
-  clientId: string,
+  keyfob: Pick<Keyfob, "clock" | "store" | "audit">,
+  { clientId, scope, client }: InteractionWithClientRow,
   deviceCodeHash: string,
   identity: LoginIdentity,
   session: LoginSession,
@@ -273,6 +304,7 @@ async function approveDevice(
     sessionId: session.id,
   };
   const settled = await keyfob.store.deviceAuthorizations.settle(deviceCodeHash, now, { approved });
+  if (settled && client.requireConsent) await recordConsent(keyfob, session.accountId, clientId, scope.split(" "));
   keyfob.audit.record({
     action: "device.approved",
     outcome: settled ? "success" : "expired_token",

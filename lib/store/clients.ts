@@ -22,6 +22,7 @@ const SETTINGS = {
   deviceFlowOfflineAccess: true,
   tokenExchange: true,
   dpopBoundAccessTokens: true,
+  requireConsent: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */
