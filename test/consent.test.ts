@@ -9,12 +9,14 @@
 import { describe, expect, it } from "vitest";
 import type { LoginIdentity } from "@/lib/accounts/accounts";
 import { resolveAccount } from "@/lib/accounts/accounts";
+import { accountOverview, revokeApplication } from "@/lib/accounts/self-service";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { accountConsents, revokeConsent } from "@/lib/consent/grants";
 import { consentRequest, declineConsent, giveConsent } from "@/lib/interactions/consent";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
 import { findSession, startSession, type LoginSession } from "@/lib/sessions/login-session";
+import { tables } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, google, registerApp, token, type App } from "./support/flow-b";
 
@@ -136,5 +138,22 @@ describe("consent", () => {
 
     const next = await logIn(app, identity, { scope: "openid offline_access" });
     expect(next.location.href).toBe(consentPage(next.interactionId));
+  });
+
+  it("lists the applications an account allowed at /account; Revoke ends their access, audited, and a second one is refused", async () => {
+    const app = await thirdParty({ refreshTokensAllowed: true });
+    const { interactionId, session } = await logIn(app, google(), { scope: "openid offline_access" });
+    const tokens = await (await token(app, { code: (await allow(interactionId, session)).searchParams.get("code")! })).json();
+    expect((await accountOverview(keyfob(), session.accountId)).consents).toMatchObject([
+      { clientId: app.clientId, clientName: "Fleet dashboard", scope: ["offline_access", "openid"] },
+    ]);
+
+    await revokeApplication(keyfob(), session.accountId, app.clientId, { ip: "203.0.113.5" });
+    expect((await accountOverview(keyfob(), session.accountId)).consents).toEqual([]);
+    expect((await token(app, { grant_type: "refresh_token", refresh_token: tokens.refresh_token })).status).toBe(400);
+    expect(
+      await tables(keyfob()).auditEvent.findMany({ where: { accountId: session.accountId, action: "consent.revoked" } }),
+    ).toMatchObject([{ clientId: app.clientId, ip: "203.0.113.5", detail: "at /account: 1 refresh grant(s) ended" }]);
+    await expect(revokeApplication(keyfob(), session.accountId, app.clientId)).rejects.toMatchObject({ why: { code: "unknown_consent" } });
   });
 });

@@ -549,6 +549,24 @@ export const ROUTES: ApiRoute[] = [
     },
   },
 
+  {
+    method: "GET",
+    path: "/accounts/{accountId}/consents",
+    summary: "What the account allowed third-party clients (those that require consent): scopes and when",
+    tag: "Consents",
+    response: "consents",
+    handle: async (c) => ({ items: (await account(c)).consents }),
+  },
+  {
+    method: "DELETE",
+    path: "/accounts/{accountId}/consents/{clientId}",
+    summary: "Revoke the account's consent to a client, ending the client's refresh tokens for the account",
+    tag: "Consents",
+    response: "revoked",
+    change: "consent.revoke",
+    handle: async (c) => perform(c, "consent.revoke", { accountId: (await account(c)).id, clientId: c.params.clientId }),
+  },
+
   // Tokens.
   {
     method: "GET",

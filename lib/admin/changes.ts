@@ -177,6 +177,9 @@ const changes = {
   "session.revoke": change("session.revoked", z.object({ accountId, sessionId: optionalText(100) }), (k, a, i) =>
     ops.revokeSessions(k, a, i.accountId, i.sessionId).then((revoked) => ({ revoked })),
   ),
+  "consent.revoke": change("consent.revoked", z.object({ accountId, clientId }), (k, a, i) =>
+    ops.revokeConsentGrant(k, a, i.accountId, i.clientId).then(({ families }) => ({ revoked: families })),
+  ),
 };
 
 export type AdminChangeName = keyof typeof changes;
