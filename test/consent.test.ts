@@ -13,7 +13,7 @@ import { accountOverview, revokeApplication } from "@/lib/accounts/self-service"
 import { startAuthorization } from "@/lib/actions/authorize";
 import { accountConsents, revokeConsent } from "@/lib/consent/grants";
 import { consentRequest, declineConsent, giveConsent } from "@/lib/interactions/consent";
-import { completeAuthorization } from "@/lib/interactions/interactions";
+import { completeAuthorization, endedInteraction, leaveInteraction, pendingInteraction } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
 import { findSession, startSession, type LoginSession } from "@/lib/sessions/login-session";
 import { tables } from "./support/database";
@@ -155,5 +155,20 @@ describe("consent", () => {
       await tables(keyfob()).auditEvent.findMany({ where: { accountId: session.accountId, action: "consent.revoked" } }),
     ).toMatchObject([{ clientId: app.clientId, ip: "203.0.113.5", detail: "at /account: 1 refresh grant(s) ended" }]);
     await expect(revokeApplication(keyfob(), session.accountId, app.clientId)).rejects.toMatchObject({ why: { code: "unknown_consent" } });
+  });
+
+  it("a login awaiting consent is not the login page's any more; once expired, it goes back with access_denied", async () => {
+    const app = await thirdParty();
+    const { interactionId, session } = await logIn(app, google());
+    expect(await pendingInteraction(keyfob(), interactionId)).toBeUndefined();
+    expect(await endedInteraction(keyfob(), interactionId)).toBeUndefined();
+    await expect(leaveInteraction(keyfob(), interactionId)).rejects.toMatchObject({ why: { code: "interaction_expired" } });
+
+    await tables(keyfob()).interaction.update({ where: { id: interactionId }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await consentRequest(keyfob(), interactionId, session)).toBeUndefined();
+    await expect(giveConsent(keyfob(), interactionId, session)).rejects.toMatchObject({ why: { code: "interaction_expired" } });
+    expect(await endedInteraction(keyfob(), interactionId)).toMatchObject({ end: "expired", mayReturn: true });
+    const back = new URL(await leaveInteraction(keyfob(), interactionId)).searchParams;
+    expect([back.get("error"), back.get("error_description"), back.get("state")]).toEqual(["access_denied", "the login expired", "st-1"]);
   });
 });

@@ -139,7 +139,8 @@ export function sessionMayComplete(
 export async function pendingInteraction(keyfob: Pick<Keyfob, "clock" | "store">, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
   const interaction = await keyfob.store.interactions.findWithClient(interactionId);
-  if (!interaction || endOf(interaction, keyfob.clock.now())) return undefined;
+  // One awaiting consent is past its login: its page is the consent page.
+  if (!interaction || interaction.outcome === "consent" || endOf(interaction, keyfob.clock.now())) return undefined;
   return {
     id: interaction.id,
     clientId: interaction.clientId,
@@ -164,8 +165,9 @@ export async function pendingInteraction(keyfob: Pick<Keyfob, "clock" | "store">
 /** How an interaction ended: the user cancelled it, signed in with it, or let it expire. */
 export type InteractionEnd = "cancelled" | "signed_in" | "expired";
 
+/** A login awaiting consent has not ended until it is decided, or expires. */
 function endOf(interaction: { completedAt: Date | null; outcome: string | null; expiresAt: Date }, now: Date): InteractionEnd | undefined {
-  if (interaction.completedAt) return interaction.outcome === "cancelled" ? "cancelled" : "signed_in";
+  if (interaction.completedAt && interaction.outcome !== "consent") return interaction.outcome === "cancelled" ? "cancelled" : "signed_in";
   return interaction.expiresAt <= now ? "expired" : undefined;
 }
 
@@ -332,7 +334,8 @@ export async function leaveInteraction(
   const interaction =
     (await store.interactions.complete(interactionId, now, "cancelled")) ?? (await store.interactions.find(interactionId));
   const end = interaction && endOf(interaction, now);
-  if (!interaction || end === "signed_in") throw expiredInteraction();
+  // Awaiting consent, only the consent page's Deny (of the session that logged in) goes back.
+  if (!interaction || end === "signed_in" || (interaction.outcome === "consent" && !end)) throw expiredInteraction();
   // A device authorization's cancel denies it: the device's next poll gets access_denied.
   if (interaction.deviceCodeHash) {
     const denied = await store.deviceAuthorizations.settle(interaction.deviceCodeHash, now, { denied: true });
