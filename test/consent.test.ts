@@ -171,4 +171,14 @@ describe("consent", () => {
     const back = new URL(await leaveInteraction(keyfob(), interactionId)).searchParams;
     expect([back.get("error"), back.get("error_description"), back.get("state")]).toEqual(["access_denied", "the login expired", "st-1"]);
   });
+
+  it("does not ask for offline_access of a client that may not get refresh tokens, nor record it", async () => {
+    const app = await thirdParty();
+    const identity = google();
+    const { interactionId, session } = await logIn(app, identity, { scope: "openid offline_access" });
+    expect((await consentRequest(keyfob(), interactionId, session))?.scope).toEqual([{ scope: "openid", granted: false }]);
+    await allow(interactionId, session);
+    expect((await accountConsents(keyfob(), session.accountId))[0].scope).toEqual(["openid"]);
+    expect((await logIn(app, identity, { scope: "openid offline_access" })).location.searchParams.get("code")).toBeTruthy();
+  });
 });

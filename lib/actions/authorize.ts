@@ -37,7 +37,7 @@ export type AuthorizationContext = { session?: LoginSession; ip?: string };
 export type CheckedRequest =
   | { kind: "untrusted"; reason: Reason }
   | { kind: "refused"; error: OAuthError; redirectUri: string; state?: string }
-  | { kind: "valid"; request: PendingRequest; clientName: string; requireConsent: boolean };
+  | { kind: "valid"; request: PendingRequest; clientName: string; requireConsent: boolean; refreshTokensAllowed: boolean };
 
 /**
  * Validates an authorization request (GET or POST /auth, the parameters of a pushed one, or one
@@ -118,7 +118,8 @@ export async function checkAuthorizationRequest(
       uiLocales: query.get("ui_locales") || null,
       dpopJkt,
     };
-    return { kind: "valid", request, clientName: client.name, requireConsent: client.requireConsent };
+    const { requireConsent, refreshTokensAllowed } = client;
+    return { kind: "valid", request, clientName: client.name, requireConsent, refreshTokensAllowed };
   } catch (error) {
     if (error instanceof OAuthError) return { kind: "refused", error, redirectUri, state };
     throw error;

@@ -7,16 +7,29 @@
  * client's refresh tokens for the account, so nothing it was granted outlives the grant.
  */
 import type { Keyfob } from "../keyfob";
+import { OFFLINE_ACCESS } from "../oauth/scope";
+
+/** What a third-party client needs to say of itself for its consent. */
+export type ConsentClient = { requireConsent: boolean; refreshTokensAllowed: boolean };
+
+/**
+ * The scopes of a request the user is asked to allow: offline_access only of a client that may get
+ * refresh tokens (for any other it is dropped, never granted: lib/oauth/scope.ts).
+ */
+export function consentScope(scope: string, client: Pick<ConsentClient, "refreshTokensAllowed">): string[] {
+  const values = scope.split(" ");
+  return client.refreshTokensAllowed ? values : values.filter((value) => value !== OFFLINE_ACCESS);
+}
 
 /** The request's scopes the user must consent to before a code is issued: none when no consent step is needed. */
 export async function scopesToConsent(
   keyfob: Pick<Keyfob, "store">,
   request: { clientId: string; scope: string; prompt: string | null },
-  client: { requireConsent: boolean },
+  client: ConsentClient,
   accountId: string,
 ): Promise<string[]> {
   if (!client.requireConsent) return [];
-  const asked = request.scope.split(" ");
+  const asked = consentScope(request.scope, client);
   if (request.prompt?.split(" ").includes("consent")) return asked;
   const granted = new Set((await keyfob.store.consentGrants.find(accountId, request.clientId))?.scope.split(" "));
   return asked.filter((scope) => !granted.has(scope));

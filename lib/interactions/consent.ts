@@ -6,7 +6,7 @@
  * access_denied. Each decision is single use, so only one of them (or of two tabs) counts.
  */
 import { authorizationResponse } from "../clients/redirect-uri";
-import { grantedScopes, recordConsent } from "../consent/grants";
+import { consentScope, grantedScopes, recordConsent } from "../consent/grants";
 import type { Keyfob } from "../keyfob";
 import { isOpaque } from "../oauth/opaque";
 import type { LoginSession } from "../sessions/login-session";
@@ -34,7 +34,7 @@ export async function consentRequest(keyfob: Pick<Keyfob, "clock" | "store">, in
     clientName: interaction.client.name,
     clientLogoUrl: interaction.client.logoUrl,
     redirectUri: interaction.redirectUri,
-    scope: interaction.scope.split(" ").map((scope) => ({ scope, granted: granted.has(scope) })),
+    scope: consentScope(interaction.scope, interaction.client).map((scope) => ({ scope, granted: granted.has(scope) })),
     uiLocales: interaction.uiLocales ?? undefined,
   };
 }
@@ -46,9 +46,10 @@ export async function giveConsent(
   session: LoginSession,
 ): Promise<string> {
   if (!isOpaque(interactionId)) throw expiredInteraction();
+  const client = (await keyfob.store.interactions.findWithClient(interactionId))?.client;
   const interaction = await keyfob.store.interactions.decideConsent(interactionId, session.id, keyfob.clock.now(), "login");
-  if (!interaction) throw expiredInteraction();
-  await recordConsent(keyfob, session.accountId, interaction.clientId, interaction.scope.split(" "));
+  if (!client || !interaction) throw expiredInteraction();
+  await recordConsent(keyfob, session.accountId, interaction.clientId, consentScope(interaction.scope, client));
   return issueAuthorizationCode(keyfob, interaction, session.identity, session);
 }
 

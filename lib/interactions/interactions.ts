@@ -13,7 +13,7 @@ import { invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { logIn, type FreshLogin } from "../sessions/login";
 import type { InteractionRow, InteractionWithClientRow } from "../store/contract";
-import { recordConsent, scopesToConsent } from "../consent/grants";
+import { consentScope, recordConsent, scopesToConsent } from "../consent/grants";
 import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
 import { generateNonce } from "../siwe/challenge";
 import { rateLimited } from "../metrics";
@@ -306,7 +306,7 @@ async function approveDevice(
     sessionId: session.id,
   };
   const settled = await keyfob.store.deviceAuthorizations.settle(deviceCodeHash, now, { approved });
-  if (settled && client.requireConsent) await recordConsent(keyfob, session.accountId, clientId, scope.split(" "));
+  if (settled && client.requireConsent) await recordConsent(keyfob, session.accountId, clientId, consentScope(scope, client));
   keyfob.audit.record({
     action: "device.approved",
     outcome: settled ? "success" : "expired_token",

@@ -245,7 +245,7 @@ export type InteractionRow = {
 };
 
 export type InteractionWithClientRow = InteractionRow & {
-  client: { name: string; logoUrl: string | null; enabled: boolean; requireConsent: boolean };
+  client: { name: string; logoUrl: string | null; enabled: boolean; requireConsent: boolean; refreshTokensAllowed: boolean };
 };
 
 // Authorization codes, and what redeeming a login's grant (a code, an approved device code) takes and gives.

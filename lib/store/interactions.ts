@@ -24,7 +24,7 @@ export function interactionStatements({ db }: Connection): InteractionStore {
       return (
         (await db.interaction.findUnique({
           where: { id },
-          include: { client: { select: { name: true, logoUrl: true, enabled: true, requireConsent: true } } },
+          include: { client: { select: { name: true, logoUrl: true, enabled: true, requireConsent: true, refreshTokensAllowed: true } } },
         })) ?? undefined
       );
     },
