@@ -78,8 +78,8 @@ const at = (date: Date | null | undefined) => (date ? date.toISOString() : "-");
 const yes = (value: boolean | undefined) => (value === undefined ? undefined : String(value));
 const CLIENT_SETTINGS = `[--name <name>] [--logo <https URL>] [--require-pkce yes|no]
             [--resource-server yes|no] [--refresh-tokens yes|no] [--management-api yes|no]
-            [--management-scopes "<scope> ..."] [--require-par yes|no] [--device-flow yes|no]
-            [--device-offline-access yes|no] [--token-exchange yes|no] [--dpop yes|no]
+            [--management-scopes "<scope> ..."] [--require-par yes|no] [--require-consent yes|no]
+            [--device-flow yes|no] [--device-offline-access yes|no] [--token-exchange yes|no] [--dpop yes|no]
             [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]
             [--resources "<uri> ..."]`;
 
@@ -97,6 +97,7 @@ const commands: Record<string, Command> = {
           ...(c.resourceServer ? ["    resource server (introspects other clients' tokens)"] : []),
           ...(c.refreshTokensAllowed ? ["    refresh tokens allowed"] : []),
           ...(c.requirePushedAuthorizationRequests ? ["    pushed authorization requests (PAR) required"] : []),
+          ...(c.requireConsent ? ["    third-party: users' consent asked"] : []),
           ...(c.deviceFlow ? [`    device authorization grant allowed${c.deviceFlowOfflineAccess ? ", with refresh tokens" : ""}`] : []),
           ...(c.tokenExchange ? ["    vehicle token exchange allowed (RFC 8693)"] : []),
           ...(c.dpopBoundAccessTokens ? ["    DPoP required (sender-constrained tokens only)"] : []),
@@ -166,7 +167,8 @@ that long (at most 30 days)`,
 introspecting other clients' tokens, offline_access, the management API (client_credentials;
 confidential only) and its scopes: keyfob:admin (all), keyfob:read, keyfob:clients,
 keyfob:accounts, keyfob:keys; --require-par: authorization requests only through PAR (POST /par,
-RFC 9126); where logout tokens are POSTed when a session ends ("" for none), and whether the client
+RFC 9126); --require-consent yes: a third-party client, whose users the hosted login asks for
+consent; where logout tokens are POSTed when a session ends ("" for none), and whether the client
 needs sid in them; --device-offline-access yes: device grants may carry offline_access too (with
 --refresh-tokens yes); --token-exchange yes: may exchange its access tokens for vehicle tokens
 (RFC 8693 token exchange); --dpop yes: token requests must carry a DPoP proof (RFC 9449), every
@@ -183,6 +185,7 @@ absolute URIs; replaces the list, "" for none)`,
         managementApi: yes(yesNo(o["management-api"], "management-api")),
         managementScopes: o["management-scopes"],
         requirePushedAuthorizationRequests: yes(yesNo(o["require-par"], "require-par")),
+        requireConsent: yes(yesNo(o["require-consent"], "require-consent")),
         backchannelLogoutUri: o["backchannel-logout-uri"],
         backchannelLogoutSessionRequired: yes(yesNo(o["backchannel-logout-session-required"], "backchannel-logout-session-required")),
         deviceFlow: yes(yesNo(o["device-flow"], "device-flow")),
@@ -460,6 +463,7 @@ const VALUE_OPTIONS = [
   "token-exchange",
   "management-scopes",
   "require-par",
+  "require-consent",
   "backchannel-logout-uri",
   "backchannel-logout-session-required",
   "dpop",

@@ -81,6 +81,7 @@ function sampleInput(name: AdminChangeName, clientId: string): Record<string, un
     "account.unblock": { accountId: address },
     "account.delete": { accountId: address },
     "session.revoke": { accountId: address },
+    "consent.revoke": { accountId: address, clientId },
   }[name];
 }
 

@@ -120,6 +120,14 @@ describe("device authorization grant", () => {
     expect(JSON.stringify(approvals.map(({ id, ...event }) => event))).not.toMatch(new RegExp(started.user_code.replace("-", "-?"), "i"));
   });
 
+  it("records a third-party client's approval as the account's consent grant (its page showed the scopes)", async () => {
+    const { id, config } = await deviceClient({ settings: { requireConsent: true } });
+    const started = await client.initiateDeviceAuthorization(config, { scope: "openid email" });
+    expect(await approve(started.user_code)).toBe("/device?result=approved");
+    expect((await poll(id, started.device_code)).status).toBe(200);
+    expect(await tables(keyfob()).consentGrant.findMany({ where: { clientId: id } })).toMatchObject([{ scope: "email openid" }]);
+  });
+
   it("answers each poll as RFC 8628 3.5 says: pending, slow_down (+5 s), denied, expired", async () => {
     const { id, config } = await deviceClient();
     const first = await client.initiateDeviceAuthorization(config, { scope: "openid" });

@@ -11,6 +11,9 @@ import { ALL_SCOPES } from "@/lib/admin/access";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resolveAccount } from "@/lib/accounts/accounts";
+import { startAuthorization } from "@/lib/actions/authorize";
+import { recordConsent } from "@/lib/consent/grants";
+import { completeAuthorization } from "@/lib/interactions/interactions";
 import { ADMIN_SCOPE, MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
 import { runAdminChange } from "@/lib/admin/changes";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
@@ -18,7 +21,7 @@ import { keyfob } from "@/lib/runtime";
 import { startSession } from "@/lib/sessions/login-session";
 import { decodeSubject } from "@/lib/tokens/sub";
 import { expectError, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
-import { FORM, google } from "./support/flow-b";
+import { authorizeQuery, FORM, google, registerApp, token as tokenRequest } from "./support/flow-b";
 import { INTERNAL_URIS } from "./support/backchannel";
 import { tables } from "./support/database";
 import { route } from "./support/routes";
@@ -525,6 +528,32 @@ describe("the management API", () => {
     expect(await api(token, "POST", `/keys/${"0".repeat(40)}/revoke`)).toMatchObject({
       status: 400,
       body: { field_errors: { kid: expect.stringMatching(/no signing key/) } },
+    });
+  });
+
+  it("lists an account's consent grants and revokes one, ending the client's refresh tokens for the account", async () => {
+    const k = keyfob();
+    const app = await registerApp({ settings: { requireConsent: true, refreshTokensAllowed: true } });
+    const identity = google();
+    const accountId = await resolveAccount(k, identity);
+    await recordConsent(k, accountId, app.clientId, ["openid", "offline_access"]);
+    const start = await startAuthorization(k, authorizeQuery(app, { scope: "openid offline_access" }));
+    if (start.kind !== "login") throw new Error("expected the login page");
+    const code = new URL((await completeAuthorization(k, start.interactionId, { identity })).location).searchParams.get("code")!;
+    const tokens = await (await tokenRequest(app, { code })).json();
+
+    expect((await api(token, "GET", `/accounts/${accountId}/consents`)).body.items).toMatchObject([
+      { clientId: app.clientId, clientName: "Fleet dashboard", scope: ["offline_access", "openid"] },
+    ]);
+    expect(await api(token, "DELETE", `/accounts/${accountId}/consents/${enc(app.clientId)}`)).toMatchObject({
+      status: 200,
+      body: { revoked: 1 },
+    });
+    expect((await api(token, "GET", `/accounts/${accountId}`)).body.consents).toEqual([]);
+    expect((await tokenRequest(app, { grant_type: "refresh_token", refresh_token: tokens.refresh_token })).status).toBe(400);
+    expect(await api(token, "DELETE", `/accounts/${accountId}/consents/${enc(app.clientId)}`)).toMatchObject({
+      status: 400,
+      body: { field_errors: { clientId: expect.stringMatching(/not granted/) } },
     });
   });
 

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { resolveAccount } from "@/lib/accounts/accounts";
 import { API_BASE } from "@/lib/admin/api";
 import { createClient, rotateClientSecret, updateClient } from "@/lib/clients/registry";
+import { recordConsent } from "@/lib/consent/grants";
 import { keyfob } from "@/lib/runtime";
 import { startSession } from "@/lib/sessions/login-session";
 import { ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
@@ -176,6 +177,10 @@ it("describes every answer of every operation, successes and errors", async () =
   await call("GET", "/accounts", {}, { query: `search=${encodeURIComponent(identity.email!)}` });
   await call("GET", "/accounts/{accountId}", a);
   await call("GET", "/accounts/{accountId}/sessions", a);
+  const thirdParty = await registerApp({ settings: { requireConsent: true } });
+  await recordConsent(k, accountId, thirdParty.clientId, ["openid"]);
+  expect((await call("GET", "/accounts/{accountId}/consents", a)).body).toMatchObject({ items: [{ clientId: thirdParty.clientId }] });
+  expect((await call("DELETE", "/accounts/{accountId}/consents/{clientId}", { ...a, clientId: thirdParty.clientId })).status).toBe(200);
   expect((await call("GET", "/tokens", {}, { query: `client=${license.clientId}&page=1` })).body).toMatchObject({ total: 1 });
   expect((await call("GET", "/refresh-grants", {}, { query: `account=${accountId}` })).body).toMatchObject({ total: 1 });
   await call("POST", "/tokens/revoke", {}, { body: { jti: decodeJwt(issued.access_token).jti } });

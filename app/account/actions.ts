@@ -9,7 +9,14 @@
 import { sessionRefusal, walletRefusal, type LoginErrorKey } from "@/components/login/login-result";
 import { translator } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
-import { deleteOwnAccount, removeWayIn, renamePasskey as namePasskey, signOutSessions, type WayIn } from "@/lib/accounts/self-service";
+import {
+  deleteOwnAccount,
+  removeWayIn,
+  renamePasskey as namePasskey,
+  revokeApplication,
+  signOutSessions,
+  type WayIn,
+} from "@/lib/accounts/self-service";
 import { toOAuthError } from "@/lib/http/respond";
 import { log } from "@/lib/log";
 import { invalidRequest } from "@/lib/oauth/errors";
@@ -132,7 +139,7 @@ function failure(what: string, caught: unknown): Failure {
 }
 
 /** What a form on /account did, shown on the page it returns to. */
-export type AccountDone = "unlinked" | "renamed" | "removed" | "signedOut" | "signedOutEverywhere" | "deleted";
+export type AccountDone = "unlinked" | "renamed" | "removed" | "signedOut" | "signedOutEverywhere" | "revoked" | "deleted";
 
 const field = (form: FormData, name: string) => {
   const value = form instanceof FormData ? form.get(name) : null; // a hand-made request may send anything
@@ -176,6 +183,11 @@ export async function signOutSession(form: FormData): Promise<void> {
     await signOutSessions(keyfob(), accountId, session, { ip });
     if (!session || session === sessionId) await clearSessionCookie();
   });
+}
+
+/** Revokes an application's access (`client`): its grant and its refresh tokens for this account. */
+export async function revokeApplicationAccess(form: FormData): Promise<void> {
+  await change("revoked", ({ accountId }, ip) => revokeApplication(keyfob(), accountId, field(form, "client"), { ip }));
 }
 
 /** Deletes the signed-in account, once the person has confirmed it (`confirm`). */

@@ -1,7 +1,8 @@
 /**
  * /account: a signed-in person (the browser's login session with Keyfob: wallet, passkey, Google,
  * Apple) sees their Keyfob account: its address, its ways in (wallets, Google, Apple, passkeys)
- * with their last use, its login sessions with device, place and last use; they can link a
+ * with their last use, its login sessions with device, place and last use, the third-party
+ * applications it allowed (with their scopes); they can revoke an application's access, link a
  * wallet, add, name and remove passkeys, unlink a way in (never the last), sign sessions out and
  * delete the account. A session whose wallet signature the chain RPC vouched for is told why it is
  * offered none of the changes to ways in and no deletion; a change refused for an old login offers
@@ -13,7 +14,7 @@ import { NextIntlClientProvider } from "next-intl";
 import { getTranslations, setRequestLocale } from "next-intl/server";
 import { AddPasskey } from "@/components/account/add-passkey";
 import { LinkWallet } from "@/components/account/link-wallet";
-import { DeleteAccount, Sessions, WaysIn } from "@/components/account/self-service";
+import { Applications, DeleteAccount, Sessions, WaysIn } from "@/components/account/self-service";
 import { SignInAgain } from "@/components/account/sign-in-again";
 import { EnsName, hasEnsName } from "@/components/login/ens-name";
 import { HtmlLang } from "@/components/login/html-lang";
@@ -40,7 +41,7 @@ export async function generateMetadata(): Promise<Metadata> {
   return { title: t("metaTitle"), robots: { index: false, follow: false } };
 }
 
-const DONE: AccountDone[] = ["unlinked", "renamed", "removed", "signedOut", "signedOutEverywhere", "deleted"];
+const DONE: AccountDone[] = ["unlinked", "renamed", "removed", "signedOut", "signedOutEverywhere", "revoked", "deleted"];
 
 export default async function AccountPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { problem, done, refused } = await searchParams;
@@ -175,6 +176,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
         )}
 
         <Sessions currentSessionId={account.sessionId} sessions={overview.sessions} />
+        {overview.consents.length > 0 && <Applications consents={overview.consents} />}
         {mayChange && <DeleteAccount />}
       </NextIntlClientProvider>
     </AuthShell>

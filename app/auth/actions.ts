@@ -9,6 +9,7 @@ import { walletRefusal, type LoginResult } from "@/components/login/login-result
 import type { PasskeyMode, PasskeyOptionsResult } from "@/components/login/passkey-login";
 import { translator } from "@/i18n/messages";
 import { requestLocale } from "@/i18n/server";
+import { declineConsent, giveConsent } from "@/lib/interactions/consent";
 import { completeAuthorization, leaveInteraction, pendingInteraction, type Completion } from "@/lib/interactions/interactions";
 import { loginWithWallet } from "@/lib/siwe/login";
 import { toOAuthError } from "@/lib/http/respond";
@@ -80,6 +81,26 @@ export async function cancelLogin(form: FormData): Promise<void> {
   if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
   const { location } = await settle("cancel", async () => ({ location: await leaveInteraction(keyfob(), interactionId) }));
   await forgetLogin();
+  redirect(location);
+}
+
+/** "Allow" on the consent page: the grant is recorded and the code goes to the application. */
+export async function allowConsent(form: FormData): Promise<void> {
+  await decideConsent(form, giveConsent);
+}
+
+/** "Deny" on the consent page: back to the application with error=access_denied. */
+export async function denyConsent(form: FormData): Promise<void> {
+  await decideConsent(form, declineConsent);
+}
+
+/** A consent decision, by the browser that started the login, in the login session that logged in. */
+async function decideConsent(form: FormData, decide: typeof giveConsent): Promise<void> {
+  const interactionId = field(form, "interaction");
+  if (!(await startedInThisBrowser(interactionId))) redirect("/auth/error?reason=browser");
+  const session = await currentLoginSession();
+  if (!session) redirect("/auth/error?reason=session");
+  const { location } = await settle("consent", async () => ({ location: await decide(keyfob(), interactionId, session) }));
   redirect(location);
 }
 

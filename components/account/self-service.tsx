@@ -1,12 +1,12 @@
 /**
  * /account's lists for the signed-in person (lib/accounts/self-service.ts): ways in (wallets,
  * Google, Apple, passkeys) with rename, unlink and remove (unlink and remove only for a session
- * that may make them, lib/accounts/sensitive-changes.ts); login sessions with sign-out; deleting
- * the account. Plain forms on server actions, which go back to /account with what happened.
+ * that may make them, lib/accounts/sensitive-changes.ts); login sessions with sign-out; the
+ * applications allowed access, with revoke; deleting the account. Plain forms on server actions, which go back to /account with what happened.
  */
 import type { ReactNode } from "react";
 import { getFormatter, getTranslations } from "next-intl/server";
-import { deleteAccount, renamePasskey, signOutSession, unlinkWayIn } from "@/app/account/actions";
+import { deleteAccount, renamePasskey, revokeApplicationAccess, signOutSession, unlinkWayIn } from "@/app/account/actions";
 import { PASSKEY_NAME_MAX, type AccountOverview } from "@/lib/accounts/self-service";
 import { EnsName, hasEnsName } from "../login/ens-name";
 import { AppleIcon, GoogleIcon, PasskeyIcon, WalletIcon } from "../login/icons";
@@ -219,6 +219,40 @@ export async function Sessions({ currentSessionId, sessions }: { currentSessionI
           {t("signOutEverywhere")}
         </SubmitButton>
       </form>
+    </>
+  );
+}
+
+/** The third-party applications the account allowed, what each may do, since when, with "Revoke". */
+export async function Applications({ consents }: { consents: AccountOverview["consents"] }) {
+  const t = await getTranslations("account");
+  const scopes = await getTranslations("consent.scopes");
+  const { day } = await dateFormats();
+  return (
+    <>
+      <h2 className={heading}>{t("appsTitle")}</h2>
+      <p className={help}>{t("appsHelp")}</p>
+      <ul className="mb-3 space-y-2" data-testid="applications">
+        {consents.map((consent) => (
+          <Row
+            key={consent.clientId}
+            testId="application"
+            actions={
+              <RowAction
+                action={revokeApplicationAccess}
+                fields={{ client: consent.clientId }}
+                verb={t("revoke")}
+                spoken={t("revokeLabel", { client: consent.clientName })}
+                pending={t("revoking")}
+              />
+            }
+          >
+            <span className={`${name} break-words`}>{consent.clientName}</span>
+            <span className={meta}>{consent.scope.map((scope) => scopes(scope as "openid")).join(", ")}</span>
+            <span className={meta}>{t("allowedOn", { date: day(consent.grantedAt) })}</span>
+          </Row>
+        ))}
+      </ul>
     </>
   );
 }

@@ -3,14 +3,15 @@ import { invalidRequest } from "../oauth/errors";
 import { liveSessions, revokeSessions } from "../sessions/login-session";
 import type { EnsProfileRow, IdentityKey, IdentitySummaryRow, LiveSessionRow, PasskeySummaryRow } from "../store/contract";
 import { describeUserAgent, type UserAgent } from "../sessions/user-agent";
+import { accountConsents, revokeConsent } from "../consent/grants";
 import { deleteAccount } from "./directory";
 import { requireStrongLogin, type SignedInRequester } from "./sensitive-changes";
 
 /**
  * What a signed-in person does with their own account at /account, as Clerk's profile and
- * Keycloak's account console offer: see its ways in (wallets, Google, Apple, passkeys) and login
- * sessions, unlink a way in (never the last), name and remove passkeys, sign sessions out, and
- * delete the account. Every change is written to the audit log; those of the account's ways in and
+ * Keycloak's account console offer: see its ways in (wallets, Google, Apple, passkeys), login
+ * sessions and the applications it allowed, unlink a way in (never the last), name and remove
+ * passkeys, sign sessions out, revoke an application's access, and delete the account. Every change is written to the audit log; those of the account's ways in and
  * its deletion in the change's transaction. Taking a way in away and deleting the account need a
  * strong, recent login (lib/accounts/sensitive-changes.ts).
  */
@@ -24,12 +25,14 @@ export type WayIn = { identity: IdentityKey } | { passkey: string };
 /** The longest passkey name. */
 export const PASSKEY_NAME_MAX = 64;
 
-/** The account as /account shows it: its identities, passkeys and live login sessions. */
+/** The account as /account shows it: its identities, passkeys, live login sessions and the applications it allowed. */
 export type AccountOverview = {
   /** Its ways in, each wallet with its ENS profile. */
   identities: (IdentitySummaryRow & { own: boolean; ens: EnsProfileRow | undefined })[];
   passkeys: PasskeySummaryRow[];
   sessions: (Omit<LiveSessionRow, "idHash" | "userAgent"> & { id: string; agent: UserAgent })[];
+  /** Third-party applications' consent grants (lib/consent/grants.ts). */
+  consents: Awaited<ReturnType<typeof accountConsents>>;
 };
 
 export async function accountOverview(
@@ -37,10 +40,11 @@ export async function accountOverview(
   accountId: string,
   now = k.clock.now(),
 ): Promise<AccountOverview> {
-  const [identities, passkeys, sessions] = await Promise.all([
+  const [identities, passkeys, sessions, consents] = await Promise.all([
     k.store.accounts.identities(accountId),
     k.store.accounts.passkeys(accountId),
     liveSessions(k, accountId, now),
+    accountConsents(k, accountId),
   ]);
   const ways = identities.filter((identity) => identity.provider !== "passkey");
   // Each wallet's ENS name and avatar, as its last wallet login kept them.
@@ -52,6 +56,7 @@ export async function accountOverview(
     identities: ways.map((identity, i) => ({ ...identity, own: isOwnWallet(accountId, identity), ens: profiles[i] })),
     passkeys,
     sessions: sessions.map(({ idHash, userAgent, ...session }) => ({ id: idHash, agent: describeUserAgent(userAgent), ...session })),
+    consents,
   };
 }
 
@@ -135,6 +140,30 @@ export async function signOutSessions(
     detail: sessionId ? "signed out at /account: one session" : `signed out everywhere at /account: ${ended} sessions`,
   });
   return ended;
+}
+
+/**
+ * Revokes an application's access ("Revoke" on /account): its consent grant goes with its refresh
+ * tokens for the account (lib/consent/grants.ts), audited in the same transaction.
+ */
+export async function revokeApplication(
+  k: Pick<Keyfob, "clock" | "store" | "audit">,
+  accountId: string,
+  clientId: string,
+  requester: Requester = {},
+) {
+  await k.store.transaction(async (tx) => {
+    const revoked = await revokeConsent({ store: tx, clock: k.clock }, accountId, clientId);
+    if (!revoked) throw invalidRequest({ code: "unknown_consent" });
+    await k.audit.writeWithin(tx, {
+      action: "consent.revoked",
+      outcome: "success",
+      accountId,
+      clientId,
+      ip: requester.ip,
+      detail: `at /account: ${revoked.families} refresh grant(s) ended`,
+    });
+  });
 }
 
 /**

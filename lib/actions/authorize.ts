@@ -1,4 +1,5 @@
 import { normalizeClientId } from "../clients/client-id";
+import { scopesToConsent } from "../consent/grants";
 import { authorizationResponse } from "../clients/redirect-uri";
 import { createInteraction, issueAuthorizationCode, sessionMayComplete, type PendingRequest } from "../interactions/interactions";
 import type { Keyfob } from "../keyfob";
@@ -37,7 +38,7 @@ export type AuthorizationContext = { session?: LoginSession; ip?: string };
 export type CheckedRequest =
   | { kind: "untrusted"; reason: Reason }
   | { kind: "refused"; error: OAuthError; redirectUri: string; state?: string }
-  | { kind: "valid"; request: PendingRequest; clientName: string };
+  | { kind: "valid"; request: PendingRequest; clientName: string; requireConsent: boolean; refreshTokensAllowed: boolean };
 
 /**
  * Validates an authorization request (GET or POST /auth, the parameters of a pushed one, or one
@@ -121,7 +122,8 @@ export async function checkAuthorizationRequest(
       dpopJkt,
       resource,
     };
-    return { kind: "valid", request, clientName: client.name };
+    const { requireConsent, refreshTokensAllowed } = client;
+    return { kind: "valid", request, clientName: client.name, requireConsent, refreshTokensAllowed };
   } catch (error) {
     if (error instanceof OAuthError) return { kind: "refused", error, redirectUri, state };
     throw error;
@@ -132,7 +134,8 @@ export async function checkAuthorizationRequest(
  * Starts an authorization request (GET or POST /auth): its own parameters or, with a request_uri,
  * those pushed at /par (RFC 9126 4), validated (checkAuthorizationRequest). Errors go back to the
  * redirect URI with state and iss (RFC 9207). With prompt=none the browser's session completes the
- * request at once, if it may (see sessionMayComplete); otherwise login_required.
+ * request at once, if it may (see sessionMayComplete; otherwise login_required) and if the client
+ * needs no consent it lacks (otherwise consent_required, OpenID Connect Core 3.1.2.6).
  */
 export async function startAuthorization(
   keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
@@ -169,6 +172,9 @@ export async function startAuthorization(
         error_description: session ? "a new login is required for this request" : "the user is not logged in",
       });
     }
+    // A third-party client the account has not granted these scopes: the consent page would be needed.
+    if ((await scopesToConsent(keyfob, request, checked, session.accountId)).length > 0)
+      return refuse({ error: "consent_required", error_description: "the user has not allowed this application this access" });
     return { kind: "redirect", location: await issueAuthorizationCode(keyfob, request, session.identity, session) };
   }
   const interaction = await createInteraction(keyfob, request, context.ip);

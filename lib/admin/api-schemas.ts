@@ -52,6 +52,9 @@ export const clientSchema = z.object({
   managementApi: z.boolean(),
   managementScopes: z.array(z.enum(Object.keys(MANAGEMENT_SCOPES) as [ManagementScope, ...ManagementScope[]])),
   requirePushedAuthorizationRequests: z.boolean().meta({ description: "authorization requests only through PAR (RFC 9126)" }),
+  requireConsent: z
+    .boolean()
+    .meta({ description: "a third-party client: the hosted login asks the user's consent to scopes not granted it yet" }),
   backchannelLogoutUri: z
     .string()
     .nullable()
@@ -128,9 +131,17 @@ const session = z.object({
   userAgent: z.string().nullable(),
 });
 
+const consent = z.object({
+  clientId: z.string(),
+  clientName: z.string(),
+  scope: z.array(z.string()).meta({ examples: [["email", "openid"]] }),
+  grantedAt: time.meta({ description: "when the user last consented" }),
+});
+
 const account = accountSummary.extend({
   wallets: z.array(z.object({ address, own: z.boolean().meta({ description: "the account's own address" }), linkedAt: time })),
   sessions: z.array(session),
+  consents: z.array(consent).meta({ description: "what the account allowed third-party clients (those that require consent)" }),
   holdings: z.object({ accessTokens: count("active access tokens"), refreshGrants: count("live refresh grants") }),
   adminRole: z.object({ grantedBy: z.string(), grantedAt: time }).nullable(),
   configuredAdmin: z.boolean().meta({ description: "an admin by ADMIN_ADDRESSES" }),
@@ -229,6 +240,7 @@ export const RESPONSES = {
   blocked: z.object({ revokedTokens: count("access tokens revoked"), revokedSessions: count("login sessions revoked") }),
   accountDeleted: z.object({ revokedTokens: count("access tokens revoked"), endedSessions: count("login sessions ended") }),
   sessions: items(session),
+  consents: items(consent),
   revoked,
   tokens: page(accessToken),
   refreshGrants: page(refreshGrant),

@@ -241,6 +241,7 @@ export function clientView(found: ops.AdminClient) {
     managementApi: found.managementApi,
     managementScopes: found.managementScopes,
     requirePushedAuthorizationRequests: found.requirePushedAuthorizationRequests,
+    requireConsent: found.requireConsent,
     backchannelLogoutUri: found.backchannelLogoutUri,
     backchannelLogoutSessionRequired: found.backchannelLogoutSessionRequired,
     deviceFlow: found.deviceFlow,
@@ -356,6 +357,7 @@ export const ROUTES: ApiRoute[] = [
       "managementApi",
       "managementScopes",
       "requirePushedAuthorizationRequests",
+      "requireConsent",
       "backchannelLogoutUri",
       "backchannelLogoutSessionRequired",
       "deviceFlow",
@@ -556,6 +558,24 @@ export const ROUTES: ApiRoute[] = [
     handle: async (c) => {
       await perform(c, "session.revoke", { accountId: (await account(c)).id, sessionId: c.params.sessionId });
     },
+  },
+
+  {
+    method: "GET",
+    path: "/accounts/{accountId}/consents",
+    summary: "What the account allowed third-party clients (those that require consent): scopes and when",
+    tag: "Consents",
+    response: "consents",
+    handle: async (c) => ({ items: (await account(c)).consents }),
+  },
+  {
+    method: "DELETE",
+    path: "/accounts/{accountId}/consents/{clientId}",
+    summary: "Revoke the account's consent to a client, ending the client's refresh tokens for the account",
+    tag: "Consents",
+    response: "revoked",
+    change: "consent.revoke",
+    handle: async (c) => perform(c, "consent.revoke", { accountId: (await account(c)).id, clientId: c.params.clientId }),
   },
 
   // Tokens.

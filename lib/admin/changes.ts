@@ -128,6 +128,7 @@ const changes = {
       managementApi: flag,
       managementScopes: managementScopes.optional(),
       requirePushedAuthorizationRequests: flag,
+      requireConsent: flag,
       // null or empty: no back-channel logout.
       backchannelLogoutUri: z.preprocess((v) => (v === null ? "" : v), text(2000).optional()),
       backchannelLogoutSessionRequired: flag,
@@ -194,6 +195,9 @@ const changes = {
   ),
   "session.revoke": change("session.revoked", z.object({ accountId, sessionId: optionalText(100) }), (k, a, i) =>
     ops.revokeSessions(k, a, i.accountId, i.sessionId).then((revoked) => ({ revoked })),
+  ),
+  "consent.revoke": change("consent.revoked", z.object({ accountId, clientId }), (k, a, i) =>
+    ops.revokeConsentGrant(k, a, i.accountId, i.clientId).then(({ families }) => ({ revoked: families })),
   ),
 };
 

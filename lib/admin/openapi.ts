@@ -27,6 +27,11 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
     description: "authorization requests only through PAR (RFC 9126): /auth refuses any without a pushed request_uri",
   },
   refreshTokensAllowed: { type: "boolean", description: "may get refresh tokens (offline_access)" },
+  requireConsent: {
+    type: "boolean",
+    description:
+      "a third-party client: the hosted login asks the user's consent to scopes not granted it yet; off by default (first-party)",
+  },
   deviceFlow: { type: "boolean", description: "may use the device authorization grant (RFC 8628)" },
   deviceFlowOfflineAccess: {
     type: "boolean",

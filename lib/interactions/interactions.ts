@@ -12,7 +12,8 @@ import type { Keyfob } from "../keyfob";
 import { invalidRequest, OAuthError } from "../oauth/errors";
 import { isOpaque, opaqueDigest, randomOpaque } from "../oauth/opaque";
 import { logIn, type FreshLogin } from "../sessions/login";
-import type { InteractionRow } from "../store/contract";
+import type { InteractionRow, InteractionWithClientRow } from "../store/contract";
+import { consentScope, recordConsent, scopesToConsent } from "../consent/grants";
 import { CONTRACT_SIGNATURE, type LoginSession } from "../sessions/login-session";
 import { generateNonce } from "../siwe/challenge";
 import { rateLimited } from "../metrics";
@@ -139,7 +140,8 @@ export function sessionMayComplete(
 export async function pendingInteraction(keyfob: Pick<Keyfob, "clock" | "store">, interactionId: string) {
   if (!isOpaque(interactionId)) return undefined;
   const interaction = await keyfob.store.interactions.findWithClient(interactionId);
-  if (!interaction || endOf(interaction, keyfob.clock.now())) return undefined;
+  // One awaiting consent is past its login: its page is the consent page.
+  if (!interaction || interaction.outcome === "consent" || endOf(interaction, keyfob.clock.now())) return undefined;
   return {
     id: interaction.id,
     clientId: interaction.clientId,
@@ -164,8 +166,9 @@ export async function pendingInteraction(keyfob: Pick<Keyfob, "clock" | "store">
 /** How an interaction ended: the user cancelled it, signed in with it, or let it expire. */
 export type InteractionEnd = "cancelled" | "signed_in" | "expired";
 
+/** A login awaiting consent has not ended until it is decided, or expires. */
 function endOf(interaction: { completedAt: Date | null; outcome: string | null; expiresAt: Date }, now: Date): InteractionEnd | undefined {
-  if (interaction.completedAt) return interaction.outcome === "cancelled" ? "cancelled" : "signed_in";
+  if (interaction.completedAt && interaction.outcome !== "consent") return interaction.outcome === "cancelled" ? "cancelled" : "signed_in";
   return interaction.expiresAt <= now ? "expired" : undefined;
 }
 
@@ -233,12 +236,16 @@ export async function completeAuthorization(
   if (!interaction.client.enabled) throw new OAuthError("invalid_client", "this application has been disabled");
   if (login.session && !sessionMayComplete(interaction, login.session, keyfob.config, now))
     throw invalidRequest({ code: "needs_new_login" });
-  if (!(await store.interactions.complete(interactionId, now, "login"))) throw expiredInteraction();
+  // A third-party client's login may still need the user's consent: it waits for it (outcome "consent").
+  const consent = !interaction.deviceCodeHash && interaction.client.requireConsent;
+  if (!(await store.interactions.complete(interactionId, now, consent ? "consent" : "login"))) throw expiredInteraction();
   // A device authorization's login approves it, and the user sees so on Keyfob's own page.
   const answer = (identity: LoginIdentity, session: LoginSession) =>
     interaction.deviceCodeHash
-      ? approveDevice(keyfob, interaction.clientId, interaction.deviceCodeHash, identity, session, now)
-      : issueAuthorizationCode(keyfob, interaction, identity, session);
+      ? approveDevice(keyfob, interaction, interaction.deviceCodeHash, identity, session, now)
+      : consent
+        ? consentOrCode(keyfob, interaction, session, now)
+        : issueAuthorizationCode(keyfob, interaction, identity, session);
   if (login.session) {
     keyfob.audit.record({
       action: "login.session_used",
@@ -253,13 +260,39 @@ export async function completeAuthorization(
   return { location: await answer(login.identity, session), newSession: { token, expiresAt } };
 }
 
+/** The hosted login's consent page of an interaction. */
+export const consentUrl = (config: { issuerUrl: string }, interactionId: string) =>
+  `${config.issuerUrl}/auth/interaction/${encodeURIComponent(interactionId)}/consent`;
+
+/**
+ * After the login of an interaction awaiting consent: the consent page when the account has not
+ * granted the client every scope asked for (or prompt=consent asks anew); otherwise the code at once.
+ */
+async function consentOrCode(
+  keyfob: Pick<Keyfob, "config" | "clock" | "store">,
+  interaction: InteractionWithClientRow,
+  session: LoginSession,
+  now: Date,
+): Promise<string> {
+  const { store } = keyfob;
+  if (!(await store.interactions.awaitConsent(interaction.id, session.id))) throw expiredInteraction();
+  if ((await scopesToConsent(keyfob, interaction, interaction.client, session.accountId)).length > 0)
+    return consentUrl(keyfob.config, interaction.id);
+  if (!(await store.interactions.decideConsent(interaction.id, session.id, now, "login"))) throw expiredInteraction();
+  return issueAuthorizationCode(keyfob, interaction, session.identity, session);
+}
+
 /** Where /device says how a device authorization ended. */
 export const deviceEnd = (end: "approved" | "denied" | "expired") => `/device?result=${end}`;
 
-/** Approves the device authorization of a completed interaction with its login (the device's next poll gets tokens), audited. */
+/**
+ * Approves the device authorization of a completed interaction with its login (the device's next
+ * poll gets tokens), audited. Its page showed the client and the scopes before the login, so for a
+ * client that requires consent the approval is the consent, and is recorded as a grant.
+ */
 async function approveDevice(
-  keyfob: Pick<Keyfob, "store" | "audit">,
-  clientId: string,
+  keyfob: Pick<Keyfob, "clock" | "store" | "audit">,
+  { clientId, scope, client }: InteractionWithClientRow,
   deviceCodeHash: string,
   identity: LoginIdentity,
   session: LoginSession,
@@ -275,6 +308,7 @@ async function approveDevice(
     sessionId: session.id,
   };
   const settled = await keyfob.store.deviceAuthorizations.settle(deviceCodeHash, now, { approved });
+  if (settled && client.requireConsent) await recordConsent(keyfob, session.accountId, clientId, consentScope(scope, client));
   keyfob.audit.record({
     action: "device.approved",
     outcome: settled ? "success" : "expired_token",
@@ -302,7 +336,8 @@ export async function leaveInteraction(
   const interaction =
     (await store.interactions.complete(interactionId, now, "cancelled")) ?? (await store.interactions.find(interactionId));
   const end = interaction && endOf(interaction, now);
-  if (!interaction || end === "signed_in") throw expiredInteraction();
+  // Awaiting consent, only the consent page's Deny (of the session that logged in) goes back.
+  if (!interaction || end === "signed_in" || (interaction.outcome === "consent" && !end)) throw expiredInteraction();
   // A device authorization's cancel denies it: the device's next poll gets access_denied.
   if (interaction.deviceCodeHash) {
     const denied = await store.deviceAuthorizations.settle(interaction.deviceCodeHash, now, { denied: true });

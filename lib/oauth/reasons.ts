@@ -40,6 +40,7 @@ export const REASONS = {
   not_a_way_in: "this account has no such way to sign in",
   passkey_name: "a passkey's name must be 1 to {max} characters, without control characters",
   unknown_session: "this account has no live session with this id",
+  unknown_consent: "this account has not allowed this application access",
   no_account: "this account no longer exists",
   delete_unconfirmed: "deleting the account needs its owner's confirmation",
   contract_session:

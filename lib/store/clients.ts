@@ -23,6 +23,7 @@ const SETTINGS = {
   tokenExchange: true,
   dpopBoundAccessTokens: true,
   resources: true,
+  requireConsent: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */

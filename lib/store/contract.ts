@@ -24,6 +24,8 @@ export type Store = {
   pushedRequests: PushedRequestStore;
   /** The hosted login's interactions: each completed once, by a login or a cancel. */
   interactions: InteractionStore;
+  /** Consent grants: the scopes each account granted each client that requires consent. */
+  consentGrants: ConsentGrantStore;
   /** Authorization codes: issued by a completed login, redeemed once at /token. */
   authorizationCodes: AuthorizationCodeStore;
   /** Device authorizations (RFC 8628): a user code entered once, approved or denied once, redeemed once. */
@@ -173,13 +175,44 @@ export type InteractionStore = {
   find(id: string): Promise<InteractionRow | undefined>;
   /** An interaction with what the login page and its completion need of its client. */
   findWithClient(id: string): Promise<InteractionWithClientRow | undefined>;
-  /** Completes an unfinished, unexpired interaction (a login or a cancel); single use: the row, or undefined when it was not. */
-  complete(id: string, now: Date, outcome: "login" | "cancelled"): Promise<InteractionRow | undefined>;
+  /**
+   * Completes an unfinished, unexpired interaction (a login, a cancel, or a login that awaits the
+   * consent page); single use: the row, or undefined when it was not.
+   */
+  complete(id: string, now: Date, outcome: "login" | "cancelled" | "consent"): Promise<InteractionRow | undefined>;
+  /** Names the login session of an interaction awaiting consent, once (single use): false when it was named already or is not awaiting. */
+  awaitConsent(id: string, sessionId: string): Promise<boolean>;
+  /**
+   * Settles an unexpired interaction awaiting consent of this login session: "login" (granted, a
+   * code follows) or "cancelled" (declined); single use: the row, or undefined when it was not.
+   */
+  decideConsent(id: string, sessionId: string, now: Date, outcome: "login" | "cancelled"): Promise<InteractionRow | undefined>;
 };
+
+// Consent grants.
+
+export type ConsentGrantStore = {
+  find(accountId: string, clientId: string): Promise<ConsentGrantRow | undefined>;
+  /** Adds scopes to an account's grant to a client (made if there is none), granted `now`; one statement, idempotent. */
+  grant(accountId: string, clientId: string, scope: string[], now: Date): Promise<void>;
+  /** An account's grants with their clients' names and logos, most recently granted first. */
+  listForAccount(accountId: string): Promise<ConsentGrantWithClientRow[]>;
+  /** Deletes an account's grant to a client: false when there was none. */
+  delete(accountId: string, clientId: string): Promise<boolean>;
+};
+
+export type ConsentGrantRow = { accountId: string; clientId: string; scope: string; grantedAt: Date };
+
+export type ConsentGrantWithClientRow = ConsentGrantRow & { clientName: string; clientLogoUrl: string | null };
 
 /** A hosted login's interaction (a device authorization's is created by DeviceAuthorizationStore.enterUserCode). */
 export type NewInteraction = Pick<InteractionRow, "id" | "clientId" | "redirectUri" | "scope" | "expiresAt"> &
-  Partial<Omit<InteractionRow, "id" | "clientId" | "redirectUri" | "scope" | "expiresAt" | "completedAt" | "outcome" | "deviceCodeHash">>;
+  Partial<
+    Omit<
+      InteractionRow,
+      "id" | "clientId" | "redirectUri" | "scope" | "expiresAt" | "completedAt" | "outcome" | "deviceCodeHash" | "consentSession"
+    >
+  >;
 
 /** A hosted login: the validated authorization request it completes, and how it ended. */
 export type InteractionRow = {
@@ -205,13 +238,17 @@ export type InteractionRow = {
   resource: string | null;
   expiresAt: Date;
   completedAt: Date | null;
-  /** "login" or "cancelled" once completed. */
+  /** "login" or "cancelled" once completed; "consent" while a login awaits the consent page. */
   outcome: string | null;
   /** The device authorization the login approves, if it is one's. */
   deviceCodeHash: string | null;
+  /** Awaiting consent: the id of the login session that logged in. */
+  consentSession: string | null;
 };
 
-export type InteractionWithClientRow = InteractionRow & { client: { name: string; logoUrl: string | null; enabled: boolean } };
+export type InteractionWithClientRow = InteractionRow & {
+  client: { name: string; logoUrl: string | null; enabled: boolean; requireConsent: boolean; refreshTokensAllowed: boolean };
+};
 
 // Authorization codes, and what redeeming a login's grant (a code, an approved device code) takes and gives.
 
@@ -730,6 +767,8 @@ export type ClientSettings = {
   dpopBoundAccessTokens: boolean;
   /** The resource servers it may get access tokens for (RFC 8707 resource indicators, lib/oauth/resource.ts). */
   resources: string[];
+  /** A third-party client: the hosted login asks the user's consent to scopes not granted it yet. */
+  requireConsent: boolean;
 };
 
 export type ClientRow = ClientSettings & {

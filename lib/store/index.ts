@@ -4,7 +4,7 @@
  * the object that keeps it, from one module per table group. The single-use rows a login goes
  * through have one each: challenges.ts (Flow A), pushed-requests.ts, interactions.ts,
  * authorization-codes.ts, device-authorizations.ts and passkey-challenges.ts, with grants.ts, what
- * redeeming a code and a device code share. Then tokens.ts: access tokens and refresh families;
+ * redeeming a code and a device code share; consent-grants.ts, what accounts granted clients. Then tokens.ts: access tokens and refresh families;
  * clients.ts; accounts.ts: accounts, identities, passkeys, login and dashboard sessions, admin
  * roles; logouts.ts: the back-channel logout outbox; dpop.ts: DPoP proofs seen; ens.ts: resolved
  * ENS profiles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping across them; changes.ts, the
@@ -27,6 +27,7 @@ import { authorizationCodeStatements } from "./authorization-codes";
 import { challengeStatements } from "./challenges";
 import { Notifications, PolledChanges } from "./changes";
 import { clientStatements } from "./clients";
+import { consentGrantStatements } from "./consent-grants";
 import { CONNECTION_WAIT_MS, createConnection, enclosedIn, type Connection, type ConnectionOptions } from "./connection";
 import type { Store } from "./contract";
 import { deviceAuthorizationStatements } from "./device-authorizations";
@@ -68,6 +69,7 @@ function storeOn(connection: Connection): Store {
     challenges: challengeStatements(connection),
     pushedRequests: pushedRequestStatements(connection),
     interactions: interactionStatements(connection),
+    consentGrants: consentGrantStatements(connection),
     authorizationCodes: authorizationCodeStatements(connection),
     deviceAuthorizations: deviceAuthorizationStatements(connection),
     passkeyChallenges: passkeyChallengeStatements(connection),

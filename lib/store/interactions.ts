@@ -24,7 +24,7 @@ export function interactionStatements({ db }: Connection): InteractionStore {
       return (
         (await db.interaction.findUnique({
           where: { id },
-          include: { client: { select: { name: true, logoUrl: true, enabled: true } } },
+          include: { client: { select: { name: true, logoUrl: true, enabled: true, requireConsent: true, refreshTokensAllowed: true } } },
         })) ?? undefined
       );
     },
@@ -33,6 +33,23 @@ export function interactionStatements({ db }: Connection): InteractionStore {
     async complete(id, now, outcome) {
       const [interaction] = await db.interaction.updateManyAndReturn({
         where: { id, completedAt: null, expiresAt: { gt: now } },
+        data: { completedAt: now, outcome },
+      });
+      return interaction;
+    },
+
+    async awaitConsent(id, sessionId) {
+      const { count } = await db.interaction.updateMany({
+        where: { id, outcome: "consent", consentSession: null },
+        data: { consentSession: sessionId },
+      });
+      return count === 1;
+    },
+
+    /** One conditional update, as complete's: of concurrent decisions one gets it. */
+    async decideConsent(id, sessionId, now, outcome) {
+      const [interaction] = await db.interaction.updateManyAndReturn({
+        where: { id, outcome: "consent", consentSession: sessionId, expiresAt: { gt: now } },
         data: { completedAt: now, outcome },
       });
       return interaction;

@@ -223,6 +223,13 @@ export async function deleteAccountAction(_: FormState, form: FormData): Promise
 }
 
 /** Revokes one login session (sessionId) or all of the account's. */
+/** Revokes an account's consent grant to a client, with the client's refresh tokens for the account. */
+export async function revokeConsentAction(_: FormState, form: FormData): Promise<FormState> {
+  const { state, value } = await perform("consent.revoke", fields(form, ["accountId", "clientId"]));
+  if (!state.ok) return state;
+  return { ...state, message: `Consent revoked; ${Number(value!.revoked)} refresh grant(s) ended.` };
+}
+
 export async function revokeSessionsAction(_: FormState, form: FormData): Promise<FormState> {
   const input = Object.fromEntries(Object.entries(fields(form, ["accountId", "sessionId"])).filter(([, value]) => value !== ""));
   const { state, value } = await perform("session.revoke", input);

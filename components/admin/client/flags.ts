@@ -7,6 +7,7 @@ import type { AdminClient } from "./types";
 export const CLIENT_FLAGS = [
   "requirePkce",
   "requirePushedAuthorizationRequests",
+  "requireConsent",
   "resourceServer",
   "refreshTokensAllowed",
   "deviceFlow",
@@ -35,6 +36,12 @@ export const CLIENT_OPTIONS: { name: ClientFlag; label: string; hint: (client: A
     name: "requirePushedAuthorizationRequests",
     label: "Require pushed authorization requests (PAR)",
     hint: () => "Authorization requests must be pushed to /par first (RFC 9126); /auth refuses any other.",
+  },
+  {
+    name: "requireConsent",
+    label: "Ask users' consent (third-party)",
+    hint: () =>
+      "The hosted login shows a consent page with the scopes in words, until the user has allowed this client them; users see and revoke the access at /account. Off: a first-party client, whose registration stands for consent.",
   },
   {
     name: "resourceServer",

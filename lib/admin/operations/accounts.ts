@@ -1,5 +1,6 @@
 import * as blocking from "../../accounts/blocking";
 import * as directory from "../../accounts/directory";
+import { revokeConsent } from "../../consent/grants";
 import * as registry from "../../clients/registry";
 import type { Keyfob } from "../../keyfob";
 import { revokeSessions as endSessions } from "../../sessions/login-session";
@@ -8,7 +9,7 @@ import { ADMIN_SCOPE } from "../scopes";
 import { revokeAdminSessions } from "../session";
 import { change, differences, type AuditedStore } from "./audited";
 
-/** Admin operations on accounts: the admin role, blocking, deleting, and ending login sessions. */
+/** Admin operations on accounts: the admin role, blocking, deleting, ending login sessions, revoking consent grants. */
 /** Acting on an admin's account (blocking, deleting, revoking what it holds) needs keyfob:admin. */
 export async function requireScopeForAccount(k: Pick<Keyfob, "store" | "config">, admin: Admin, accountId: string | undefined) {
   if (accountId && (await isAdmin(k, accountId))) requireScope(admin, ADMIN_SCOPE, "acting on an admin's account");
@@ -115,6 +116,25 @@ export const deleteAccount = (k: AuditedStore, admin: Admin, accountId: string) 
     },
     (r) =>
       `deleted: ${JSON.stringify({ identities: r.identities })}; ${r.revokedTokens} access tokens revoked, ${r.endedSessions} sessions ended`,
+  );
+
+/**
+ * Revokes an account's consent grant to a third-party client, with the client's refresh tokens for
+ * the account (lib/consent/grants.ts), as the account itself can at /account.
+ */
+export const revokeConsentGrant = (k: AuditedStore, admin: Admin, accountId: string, clientId: string) =>
+  change(
+    k,
+    admin,
+    "consent.revoked",
+    { accountId: normalizeAccountId(accountId), clientId },
+    async (tx) => {
+      const id = await existingAccount(tx, admin, accountId);
+      const revoked = await revokeConsent(tx, id, clientId);
+      if (!revoked) throw new registry.RegistryError("clientId", "this account has not granted this client consent", "not_found");
+      return revoked;
+    },
+    (revoked) => `${revoked.families} refresh grant(s) ended`,
   );
 
 /** Revokes one login session of an account (by its id), or all of them: they end at their next request, on every instance. */

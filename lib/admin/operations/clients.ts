@@ -20,6 +20,7 @@ async function clientState(k: Pick<Keyfob, "store">, id: string): Promise<Record
     managementApi: client.managementApi,
     managementScopes: client.managementScopes,
     requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests,
+    requireConsent: client.requireConsent,
     backchannelLogoutUri: client.backchannelLogoutUri,
     backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
     deviceFlow: client.deviceFlow,

@@ -13,6 +13,7 @@ import type {
   LiveSessionRow,
 } from "../../store/contract";
 import type { KeyScheduleEntry } from "../../keys/keystore";
+import { accountConsents } from "../../consent/grants";
 import { liveSessions } from "../../sessions/login-session";
 import type { Admin } from "../access";
 import { vehiclePrivilege, type VehiclePrivilege } from "../../vehicles/privileges";
@@ -77,12 +78,14 @@ export async function resolveAccountReference(k: Pick<Keyfob, "store">, _admin: 
 
 /**
  * One account for the dashboard: identities (wallets, Google, Apple, passkeys), live login
- * sessions, what it holds (active tokens, refresh grants), and whether it is an admin.
+ * sessions, consent grants, what it holds (active tokens, refresh grants), and whether it is an admin.
  */
 export type AdminAccount = AccountView & {
   /** Its own wallet (its id) and the wallets linked to it. */
   wallets: { address: string; own: boolean; linkedAt: Date }[];
   sessions: (Omit<LiveSessionRow, "idHash"> & { id: string })[];
+  /** Its consent grants to third-party clients. */
+  consents: { clientId: string; clientName: string; scope: string[]; grantedAt: Date }[];
   holdings: directory.AccountHoldings;
   /** The role granted in the dashboard, if any. */
   adminRole: Pick<AdminRoleRow, "grantedBy" | "grantedAt"> | null;
@@ -98,8 +101,9 @@ export async function getAccount(
   const id = normalizeAccountId(accountId);
   const account = await k.store.accounts.view(id);
   if (!account) return undefined;
-  const [sessions, holdings, role] = await Promise.all([
+  const [sessions, consents, holdings, role] = await Promise.all([
     liveSessions(k, id),
+    accountConsents(k, id),
     directory.accountHoldings(k.store, id, k.clock.now()),
     k.store.accounts.findAdminRole(id),
   ]);
@@ -109,6 +113,7 @@ export async function getAccount(
       .filter((i) => i.provider === "web3")
       .map((i) => ({ address: i.subject, own: i.subject === id, linkedAt: i.createdAt })),
     sessions: sessions.map(({ idHash, ...session }) => ({ id: idHash, ...session })),
+    consents: consents.map(({ clientLogoUrl, ...consent }) => consent),
     holdings,
     adminRole: role ? { grantedBy: role.grantedBy, grantedAt: role.grantedAt } : null,
     configuredAdmin: k.config.adminAddresses.includes(id.toLowerCase()),

@@ -7,6 +7,7 @@
  */
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import { redirect } from "next/navigation";
 import { getTranslations, setRequestLocale } from "next-intl/server";
 import { EndedLogin } from "@/components/login/ended-login";
 import { hasEnsName } from "@/components/login/ens-name";
@@ -18,6 +19,7 @@ import { ContinueAsSession, UpstreamButtons } from "@/components/login/upstream-
 import { WalletLauncher } from "@/components/login/wallet-launcher";
 import { storedEnsProfile } from "@/lib/ens/profiles";
 import { endedInteraction, sessionMayComplete } from "@/lib/interactions/interactions";
+import { consentRequest } from "@/lib/interactions/consent";
 import { keyfob } from "@/lib/runtime";
 import { upstreamProviders } from "../../../_upstream/auth";
 import {
@@ -50,6 +52,9 @@ export default async function LoginPage({ params }: { params: Promise<{ id: stri
   const app = keyfob();
   const interaction = await loadInteraction(id);
   const mine = await startedInThisBrowser(id);
+  // Logged in already, awaiting consent: the consent page.
+  if (!interaction && mine && (await consentRequest(app, id, await currentLoginSession())))
+    redirect(`/auth/interaction/${encodeURIComponent(id)}/consent`);
   if (!interaction || !mine) {
     const ended = interaction ? undefined : await endedInteraction(app, id);
     return (

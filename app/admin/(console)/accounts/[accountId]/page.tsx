@@ -1,12 +1,14 @@
 /**
  * /admin/accounts/[accountId]: one account. Its identities (wallets, Google, Apple, passkeys),
- * linked wallets, live login sessions (revoke one or all), what it holds (links to the Tokens
+ * linked wallets, live login sessions (revoke one or all), consent grants to third-party clients
+ * (revoke), what it holds (links to the Tokens
  * page), block / unblock (which revokes everything at once), and delete.
  */
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { getAddress, isAddress } from "viem";
 import { DeleteAccount } from "@/components/admin/account/danger-zone";
+import { Consents } from "@/components/admin/account/consents";
 import { AccountHeader } from "@/components/admin/account/header";
 import { Identities } from "@/components/admin/account/identities";
 import { AccountOverview } from "@/components/admin/account/overview";
@@ -44,6 +46,7 @@ export default async function AccountPage({ params }: { params: Params }) {
         <Identities account={account} />
         <Wallets account={account} />
         <Sessions account={account} />
+        <Consents account={account} />
         <DeleteAccount account={account} />
       </div>
     </>
