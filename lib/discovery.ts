@@ -3,6 +3,7 @@ import { RESPONSE_MODES } from "./actions/authorize";
 import { GRANT_TYPES } from "./actions/token";
 import { VEHICLE_TOKEN_EXCHANGE_PATH } from "./actions/vehicle-token-exchange";
 import { SIGNING_ALG } from "./keys/keystore";
+import { ASSERTION_SIGNING_ALGS } from "./oauth/client-assertion";
 import { DPOP_SIGNING_ALGS } from "./oauth/dpop";
 import { ALL_SCOPES } from "./oauth/scope";
 import type { Config } from "./config";
@@ -37,9 +38,13 @@ export function openidConfiguration({ issuerUrl: issuer, vehicleTokenIssuer }: P
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
-    token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
-    revocation_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
-    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"],
+    revocation_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"],
+    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "private_key_jwt"],
+    // Client assertions (RFC 7523): a JWK Set's algorithms, and a license's signers' (lib/oauth/client-assertion.ts).
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
     code_challenge_methods_supported: ["S256"],
     /** DPoP (RFC 9449 5.1): proofs at /token, /auth/web3/submit_challenge, /userinfo and the management API. */
     dpop_signing_alg_values_supported: DPOP_SIGNING_ALGS,

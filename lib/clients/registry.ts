@@ -3,7 +3,8 @@ import { getAddress, type Address } from "viem";
 import type { Config } from "../config";
 import type { Keyfob } from "../keyfob";
 import { hostProblem } from "../http/outbound";
-import { clientSecretHash } from "../oauth/client-auth";
+import { clientSecretHash, PRIVATE_KEY_JWT } from "../oauth/client-auth";
+import { jwksProblem } from "../oauth/client-jwks";
 import { Duplicate, type Store } from "../store";
 import type { ClientSettings } from "../store/contract";
 import { CLIENT_ID, generateClientId, isLicense, normalizeClientId } from "./client-id";
@@ -95,11 +96,11 @@ export type { ClientSettings };
 export type BackchannelLogoutRules = Pick<Config, "issuerUrl" | "backchannelLogoutAllowedNetworks">;
 
 /**
- * Why a back-channel logout URI cannot be registered, or undefined: a redirect URI's rules, https
- * when the issuer is, and a host that delivery may reach (lib/http/outbound.ts). Without `rules`,
- * the strictest: https, on a public host.
+ * Why a URI Keyfob sends requests to (a back-channel logout URI, a jwks_uri) cannot be registered,
+ * or undefined: a redirect URI's rules, https when the issuer is, and a host that Keyfob may reach
+ * (lib/http/outbound.ts). Without `rules`, the strictest: https, on a public host.
  */
-function backchannelLogoutUriProblem(uri: string, rules?: BackchannelLogoutRules): string | undefined {
+function outboundUriProblem(uri: string, rules?: BackchannelLogoutRules): string | undefined {
   const problem = redirectUriProblem(uri);
   if (problem) return problem;
   const url = new URL(uri);
@@ -127,7 +128,7 @@ export async function updateClient(
   }
   if (changes.backchannelLogoutUri !== undefined) {
     changes.backchannelLogoutUri = changes.backchannelLogoutUri?.trim() || null;
-    const problem = changes.backchannelLogoutUri && backchannelLogoutUriProblem(changes.backchannelLogoutUri, rules);
+    const problem = changes.backchannelLogoutUri && outboundUriProblem(changes.backchannelLogoutUri, rules);
     if (problem) throw new RegistryError("backchannelLogoutUri", `back-channel logout URI ${problem}`);
   }
   return store.clients.update(await existingClient(store, clientId), changes, ({ secretHash }) => {
@@ -135,6 +136,39 @@ export async function updateClient(
     if (changes.managementApi && secretHash === null)
       throw new RegistryError("managementApi", "only a confidential client (with a secret) may use the management API");
   });
+}
+
+/**
+ * Sets how the client authenticates (RFC 7591 token_endpoint_auth_method): `private_key_jwt`, with
+ * client assertions (RFC 7523) signed by a key of its JWK Set, given inline (`jwks`) or as a
+ * `jwksUri` Keyfob fetches (checked as a back-channel logout URI is: only an admin registers it),
+ * or for a license by its signers (then no keys are needed); or null: its secret when it has one,
+ * else none. A private_key_jwt client may use nothing else.
+ */
+export async function setClientAuthentication(
+  store: Store,
+  clientId: string,
+  {
+    tokenEndpointAuthMethod,
+    jwks = null,
+    jwksUri = null,
+  }: { tokenEndpointAuthMethod: string | null; jwks?: unknown; jwksUri?: string | null },
+  rules?: BackchannelLogoutRules,
+): Promise<void> {
+  const id = await existingClient(store, clientId);
+  if (tokenEndpointAuthMethod !== null && tokenEndpointAuthMethod !== PRIVATE_KEY_JWT)
+    throw new RegistryError("tokenEndpointAuthMethod", `must be ${PRIVATE_KEY_JWT}, or none set (the client's secret, if it has one)`);
+  if (tokenEndpointAuthMethod === null && (jwks !== null || jwksUri !== null))
+    throw new RegistryError("jwks", `keys are for ${PRIVATE_KEY_JWT} only`);
+  if (jwks !== null && jwksUri !== null)
+    throw new RegistryError("jwks", "give jwks or jwks_uri, not both (OIDC Dynamic Client Registration 2)");
+  const problem = jwks !== null ? jwksProblem(jwks) : undefined;
+  if (problem) throw new RegistryError("jwks", `jwks ${problem}`);
+  const uriProblem = jwksUri !== null ? outboundUriProblem(jwksUri, rules) : undefined;
+  if (uriProblem) throw new RegistryError("jwksUri", `jwks_uri ${uriProblem}`);
+  if (tokenEndpointAuthMethod !== null && jwks === null && jwksUri === null && !isLicense(id))
+    throw new RegistryError("jwks", `a ${PRIVATE_KEY_JWT} client needs jwks or a jwks_uri (only a license's signers sign without them)`);
+  await store.clients.setAuthentication(id, { tokenEndpointAuthMethod, jwks, jwksUri });
 }
 
 /** Lets browser pages on `origin` call the token endpoints for the client (CORS), besides its redirect URIs' origins. */

@@ -1,4 +1,4 @@
-import type { Prisma } from "../db/generated/client";
+import { Prisma } from "../db/generated/client";
 import { refusingDuplicates, type Connection } from "./connection";
 import type { ClientSettings, ClientStore, PreviousSecret } from "./contract";
 
@@ -73,6 +73,9 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         management_scopes: string[] | null;
         dpop_bound_access_tokens: boolean;
         token_exchange: boolean;
+        token_endpoint_auth_method: string | null;
+        jwks: unknown;
+        jwks_uri: string | null;
         redirect_uris: string[];
         allowed_origins: string[];
       }>({
@@ -82,7 +85,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
                       EXTRACT(EPOCH FROM c.previous_secret_expires_at)::float8 * 1000 AS previous_secret_expires_ms,
                       c.resource_server, c.refresh_tokens_allowed,
                       CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
-                      c.dpop_bound_access_tokens, c.token_exchange,
+                      c.dpop_bound_access_tokens, c.token_exchange, c.token_endpoint_auth_method, c.jwks, c.jwks_uri,
                       ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
                       ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
                FROM clients c WHERE c.id = $1`,
@@ -103,6 +106,9 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         managementScopes: row.management_scopes ?? [],
         dpopBoundAccessTokens: row.dpop_bound_access_tokens,
         tokenExchange: row.token_exchange,
+        tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+        jwks: row.jwks,
+        jwksUri: row.jwks_uri,
         origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
       };
     },
@@ -156,6 +162,13 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
       await db.client.update({
         where: { id },
         data: { secretHash, previousSecretHash: previous?.hash ?? null, previousSecretExpiresAt: previous?.expiresAt ?? null },
+      });
+    },
+
+    async setAuthentication(id, { tokenEndpointAuthMethod, jwks, jwksUri }) {
+      await db.client.update({
+        where: { id },
+        data: { tokenEndpointAuthMethod, jwks: jwks === null ? Prisma.DbNull : (jwks as Prisma.InputJsonValue), jwksUri },
       });
     },
 
