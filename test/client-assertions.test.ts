@@ -1,7 +1,7 @@
 /**
  * Client assertions (RFC 7523, OIDC Core 9) with a real client library, openid-client, against the
  * real route handlers: private_key_jwt with the client's JWK Set inline or from its jwks_uri (a
- * local server; a new kid makes Keyfob fetch it again), and a license's assertion signed by one of
+ * local server; a new kid makes Keyfob fetch it again), client_secret_jwt, and a license's assertion signed by one of
  * its enabled Flow A signers (ES256K, viem signs), refused at once when the signer is revoked. An
  * assertion's jti is single use across two instances; a wrong aud, an exp too late or past, or a
  * method the client is not registered for are refused with invalid_client.
@@ -89,10 +89,12 @@ const revokeWith = (clientAssertion: string, on = routes) =>
     formPost("/token/revoke", { token: "nothing", client_assertion_type: CLIENT_ASSERTION_TYPE, client_assertion: clientAssertion }),
   );
 
-it("lists private_key_jwt and the assertions' algorithms in discovery", async () => {
+it("lists private_key_jwt, client_secret_jwt and the assertions' algorithms in discovery", async () => {
   const metadata = await (await handlers["/.well-known/openid-configuration"](new Request(ISSUER))).json();
   for (const endpoint of ["token", "revocation", "introspection"]) {
-    expect(metadata[`${endpoint}_endpoint_auth_methods_supported`]).toContain("private_key_jwt");
+    expect(metadata[`${endpoint}_endpoint_auth_methods_supported`]).toEqual(
+      expect.arrayContaining(["private_key_jwt", "client_secret_jwt"]),
+    );
     expect(metadata[`${endpoint}_endpoint_auth_signing_alg_values_supported`]).toEqual([
       "RS256",
       "PS256",
@@ -100,6 +102,7 @@ it("lists private_key_jwt and the assertions' algorithms in discovery", async ()
       "EdDSA",
       "ES256K",
       "EIP191",
+      "HS256",
     ]);
   }
 });
@@ -109,6 +112,29 @@ it("gives openid-client tokens for the code with private_key_jwt, the key inline
   const tokens = await codeFlow(await codeFlowClient(id, client.PrivateKeyJwt({ key: privateKey, kid })));
   expect(tokens.access_token).toBeTruthy();
   expect(tokens.claims()?.aud).toBe(id);
+});
+
+it("gives openid-client tokens with client_secret_jwt once the secret is made for it; the secret alone is refused", async () => {
+  const { id } = await createClient(keyfob().store, { name: "client_secret_jwt client" });
+  const before = await rotateClientSecret(keyfob(), id);
+  await setClientAuthentication(keyfob().store, id, { tokenEndpointAuthMethod: "client_secret_jwt" });
+  // Only a secret generated for the method is kept (encrypted): the one from before cannot MAC.
+  await expect(codeFlow(await codeFlowClient(id, client.ClientSecretJwt(before)))).rejects.toMatchObject({
+    error: "invalid_client",
+    error_description: expect.stringMatching(/rotate it/),
+  });
+
+  const secret = await rotateClientSecret(keyfob(), id);
+  const tokens = await codeFlow(await codeFlowClient(id, client.ClientSecretJwt(secret)));
+  expect(tokens.claims()?.aud).toBe(id);
+  await expect(codeFlow(await codeFlowClient(id, client.ClientSecretJwt("not-the-secret")))).rejects.toMatchObject({
+    error: "invalid_client",
+  });
+  const basic = await routes.revoke(
+    formPost("/token/revoke", { token: "nothing" }, { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}` }),
+  );
+  expect(basic.status).toBe(401);
+  expect((await basic.json()).error_description).toMatch(/registered for client_secret_jwt/);
 });
 
 describe("refusals, invalid_client", () => {
@@ -148,7 +174,7 @@ describe("refusals, invalid_client", () => {
     const { privateKey } = await generateKeyPair("ES256");
     const response = await revokeWith(await assertion(id, privateKey, "x"));
     expect(response.status).toBe(401);
-    expect((await response.json()).error_description).toMatch(/not registered for private_key_jwt/);
+    expect((await response.json()).error_description).toMatch(/not registered for private_key_jwt or client_secret_jwt/);
   });
 });
 

@@ -3,7 +3,8 @@ import { getAddress, type Address } from "viem";
 import type { Config } from "../config";
 import type { Keyfob } from "../keyfob";
 import { hostProblem } from "../http/outbound";
-import { clientSecretHash, PRIVATE_KEY_JWT } from "../oauth/client-auth";
+import { clientSecretHash } from "../oauth/client-auth";
+import { CLIENT_SECRET_JWT, PRIVATE_KEY_JWT, sealClientSecret } from "../oauth/client-assertion";
 import { jwksProblem } from "../oauth/client-jwks";
 import { Duplicate, type Store } from "../store";
 import type { ClientSettings } from "../store/contract";
@@ -67,7 +68,7 @@ export const MAX_SECRET_OVERLAP_SECONDS = 30 * 86400;
  * the new one without an outage; without, it stops at once. A new rotation ends any earlier overlap.
  */
 export async function rotateClientSecret(
-  { store, clock }: Pick<Keyfob, "store" | "clock">,
+  { store, clock, config }: Pick<Keyfob, "store" | "clock"> & { config?: Pick<Config, "secret"> },
   clientId: string,
   options: { overlapSeconds?: number } = {},
 ): Promise<string> {
@@ -75,12 +76,20 @@ export async function rotateClientSecret(
   if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_SECRET_OVERLAP_SECONDS)
     throw new RegistryError("overlapSeconds", `must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS} (30 days)`);
   const id = await existingClient(store, clientId);
-  const current = (await store.clients.find(id))?.secretHash;
+  const client = await store.clients.find(id);
+  const current = client?.secretHash;
   if (overlapSeconds > 0 && !current) throw new RegistryError("overlapSeconds", "the client has no secret yet to keep valid");
   const secret = randomBytes(32).toString("base64url");
   const previous =
     overlapSeconds > 0 && current ? { hash: current, expiresAt: new Date(clock.now().getTime() + overlapSeconds * 1000) } : null;
-  await store.clients.setSecretHash(id, clientSecretHash(secret), previous);
+  // client_secret_jwt's HMAC needs the secret itself: kept encrypted (docs/decisions/2026-11-28-client-secret-jwt-secret-sealed.md).
+  let sealed: string | null = null;
+  if (client?.tokenEndpointAuthMethod === CLIENT_SECRET_JWT) {
+    if (!config?.secret)
+      throw new RegistryError("clientId", "a client_secret_jwt client's secret is kept encrypted: KEYFOB_SECRET is needed");
+    sealed = await sealClientSecret(secret, id, config.secret);
+  }
+  await store.clients.setSecretHash(id, clientSecretHash(secret), previous, sealed);
   return secret;
 }
 
@@ -142,8 +151,9 @@ export async function updateClient(
  * Sets how the client authenticates (RFC 7591 token_endpoint_auth_method): `private_key_jwt`, with
  * client assertions (RFC 7523) signed by a key of its JWK Set, given inline (`jwks`) or as a
  * `jwksUri` Keyfob fetches (checked as a back-channel logout URI is: only an admin registers it),
- * or for a license by its signers (then no keys are needed); or null: its secret when it has one,
- * else none. A private_key_jwt client may use nothing else.
+ * or for a license by its signers (then no keys are needed); `client_secret_jwt`, assertions MACed
+ * with its secret (HS256), which works once the secret is rotated after this (only then is it kept,
+ * encrypted); or null: its secret when it has one, else none. A client with a method uses nothing else.
  */
 export async function setClientAuthentication(
   store: Store,
@@ -156,9 +166,12 @@ export async function setClientAuthentication(
   rules?: BackchannelLogoutRules,
 ): Promise<void> {
   const id = await existingClient(store, clientId);
-  if (tokenEndpointAuthMethod !== null && tokenEndpointAuthMethod !== PRIVATE_KEY_JWT)
-    throw new RegistryError("tokenEndpointAuthMethod", `must be ${PRIVATE_KEY_JWT}, or none set (the client's secret, if it has one)`);
-  if (tokenEndpointAuthMethod === null && (jwks !== null || jwksUri !== null))
+  if (tokenEndpointAuthMethod !== null && tokenEndpointAuthMethod !== PRIVATE_KEY_JWT && tokenEndpointAuthMethod !== CLIENT_SECRET_JWT)
+    throw new RegistryError(
+      "tokenEndpointAuthMethod",
+      `must be ${PRIVATE_KEY_JWT} or ${CLIENT_SECRET_JWT}, or none set (the client's secret, if it has one)`,
+    );
+  if (tokenEndpointAuthMethod !== PRIVATE_KEY_JWT && (jwks !== null || jwksUri !== null))
     throw new RegistryError("jwks", `keys are for ${PRIVATE_KEY_JWT} only`);
   if (jwks !== null && jwksUri !== null)
     throw new RegistryError("jwks", "give jwks or jwks_uri, not both (OIDC Dynamic Client Registration 2)");
@@ -166,7 +179,7 @@ export async function setClientAuthentication(
   if (problem) throw new RegistryError("jwks", `jwks ${problem}`);
   const uriProblem = jwksUri !== null ? outboundUriProblem(jwksUri, rules) : undefined;
   if (uriProblem) throw new RegistryError("jwksUri", `jwks_uri ${uriProblem}`);
-  if (tokenEndpointAuthMethod !== null && jwks === null && jwksUri === null && !isLicense(id))
+  if (tokenEndpointAuthMethod === PRIVATE_KEY_JWT && jwks === null && jwksUri === null && !isLicense(id))
     throw new RegistryError("jwks", `a ${PRIVATE_KEY_JWT} client needs jwks or a jwks_uri (only a license's signers sign without them)`);
   await store.clients.setAuthentication(id, { tokenEndpointAuthMethod, jwks, jwksUri });
 }

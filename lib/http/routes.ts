@@ -262,6 +262,7 @@ export const assertionVerifier = (k: Keyfob): AssertionVerifier => ({
   store: k.store,
   signatures: k.signatures,
   jwks: { allowed: k.config.backchannelLogoutAllowedNetworks },
+  secretKey: k.clientSecretKey,
 });
 
 /** A device's poll told to wait (RFC 8628 3.5): a step of the flow, not a failed token request (the dashboard counts those). */

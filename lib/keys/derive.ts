@@ -15,7 +15,9 @@ export type KeyPurpose =
   /** Auth.js's session cookie for the upstream providers. */
   | "upstream-session"
   /** MACs the DPoP server nonces of each period (lib/oauth/dpop.ts). */
-  | "dpop-nonce";
+  | "dpop-nonce"
+  /** Encrypts the secrets of client_secret_jwt clients at rest (A256GCM), which their assertions' HMAC needs. */
+  | "client-secret-encryption";
 
 export function deriveKey(secret: string, purpose: KeyPurpose): Uint8Array {
   return new Uint8Array(hkdfSync("sha256", secret, "keyfob", purpose, 32));

@@ -1,7 +1,10 @@
 /**
- * Client assertions (RFC 7523 2.2 and 3, OIDC Core 9 private_key_jwt): a JWT the client signs with
- * a key Keyfob knows, sent as `client_assertion` with `client_assertion_type`
+ * Client assertions (RFC 7523 2.2 and 3, OIDC Core 9 private_key_jwt and client_secret_jwt): a JWT
+ * the client signs with a key Keyfob knows, sent as `client_assertion` with `client_assertion_type`
  * urn:ietf:params:oauth:client-assertion-type:jwt-bearer instead of a secret.
+ *
+ * client_secret_jwt: HS256 keyed with the client's secret itself, which Keyfob keeps encrypted for
+ * these clients only (docs/decisions/2026-11-28-client-secret-jwt-secret-sealed.md).
  *
  * The key is one of the client's registered public keys (its JWK Set, inline or from its jwks_uri:
  * lib/oauth/client-jwks.ts), or, for a license (its id is an address), one of its enabled Flow A
@@ -24,17 +27,25 @@ import { isLicense, normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
 import type { ClientAuthentication } from "../store/contract";
 import { verifySignature, type SignatureVerifiers } from "../siwe/signature";
+import { deriveKey } from "../keys/derive";
+import { seal, unseal } from "../keys/encryption";
 import { clientKeys, type ClientKeysOptions } from "./client-jwks";
 import { invalidClient, OAuthError } from "./errors";
 
 export const CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
+/** The registered methods (RFC 7591 token_endpoint_auth_method) of clients that authenticate with client assertions. */
+export const PRIVATE_KEY_JWT = "private_key_jwt";
+export const CLIENT_SECRET_JWT = "client_secret_jwt";
+
 /** Algorithms of the keys in a client's JWK Set. */
 export const JWKS_ASSERTION_ALGS = ["RS256", "PS256", "ES256", "EdDSA"];
 /** Algorithms of a license's signers (see above). */
 export const SIGNER_ASSERTION_ALGS = ["ES256K", "EIP191"];
+/** client_secret_jwt's algorithm. */
+const SECRET_ASSERTION_ALG = "HS256";
 /** Every algorithm a client assertion may use (discovery's *_endpoint_auth_signing_alg_values_supported). */
-export const ASSERTION_SIGNING_ALGS = [...JWKS_ASSERTION_ALGS, ...SIGNER_ASSERTION_ALGS];
+export const ASSERTION_SIGNING_ALGS = [...JWKS_ASSERTION_ALGS, ...SIGNER_ASSERTION_ALGS, SECRET_ASSERTION_ALG];
 
 /** How far ahead an assertion's exp may be: it is short-lived (RFC 7523 3), and its jti is kept until then. */
 export const ASSERTION_MAX_LIFETIME_S = 300;
@@ -47,7 +58,16 @@ export type AssertionVerifier = {
   store: Store;
   signatures: SignatureVerifiers;
   jwks: ClientKeysOptions;
+  /** Opens client_secret_jwt clients' sealed secrets (clientSecretKey). */
+  secretKey: Uint8Array;
 };
+
+/** The key client_secret_jwt clients' secrets are sealed with, from KEYFOB_SECRET. */
+export const clientSecretKey = (keyfobSecret: string) => deriveKey(keyfobSecret, "client-secret-encryption");
+
+/** A client_secret_jwt client's secret, sealed for the database (A256GCM, bound to the client's id). */
+export const sealClientSecret = (secret: string, clientId: string, keyfobSecret: string) =>
+  seal(secret, clientId, clientSecretKey(keyfobSecret));
 
 /** The client an assertion names as its issuer, unverified (to find the client when no client_id is sent). */
 export function assertionIssuer(assertion: string): string | undefined {
@@ -66,7 +86,7 @@ export function assertionIssuer(assertion: string): string | undefined {
  */
 export async function verifyClientAssertion(
   assertion: string,
-  client: { id: string } & Pick<ClientAuthentication, "jwks" | "jwksUri">,
+  client: { id: string } & ClientAuthentication,
   endpoint: string,
   verifier: AssertionVerifier,
   now: Date,
@@ -77,17 +97,36 @@ export async function verifyClientAssertion(
   } catch {
     throw refused("it is not a JWS");
   }
-  const payload = SIGNER_ASSERTION_ALGS.includes(alg ?? "")
-    ? await signedBySigner(assertion, alg as "ES256K" | "EIP191", client.id, verifier, now)
-    : await signedByKey(assertion, client, verifier);
+  const payload =
+    client.tokenEndpointAuthMethod === CLIENT_SECRET_JWT
+      ? await macedWithSecret(assertion, client, verifier)
+      : SIGNER_ASSERTION_ALGS.includes(alg ?? "")
+        ? await signedBySigner(assertion, alg as "ES256K" | "EIP191", client.id, verifier, now)
+        : await signedByKey(assertion, client, verifier);
   const claims = checkedClaims(payload, client.id, [verifier.issuer, `${verifier.issuer}/token`, endpoint], now);
   const jtiHash = createHash("sha256").update(`${client.id}\n${claims.jti}`).digest("base64url");
   if (!(await verifier.store.clientAssertions.record(jtiHash, new Date(claims.exp * 1000))))
     throw refused("its jti was used before (an assertion is single use)");
 }
 
-const refused = (problem: string) =>
-  invalidClient(`client authentication failed: the client_assertion is refused: ${problem} (private_key_jwt)`);
+const refused = (problem: string) => invalidClient(`client authentication failed: the client_assertion is refused: ${problem}`);
+
+/** The payload of a client_secret_jwt assertion: HS256 with the client's secret. */
+async function macedWithSecret(
+  assertion: string,
+  client: { id: string; secretSealed: string | null },
+  { secretKey }: AssertionVerifier,
+): Promise<Uint8Array> {
+  // Sealed when the secret is generated for a client_secret_jwt client: one from before has none.
+  if (!client.secretSealed) throw refused("the client's secret was set before it was registered for client_secret_jwt: rotate it");
+  const secret = new TextEncoder().encode(await unseal(client.secretSealed, client.id, secretKey));
+  try {
+    return (await compactVerify(assertion, secret, { algorithms: [SECRET_ASSERTION_ALG] })).payload;
+  } catch (error) {
+    if (error instanceof errors.JOSEAlgNotAllowed) throw refused(`a client_secret_jwt assertion is ${SECRET_ASSERTION_ALG}`);
+    throw refused("its MAC does not verify with the client's secret");
+  }
+}
 
 /** The payload of an assertion signed by a key of the client's JWK Set. */
 async function signedByKey(

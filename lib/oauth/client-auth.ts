@@ -4,7 +4,14 @@ import { normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
 import { previousSecret } from "../store/clients";
 import type { TokenClientRow } from "../store/contract";
-import { assertionIssuer, CLIENT_ASSERTION_TYPE, verifyClientAssertion, type AssertionVerifier } from "./client-assertion";
+import {
+  assertionIssuer,
+  CLIENT_ASSERTION_TYPE,
+  CLIENT_SECRET_JWT,
+  PRIVATE_KEY_JWT,
+  verifyClientAssertion,
+  type AssertionVerifier,
+} from "./client-assertion";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 import type { HttpRequest } from "../http/request";
@@ -74,9 +81,6 @@ export async function refuseChangedClient(store: Store, client: { id: string; se
 /** How a client authenticated (RFC 7591 token_endpoint_auth_method), for the reasons of a refusal. */
 type AuthMethod = "client_secret_basic" | "client_secret_post" | "none";
 
-/** The registered method of a client that authenticates with client assertions (RFC 7523). */
-export const PRIVATE_KEY_JWT = "private_key_jwt";
-
 /**
  * Why a client's authentication failed, as the client and the audit log are told: what was wrong
  * with the secret, the method it came by and, at the token endpoint, the grant (never the secret).
@@ -120,8 +124,8 @@ export async function authenticateClient(
   const client = await find(normalizeClientId(rawId));
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
   const known = knownOf(client);
-  if (client.tokenEndpointAuthMethod === PRIVATE_KEY_JWT)
-    throw authFailure("the client is registered for private_key_jwt: send a client_assertion", method, grant);
+  if (client.tokenEndpointAuthMethod !== null)
+    throw authFailure(`the client is registered for ${client.tokenEndpointAuthMethod}: send a client_assertion`, method, grant);
   if (client.secretHash) {
     if (secret === undefined)
       throw authFailure("the client has a secret, and none was sent (use client_secret_basic or client_secret_post)", method, grant);
@@ -139,7 +143,8 @@ export async function authenticateClient(
 
 /**
  * A client assertion (client_assertion with client_assertion_type jwt-bearer), of a client
- * registered for private_key_jwt: confidential, whether or not it has a secret too. The secret's
+ * registered for private_key_jwt (confidential, whether or not it has a secret too) or
+ * client_secret_jwt. The secret's
  * hash as read is passed on like any method's, so the token statements' check of it holds.
  */
 async function authenticateAssertion(
@@ -163,10 +168,11 @@ async function authenticateAssertion(
     throw invalidClient("client authentication failed: client_id does not match the client_assertion's iss");
   const client = await find(normalizeClientId(rawId));
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
-  if (client.tokenEndpointAuthMethod !== PRIVATE_KEY_JWT)
-    throw invalidClient("client authentication failed: the client is not registered for private_key_jwt");
+  const method = client.tokenEndpointAuthMethod;
+  if (method !== PRIVATE_KEY_JWT && method !== CLIENT_SECRET_JWT)
+    throw invalidClient("client authentication failed: the client is not registered for private_key_jwt or client_secret_jwt");
   const endpoint = `${assertions.issuer}${new URL(request.url).pathname}`;
-  await verifyClientAssertion(assertion, client, endpoint, assertions, now);
+  await verifyClientAssertion(assertion, { ...client, tokenEndpointAuthMethod: method }, endpoint, assertions, now);
   return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...knownOf(client) };
 }
 

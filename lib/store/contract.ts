@@ -646,9 +646,9 @@ export type ClientStore = {
     check: (before: ClientSettings & { secretHash: string | null }) => void,
   ): Promise<{ before: ClientSettings; after: ClientSettings }>;
   /** A new secret; `previous` keeps the one it replaces valid for a while (null: it stops at once). */
-  setSecretHash(id: string, secretHash: string, previous?: PreviousSecret | null): Promise<void>;
-  /** Sets how the client authenticates and its keys. */
-  setAuthentication(id: string, authentication: ClientAuthentication): Promise<void>;
+  setSecretHash(id: string, secretHash: string, previous?: PreviousSecret | null, sealed?: string | null): Promise<void>;
+  /** Sets how the client authenticates and its keys; keeps the sealed secret only for client_secret_jwt. */
+  setAuthentication(id: string, authentication: Omit<ClientAuthentication, "secretSealed">): Promise<void>;
   /** Ends a rotation's overlap now: the previous secret stops working. False when none was still valid at `now`. */
   endSecretOverlap(id: string, now: Date): Promise<boolean>;
   /**
@@ -773,12 +773,14 @@ export type PreviousSecret = { hash: string; expiresAt: Date };
 
 /** How a client authenticates besides a secret: client assertions (RFC 7523) and their keys. */
 export type ClientAuthentication = {
-  /** private_key_jwt, or null: its secret when it has one, else none (RFC 7591 token_endpoint_auth_method). */
+  /** private_key_jwt or client_secret_jwt, or null: its secret when it has one, else none (RFC 7591 token_endpoint_auth_method). */
   tokenEndpointAuthMethod: string | null;
   /** Its public keys (a JWK Set, as registered), or null. */
   jwks: unknown;
   /** Where its JWK Set is fetched, or null. */
   jwksUri: string | null;
+  /** client_secret_jwt: its secret, encrypted under KEYFOB_SECRET (lib/keys/encryption.ts seal); else null. */
+  secretSealed: string | null;
 };
 
 // Accounts, identities, passkeys, login sessions, the dashboard's sessions and admin roles.
