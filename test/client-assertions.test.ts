@@ -1,8 +1,9 @@
 /**
  * Client assertions (RFC 7523, OIDC Core 9) with a real client library, openid-client, against the
  * real route handlers: private_key_jwt with the client's JWK Set inline or from its jwks_uri (a
- * local server; a new kid makes Keyfob fetch it again), client_secret_jwt, and a license's assertion signed by one of
- * its enabled Flow A signers (ES256K, viem signs), refused at once when the signer is revoked. An
+ * local server; a new kid makes Keyfob fetch it again), client_secret_jwt, and a license's assertion
+ * signed by one of its enabled Flow A signers (ES256K, viem signs), refused at once when the signer
+ * is revoked, or by a smart-account license's owner (EIP191, ERC-1271 on a local hardhat chain). An
  * assertion's jti is single use across two instances; a wrong aud, an exp too late or past, or a
  * method the client is not registered for are refused with invalid_client.
  */
@@ -12,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import * as client from "openid-client";
 import { base64url, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { hexToBytes } from "viem";
-import type { PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { addRedirectUri, createClient, revokeSigner, rotateClientSecret, setClientAuthentication } from "@/lib/clients/registry";
@@ -21,34 +22,41 @@ import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { CLIENT_ASSERTION_TYPE } from "@/lib/oauth/client-assertion";
 import { keyfob } from "@/lib/runtime";
+import { deployLicenseAccounts } from "./chain/license-accounts";
+import { compileContracts, type LocalChain, startLocalChain } from "./chain/local-chain";
 import { enableSigner, ISSUER, registerLicense } from "./support/flow-a";
 import { formPost, route, routesOn } from "./support/routes";
 
-const discoveryRoute = route("/.well-known/openid-configuration");
 const routes = routesOn(keyfob());
-const handlers: Record<string, (request: Request) => Promise<Response>> = {
-  "/.well-known/openid-configuration": () => discoveryRoute(new Request(`${ISSUER}/.well-known/openid-configuration`)),
-  "/token": routes.token,
-  "/token/revoke": routes.revoke,
-};
-const routeFetch = (url: string, init: client.CustomFetchOptions) => {
-  const request = new Request(url, init as RequestInit);
-  return handlers[new URL(request.url).pathname](request);
-};
 
-/** A registered client for the code flow, its redirect URI, and openid-client configured for it with `auth`. */
-async function codeFlowClient(id: string, auth: client.ClientAuth) {
+/** openid-client's fetch, answered by the routes of `on` it calls. */
+function routeFetch(on: Keyfob) {
+  const onRoutes = routesOn(on);
+  const discoveryRoute = route("/.well-known/openid-configuration", () => on);
+  const handlers: Record<string, (request: Request) => Promise<Response>> = {
+    "/.well-known/openid-configuration": () => discoveryRoute(new Request(`${ISSUER}/.well-known/openid-configuration`)),
+    "/token": onRoutes.token,
+    "/token/revoke": onRoutes.revoke,
+  };
+  return (url: string, init: client.CustomFetchOptions) => {
+    const request = new Request(url, init as RequestInit);
+    return handlers[new URL(request.url).pathname](request);
+  };
+}
+
+/** A registered client for the code flow, its redirect URI, and openid-client configured for it with `auth`, on `on`. */
+async function codeFlowClient(id: string, auth: client.ClientAuth, on = keyfob()) {
   const redirectUri = `https://rp.example.com/cb-${randomUUID()}`;
-  await addRedirectUri(keyfob().store, id, redirectUri);
+  await addRedirectUri(on.store, id, redirectUri);
   const config = await client.discovery(new URL(ISSUER), id, undefined, auth, {
     execute: [client.allowInsecureRequests],
-    [client.customFetch]: routeFetch,
+    [client.customFetch]: routeFetch(on),
   });
-  return { config, redirectUri };
+  return { config, redirectUri, on };
 }
 
 /** The code flow with openid-client, the user's login done through lib/: the token response. */
-async function codeFlow({ config, redirectUri }: Awaited<ReturnType<typeof codeFlowClient>>) {
+async function codeFlow({ config, redirectUri, on }: Awaited<ReturnType<typeof codeFlowClient>>) {
   const verifier = client.randomPKCECodeVerifier();
   const url = client.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
@@ -56,10 +64,10 @@ async function codeFlow({ config, redirectUri }: Awaited<ReturnType<typeof codeF
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
     code_challenge_method: "S256",
   });
-  const start = await startAuthorization(keyfob(), url.searchParams);
+  const start = await startAuthorization(on, url.searchParams);
   if (start.kind !== "login") throw new Error("expected the login page");
   const identity = { provider: "google", subject: `google-${randomUUID()}`, email: "pkjwt@example.com", emailVerified: true } as const;
-  const callback = new URL((await completeAuthorization(keyfob(), start.interactionId, { identity })).location);
+  const callback = new URL((await completeAuthorization(on, start.interactionId, { identity })).location);
   return client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
 }
 
@@ -90,7 +98,7 @@ const revokeWith = (clientAssertion: string, on = routes) =>
   );
 
 it("lists private_key_jwt, client_secret_jwt and the assertions' algorithms in discovery", async () => {
-  const metadata = await (await handlers["/.well-known/openid-configuration"](new Request(ISSUER))).json();
+  const metadata = await (await routeFetch(keyfob())(`${ISSUER}/.well-known/openid-configuration`, {} as client.CustomFetchOptions)).json();
   for (const endpoint of ["token", "revocation", "introspection"]) {
     expect(metadata[`${endpoint}_endpoint_auth_methods_supported`]).toEqual(
       expect.arrayContaining(["private_key_jwt", "client_secret_jwt"]),
@@ -200,34 +208,34 @@ describe("an assertion's jti on two instances", () => {
   });
 });
 
-describe("a license's assertion signed by its signer (ES256K)", () => {
-  /** openid-client's client authentication for a license: an ES256K JWS (RFC 8812) that viem signs. */
-  const licenseAssertion = (signer: PrivateKeyAccount): client.ClientAuth =>
-    // openid-client awaits the client authentication it is given.
-    (async (as: client.ServerMetadata, metadata: client.ClientMetadata, body: URLSearchParams) => {
-      const now = Math.floor(Date.now() / 1000);
-      const encode = (value: object) => base64url.encode(JSON.stringify(value));
-      const header = encode({ alg: "ES256K", typ: "JWT" });
-      const payload = encode({
-        iss: metadata.client_id,
-        sub: metadata.client_id,
-        aud: as.issuer,
-        jti: randomUUID(),
-        iat: now,
-        exp: now + 60,
-      });
-      const hash = `0x${createHash("sha256").update(`${header}.${payload}`).digest("hex")}` as const;
-      const signature = hexToBytes(await signer.sign({ hash })).slice(0, 64); // r || s, without viem's recovery byte
-      body.set("client_id", metadata.client_id);
-      body.set("client_assertion_type", CLIENT_ASSERTION_TYPE);
-      body.set("client_assertion", `${header}.${payload}.${base64url.encode(signature)}`);
-    }) as unknown as client.ClientAuth;
+/**
+ * openid-client's client authentication for a license: a JWS with `alg` whose signature `sign`
+ * makes of the signing input (openid-client awaits the client authentication it is given).
+ */
+const licenseAssertion = (alg: "ES256K" | "EIP191", sign: (signingInput: string) => Promise<Uint8Array>): client.ClientAuth =>
+  (async (as: client.ServerMetadata, metadata: client.ClientMetadata, body: URLSearchParams) => {
+    const now = Math.floor(Date.now() / 1000);
+    const encode = (value: object) => base64url.encode(JSON.stringify(value));
+    const claims = { iss: metadata.client_id, sub: metadata.client_id, aud: as.issuer, jti: randomUUID(), iat: now, exp: now + 60 };
+    const signingInput = `${encode({ alg, typ: "JWT" })}.${encode(claims)}`;
+    body.set("client_id", metadata.client_id);
+    body.set("client_assertion_type", CLIENT_ASSERTION_TYPE);
+    body.set("client_assertion", `${signingInput}.${base64url.encode(await sign(signingInput))}`);
+  }) as unknown as client.ClientAuth;
 
+/** ES256K (RFC 8812): ECDSA over the signing input's SHA-256, r || s, as viem signs it (without its recovery byte). */
+const es256k = (signer: PrivateKeyAccount) =>
+  licenseAssertion("ES256K", async (signingInput) => {
+    const hash = `0x${createHash("sha256").update(signingInput).digest("hex")}` as const;
+    return hexToBytes(await signer.sign({ hash })).slice(0, 64);
+  });
+
+describe("a license's assertion signed by its signer (ES256K)", () => {
   it("gives openid-client tokens, and is refused at once when the signer is revoked", async () => {
     const license = await registerLicense();
     const signer = await enableSigner(license);
     await setClientAuthentication(keyfob().store, license.clientId, { tokenEndpointAuthMethod: "private_key_jwt" });
-    const flow = await codeFlowClient(license.clientId, licenseAssertion(signer));
+    const flow = await codeFlowClient(license.clientId, es256k(signer));
     const tokens = await codeFlow(flow);
     expect(tokens.claims()?.aud).toBe(license.clientId);
 
@@ -238,7 +246,7 @@ describe("a license's assertion signed by its signer (ES256K)", () => {
   it("refuses a key that is not the license's signer", async () => {
     const license = await registerLicense();
     await setClientAuthentication(keyfob().store, license.clientId, { tokenEndpointAuthMethod: "private_key_jwt" });
-    await expect(codeFlow(await codeFlowClient(license.clientId, licenseAssertion(license.owner)))).rejects.toMatchObject({
+    await expect(codeFlow(await codeFlowClient(license.clientId, es256k(license.owner)))).rejects.toMatchObject({
       error: "invalid_client",
     });
   });
@@ -289,5 +297,37 @@ describe("a jwks_uri", () => {
     await expect(
       setClientAuthentication(keyfob().store, id, { tokenEndpointAuthMethod: "private_key_jwt", jwksUri: "https://169.254.169.254/keys" }),
     ).rejects.toThrow(/public host/);
+  });
+});
+
+describe("a smart-account license's assertion (EIP191, ERC-1271 on a local chain)", () => {
+  let chain: LocalChain;
+  let k: Keyfob;
+  const owner = privateKeyToAccount(generatePrivateKey());
+  let license: string;
+  beforeAll(async () => {
+    chain = await startLocalChain();
+    k = createKeyfob(loadConfig({ ...process.env, RPC_URL: chain.rpcUrl, CHAIN_ID: String(chain.chainId) }), keyfob().store);
+    license = await (await deployLicenseAccounts(chain, compileContracts())).deployAccount(owner.address);
+    await createClient(k.store, { id: license, name: "Smart-account license" });
+    await setClientAuthentication(k.store, license, { tokenEndpointAuthMethod: "private_key_jwt" });
+  }, 120_000);
+  afterAll(async () => {
+    await k?.close();
+    await chain?.stop();
+  });
+
+  /** The account's owner signs the signing input with personal_sign (EIP-191); the account vouches for it (ERC-1271). */
+  const eip191 = (signer: PrivateKeyAccount) =>
+    licenseAssertion("EIP191", async (signingInput) => hexToBytes(await signer.signMessage({ message: signingInput })));
+
+  it("gives openid-client tokens when the account's owner signed it", async () => {
+    const tokens = await codeFlow(await codeFlowClient(license, eip191(owner), k));
+    expect(tokens.claims()?.aud).toBe(license);
+  });
+
+  it("refuses a key the account does not accept", async () => {
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    await expect(codeFlow(await codeFlowClient(license, eip191(stranger), k))).rejects.toMatchObject({ error: "invalid_client" });
   });
 });
