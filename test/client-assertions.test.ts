@@ -16,7 +16,14 @@ import { hexToBytes } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
-import { addRedirectUri, createClient, revokeSigner, rotateClientSecret, setClientAuthentication } from "@/lib/clients/registry";
+import {
+  addRedirectUri,
+  createClient,
+  revokeSigner,
+  rotateClientSecret,
+  setClientAuthentication,
+  updateClient,
+} from "@/lib/clients/registry";
 import { loadConfig } from "@/lib/config";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
@@ -143,6 +150,38 @@ it("gives openid-client tokens with client_secret_jwt once the secret is made fo
   );
   expect(basic.status).toBe(401);
   expect((await basic.json()).error_description).toMatch(/registered for client_secret_jwt/);
+});
+
+it("authenticates a private_key_jwt client at /par, introspection and device authorization too", async () => {
+  const { id, privateKey, kid } = await keyClient();
+  await updateClient(keyfob().store, id, { deviceFlow: true });
+  await addRedirectUri(keyfob().store, id, "https://rp.example.com/par");
+  const withAssertion = async (fields: Record<string, string>) => ({
+    ...fields,
+    client_assertion_type: CLIENT_ASSERTION_TYPE,
+    client_assertion: await assertion(id, privateKey, kid),
+  });
+  const deviceRoute = route("/device/authorization");
+
+  const pushed = await routes.par(
+    formPost(
+      "/par",
+      await withAssertion({
+        response_type: "code",
+        redirect_uri: "https://rp.example.com/par",
+        scope: "openid",
+        // Without a secret the client is held to PKCE (lib/actions/authorize.ts), assertion or not.
+        code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+        code_challenge_method: "S256",
+      }),
+    ),
+  );
+  expect(pushed.status).toBe(201);
+  const introspected = await routes.introspect(formPost("/token/introspect", await withAssertion({ token: "nothing" })));
+  expect(await introspected.json()).toEqual({ active: false });
+  const device = await deviceRoute(formPost("/device/authorization", await withAssertion({ scope: "openid" })));
+  expect(device.status).toBe(200);
+  expect(await device.json()).toHaveProperty("device_code");
 });
 
 describe("refusals, invalid_client", () => {
