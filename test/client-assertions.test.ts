@@ -16,6 +16,7 @@ import { hexToBytes } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
+import { toAdminClient } from "@/lib/admin/operations/reads";
 import {
   addRedirectUri,
   createClient,
@@ -140,6 +141,10 @@ it("gives openid-client tokens with client_secret_jwt once the secret is made fo
   });
 
   const secret = await rotateClientSecret(keyfob(), id);
+  // The sealed secret is never shown to admins (dashboard, management API), as its hash is not.
+  const detail = await keyfob().store.clients.detail(id);
+  expect(detail?.secretSealed).toMatch(/^ey/);
+  expect(toAdminClient(detail!, new Date())).not.toHaveProperty("secretSealed");
   const tokens = await codeFlow(await codeFlowClient(id, client.ClientSecretJwt(secret)));
   expect(tokens.claims()?.aud).toBe(id);
   await expect(codeFlow(await codeFlowClient(id, client.ClientSecretJwt("not-the-secret")))).rejects.toMatchObject({

@@ -66,6 +66,12 @@ export const clientSchema = z.object({
     .meta({ description: "its device grants may carry offline_access (a refresh token), with refreshTokensAllowed too" }),
   tokenExchange: z.boolean().meta({ description: "may exchange its access tokens for vehicle tokens (RFC 8693 token exchange)" }),
   dpopBoundAccessTokens: z.boolean().meta({ description: "token requests must carry a DPoP proof (RFC 9449 5.2)" }),
+  tokenEndpointAuthMethod: z
+    .enum(["private_key_jwt", "client_secret_jwt"])
+    .nullable()
+    .meta({ description: "client assertions (RFC 7523) instead of a secret; null: its secret, or none for a public client" }),
+  jwks: z.record(z.string(), z.unknown()).nullable().meta({ description: "private_key_jwt: its public keys (a JWK Set)" }),
+  jwksUri: z.string().nullable().meta({ description: "private_key_jwt: where its JWK Set is fetched" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),
