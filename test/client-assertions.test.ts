@@ -8,8 +8,11 @@
  * method the client is not registered for are refused with invalid_client.
  */
 import { createHash, randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import * as client from "openid-client";
 import { base64url, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { hexToBytes } from "viem";
@@ -32,6 +35,7 @@ import { CLIENT_ASSERTION_TYPE } from "@/lib/oauth/client-assertion";
 import { keyfob } from "@/lib/runtime";
 import { deployLicenseAccounts } from "./chain/license-accounts";
 import { compileContracts, type LocalChain, startLocalChain } from "./chain/local-chain";
+import { cli } from "./support/cli";
 import { enableSigner, ISSUER, registerLicense } from "./support/flow-a";
 import { formPost, route, routesOn } from "./support/routes";
 
@@ -187,6 +191,18 @@ it("authenticates a private_key_jwt client at /par, introspection and device aut
   const device = await deviceRoute(formPost("/device/authorization", await withAssertion({ scope: "openid" })));
   expect(device.status).toBe(200);
   expect(await device.json()).toHaveProperty("device_code");
+});
+
+it("is set up from the command line: a JWK Set file, then back to the secret", { timeout: 60_000 }, async () => {
+  const { privateKey, publicKey } = await generateKeyPair("ES256");
+  const { id } = await createClient(keyfob().store, { name: "CLI private_key_jwt client" });
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "keyfob-jwks-")), "keys.json");
+  writeFileSync(file, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: "cli" }] }));
+  expect(await cli("clients", "auth", id, "--method", "private_key_jwt", "--jwks-file", file)).toMatchObject({ code: 0 });
+  expect((await revokeWith(await assertion(id, privateKey, "cli"))).status).toBe(200);
+
+  expect(await cli("clients", "auth", id, "--method", "secret")).toMatchObject({ code: 0 });
+  expect((await revokeWith(await assertion(id, privateKey, "cli"))).status).toBe(401);
 });
 
 describe("refusals, invalid_client", () => {
