@@ -225,6 +225,12 @@ describe("refusals, invalid_client", () => {
     expect(body.error_description).toMatch(reason);
   });
 
+  it("refuses an assertion naming no possible client, without looking it up", async () => {
+    const response = await revokeWith(await assertion("bad\u0000id", k.privateKey, k.kid, { sub: k.id }));
+    expect(response.status).toBe(401);
+    expect((await response.json()).error_description).toMatch(/names no client/);
+  });
+
   it("refuses an assertion signed by another key", async () => {
     const { privateKey } = await generateKeyPair("ES256");
     const response = await revokeWith(await assertion(k.id, privateKey, k.kid));
@@ -244,6 +250,25 @@ describe("refusals, invalid_client", () => {
     expect(response.status).toBe(401);
     expect((await response.json()).error_description).toMatch(/not registered for private_key_jwt or client_secret_jwt/);
   });
+});
+
+it("refuses private keys and unknown key types at registration", async () => {
+  const { id } = await createClient(keyfob().store, { name: "bad keys" });
+  const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+  const register = (jwks: unknown) => setClientAuthentication(keyfob().store, id, { tokenEndpointAuthMethod: "private_key_jwt", jwks });
+  await expect(register({ keys: [await exportJWK(privateKey)] })).rejects.toThrow(/public keys only/);
+  await expect(register({ keys: [{ kty: "oct", k: "c2VjcmV0" }] })).rejects.toThrow(/RSA, EC or OKP/);
+  await expect(register({ keys: [{ kty: "EC", crv: "P-256" }] })).rejects.toThrow(/without crv, x, y/);
+});
+
+it("sweeps an assertion's jti once it has expired", async () => {
+  const { store } = keyfob();
+  const jtiHash = randomUUID();
+  expect(await store.clientAssertions.record(jtiHash, new Date(Date.now() - 1000))).toBe(true);
+  expect(await store.clientAssertions.record(jtiHash, new Date(Date.now() + 60_000))).toBe(false);
+  const nothingElse = new Date(0);
+  await store.sweep({ now: new Date(), cutoff: nothingElse, idleSince: nothingElse, auditBefore: nothingElse, challengesTotal: 1_000_000 });
+  expect(await store.clientAssertions.record(jtiHash, new Date(Date.now() + 60_000))).toBe(true);
 });
 
 describe("an assertion's jti on two instances", () => {

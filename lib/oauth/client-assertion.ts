@@ -23,7 +23,7 @@
 import { createHash } from "node:crypto";
 import { base64url, compactVerify, decodeJwt, decodeProtectedHeader, errors, type JWTPayload } from "jose";
 import { type Address, bytesToHex, type Hex, recoverAddress } from "viem";
-import { isLicense, normalizeClientId } from "../clients/client-id";
+import { claimedClientId, isLicense, normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
 import type { ClientAuthentication } from "../store/contract";
 import { verifySignature, type SignatureVerifiers } from "../siwe/signature";
@@ -73,7 +73,8 @@ export const sealClientSecret = (secret: string, clientId: string, keyfobSecret:
 export function assertionIssuer(assertion: string): string | undefined {
   try {
     const { iss } = decodeJwt(assertion);
-    return typeof iss === "string" ? iss : undefined;
+    // Only what can be a client id is looked up (PostgreSQL refuses NUL in text).
+    return claimedClientId(typeof iss === "string" ? iss : undefined);
   } catch {
     return undefined;
   }
@@ -143,7 +144,7 @@ async function signedByKey(
     if (error instanceof errors.JOSEAlgNotAllowed) throw refused(`alg must be one of ${ASSERTION_SIGNING_ALGS.join(", ")}`);
     if (error instanceof errors.JWKSNoMatchingKey) throw refused("no registered key matches its header (kid, alg)");
     // A jwks_uri that did not answer in time or at all: not the client's fault as far as Keyfob knows.
-    if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError))
+    if (!client.jwks && (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)))
       throw new OAuthError("temporarily_unavailable", "the client's jwks_uri could not be read");
     throw refused("its signature does not verify with the client's keys");
   }

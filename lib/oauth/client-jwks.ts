@@ -42,13 +42,18 @@ export function clientKeys(
   return keys;
 }
 
-/** Why a JWK Set cannot be registered, or undefined: public keys only, each with a kid or alone. */
+/** The members each key type's public key needs (RFC 7518 6, RFC 8037 2). */
+const PUBLIC_MEMBERS: Record<string, string[]> = { RSA: ["n", "e"], EC: ["crv", "x", "y"], OKP: ["crv", "x"] };
+
+/** Why a JWK Set cannot be registered, or undefined: 1 to 20 public RSA, EC or OKP keys. */
 export function jwksProblem(jwks: unknown): string | undefined {
   const keys = (jwks as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(keys) || keys.length === 0 || keys.length > 20) return "must be a JWK Set with 1 to 20 keys";
   for (const key of keys as Record<string, unknown>[]) {
-    if (typeof key !== "object" || key === null || typeof key.kty !== "string") return "has a key without kty";
-    if ("d" in key || "k" in key || "p" in key) return "must hold public keys only";
+    const members = PUBLIC_MEMBERS[String(key?.kty)];
+    if (!members) return "must hold RSA, EC or OKP keys";
+    if ("d" in key) return "must hold public keys only";
+    if (members.some((member) => typeof key[member] !== "string")) return `has a ${key.kty} key without ${members.join(", ")}`;
   }
   return undefined;
 }
