@@ -68,7 +68,7 @@ test("every setting of a client is edited in the browser and audited with its ol
   await expect(notice).toHaveCount(0);
   // Every section is on the page (none hidden behind a tab), each one linked from the section navigation.
   const sections = page.getByRole("navigation", { name: "Sections of this client" }).getByRole("link");
-  await expect(sections).toHaveCount(10);
+  await expect(sections).toHaveCount(11);
   for (const link of await sections.all()) await expect(page.locator((await link.getAttribute("href"))!)).toBeVisible();
   // Its generated id is no license: the signers card explains what a signer needs instead of offering one.
   await expect(page.locator("#signers")).toContainText("This client cannot have signers: its ID is not a license address.");
@@ -241,6 +241,33 @@ test("every setting of a client is edited in the browser and audited with its ol
   expect(await db.client.findUnique({ where: { id: clientId } })).toBeNull();
   const deleted = await db.auditEvent.findFirstOrThrow({ where: { action: "client.deleted", clientId } });
   expect(deleted.detail).toMatch(/^deleted: \{"name":"Edited",/);
+});
+
+test("a client's authentication is set in the browser: private_key_jwt with pasted keys, refused for an unreachable jwks_uri", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await signIn(page, await adminWallet(db));
+  const { id } = await createClient(store, { name: "Assertions" });
+  await page.goto(`/admin/clients/${encodeURIComponent(id)}#authentication`);
+  const form = page.getByRole("form", { name: "Client authentication" });
+  await form.getByLabel("Method").selectOption("private_key_jwt");
+  await form.getByLabel("JWK Set URI (jwks_uri)").fill("https://169.254.169.254/keys");
+  await form.getByRole("button", { name: "Save authentication" }).click();
+  await expect(form.getByRole("alert")).toBeVisible();
+  await expect(form).toContainText("must be on a public host");
+
+  const keys = { keys: [{ kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", kid: "k1" }] };
+  await form.getByLabel("JWK Set URI (jwks_uri)").fill("");
+  await form.getByLabel("JWK Set (optional)", { exact: true }).fill(JSON.stringify(keys));
+  await form.getByRole("button", { name: "Save authentication" }).click();
+  await expect(form.getByRole("status")).toHaveText("Authentication saved.");
+  await expectNoAxeViolations(page, "the client page after saving its authentication");
+  expect(await db.client.findUniqueOrThrow({ where: { id } })).toMatchObject({ tokenEndpointAuthMethod: "private_key_jwt", jwks: keys });
+  const audited = await db.auditEvent.findFirstOrThrow({
+    where: { action: "client.authentication_set", clientId: id, outcome: "success" },
+  });
+  expect(audited.detail).toContain('tokenEndpointAuthMethod: null -> "private_key_jwt"');
 });
 
 test("the integration panel's Flow A snippets run: curl against the real server, and the client library", async ({ page }) => {

@@ -3,9 +3,13 @@ import { RESPONSE_MODES } from "./actions/authorize";
 import { GRANT_TYPES } from "./actions/token";
 import { VEHICLE_TOKEN_EXCHANGE_PATH } from "./actions/vehicle-token-exchange";
 import { SIGNING_ALG } from "./keys/keystore";
+import { ASSERTION_SIGNING_ALGS } from "./oauth/client-assertion";
 import { DPOP_SIGNING_ALGS } from "./oauth/dpop";
 import { ALL_SCOPES } from "./oauth/scope";
 import type { Config } from "./config";
+
+/** How a confidential client may authenticate (RFC 7591 names; lib/oauth/client-auth.ts). */
+const CONFIDENTIAL_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"];
 
 /** Where the vehicle tokens' keys are published, apart from the access tokens' (lib/vehicles). */
 export const VEHICLE_JWKS_PATH = "/keys/vehicle";
@@ -37,9 +41,13 @@ export function openidConfiguration({ issuerUrl: issuer, vehicleTokenIssuer }: P
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
-    token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
-    revocation_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
-    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    token_endpoint_auth_methods_supported: ["none", ...CONFIDENTIAL_AUTH_METHODS],
+    revocation_endpoint_auth_methods_supported: ["none", ...CONFIDENTIAL_AUTH_METHODS],
+    introspection_endpoint_auth_methods_supported: CONFIDENTIAL_AUTH_METHODS,
+    // Client assertions (RFC 7523): a JWK Set's algorithms, a license's signers' and client_secret_jwt's (lib/oauth/client-assertion.ts).
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
     code_challenge_methods_supported: ["S256"],
     /** DPoP (RFC 9449 5.1): proofs at /token, /auth/web3/submit_challenge, /userinfo and the management API. */
     dpop_signing_alg_values_supported: DPOP_SIGNING_ALGS,

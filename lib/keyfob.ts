@@ -6,6 +6,7 @@ import { createEnsResolver, type EnsResolver } from "./ens/profiles";
 import { createStore, type ChangeFeed, type Store } from "./store";
 import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
+import { clientSecretKey } from "./oauth/client-assertion";
 import { KeyStore } from "./keys/keystore";
 import { LogoutDelivery } from "./sessions/backchannel-logout";
 import { IssuedChallenges } from "./siwe/issued-challenges";
@@ -40,6 +41,8 @@ export type Keyfob = {
   encryptionKey: Uint8Array;
   /** MAC keys of their own (lib/keys/derive.ts): the dashboard's test sign-in results, wallet-link nonces, DPoP nonces, refresh tokens' successors. */
   macKeys: { tryResult: Uint8Array; walletLink: Uint8Array; dpopNonce: Uint8Array; refreshSuccessor: Uint8Array };
+  /** Encrypts client_secret_jwt clients' secrets at rest (lib/oauth/client-assertion.ts). */
+  clientSecretKey: Uint8Array;
   audit: AuditLog;
   /** Flow A challenges this instance issued, so that a submission here need not read its message back. */
   challenges: IssuedChallenges;
@@ -124,6 +127,7 @@ export function createKeyfob(config: Config, shared?: Store, { clock = systemClo
       dpopNonce: deriveKey(config.secret, "dpop-nonce"),
       refreshSuccessor: deriveKey(config.secret, "refresh-successor"),
     },
+    clientSecretKey: clientSecretKey(config.secret),
     audit,
     keys,
     vehicleKeys,

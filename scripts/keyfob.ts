@@ -6,6 +6,7 @@
  * and every read takes `--json`. The exit code says what failed (EXIT below, docs/cli.md).
  */
 import "./load-env";
+import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import { ALL_SCOPES, type Admin } from "../lib/admin/access";
@@ -101,6 +102,9 @@ const commands: Record<string, Command> = {
           ...(c.deviceFlow ? [`    device authorization grant allowed${c.deviceFlowOfflineAccess ? ", with refresh tokens" : ""}`] : []),
           ...(c.tokenExchange ? ["    vehicle token exchange allowed (RFC 8693)"] : []),
           ...(c.dpopBoundAccessTokens ? ["    DPoP required (sender-constrained tokens only)"] : []),
+          ...(c.tokenEndpointAuthMethod
+            ? [`    authenticates ${c.tokenEndpointAuthMethod}${c.jwksUri ? `, keys at ${c.jwksUri}` : ""}`]
+            : []),
           ...c.redirectUris.map((uri) => `    redirect URI  ${uri}`),
           ...c.postLogoutRedirectUris.map((uri) => `    post-logout   ${uri}`),
           ...c.allowedOrigins.map((origin) => `    origin        ${origin}`),
@@ -160,6 +164,25 @@ that long (at most 30 days)`,
       act(k, "client.end_secret_overlap", { clientId: need(id, "client_id") }).then(() =>
         console.log(`the previous secret of ${id} no longer works`),
       ),
+  },
+  "clients auth": {
+    args: "<client_id> --method private_key_jwt|client_secret_jwt|secret [--jwks-uri <https URL> | --jwks-file <path>]",
+    about: `how the client authenticates: client assertions (RFC 7523) with its keys (private_key_jwt: a
+JWK Set file or a jwks_uri Keyfob fetches; a license's signers need neither), or MACed with its
+secret (client_secret_jwt: rotate the secret after setting it), or its secret (secret)`,
+    async run(k, [id], o) {
+      // Value options are strings (VALUE_OPTIONS).
+      const method = need(o.method as string | undefined, "method");
+      const file = o["jwks-file"] as string | undefined;
+      const jwks = file === undefined ? undefined : readFileSync(file, "utf8");
+      await act(k, "client.set_authentication", {
+        clientId: need(id, "client_id"),
+        tokenEndpointAuthMethod: method === "secret" ? undefined : method,
+        jwks,
+        jwksUri: o["jwks-uri"],
+      });
+      console.log(`client ${id} authenticates with ${method}`);
+    },
   },
   "clients set": {
     args: `<client_id> ${CLIENT_SETTINGS}`,
@@ -450,6 +473,9 @@ function optionsFirst(args: string[]): string[] {
 
 const VALUE_OPTIONS = [
   "name",
+  "method",
+  "jwks-uri",
+  "jwks-file",
   "id",
   "logo",
   "expires",

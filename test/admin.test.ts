@@ -62,6 +62,7 @@ function sampleInput(name: AdminChangeName, clientId: string): Record<string, un
     "client.delete": { clientId },
     "client.rotate_secret": { clientId },
     "client.end_secret_overlap": { clientId },
+    "client.set_authentication": { clientId, tokenEndpointAuthMethod: "client_secret_jwt" },
     "redirect_uri.add": { clientId, uri: "https://new.example.com/cb" },
     "redirect_uri.remove": { clientId, uri: "https://app.example.com/cb" },
     "client.update": { clientId, requirePkce: "true", name: "Renamed" },

@@ -25,6 +25,7 @@ import { connectionPool, emptyDatabase } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { authorizeQuery, FORM, google, pkce, type App } from "./support/flow-b";
 import { route } from "./support/routes";
+import { assertionVerifier } from "@/lib/http/routes";
 
 let config: Config;
 let a: Keyfob;
@@ -121,7 +122,7 @@ async function authenticates(k: Keyfob, app: App, secret = app.secret!): Promise
     headers: { ...FORM, authorization: basic(app, secret) },
     body: "grant_type=authorization_code",
   });
-  return authenticateClient(cachedClients(k.clients), request, await readParams(request), k.clock.now()).then(
+  return authenticateClient(cachedClients(k.clients), request, await readParams(request), k.clock.now(), assertionVerifier(k)).then(
     () => true,
     (error: { code?: string }) => {
       if (error.code !== "invalid_client") throw error;

@@ -136,6 +136,16 @@ it("describes every answer of every operation, successes and errors", async () =
   const rotated = await call("POST", "/clients/{clientId}/secret", c, { body: { overlapSeconds: 3600 } });
   expect(rotated.body).toMatchObject({ previousSecretExpiresAt: expect.any(String) });
   expect((await call("DELETE", "/clients/{clientId}/secret/previous", c)).status).toBe(204);
+  const keys = { keys: [{ kty: "OKP", crv: "Ed25519", x: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo", kid: "k1" }] };
+  const authentication = await call("POST", "/clients/{clientId}/authentication", c, {
+    body: { tokenEndpointAuthMethod: "private_key_jwt", jwks: keys },
+  });
+  expect(authentication.body).toMatchObject({ tokenEndpointAuthMethod: "private_key_jwt", jwks: keys, jwksUri: null });
+  const refused = await call("POST", "/clients/{clientId}/authentication", c, {
+    body: { tokenEndpointAuthMethod: "private_key_jwt", jwksUri: "https://169.254.169.254/keys" },
+  });
+  expect(refused.status).toBe(400);
+  await call("POST", "/clients/{clientId}/authentication", c, { body: { tokenEndpointAuthMethod: null } });
   for (const [list, field, value] of [
     ["redirect-uris", "uri", "https://app.example.com/callback"],
     ["post-logout-redirect-uris", "uri", "https://app.example.com/bye"],

@@ -66,31 +66,47 @@ type FieldProps = {
   optional?: boolean;
   /** What an edit form starts with (the current value); empty by default. */
   initialValue?: string;
+  /** A choice among these (value, label) instead of a text input. */
+  options?: readonly (readonly [string, string])[];
+  /** A text area of this many rows instead of a one-line input. */
+  rows?: number;
 } & Omit<InputHTMLAttributes<HTMLInputElement>, "name" | "defaultValue" | "id">;
 
-/** A labelled input with its hint and its error from the last submission. */
-export function Field({ name, label, hint, optional, initialValue = "", className, ...input }: FieldProps) {
+/** A labelled input (or choice, or text area) with its hint and its error from the last submission. */
+export function Field({ name, label, hint, optional, initialValue = "", className, options, rows, ...input }: FieldProps) {
   const state = useContext(StateContext);
   const id = useId();
   const error = state.fieldErrors?.[name];
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  // A new key after every answer: the field shows what was submitted (after an error) or starts empty.
+  const key = state.at ?? 0;
+  const control = {
+    id,
+    name,
+    defaultValue: state.ok || !state.values ? initialValue : (state.values[name] ?? ""),
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": described,
+    "aria-required": optional ? undefined : true,
+    className: inputClass,
+  };
   return (
     <div className={className}>
       <label htmlFor={id} className="mb-1 block text-sm font-medium text-slate-800">
         {label} {optional && <span className="font-normal text-slate-500">(optional)</span>}
       </label>
-      <input
-        // A new key after every answer: the field shows what was submitted (after an error) or starts empty.
-        key={state.at ?? 0}
-        id={id}
-        name={name}
-        defaultValue={state.ok || !state.values ? initialValue : (state.values[name] ?? "")}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={described}
-        aria-required={optional ? undefined : true}
-        className={inputClass}
-        {...input}
-      />
+      {options ? (
+        <select key={key} {...control}>
+          {options.map(([value, text]) => (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          ))}
+        </select>
+      ) : rows ? (
+        <textarea key={key} {...control} rows={rows} spellCheck={false} className={`${inputClass} font-mono`} />
+      ) : (
+        <input key={key} {...control} {...input} />
+      )}
       {hint && (
         <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
           {hint}

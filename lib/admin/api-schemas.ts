@@ -73,6 +73,12 @@ export const clientSchema = z.object({
     description: "resource servers it may get access tokens for (RFC 8707 resource indicators); a token asked for one has it as aud",
     examples: [["https://api.fleet.example.com"]],
   }),
+  tokenEndpointAuthMethod: z
+    .enum(["private_key_jwt", "client_secret_jwt"])
+    .nullable()
+    .meta({ description: "client assertions (RFC 7523) instead of a secret; null: its secret, or none for a public client" }),
+  jwks: z.record(z.string(), z.unknown()).nullable().meta({ description: "private_key_jwt: its public keys (a JWK Set)" }),
+  jwksUri: z.string().nullable().meta({ description: "private_key_jwt: where its JWK Set is fetched" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),

@@ -249,6 +249,9 @@ export function clientView(found: ops.AdminClient) {
     tokenExchange: found.tokenExchange,
     dpopBoundAccessTokens: found.dpopBoundAccessTokens,
     resources: found.resources,
+    tokenEndpointAuthMethod: found.tokenEndpointAuthMethod,
+    jwks: found.jwks ?? null,
+    jwksUri: found.jwksUri,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -396,6 +399,19 @@ export const ROUTES: ApiRoute[] = [
       clientId: (await client(c)).id,
       ...(await perform(c, "client.rotate_secret", { clientId: c.params.clientId })),
     }),
+  },
+  {
+    method: "POST",
+    path: "/clients/{clientId}/authentication",
+    summary: "Set how the client authenticates: client assertions (private_key_jwt with its keys, client_secret_jwt) or its secret",
+    tag: "Clients",
+    response: "client",
+    change: "client.set_authentication",
+    body: ["tokenEndpointAuthMethod", "jwks", "jwksUri"],
+    handle: async (c) => {
+      await perform(c, "client.set_authentication", { clientId: c.params.clientId });
+      return clientView(await client(c));
+    },
   },
   {
     method: "DELETE",

@@ -69,6 +69,16 @@ const resources = z
   .transform((uris) => [...new Set(uris)]);
 const optionalText = (max = 500) => z.preprocess((v) => (v === "" || v === null ? undefined : v), text(max).optional());
 
+/** JSON text as a value, or a field error. */
+function parseJson(value: string, context: z.RefinementCtx): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    context.addIssue({ code: "custom", message: "must be JSON" });
+    return z.NEVER;
+  }
+}
+
 type Change<I> = { audit: string; input: z.ZodType<I>; run: (k: Keyfob, a: Admin, i: I) => Promise<Record<string, unknown>> };
 const change = <I>(
   audit: string,
@@ -140,6 +150,25 @@ const changes = {
     }),
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),
+  ),
+  "client.set_authentication": change(
+    "client.authentication_set",
+    z.object({
+      clientId,
+      // Absent, null or empty: the client's secret (or none, for a public client).
+      tokenEndpointAuthMethod: z.preprocess(
+        (v) => (v === "" || v === null ? undefined : v),
+        z.enum(["private_key_jwt", "client_secret_jwt"], { message: "must be private_key_jwt or client_secret_jwt" }).optional(),
+      ),
+      // A JWK Set: a JSON object (API), or its text (forms, CLI).
+      jwks: z.preprocess(
+        (v) => (v === "" || v === null ? undefined : v),
+        z.union([text(100_000).transform((value, context) => parseJson(value, context)), z.record(z.string(), z.unknown())]).optional(),
+      ),
+      jwksUri: optionalText(2000),
+    }),
+    (k, a, { clientId, tokenEndpointAuthMethod, jwks, jwksUri }) =>
+      ops.setClientAuthentication(k, a, clientId, { tokenEndpointAuthMethod: tokenEndpointAuthMethod ?? null, jwks, jwksUri }).then(none),
   ),
   "redirect_uri.add": change("redirect_uri.added", uriInput, (k, a, i) => ops.addRedirectUri(k, a, i.clientId, i.uri).then(none)),
   "redirect_uri.remove": change("redirect_uri.removed", uriInput, (k, a, i) => ops.removeRedirectUri(k, a, i.clientId, i.uri).then(none)),

@@ -69,6 +69,20 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
       "where logout tokens are POSTed (Back-Channel Logout 1.0): https (http on localhost only under an http issuer), on a public host unless the operator allows other networks; empty or null: none",
   },
   backchannelLogoutSessionRequired: { type: "boolean", description: "the client needs sid in ID and logout tokens" },
+  tokenEndpointAuthMethod: {
+    enum: ["private_key_jwt", "client_secret_jwt", null],
+    description:
+      "client assertions (RFC 7523) instead of a secret; absent or null: the client's secret (none for a public client). client_secret_jwt works once the secret is rotated after it is set",
+  },
+  jwks: {
+    type: ["object", "null"],
+    description: "private_key_jwt: the client's public keys, a JWK Set; or jwksUri (a license's signers need neither)",
+  },
+  jwksUri: {
+    type: ["string", "null"],
+    maxLength: 2000,
+    description: "private_key_jwt: where Keyfob fetches the client's JWK Set, on the rules of backchannelLogoutUri",
+  },
 };
 
 /** A zod schema as the JSON Schema (2020-12, OpenAPI 3.1's dialect) of what travels on the wire. */

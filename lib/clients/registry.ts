@@ -4,6 +4,8 @@ import type { Config } from "../config";
 import type { Keyfob } from "../keyfob";
 import { hostProblem } from "../http/outbound";
 import { clientSecretHash } from "../oauth/client-auth";
+import { CLIENT_SECRET_JWT, PRIVATE_KEY_JWT, sealClientSecret } from "../oauth/client-assertion";
+import { jwksProblem } from "../oauth/client-jwks";
 import { Duplicate, type Store } from "../store";
 import type { ClientSettings } from "../store/contract";
 import { CLIENT_ID, generateClientId, isLicense, normalizeClientId } from "./client-id";
@@ -66,7 +68,7 @@ export const MAX_SECRET_OVERLAP_SECONDS = 30 * 86400;
  * the new one without an outage; without, it stops at once. A new rotation ends any earlier overlap.
  */
 export async function rotateClientSecret(
-  { store, clock }: Pick<Keyfob, "store" | "clock">,
+  { store, clock, config }: Pick<Keyfob, "store" | "clock"> & { config?: Pick<Config, "secret"> },
   clientId: string,
   options: { overlapSeconds?: number } = {},
 ): Promise<string> {
@@ -74,12 +76,20 @@ export async function rotateClientSecret(
   if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0 || overlapSeconds > MAX_SECRET_OVERLAP_SECONDS)
     throw new RegistryError("overlapSeconds", `must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_SECONDS} (30 days)`);
   const id = await existingClient(store, clientId);
-  const current = (await store.clients.find(id))?.secretHash;
+  const client = await store.clients.find(id);
+  const current = client?.secretHash;
   if (overlapSeconds > 0 && !current) throw new RegistryError("overlapSeconds", "the client has no secret yet to keep valid");
   const secret = randomBytes(32).toString("base64url");
   const previous =
     overlapSeconds > 0 && current ? { hash: current, expiresAt: new Date(clock.now().getTime() + overlapSeconds * 1000) } : null;
-  await store.clients.setSecretHash(id, clientSecretHash(secret), previous);
+  // client_secret_jwt's HMAC needs the secret itself: kept encrypted (docs/decisions/2026-11-28-client-secret-jwt-secret-sealed.md).
+  let sealed: string | null = null;
+  if (client?.tokenEndpointAuthMethod === CLIENT_SECRET_JWT) {
+    if (!config?.secret)
+      throw new RegistryError("clientId", "a client_secret_jwt client's secret is kept encrypted: KEYFOB_SECRET is needed");
+    sealed = await sealClientSecret(secret, id, config.secret);
+  }
+  await store.clients.setSecretHash(id, clientSecretHash(secret), previous, sealed);
   return secret;
 }
 
@@ -95,11 +105,11 @@ export type { ClientSettings };
 export type BackchannelLogoutRules = Pick<Config, "issuerUrl" | "backchannelLogoutAllowedNetworks">;
 
 /**
- * Why a back-channel logout URI cannot be registered, or undefined: a redirect URI's rules, https
- * when the issuer is, and a host that delivery may reach (lib/http/outbound.ts). Without `rules`,
- * the strictest: https, on a public host.
+ * Why a URI Keyfob sends requests to (a back-channel logout URI, a jwks_uri) cannot be registered,
+ * or undefined: a redirect URI's rules, https when the issuer is, and a host that Keyfob may reach
+ * (lib/http/outbound.ts). Without `rules`, the strictest: https, on a public host.
  */
-function backchannelLogoutUriProblem(uri: string, rules?: BackchannelLogoutRules): string | undefined {
+function outboundUriProblem(uri: string, rules?: BackchannelLogoutRules): string | undefined {
   const problem = redirectUriProblem(uri);
   if (problem) return problem;
   const url = new URL(uri);
@@ -127,7 +137,7 @@ export async function updateClient(
   }
   if (changes.backchannelLogoutUri !== undefined) {
     changes.backchannelLogoutUri = changes.backchannelLogoutUri?.trim() || null;
-    const problem = changes.backchannelLogoutUri && backchannelLogoutUriProblem(changes.backchannelLogoutUri, rules);
+    const problem = changes.backchannelLogoutUri && outboundUriProblem(changes.backchannelLogoutUri, rules);
     if (problem) throw new RegistryError("backchannelLogoutUri", `back-channel logout URI ${problem}`);
   }
   return store.clients.update(await existingClient(store, clientId), changes, ({ secretHash }) => {
@@ -135,6 +145,43 @@ export async function updateClient(
     if (changes.managementApi && secretHash === null)
       throw new RegistryError("managementApi", "only a confidential client (with a secret) may use the management API");
   });
+}
+
+/**
+ * Sets how the client authenticates (RFC 7591 token_endpoint_auth_method): `private_key_jwt`, with
+ * client assertions (RFC 7523) signed by a key of its JWK Set, given inline (`jwks`) or as a
+ * `jwksUri` Keyfob fetches (checked as a back-channel logout URI is: only an admin registers it),
+ * or for a license by its signers (then no keys are needed); `client_secret_jwt`, assertions MACed
+ * with its secret (HS256), which works once the secret is rotated after this (only then is it kept,
+ * encrypted); or null: its secret when it has one, else none. A client with a method uses nothing else.
+ */
+export async function setClientAuthentication(
+  store: Store,
+  clientId: string,
+  {
+    tokenEndpointAuthMethod,
+    jwks = null,
+    jwksUri = null,
+  }: { tokenEndpointAuthMethod: string | null; jwks?: unknown; jwksUri?: string | null },
+  rules?: BackchannelLogoutRules,
+): Promise<void> {
+  const id = await existingClient(store, clientId);
+  if (tokenEndpointAuthMethod !== null && tokenEndpointAuthMethod !== PRIVATE_KEY_JWT && tokenEndpointAuthMethod !== CLIENT_SECRET_JWT)
+    throw new RegistryError(
+      "tokenEndpointAuthMethod",
+      `must be ${PRIVATE_KEY_JWT} or ${CLIENT_SECRET_JWT}, or none set (the client's secret, if it has one)`,
+    );
+  if (tokenEndpointAuthMethod !== PRIVATE_KEY_JWT && (jwks !== null || jwksUri !== null))
+    throw new RegistryError("jwks", `keys are for ${PRIVATE_KEY_JWT} only`);
+  if (jwks !== null && jwksUri !== null)
+    throw new RegistryError("jwks", "give jwks or jwks_uri, not both (OIDC Dynamic Client Registration 2)");
+  const problem = jwks !== null ? jwksProblem(jwks) : undefined;
+  if (problem) throw new RegistryError("jwks", `jwks ${problem}`);
+  const uriProblem = jwksUri !== null ? outboundUriProblem(jwksUri, rules) : undefined;
+  if (uriProblem) throw new RegistryError("jwksUri", `jwks_uri ${uriProblem}`);
+  if (tokenEndpointAuthMethod === PRIVATE_KEY_JWT && jwks === null && jwksUri === null && !isLicense(id))
+    throw new RegistryError("jwks", `a ${PRIVATE_KEY_JWT} client needs jwks or a jwks_uri (only a license's signers sign without them)`);
+  await store.clients.setAuthentication(id, { tokenEndpointAuthMethod, jwks, jwksUri });
 }
 
 /** Lets browser pages on `origin` call the token endpoints for the client (CORS), besides its redirect URIs' origins. */

@@ -147,3 +147,33 @@ export async function postForm(uri: string, form: URLSearchParams, options: Outb
     request.end(body);
   });
 }
+
+/**
+ * GETs `uri` at a vetted address of its host and resolves with its answer (a redirect is an
+ * answer, never followed), the body read up to `maxBytes`: more aborts with an error. Throws as
+ * postForm does.
+ */
+export async function getVetted(uri: string, options: OutboundOptions & { maxBytes: number }): Promise<Response> {
+  const { allowed, signal, resolve = systemResolver, maxBytes } = options;
+  const url = new URL(uri);
+  const addresses = await abortable(vetted(url.hostname, allowed, resolve), signal);
+  return new Promise((resolveAnswer, reject) => {
+    const request = (url.protocol === "https:" ? https : http).request(
+      url,
+      { method: "GET", headers: { accept: "application/json" }, agent: false, lookup: pinned(addresses), signal },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) return void response.destroy(new Error(`the answer is larger than ${maxBytes} bytes`));
+          chunks.push(chunk);
+        });
+        response.on("error", reject);
+        response.on("end", () => resolveAnswer(new Response(Buffer.concat(chunks), { status: response.statusCode })));
+      },
+    );
+    request.on("error", reject);
+    request.end();
+  });
+}

@@ -15,6 +15,7 @@ import { claimedClientId } from "../clients/client-id";
 import { readiness } from "../health";
 import type { Keyfob } from "../keyfob";
 import { tokensIssued } from "../metrics";
+import { assertionIssuer, type AssertionVerifier } from "../oauth/client-assertion";
 import { authenticateClient, cachedClients, parseBasic, storedClients, usesBasic, type AuthenticatedClient } from "../oauth/client-auth";
 import { dpopNonce } from "../oauth/dpop";
 import type { OAuthError } from "../oauth/errors";
@@ -203,7 +204,8 @@ async function answerJson(
     clientId = requestClientId(request, params);
     let authentication: Promise<AuthenticatedClient> | undefined;
     const source = policy.storedClient ? storedClients(k.store) : cachedClients(k.clients);
-    const client = () => (authentication ??= authenticateClient(source, request, params ?? EMPTY_PARAMS, k.clock.now()));
+    const client = () =>
+      (authentication ??= authenticateClient(source, request, params ?? EMPTY_PARAMS, k.clock.now(), assertionVerifier(k)));
     // A client that authenticates with its secret counts against its own budget.
     const authenticatedClient =
       policy.credentialsInBody && params
@@ -254,11 +256,20 @@ async function answerResource(k: Keyfob, route: ProtocolRoute & { resource: Reso
 
 const EMPTY_PARAMS: Params = { get: () => undefined };
 
+/** What checking a client assertion needs of the instance: jwks_uri fetches follow the back-channel logout's outbound rules. */
+export const assertionVerifier = (k: Keyfob): AssertionVerifier => ({
+  issuer: k.config.issuerUrl,
+  store: k.store,
+  signatures: k.signatures,
+  jwks: { allowed: k.config.backchannelLogoutAllowedNetworks },
+  secretKey: k.clientSecretKey,
+});
+
 /** A device's poll told to wait (RFC 8628 3.5): a step of the flow, not a failed token request (the dashboard counts those). */
 const DEVICE_WAITS = new Set(["authorization_pending", "slow_down"]);
 
 /** Secrets that never belong in a URL, where logs and histories keep them (RFC 6749 2.3.1, RFC 9700 4.14). */
-const BODY_ONLY = ["client_secret", "code", "code_verifier", "refresh_token", "token", "device_code"];
+const BODY_ONLY = ["client_secret", "client_assertion", "code", "code_verifier", "refresh_token", "token", "device_code"];
 
 /**
  * The client a request says it comes from, before anything is verified: Basic credentials, the
@@ -273,6 +284,8 @@ function requestClientId(request: HttpRequest, params: Params | undefined): stri
     // A malformed header is refused by the action itself.
   }
   id ??= params?.get("client_id");
+  const assertion = params?.get("client_assertion");
+  if (id === undefined && assertion !== undefined) id = assertionIssuer(assertion);
   if (id === undefined) {
     const bearer = /^(?:Bearer|DPoP)\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? params?.get("access_token");
     try {

@@ -17,7 +17,9 @@ export type KeyPurpose =
   /** MACs the DPoP server nonces of each period (lib/oauth/dpop.ts). */
   | "dpop-nonce"
   /** Derives a refresh token's successor from it (lib/tokens/refresh.ts). */
-  | "refresh-successor";
+  | "refresh-successor"
+  /** Encrypts the secrets of client_secret_jwt clients at rest (A256GCM), which their assertions' HMAC needs. */
+  | "client-secret-encryption";
 
 export function deriveKey(secret: string, purpose: KeyPurpose): Uint8Array {
   return new Uint8Array(hkdfSync("sha256", secret, "keyfob", purpose, 32));

@@ -4,6 +4,14 @@ import { normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
 import { previousSecret } from "../store/clients";
 import type { TokenClientRow } from "../store/contract";
+import {
+  assertionIssuer,
+  CLIENT_ASSERTION_TYPE,
+  CLIENT_SECRET_JWT,
+  PRIVATE_KEY_JWT,
+  verifyClientAssertion,
+  type AssertionVerifier,
+} from "./client-assertion";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 import type { HttpRequest } from "../http/request";
@@ -85,7 +93,9 @@ function authFailure(problem: string, method: AuthMethod, grant: string | undefi
 
 /**
  * Authenticates the client of a protocol request (RFC 6749 2.3): client_secret_basic or
- * client_secret_post for clients with a secret, client_id alone for public clients. A protocol
+ * client_secret_post for clients with a secret, client_id alone for public clients, a client
+ * assertion (RFC 7523, lib/oauth/client-assertion.ts) for clients registered for private_key_jwt,
+ * which may use nothing else. A protocol
  * request does this once, when first asked (ProtocolRequest.client), for its limits and its action
  * alike (docs/decisions/2026-11-24-client-authenticated-once-per-request.md).
  */
@@ -94,7 +104,11 @@ export async function authenticateClient(
   request: HttpRequest,
   params: Params,
   now: Date,
+  assertions: AssertionVerifier,
 ): Promise<AuthenticatedClient> {
+  const assertion = params.get("client_assertion");
+  if (assertion !== undefined || params.get("client_assertion_type") !== undefined)
+    return authenticateAssertion(find, request, params, assertion, now, assertions);
   const basic = parseBasic(request.headers.get("authorization"));
   const postedSecret = params.get("client_secret");
   if (basic && postedSecret !== undefined) throw invalidRequest("use one client authentication method, not two");
@@ -111,14 +125,9 @@ export async function authenticateClient(
 
   const client = await find(normalizeClientId(rawId));
   if (!client?.enabled) throw invalidClient("unknown or disabled client");
-  const known = {
-    secretHash: client.secretHash,
-    refreshTokensAllowed: client.refreshTokensAllowed,
-    managementScopes: client.managementScopes,
-    dpopBoundAccessTokens: client.dpopBoundAccessTokens,
-    tokenExchange: client.tokenExchange,
-    resources: client.resources,
-  };
+  const known = knownOf(client);
+  if (client.tokenEndpointAuthMethod !== null)
+    throw authFailure(`the client is registered for ${client.tokenEndpointAuthMethod}: send a client_assertion`, method, grant);
   if (client.secretHash) {
     if (secret === undefined)
       throw authFailure("the client has a secret, and none was sent (use client_secret_basic or client_secret_post)", method, grant);
@@ -133,6 +142,51 @@ export async function authenticateClient(
   if (secret !== undefined) throw authFailure("a client_secret was sent, but the client is public and has none", method, grant);
   return { id: client.id, confidential: false, ...known };
 }
+
+/**
+ * A client assertion (client_assertion with client_assertion_type jwt-bearer), of a client
+ * registered for private_key_jwt (confidential, whether or not it has a secret too) or
+ * client_secret_jwt. The secret's
+ * hash as read is passed on like any method's, so the token statements' check of it holds.
+ */
+async function authenticateAssertion(
+  find: ClientSource,
+  request: HttpRequest,
+  params: Params,
+  assertion: string | undefined,
+  now: Date,
+  assertions: AssertionVerifier,
+): Promise<AuthenticatedClient> {
+  if (usesBasic(request.headers.get("authorization")) || params.get("client_secret") !== undefined)
+    throw invalidRequest("use one client authentication method, not two");
+  if (params.get("client_assertion_type") !== CLIENT_ASSERTION_TYPE)
+    throw invalidClient(`client authentication failed: client_assertion_type must be ${CLIENT_ASSERTION_TYPE} (private_key_jwt)`);
+  if (!assertion) throw invalidClient("client authentication failed: client_assertion_type was sent without a client_assertion");
+  const postedId = params.get("client_id");
+  const issuer = assertionIssuer(assertion);
+  const rawId = postedId ?? issuer;
+  if (rawId === undefined) throw invalidClient("client authentication failed: the client_assertion names no client (iss)");
+  if (postedId !== undefined && issuer !== undefined && normalizeClientId(postedId) !== normalizeClientId(issuer))
+    throw invalidClient("client authentication failed: client_id does not match the client_assertion's iss");
+  const client = await find(normalizeClientId(rawId));
+  if (!client?.enabled) throw invalidClient("unknown or disabled client");
+  const method = client.tokenEndpointAuthMethod;
+  if (method !== PRIVATE_KEY_JWT && method !== CLIENT_SECRET_JWT)
+    throw invalidClient("client authentication failed: the client is not registered for private_key_jwt or client_secret_jwt");
+  const endpoint = `${assertions.issuer}${new URL(request.url).pathname}`;
+  await verifyClientAssertion(assertion, { ...client, tokenEndpointAuthMethod: method }, endpoint, assertions, now);
+  return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...knownOf(client) };
+}
+
+/** What the endpoints need to know of the client beyond its id. */
+const knownOf = (client: StoredClient) => ({
+  secretHash: client.secretHash,
+  refreshTokensAllowed: client.refreshTokensAllowed,
+  managementScopes: client.managementScopes,
+  dpopBoundAccessTokens: client.dpopBoundAccessTokens,
+  tokenExchange: client.tokenExchange,
+  resources: client.resources,
+});
 
 function sameDigest(a: string, b: string): boolean {
   const x = Buffer.from(a);

@@ -1,4 +1,4 @@
-import type { Prisma } from "../db/generated/client";
+import { Prisma } from "../db/generated/client";
 import { refusingDuplicates, type Connection } from "./connection";
 import type { ClientSettings, ClientStore, PreviousSecret } from "./contract";
 
@@ -76,6 +76,10 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         dpop_bound_access_tokens: boolean;
         token_exchange: boolean;
         resources: string[];
+        token_endpoint_auth_method: string | null;
+        jwks: unknown;
+        jwks_uri: string | null;
+        secret_sealed: string | null;
         redirect_uris: string[];
         allowed_origins: string[];
       }>({
@@ -86,6 +90,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
                       c.resource_server, c.refresh_tokens_allowed,
                       CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
                       c.dpop_bound_access_tokens, c.token_exchange, c.resources,
+                      c.dpop_bound_access_tokens, c.token_exchange, c.token_endpoint_auth_method, c.jwks, c.jwks_uri, c.secret_sealed,
                       ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
                       ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
                FROM clients c WHERE c.id = $1`,
@@ -107,6 +112,10 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         dpopBoundAccessTokens: row.dpop_bound_access_tokens,
         tokenExchange: row.token_exchange,
         resources: row.resources,
+        tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+        jwks: row.jwks,
+        jwksUri: row.jwks_uri,
+        secretSealed: row.secret_sealed,
         origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
       };
     },
@@ -156,10 +165,27 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
       });
     },
 
-    async setSecretHash(id, secretHash, previous = null) {
+    async setSecretHash(id, secretHash, previous = null, secretSealed = null) {
       await db.client.update({
         where: { id },
-        data: { secretHash, previousSecretHash: previous?.hash ?? null, previousSecretExpiresAt: previous?.expiresAt ?? null },
+        data: {
+          secretHash,
+          previousSecretHash: previous?.hash ?? null,
+          previousSecretExpiresAt: previous?.expiresAt ?? null,
+          secretSealed,
+        },
+      });
+    },
+
+    async setAuthentication(id, { tokenEndpointAuthMethod, jwks, jwksUri }) {
+      await db.client.update({
+        where: { id },
+        data: {
+          tokenEndpointAuthMethod,
+          jwks: jwks === null ? Prisma.DbNull : (jwks as Prisma.InputJsonValue),
+          jwksUri,
+          ...(tokenEndpointAuthMethod === "client_secret_jwt" ? {} : { secretSealed: null }),
+        },
       });
     },
 

@@ -48,6 +48,8 @@ export type Store = {
   logouts: LogoutStore;
   /** DPoP proofs seen, so that a replay is refused on every instance. */
   dpopProofs: DpopProofStore;
+  /** Client assertions seen (their jti), so that a replay is refused on every instance. */
+  clientAssertions: DpopProofStore;
   /** Resolved ENS profiles. */
   ensProfiles: EnsProfileStore;
   /** Where the watcher of the vehicle contracts' events has got to, and which instance holds it. */
@@ -705,7 +707,9 @@ export type ClientStore = {
     check: (before: ClientSettings & { secretHash: string | null }) => void,
   ): Promise<{ before: ClientSettings; after: ClientSettings }>;
   /** A new secret; `previous` keeps the one it replaces valid for a while (null: it stops at once). */
-  setSecretHash(id: string, secretHash: string, previous?: PreviousSecret | null): Promise<void>;
+  setSecretHash(id: string, secretHash: string, previous?: PreviousSecret | null, sealed?: string | null): Promise<void>;
+  /** Sets how the client authenticates and its keys; keeps the sealed secret only for client_secret_jwt. */
+  setAuthentication(id: string, authentication: Omit<ClientAuthentication, "secretSealed">): Promise<void>;
   /** Ends a rotation's overlap now: the previous secret stops working. False when none was still valid at `now`. */
   endSecretOverlap(id: string, now: Date): Promise<boolean>;
   /**
@@ -771,15 +775,16 @@ export type ClientSettings = {
   requireConsent: boolean;
 };
 
-export type ClientRow = ClientSettings & {
-  id: string;
-  /** SHA-256 of the client secret (confidential clients), else null. */
-  secretHash: string | null;
-  /** The secret the last rotation replaced, while a rotation's overlap keeps it valid (PreviousSecret). */
-  previousSecretHash: string | null;
-  previousSecretExpiresAt: Date | null;
-  createdAt: Date;
-};
+export type ClientRow = ClientSettings &
+  ClientAuthentication & {
+    id: string;
+    /** SHA-256 of the client secret (confidential clients), else null. */
+    secretHash: string | null;
+    /** The secret the last rotation replaced, while a rotation's overlap keeps it valid (PreviousSecret). */
+    previousSecretHash: string | null;
+    previousSecretExpiresAt: Date | null;
+    createdAt: Date;
+  };
 
 /** A client with its lists: URIs and origins in the order they were added. */
 export type ClientDetailRow = ClientRow & {
@@ -810,7 +815,7 @@ export type AllowedOriginRow = { clientId: string; origin: string; createdAt: Da
 export type SignerRow = { clientId: string; address: string; enabledAt: Date; expiresAt: Date | null; revokedAt: Date | null };
 
 /** What the token endpoints and CORS need of a client (lib/clients/cache.ts keeps them in memory). */
-export type TokenClientRow = {
+export type TokenClientRow = ClientAuthentication & {
   id: string;
   enabled: boolean;
   /** SHA-256 of the client secret (confidential clients), else null. */
@@ -832,6 +837,18 @@ export type TokenClientRow = {
 };
 
 export type PreviousSecret = { hash: string; expiresAt: Date };
+
+/** How a client authenticates besides a secret: client assertions (RFC 7523) and their keys. */
+export type ClientAuthentication = {
+  /** private_key_jwt or client_secret_jwt, or null: its secret when it has one, else none (RFC 7591 token_endpoint_auth_method). */
+  tokenEndpointAuthMethod: string | null;
+  /** Its public keys (a JWK Set, as registered), or null. */
+  jwks: unknown;
+  /** Where its JWK Set is fetched, or null. */
+  jwksUri: string | null;
+  /** client_secret_jwt: its secret, encrypted under KEYFOB_SECRET (lib/keys/encryption.ts seal); else null. */
+  secretSealed: string | null;
+};
 
 // Accounts, identities, passkeys, login sessions, the dashboard's sessions and admin roles.
 
@@ -1199,8 +1216,9 @@ export type LogoutRow = {
   attempts: number;
 };
 
-// DPoP proofs and ENS profiles.
+// DPoP proofs, client assertions and ENS profiles.
 
+/** Single-use JWTs seen (DPoP proofs, client assertions), by a digest, until they expire. */
 export type DpopProofStore = {
   /** Records a proof until `expiresAt`, in one statement: false when it was recorded before (a replay). */
   record(proofHash: string, expiresAt: Date): Promise<boolean>;

@@ -6,7 +6,7 @@
  * authorization-codes.ts, device-authorizations.ts and passkey-challenges.ts, with grants.ts, what
  * redeeming a code and a device code share; consent-grants.ts, what accounts granted clients. Then tokens.ts: access tokens and refresh families;
  * clients.ts; accounts.ts: accounts, identities, passkeys, login and dashboard sessions, admin
- * roles; logouts.ts: the back-channel logout outbox; dpop.ts: DPoP proofs seen; ens.ts: resolved
+ * roles; logouts.ts: the back-channel logout outbox; dpop.ts: DPoP proofs and client assertions seen; ens.ts: resolved
  * ENS profiles; keys.ts; limits.ts; audit.ts; sweep.ts, housekeeping across them; changes.ts, the
  * change feed.
  *
@@ -31,7 +31,7 @@ import { consentGrantStatements } from "./consent-grants";
 import { CONNECTION_WAIT_MS, createConnection, enclosedIn, type Connection, type ConnectionOptions } from "./connection";
 import type { Store } from "./contract";
 import { deviceAuthorizationStatements } from "./device-authorizations";
-import { dpopProofStatements } from "./dpop";
+import { clientAssertionStatements, dpopProofStatements } from "./dpop";
 import { ensProfileStatements } from "./ens";
 import { chainCursorStatements } from "./chain-cursors";
 import { interactionStatements } from "./interactions";
@@ -81,6 +81,7 @@ function storeOn(connection: Connection): Store {
     limits: limitStatements(connection),
     logouts: logoutStatements(connection),
     dpopProofs: dpopProofStatements(connection),
+    clientAssertions: clientAssertionStatements(connection),
     ensProfiles: ensProfileStatements(connection),
     chainCursors: chainCursorStatements(connection),
     sweep: (bounds) => sweep(connection, bounds),

@@ -36,6 +36,7 @@ export async function sweep({ db }: Connection, { now, cutoff, idleSince, auditB
       tx.adminSetupCode.deleteMany({ where }),
       tx.rateLimit.deleteMany({ where: { expiresAt: { lt: now } } }),
       tx.dpopProof.deleteMany({ where: { expiresAt: { lt: now } } }),
+      tx.clientAssertion.deleteMany({ where: { expiresAt: { lt: now } } }),
       tx.ensProfile.deleteMany({ where: { expiresAt: { lt: now } } }),
       tx.auditEvent.deleteMany({ where: { at: { lt: auditBefore } } }),
     ])

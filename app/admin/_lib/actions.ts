@@ -85,6 +85,14 @@ export async function endSecretOverlapAction(_: FormState, form: FormData): Prom
   return done("client.end_secret_overlap", fields(form, ["clientId"]), "The previous secret no longer works.");
 }
 
+export async function setClientAuthenticationAction(_: FormState, form: FormData): Promise<FormState> {
+  return done(
+    "client.set_authentication",
+    fields(form, ["clientId", "tokenEndpointAuthMethod", "jwks", "jwksUri"]),
+    "Authentication saved.",
+  );
+}
+
 export async function addRedirectUriAction(_: FormState, form: FormData): Promise<FormState> {
   return done("redirect_uri.add", fields(form, ["clientId", "uri"]), "Redirect URI added.");
 }

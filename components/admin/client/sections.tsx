@@ -11,6 +11,7 @@ const SECTIONS = [
   ["allowed-origins", "Browser apps (CORS)"],
   ["signers", "Signers"],
   ["secret", "Client secret"],
+  ["authentication", "Authentication"],
   ["settings", "Settings"],
   ["backchannel-logout", "Back-channel logout"],
   ["danger", "Delete client"],

@@ -149,6 +149,43 @@ async function signerState(k: Pick<Keyfob, "store" | "clock">, clientId: string,
   return { [signer]: row && status === "active" && row.expiresAt ? `active until ${row.expiresAt.toISOString()}` : status };
 }
 
+/**
+ * Sets how a client authenticates (private_key_jwt, client_secret_jwt, or null: its secret) and its
+ * keys, audited with the method, the jwks_uri and the keys' kids before and after. Like a new
+ * secret, it needs keyfob:admin for a management API client.
+ */
+export const setClientAuthentication = (
+  k: AuditedStore,
+  admin: Admin,
+  clientId: string,
+  authentication: Parameters<typeof registry.setClientAuthentication>[2],
+) => {
+  const id = normalizeClientId(clientId);
+  return changeObserved(
+    k,
+    admin,
+    "client.authentication_set",
+    { clientId: id },
+    (tx) => authenticationState(tx, id),
+    async (tx) => {
+      await requireScopeForSecret(tx, admin, id);
+      await registry.setClientAuthentication(tx.store, clientId, authentication, tx.config);
+    },
+  );
+};
+
+/** How a client authenticates, for the audit log: never a key's material, only its kid. */
+async function authenticationState(k: Pick<Keyfob, "store">, id: string): Promise<Record<string, unknown> | null> {
+  const client = await k.store.clients.find(id);
+  if (!client) return null;
+  const keys = (client.jwks as { keys?: { kid?: string }[] } | null)?.keys;
+  return {
+    tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
+    jwksUri: client.jwksUri,
+    jwks: keys ? keys.map((key) => key.kid ?? "(no kid)") : null,
+  };
+}
+
 export const addSigner = (k: AuditedStore, admin: Admin, clientId: string, address: string, expiresAt?: Date) => {
   const id = normalizeClientId(clientId);
   return changeObserved(

@@ -39,8 +39,8 @@ export async function listClients(
   return { items, total, page, pageSize: PAGE_SIZE };
 }
 
-/** A client as the dashboard and the management API show it: its settings and lists, whether it has a secret, never the secret's hash. */
-export type AdminClient = Omit<ClientDetailRow, "secretHash" | "previousSecretHash" | "previousSecretExpiresAt"> & {
+/** A client as the dashboard and the management API show it: its settings and lists, whether it has a secret, never the secret's hash or sealed secret. */
+export type AdminClient = Omit<ClientDetailRow, "secretHash" | "previousSecretHash" | "previousSecretExpiresAt" | "secretSealed"> & {
   confidential: boolean;
   /** When the secret a rotation replaced stops working, while it still works; null: no overlap under way. */
   secretOverlapEndsAt: Date | null;
@@ -51,9 +51,9 @@ export async function getClient(k: Pick<Keyfob, "clock" | "store">, _admin: Admi
   return client && toAdminClient(client, k.clock.now());
 }
 
-/** A client's row as admins see it: whether it has a secret, never the secret's hash. */
+/** A client's row as admins see it: whether it has a secret, never the secret's hash or its sealed copy (client_secret_jwt). */
 export function toAdminClient(client: ClientDetailRow, now: Date): AdminClient {
-  const { secretHash, previousSecretHash, previousSecretExpiresAt, ...rest } = client;
+  const { secretHash, previousSecretHash, previousSecretExpiresAt, secretSealed: _, ...rest } = client;
   // When the secret a rotation replaced stops working, while it still works (never its hash).
   const secretOverlapEndsAt =
     previousSecretHash && previousSecretExpiresAt && previousSecretExpiresAt > now ? previousSecretExpiresAt : null;

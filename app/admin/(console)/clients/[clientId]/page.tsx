@@ -8,6 +8,7 @@
  */
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { ClientAuthentication } from "@/components/admin/client/authentication";
 import { BackchannelLogout } from "@/components/admin/client/backchannel-logout";
 import { DeleteClient } from "@/components/admin/client/danger-zone";
 import { ClientDetails } from "@/components/admin/client/details";
@@ -63,6 +64,7 @@ export default async function ClientPage({ params, searchParams }: { params: Par
           <AllowedOrigins client={client} />
           <Signers client={client} />
           <ClientSecret client={client} />
+          <ClientAuthentication client={client} />
           <ClientSettings client={client} />
           <BackchannelLogout client={client} />
           <DeleteClient client={client} />
