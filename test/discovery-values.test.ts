@@ -6,13 +6,16 @@
  * IANA registries (OAuth parameters, PKCE methods, JOSE algorithms) a client might try.
  */
 import { randomUUID } from "node:crypto";
-import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from "jose";
+import { type CryptoKey, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from "jose";
+import { hexToBytes, sha256, toBytes } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { startAuthorization } from "@/lib/actions/authorize";
 import { findRoute } from "@/lib/http/routes";
+import { setClientAuthentication, rotateClientSecret } from "@/lib/clients/registry";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
-import { ISSUER } from "./support/flow-a";
+import { enableSigner, ISSUER, registerLicense } from "./support/flow-a";
 import { authorize, authorizeQuery, basic, google, registerApp, token, type App } from "./support/flow-b";
 import { formPost, serveRequest } from "./support/routes";
 
@@ -256,64 +259,158 @@ describe("the token endpoint", () => {
 });
 
 describe("client authentication", () => {
-  /** How each method authenticates the confidential app (none: the public one), as form fields and headers. */
-  const methods: Record<string, (app: App) => { fields: Record<string, string>; headers: Record<string, string> }> = {
-    none: (app) => ({ fields: { client_id: app.clientId }, headers: {} }),
-    client_secret_basic: (app) => ({ fields: {}, headers: { authorization: basic(app) } }),
-    client_secret_post: (app) => ({ fields: { client_id: app.clientId, client_secret: app.secret! }, headers: {} }),
-  };
-  /** Methods of the registry that Keyfob does not advertise are refused: a client assertion or a certificate's word is not taken. */
-  const unadvertised = (app: App): Record<string, Record<string, string>> => ({
-    client_secret_jwt: {
-      client_id: app.clientId,
-      client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-      client_assertion: "eyJhbGciOiJIUzI1NiJ9.e30.c2ln",
-    },
-    private_key_jwt: {
-      client_id: app.clientId,
-      client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-      client_assertion: "eyJhbGciOiJSUzI1NiJ9.e30.c2ln",
-    },
-    tls_client_auth: { client_id: app.clientId },
-    self_signed_tls_client_auth: { client_id: app.clientId },
+  const ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+  /** A private_key_jwt client with a key per JWK Set algorithm (its kid the algorithm), a client_secret_jwt one, a license with a signer. */
+  let keyApp: App;
+  const keys: Record<string, CryptoKey> = {};
+  let secretJwtApp: App;
+  let license: { clientId: string; signer: PrivateKeyAccount };
+
+  beforeAll(async () => {
+    keyApp = await registerApp();
+    const jwks = [];
+    for (const alg of ["RS256", "PS256", "ES256", "EdDSA"]) {
+      const { privateKey, publicKey } = await generateKeyPair(alg, { crv: alg === "EdDSA" ? "Ed25519" : undefined });
+      keys[alg] = privateKey;
+      jwks.push({ ...(await exportJWK(publicKey)), kid: alg, alg });
+    }
+    await setClientAuthentication(keyfob().store, keyApp.clientId, { tokenEndpointAuthMethod: "private_key_jwt", jwks: { keys: jwks } });
+    const registered = await registerApp();
+    await setClientAuthentication(keyfob().store, registered.clientId, { tokenEndpointAuthMethod: "client_secret_jwt" });
+    secretJwtApp = { ...registered, secret: await rotateClientSecret(keyfob(), registered.clientId) };
+    const licensed = await registerLicense();
+    await setClientAuthentication(keyfob().store, licensed.clientId, { tokenEndpointAuthMethod: "private_key_jwt" });
+    license = { clientId: licensed.clientId, signer: await enableSigner(licensed) };
   });
 
-  /** The endpoint's request of `app` authenticated by `method`'s fields and headers: its status. */
-  const endpoints: Record<string, (app: App, fields: Record<string, string>, headers: Record<string, string>) => Promise<Response>> = {
-    token_endpoint_auth_methods_supported: async (app, fields, headers) => {
+  const claims = (clientId: string) => {
+    const now = Math.floor(Date.now() / 1000);
+    return { iss: clientId, sub: clientId, aud: ISSUER, jti: randomUUID(), iat: now, exp: now + 60 };
+  };
+  /** A JWS over the claims for `clientId`, its signature made by `sign` from the signing input. */
+  const jws = async (alg: string, clientId: string, sign: (input: string) => Promise<Uint8Array | string>) => {
+    const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+    const input = `${b64({ alg, kid: alg })}.${b64(claims(clientId))}`;
+    const signature = await sign(input);
+    return `${input}.${typeof signature === "string" ? signature : Buffer.from(signature).toString("base64url")}`;
+  };
+  /** The client assertion each advertised algorithm signs (OIDC Core 9; a license's signer for ES256K and EIP191). */
+  const signedWith: Record<string, () => Promise<{ app: string; assertion: string }>> = {
+    ...Object.fromEntries(
+      ["RS256", "PS256", "ES256", "EdDSA"].map((alg) => [
+        alg,
+        async () => ({
+          app: keyApp.clientId,
+          assertion: await new SignJWT(claims(keyApp.clientId)).setProtectedHeader({ alg, kid: alg }).sign(keys[alg]),
+        }),
+      ]),
+    ),
+    HS256: async () => ({
+      app: secretJwtApp.clientId,
+      assertion: await new SignJWT(claims(secretJwtApp.clientId))
+        .setProtectedHeader({ alg: "HS256" })
+        .sign(new TextEncoder().encode(secretJwtApp.secret)),
+    }),
+    ES256K: async () => ({
+      app: license.clientId,
+      assertion: await jws("ES256K", license.clientId, async (input) =>
+        hexToBytes(await license.signer.sign({ hash: sha256(toBytes(input)) })).slice(0, 64),
+      ),
+    }),
+    EIP191: async () => ({
+      app: license.clientId,
+      assertion: await jws("EIP191", license.clientId, async (input) => hexToBytes(await license.signer.signMessage({ message: input }))),
+    }),
+  };
+
+  /** How each method authenticates its app, as form fields and headers. */
+  const methods: Record<string, () => Promise<{ app: App; fields: Record<string, string>; headers?: Record<string, string> }>> = {
+    none: async () => ({ app: publicApp, fields: { client_id: publicApp.clientId } }),
+    client_secret_basic: async () => ({ app: confidential, fields: {}, headers: { authorization: basic(confidential) } }),
+    client_secret_post: async () => ({
+      app: confidential,
+      fields: { client_id: confidential.clientId, client_secret: confidential.secret! },
+    }),
+    private_key_jwt: async () => ({
+      app: keyApp,
+      fields: { client_assertion_type: ASSERTION_TYPE, client_assertion: (await signedWith.ES256()).assertion },
+    }),
+    client_secret_jwt: async () => ({
+      app: secretJwtApp,
+      fields: { client_assertion_type: ASSERTION_TYPE, client_assertion: (await signedWith.HS256()).assertion },
+    }),
+  };
+  /** Methods of the registry Keyfob does not offer: a certificate's word is not taken. */
+  const certificateMethods = ["tls_client_auth", "self_signed_tls_client_auth"];
+
+  /** The endpoint's request of `app`, authenticated by `fields` and `headers`. */
+  const endpoints: Record<string, (app: App, fields: Record<string, string>, headers?: Record<string, string>) => Promise<Response>> = {
+    token_endpoint: async (app, fields, headers) => {
       const code = (await callback(app)).get("code")!;
       const verifier: Record<string, string> = app.secret ? {} : { code_verifier: app.pkce.verifier };
       return serveRequest(
         formPost("/token", { grant_type: "authorization_code", code, redirect_uri: app.redirectUri, ...verifier, ...fields }, headers),
       );
     },
-    revocation_endpoint_auth_methods_supported: (_app, fields, headers) =>
-      serveRequest(formPost("/token/revoke", { token: "unknown", ...fields }, headers)),
-    introspection_endpoint_auth_methods_supported: (_app, fields, headers) =>
+    revocation_endpoint: (_app, fields, headers) => serveRequest(formPost("/token/revoke", { token: "unknown", ...fields }, headers)),
+    introspection_endpoint: (_app, fields, headers) =>
       serveRequest(formPost("/token/introspect", { token: "unknown", ...fields }, headers)),
   };
 
-  for (const [field, send] of Object.entries(endpoints)) {
-    it(`${field}: each method authenticates; the unadvertised ones are invalid_client`, async () => {
+  for (const [endpoint, send] of Object.entries(endpoints)) {
+    it(`${endpoint}_auth_methods_supported: each method authenticates; the others are invalid_client`, async () => {
+      const field = `${endpoint}_auth_methods_supported`;
       await everyAdvertised(
         field,
         Object.fromEntries(
-          advertised(field).map((method) => [
+          Object.entries(methods).map(([method, how]) => [
             method,
             async () => {
-              const app = method === "none" ? publicApp : confidential;
-              const { fields, headers } = methods[method](app);
+              const { app, fields, headers } = await how();
               expect((await send(app, fields, headers)).status, method).toBe(200);
             },
           ]),
         ),
       );
-      const registry = Object.keys(methods).concat(Object.keys(unadvertised(confidential)));
-      await everyUnadvertised(field, registry, async (method) => {
-        const app = method === "none" ? publicApp : confidential;
-        const fields = methods[method]?.(app).fields ?? unadvertised(app)[method];
-        expect(await errorOf(await send(app, fields, {})), `${field} ${method}`).toMatchObject({ error: "invalid_client" });
+      await everyUnadvertised(field, [...Object.keys(methods), ...certificateMethods], async (method) => {
+        const { app, fields } = methods[method]
+          ? await methods[method]()
+          : { app: confidential, fields: { client_id: confidential.clientId } };
+        expect(await errorOf(await send(app, fields)), `${field} ${method}`).toMatchObject({ status: 401, error: "invalid_client" });
       });
+    });
+
+    it(`${endpoint}_auth_signing_alg_values_supported: an assertion with each works; HS384, HS512 and none do not`, async () => {
+      const field = `${endpoint}_auth_signing_alg_values_supported`;
+      const app = (id: string) =>
+        [keyApp, secretJwtApp, publicApp].find((candidate) => candidate.clientId === id) ?? { ...publicApp, clientId: id };
+      await everyAdvertised(
+        field,
+        Object.fromEntries(
+          Object.entries(signedWith).map(([alg, sign]) => [
+            alg,
+            async () => {
+              const signed = await sign();
+              if (endpoint === "token_endpoint" && signed.app === license.clientId) return; // a license's code flow: test/client-assertions.test.ts
+              const fields = { client_assertion_type: ASSERTION_TYPE, client_assertion: signed.assertion };
+              expect((await send(app(signed.app), fields)).status, alg).toBe(200);
+            },
+          ]),
+        ),
+      );
+      const key = new TextEncoder().encode(secretJwtApp.secret);
+      const unadvertised: Record<string, () => Promise<string>> = {
+        HS384: () => new SignJWT(claims(secretJwtApp.clientId)).setProtectedHeader({ alg: "HS384" }).sign(key),
+        HS512: () => new SignJWT(claims(secretJwtApp.clientId)).setProtectedHeader({ alg: "HS512" }).sign(key),
+        none: () => jws("none", keyApp.clientId, async () => ""),
+      };
+      for (const [alg, sign] of Object.entries(unadvertised)) {
+        expect(advertised(field)).not.toContain(alg);
+        const assertion = await sign();
+        const client = alg === "none" ? keyApp : secretJwtApp;
+        const fields = { client_assertion_type: ASSERTION_TYPE, client_assertion: assertion };
+        expect(await errorOf(await send(client, fields)), alg).toMatchObject({ status: 401, error: "invalid_client" });
+      }
     });
   }
 });
