@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MANAGEMENT_SCOPES, type ManagementScope } from "./scopes";
+import { SIGNING_ALGS } from "../store/contract";
 
 /**
  * What the management API answers, as zod schemas: each route of lib/admin/api.ts names its answer
@@ -66,6 +67,9 @@ export const clientSchema = z.object({
     .meta({ description: "its device grants may carry offline_access (a refresh token), with refreshTokensAllowed too" }),
   tokenExchange: z.boolean().meta({ description: "may exchange its access tokens for vehicle tokens (RFC 8693 token exchange)" }),
   dpopBoundAccessTokens: z.boolean().meta({ description: "token requests must carry a DPoP proof (RFC 9449 5.2)" }),
+  idTokenSignedResponseAlg: z
+    .enum(SIGNING_ALGS)
+    .meta({ description: "the alg its ID, access and logout tokens are signed with (RFC 7591 id_token_signed_response_alg)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),
@@ -194,6 +198,7 @@ const key = z.object({
   purpose: z
     .enum(["access", "vehicle"])
     .meta({ description: "The key set: access and ID tokens (/keys), or vehicle tokens (/keys/vehicle)" }),
+  alg: z.enum(SIGNING_ALGS).meta({ description: "The alg it signs with; each alg has a schedule of its own" }),
 });
 
 const revoked = z.object({ revoked: count("how many were revoked") });

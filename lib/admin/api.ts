@@ -238,6 +238,7 @@ export function clientView(found: ops.AdminClient) {
     deviceFlowOfflineAccess: found.deviceFlowOfflineAccess,
     tokenExchange: found.tokenExchange,
     dpopBoundAccessTokens: found.dpopBoundAccessTokens,
+    idTokenSignedResponseAlg: found.idTokenSignedResponseAlg,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -352,6 +353,7 @@ export const ROUTES: ApiRoute[] = [
       "deviceFlowOfflineAccess",
       "tokenExchange",
       "dpopBoundAccessTokens",
+      "idTokenSignedResponseAlg",
     ],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });
@@ -448,10 +450,11 @@ export const ROUTES: ApiRoute[] = [
   {
     method: "POST",
     path: "/keys/rotate",
-    summary: "Publish a new key now; it signs after KEY_PUBLISH_LEAD",
+    summary: "Publish a new key now (of `alg`, or of every alg in use and the vehicle set); it signs after KEY_PUBLISH_LEAD",
     tag: "Signing keys",
     response: "keys",
     change: "key.rotate",
+    body: ["alg"],
     handle: async (c) => {
       await perform(c, "key.rotate", {});
       return { items: await ops.keySchedule(c.k, c.admin) };

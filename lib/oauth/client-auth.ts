@@ -3,7 +3,7 @@ import type { ClientCache } from "../clients/cache";
 import { normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
 import { previousSecret } from "../store/clients";
-import type { TokenClientRow } from "../store/contract";
+import type { SigningAlg, TokenClientRow } from "../store/contract";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
 import type { HttpRequest } from "../http/request";
@@ -20,6 +20,8 @@ export type AuthenticatedClient = {
   dpopBoundAccessTokens?: boolean;
   /** May exchange its access tokens for vehicle tokens (RFC 8693, lib/vehicles). */
   tokenExchange?: boolean;
+  /** The alg its ID and access tokens are signed with (id_token_signed_response_alg); RS256 when not known. */
+  idTokenSignedResponseAlg?: SigningAlg;
 };
 
 /** What authentication needs of a client. */
@@ -49,7 +51,13 @@ export const storedClients =
   async (id) => {
     const client = await store.clients.find(id);
     return client
-      ? { ...client, previousSecret: previousSecret(client), managementScopes: client.managementApi ? client.managementScopes : [] }
+      ? {
+          ...client,
+          previousSecret: previousSecret(client),
+          managementScopes: client.managementApi ? client.managementScopes : [],
+          // The column's CHECK holds it to SIGNING_ALGS.
+          idTokenSignedResponseAlg: client.idTokenSignedResponseAlg as SigningAlg,
+        }
       : undefined;
   };
 
@@ -115,6 +123,7 @@ export async function authenticateClient(
     managementScopes: client.managementScopes,
     dpopBoundAccessTokens: client.dpopBoundAccessTokens,
     tokenExchange: client.tokenExchange,
+    idTokenSignedResponseAlg: client.idTokenSignedResponseAlg,
   };
   if (client.secretHash) {
     if (secret === undefined)

@@ -1,6 +1,6 @@
 import type { Prisma } from "../db/generated/client";
 import { refusingDuplicates, type Connection } from "./connection";
-import type { ClientSettings, ClientStore, PreviousSecret } from "./contract";
+import type { ClientSettings, ClientStore, PreviousSecret, SigningAlg } from "./contract";
 
 /** The previous secret of a client row, when it has one. */
 export const previousSecret = (row: { previousSecretHash: string | null; previousSecretExpiresAt: Date | null }): PreviousSecret | null =>
@@ -22,6 +22,7 @@ const SETTINGS = {
   deviceFlowOfflineAccess: true,
   tokenExchange: true,
   dpopBoundAccessTokens: true,
+  idTokenSignedResponseAlg: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */
@@ -73,6 +74,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         management_scopes: string[] | null;
         dpop_bound_access_tokens: boolean;
         token_exchange: boolean;
+        id_token_signed_response_alg: SigningAlg;
         redirect_uris: string[];
         allowed_origins: string[];
       }>({
@@ -82,7 +84,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
                       EXTRACT(EPOCH FROM c.previous_secret_expires_at)::float8 * 1000 AS previous_secret_expires_ms,
                       c.resource_server, c.refresh_tokens_allowed,
                       CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
-                      c.dpop_bound_access_tokens, c.token_exchange,
+                      c.dpop_bound_access_tokens, c.token_exchange, c.id_token_signed_response_alg,
                       ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
                       ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
                FROM clients c WHERE c.id = $1`,
@@ -103,6 +105,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         managementScopes: row.management_scopes ?? [],
         dpopBoundAccessTokens: row.dpop_bound_access_tokens,
         tokenExchange: row.token_exchange,
+        idTokenSignedResponseAlg: row.id_token_signed_response_alg,
         origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
       };
     },

@@ -26,6 +26,7 @@ async function clientState(k: Pick<Keyfob, "store">, id: string): Promise<Record
     deviceFlowOfflineAccess: client.deviceFlowOfflineAccess,
     tokenExchange: client.tokenExchange,
     dpopBoundAccessTokens: client.dpopBoundAccessTokens,
+    idTokenSignedResponseAlg: client.idTokenSignedResponseAlg,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: client.postLogoutRedirectUris.map((r) => r.uri),
