@@ -130,6 +130,7 @@ test("every setting of a client is edited in the browser and audited with its ol
     await settings.getByLabel(label).check();
   await settings.getByLabel("keyfob:read", { exact: true }).check();
   await settings.getByLabel("Require pushed authorization requests (PAR)").check();
+  await settings.getByLabel("Token signing algorithm").selectOption("ES256");
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
   const logo = preview.getByTestId("client-logo");
@@ -154,7 +155,9 @@ test("every setting of a client is edited in the browser and audited with its ol
     managementApi: true,
     requirePushedAuthorizationRequests: true,
     dpopBoundAccessTokens: true,
+    idTokenSignedResponseAlg: "ES256",
   });
+  await expect(settings.getByLabel("Token signing algorithm")).toHaveValue("ES256");
   await settings.getByLabel("Refresh tokens").uncheck();
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");

@@ -18,6 +18,7 @@ import { loadConfig } from "@/lib/config";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import type { SigningAlg } from "@/lib/keys/keystore";
+import { cliOn } from "./support/cli";
 import { emptyDatabase } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { FORM } from "./support/flow-b";
@@ -26,9 +27,10 @@ import { migrateDatabase } from "@/lib/db/migrate";
 
 const operator: Admin = { accountId: "cli", label: "cli:test", scopes: ALL_SCOPES };
 let k: Keyfob;
+let url: string;
 
 beforeAll(async () => {
-  const url = await emptyDatabase("signing_algs_test");
+  url = await emptyDatabase("signing_algs_test");
   await migrateDatabase(url);
   k = createKeyfob({ ...loadConfig(process.env), databaseUrl: url, recoveryThreads: 0 });
   await k.keys.refresh(); // the first start: the RS256 key
@@ -164,5 +166,19 @@ describe("rotation per alg", () => {
     // The upcoming keys are published ahead of signing, each with its alg.
     const published = (await jwks()).keys;
     expect(published.map((key) => key.alg)).toEqual(["RS256", "RS256", "PS256", "PS256", "ES256", "ES256"]);
+  });
+});
+
+describe("the admin CLI", () => {
+  it("sets a client's alg and shows it, and the alg of each key", async () => {
+    const app = await createClient(k.store, { name: "CLI FAPI client" });
+    const keyfob = cliOn(url, { KEYFOB_SECRET: k.config.secret! });
+    expect(await keyfob("clients", "set", app.id, "--alg", "PS256")).toMatchObject({ code: 0 });
+    const listed = JSON.parse((await keyfob("clients", "list", "--json")).stdout) as { id: string; idTokenSignedResponseAlg: string }[];
+    expect(listed.find((c) => c.id === app.id)?.idTokenSignedResponseAlg).toBe("PS256");
+
+    const keys = JSON.parse((await keyfob("keys", "list", "--json")).stdout) as { purpose: string; alg: string; status: string }[];
+    const current = keys.filter((key) => key.purpose === "access" && key.status === "current").map((key) => key.alg);
+    expect(current.sort()).toEqual(["ES256", "PS256", "RS256"]);
   });
 });

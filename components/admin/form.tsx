@@ -70,6 +70,60 @@ type FieldProps = {
 
 /** A labelled input with its hint and its error from the last submission. */
 export function Field({ name, label, hint, optional, initialValue = "", className, ...input }: FieldProps) {
+  return (
+    <Labelled name={name} label={label} hint={hint} optional={optional} initialValue={initialValue} className={className}>
+      {(control) => <input {...control} aria-required={optional ? undefined : true} className={inputClass} {...input} />}
+    </Labelled>
+  );
+}
+
+/** A labelled choice among `options` (value and label), with its hint and its error from the last submission. */
+export function SelectField({
+  name,
+  label,
+  hint,
+  initialValue = "",
+  options,
+  className,
+}: Omit<FieldProps, "optional"> & { options: readonly { value: string; label: string }[] }) {
+  return (
+    <Labelled name={name} label={label} hint={hint} initialValue={initialValue} className={className}>
+      {(control) => (
+        <select {...control} className={inputClass}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Labelled>
+  );
+}
+
+/** What a labelled control gets: its id, name, value and how it is described. */
+type Control = {
+  key: number;
+  id: string;
+  name: string;
+  defaultValue: string;
+  "aria-invalid"?: true;
+  "aria-describedby"?: string;
+};
+
+/** A control with its label above, and its hint and its error from the last submission below. */
+function Labelled({
+  name,
+  label,
+  hint,
+  optional,
+  initialValue,
+  className,
+  children,
+}: Pick<FieldProps, "name" | "label" | "hint" | "optional" | "className"> & {
+  initialValue: string;
+  children: (control: Control) => ReactNode;
+}) {
   const state = useContext(StateContext);
   const id = useId();
   const error = state.fieldErrors?.[name];
@@ -79,18 +133,15 @@ export function Field({ name, label, hint, optional, initialValue = "", classNam
       <label htmlFor={id} className="mb-1 block text-sm font-medium text-slate-800">
         {label} {optional && <span className="font-normal text-slate-500">(optional)</span>}
       </label>
-      <input
-        // A new key after every answer: the field shows what was submitted (after an error) or starts empty.
-        key={state.at ?? 0}
-        id={id}
-        name={name}
-        defaultValue={state.ok || !state.values ? initialValue : (state.values[name] ?? "")}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={described}
-        aria-required={optional ? undefined : true}
-        className={inputClass}
-        {...input}
-      />
+      {children({
+        // A new key after every answer: the control shows what was submitted (after an error) or starts as it was.
+        key: state.at ?? 0,
+        id,
+        name,
+        defaultValue: state.ok || !state.values ? initialValue : (state.values[name] ?? ""),
+        "aria-invalid": error ? true : undefined,
+        "aria-describedby": described,
+      })}
       {hint && (
         <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
           {hint}

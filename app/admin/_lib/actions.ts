@@ -94,7 +94,7 @@ export async function removeRedirectUriAction(_: FormState, form: FormData): Pro
 }
 
 /** The text settings a form may send (each form sends its own). */
-const CLIENT_TEXTS = ["name", "logoUrl", "backchannelLogoutUri"];
+const CLIENT_TEXTS = ["name", "logoUrl", "backchannelLogoutUri", "idTokenSignedResponseAlg"];
 
 export async function updateClientAction(_: FormState, form: FormData): Promise<FormState> {
   // An unchecked checkbox is not sent: the form says which settings it shows, and those are false unless checked.
