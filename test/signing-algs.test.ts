@@ -18,6 +18,7 @@ import { loadConfig } from "@/lib/config";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import type { SigningAlg } from "@/lib/keys/keystore";
+import { signLogoutToken } from "@/lib/tokens/logout-token";
 import { cliOn } from "./support/cli";
 import { emptyDatabase } from "./support/database";
 import { ISSUER } from "./support/flow-a";
@@ -145,6 +146,17 @@ describe("id_token_signed_response_alg", () => {
     const { items } = (await keys.json()) as { items: { alg: string; status: string; purpose: string }[] };
     const current = items.filter((key) => key.status === "current" && key.purpose === "access");
     expect(current.map((key) => key.alg)).toEqual(["RS256", "PS256", "ES256"]);
+  });
+
+  it("signs a logout token with the alg it is given (the client's, as the outbox reads it)", async () => {
+    const logout = {
+      clientId: "fapi-rp",
+      subject: { userId: "0x0000000000000000000000000000000000000001", connector: "google" },
+      sid: "s1",
+    };
+    const token = await signLogoutToken(k.keys, ISSUER, { ...logout, signingAlg: "PS256" }, new Date());
+    expect(decodeProtectedHeader(token)).toMatchObject({ alg: "PS256", typ: "logout+jwt" });
+    expect(await verifiedWith(token, "PS256")).toMatchObject({ alg: "PS256" });
   });
 
   it("refuses an alg it does not sign with, in the management API's shape", async () => {
