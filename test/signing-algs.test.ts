@@ -20,7 +20,7 @@ import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import type { SigningAlg } from "@/lib/keys/keystore";
 import { signLogoutToken } from "@/lib/tokens/logout-token";
 import { cliOn } from "./support/cli";
-import { emptyDatabase } from "./support/database";
+import { emptyDatabase, tables } from "./support/database";
 import { ISSUER } from "./support/flow-a";
 import { FORM } from "./support/flow-b";
 import { serveRequest } from "./support/routes";
@@ -192,5 +192,36 @@ describe("the admin CLI", () => {
     const keys = JSON.parse((await keyfob("keys", "list", "--json")).stdout) as { purpose: string; alg: string; status: string }[];
     const current = keys.filter((key) => key.purpose === "access" && key.status === "current").map((key) => key.alg);
     expect(current.sort()).toEqual(["ES256", "PS256", "RS256"]);
+  });
+});
+
+describe("two instances on one database", () => {
+  let a: Keyfob;
+  let b: Keyfob;
+  beforeAll(async () => {
+    const shared = await emptyDatabase("signing_algs_two_test");
+    await migrateDatabase(shared);
+    const instance = () => createKeyfob({ ...loadConfig(process.env), databaseUrl: shared, recoveryThreads: 0 });
+    a = instance();
+    b = instance();
+    await a.keys.refresh();
+    await b.keys.refresh();
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it("agree on an alg's first key when both need it at once, and each learns the other's by its kid", async () => {
+    const [fromA, fromB] = await Promise.all([a.keys.signingKey("ES256"), b.keys.signingKey("ES256")]);
+    expect(fromB.kid).toBe(fromA.kid);
+    expect(await tables(a).algSigningKey.count({ where: { alg: "ES256" } })).toBe(1);
+
+    // A's first PS256 key, after B loaded the set empty: a token naming it makes B reload.
+    expect((await b.keys.publicKeys()).map((key) => key.alg)).toEqual(["RS256", "ES256"]);
+    const { kid } = await a.keys.signingKey("PS256");
+    expect((await b.keys.publicKeys()).map((key) => key.kid)).not.toContain(kid);
+    expect(await b.keys.reloadForUnknownKey(kid)).toBe(true);
+    expect((await b.keys.publicKeys()).map((key) => key.alg)).toEqual(["RS256", "PS256", "ES256"]);
   });
 });
