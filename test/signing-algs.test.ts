@@ -21,9 +21,9 @@ import type { SigningAlg } from "@/lib/keys/keystore";
 import { signLogoutToken } from "@/lib/tokens/logout-token";
 import { cliOn } from "./support/cli";
 import { emptyDatabase, tables } from "./support/database";
-import { ISSUER } from "./support/flow-a";
+import { challengeParams, ISSUER, registerLicense, submitParams } from "./support/flow-a";
 import { FORM } from "./support/flow-b";
-import { serveRequest } from "./support/routes";
+import { formPost, routesOn, serveRequest } from "./support/routes";
 import { migrateDatabase } from "@/lib/db/migrate";
 
 const operator: Admin = { accountId: "cli", label: "cli:test", scopes: ALL_SCOPES };
@@ -146,6 +146,27 @@ describe("id_token_signed_response_alg", () => {
     const { items } = (await keys.json()) as { items: { alg: string; status: string; purpose: string }[] };
     const current = items.filter((key) => key.status === "current" && key.purpose === "access");
     expect(current.map((key) => key.alg)).toEqual(["RS256", "PS256", "ES256"]);
+  });
+
+  it("signs Flow A's tokens with a license's alg, whether the instance that issued the challenge redeems it or another", async () => {
+    const license = await registerLicense({ on: k });
+    await updateClient(k.store, license.clientId, { idTokenSignedResponseAlg: "ES256" });
+    const other = createKeyfob(k.config, k.store);
+    try {
+      for (const redeemer of [k, other]) {
+        const challenge = await routesOn(k).generateChallenge(formPost("/auth/web3/generate_challenge", challengeParams(license)));
+        const { state, challenge: message } = (await challenge.json()) as { state: string; challenge: string };
+        const signature = await license.owner.signMessage({ message });
+        const answer = await routesOn(redeemer).submitChallenge(
+          formPost("/auth/web3/submit_challenge", submitParams(license, state, signature)),
+        );
+        const tokens = (await answer.json()) as { access_token: string; id_token: string };
+        await verifiedWith(tokens.access_token, "ES256");
+        await verifiedWith(tokens.id_token, "ES256");
+      }
+    } finally {
+      await other.close();
+    }
   });
 
   it("signs a logout token with the alg it is given (the client's, as the outbox reads it)", async () => {
