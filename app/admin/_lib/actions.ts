@@ -134,8 +134,10 @@ export async function revokeSignerAction(_: FormState, form: FormData): Promise<
   return done("signer.revoke", fields(form, ["clientId", "address"]), "Signer revoked.");
 }
 
-export async function rotateKeyAction(): Promise<FormState> {
-  return done("key.rotate", {}, "A new signing key is published; it signs once its activation time comes.");
+/** Rotates one alg's keys (the form's `alg`), or without one every alg in use and the vehicle tokens' keys. */
+export async function rotateKeyAction(_: FormState, form: FormData): Promise<FormState> {
+  const { alg } = fields(form, ["alg"]);
+  return done("key.rotate", { alg }, `A new ${alg ? `${alg} ` : ""}signing key is published; it signs once its activation time comes.`);
 }
 
 export async function revokeTokensAction(_: FormState, form: FormData): Promise<FormState> {

@@ -132,6 +132,9 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   const rows = rowsOf("access");
   const vehicleRows = rowsOf("vehicle");
   const upcoming = rows.find((key) => key.status === "upcoming" && key.alg === SIGNING_ALG);
+  // The algs with keys, each rotatable on its own while it has no upcoming key.
+  const algsInUse = SIGNING_ALGS.filter((alg) => rows.some((key) => key.alg === alg));
+  const rotatable = algsInUse.filter((alg) => !rows.some((key) => key.alg === alg && key.status === "upcoming"));
   const { keyRotationPeriod, keyPublishLead } = k.config;
 
   return (
@@ -179,6 +182,27 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
           A rotation is under way: key <Mono>{upcoming.kid}</Mono> signs from <DateText date={upcoming.activatesAt} />. Another rotation can
           start once it is current.
         </p>
+      )}
+      {algsInUse.length > 1 && rotatable.length > 0 && (
+        <div className="mb-4 flex flex-wrap items-center gap-2">
+          <span className="text-sm text-slate-700">Rotate one alg only:</span>
+          {rotatable.map((alg) => (
+            <ConfirmAction
+              key={alg}
+              action={rotateKeyAction}
+              fields={{ alg }}
+              trigger={`Rotate ${alg}`}
+              triggerClassName={button.secondary}
+              title={`Rotate the ${alg} key now?`}
+              confirmLabel="Rotate now"
+              pendingLabel="Rotating…"
+              tone="primary"
+            >
+              A new {alg} key is created and published in the JWKS at once. It starts signing {alg} tokens in {duration(keyPublishLead)}.
+              The other algs&apos; keys do not change.
+            </ConfirmAction>
+          ))}
+        </div>
       )}
       <Card>
         <DataTable
