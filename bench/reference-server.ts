@@ -170,7 +170,7 @@ export async function startReferenceServer(options: ReferenceOptions): Promise<{
   const kid = randomBytes(20).toString("hex");
   const generated = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
   const privateKey = (await importJWK(await exportJWK(generated.privateKey), "RS256")) as CryptoKey;
-  const signer = { signingKey: async () => ({ kid, privateKey }) };
+  const signer = { signingKey: async () => ({ kid, alg: "RS256" as const, privateKey }) };
   const lifetimes = { accessToken: accessTokenTtl, idToken: accessTokenTtl };
   // The access and ID token Keyfob signs, with its claims.
   const tokens = async (grant: Grant) =>

@@ -135,6 +135,7 @@ test("every setting of a client is edited in the browser and audited with its ol
     await settings.getByLabel(label).check();
   await settings.getByLabel("keyfob:read", { exact: true }).check();
   await settings.getByLabel("Require pushed authorization requests (PAR)").check();
+  await settings.getByLabel("Token signing algorithm").selectOption("ES256");
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");
   const logo = preview.getByTestId("client-logo");
@@ -160,8 +161,10 @@ test("every setting of a client is edited in the browser and audited with its ol
     requirePushedAuthorizationRequests: true,
     dpopBoundAccessTokens: true,
     resources: ["https://api.edited.example.com", "https://telemetry.edited.example.com/v2"],
+    idTokenSignedResponseAlg: "ES256",
   });
   await expect(settings.getByLabel("Resources")).toHaveValue("https://api.edited.example.com https://telemetry.edited.example.com/v2");
+  await expect(settings.getByLabel("Token signing algorithm")).toHaveValue("ES256");
   await settings.getByLabel("Refresh tokens").uncheck();
   await settings.getByRole("button", { name: "Save settings" }).click();
   await expect(settings.getByRole("status")).toHaveText("Settings saved.");

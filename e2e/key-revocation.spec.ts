@@ -10,9 +10,10 @@ import { decodeProtectedHeader } from "jose";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { getToken } from "@keyfob/flow-a-client";
-import { addRedirectUri, createClient } from "../lib/clients/registry";
+import { addRedirectUri, createClient, updateClient } from "../lib/clients/registry";
 import { createStore, rawConnection } from "../lib/store";
 import { baseURL } from "../playwright.config";
+import { expectNoAxeViolations } from "./support/axe";
 import { installWallet } from "./support/wallet";
 
 const store = createStore(process.env.DATABASE_URL!, 2);
@@ -115,4 +116,37 @@ test("an admin revokes the current signing key: the confirmation says what break
     orderBy: { id: "desc" },
   });
   expect(event.outcome).toBe("success");
+});
+
+test("an admin rotates one alg's keys: a new ES256 key is published, and the RS256 schedule is left alone", async ({ page, request }) => {
+  // An ES256 client's token makes the set's first ES256 key.
+  const ownerKey = generatePrivateKey();
+  const clientId = privateKeyToAccount(ownerKey).address;
+  const domain = `https://fapi.example.com/${clientId.slice(2, 8)}`;
+  await createClient(store, { id: clientId, name: "FAPI" });
+  await addRedirectUri(store, clientId, domain);
+  await updateClient(store, clientId, { idTokenSignedResponseAlg: "ES256" });
+  const token = await getToken({ authUrl: baseURL, clientId, domain, privateKey: ownerKey });
+  expect(decodeProtectedHeader(token.access_token).alg).toBe("ES256");
+
+  await signInAsAdmin(page);
+  await page.goto("/admin/keys");
+  const schedule = page.getByRole("table", { name: "Signing keys, newest first" });
+  const es256 = schedule.getByRole("row").filter({ hasText: "ES256" });
+  await expect(es256).toHaveCount(1);
+  const rs256Before = await schedule.getByRole("row").filter({ hasText: "RS256" }).count();
+
+  await page.getByRole("button", { name: "Rotate ES256" }).click();
+  const dialog = page.getByRole("dialog", { name: "Rotate the ES256 key now?" });
+  await expect(dialog).toContainText("The other algs' keys do not change.");
+  await dialog.getByRole("button", { name: "Rotate now" }).click();
+  await expect(es256).toHaveCount(2);
+  await expect(es256.filter({ has: page.getByText("Upcoming", { exact: true }) })).toHaveCount(1);
+  await expect(schedule.getByRole("row").filter({ hasText: "RS256" })).toHaveCount(rs256Before);
+  // One rotation at a time: the button is back once the new key signs.
+  await expect(page.getByRole("button", { name: "Rotate ES256" })).toHaveCount(0);
+  await expectNoAxeViolations(page, "the signing keys page with two algs");
+
+  const published = (await (await request.get("/keys")).json()).keys as { alg: string }[];
+  expect(published.filter((key) => key.alg === "ES256")).toHaveLength(2);
 });

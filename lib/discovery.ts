@@ -2,7 +2,7 @@ import { LOCALES } from "../i18n/locales";
 import { RESPONSE_MODES } from "./actions/authorize";
 import { GRANT_TYPES } from "./actions/token";
 import { VEHICLE_TOKEN_EXCHANGE_PATH } from "./actions/vehicle-token-exchange";
-import { SIGNING_ALG } from "./keys/keystore";
+import { SIGNING_ALGS } from "./keys/keystore";
 import { ASSERTION_SIGNING_ALGS } from "./oauth/client-assertion";
 import { DPOP_SIGNING_ALGS } from "./oauth/dpop";
 import { ALL_SCOPES } from "./oauth/scope";
@@ -40,7 +40,8 @@ export function openidConfiguration({ issuerUrl: issuer, vehicleTokenIssuer }: P
     response_modes_supported: RESPONSE_MODES,
     grant_types_supported: GRANT_TYPES,
     subject_types_supported: ["public"],
-    id_token_signing_alg_values_supported: [SIGNING_ALG],
+    /** Per client (its id_token_signed_response_alg, RS256 unless set); its access and logout tokens too. */
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     token_endpoint_auth_methods_supported: ["none", ...CONFIDENTIAL_AUTH_METHODS],
     revocation_endpoint_auth_methods_supported: ["none", ...CONFIDENTIAL_AUTH_METHODS],
     introspection_endpoint_auth_methods_supported: CONFIDENTIAL_AUTH_METHODS,

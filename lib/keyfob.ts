@@ -7,7 +7,7 @@ import { createStore, type ChangeFeed, type Store } from "./store";
 import { deriveKey } from "./keys/derive";
 import { deriveEncryptionKey } from "./keys/encryption";
 import { clientSecretKey } from "./oauth/client-assertion";
-import { KeyStore } from "./keys/keystore";
+import { KeyStore, SIGNING_ALGS } from "./keys/keystore";
 import { LogoutDelivery } from "./sessions/backchannel-logout";
 import { IssuedChallenges } from "./siwe/issued-challenges";
 import { createRecovery } from "./siwe/recovery";
@@ -22,7 +22,7 @@ export type Keyfob = {
   clock: Clock;
   /** Every statement Keyfob runs (lib/store). */
   store: Store;
-  /** The access and ID tokens' signing keys. */
+  /** The access, ID and logout tokens' signing keys: RS256's, with PS256's and ES256's for the clients that ask for them (KeyStore.sets). */
   keys: KeyStore;
   /** Vehicle tokens' signing keys: a set of their own (lib/vehicles). */
   vehicleKeys: KeyStore;
@@ -87,7 +87,7 @@ export function createKeyfob(config: Config, shared?: Store, { clock = systemClo
     },
     () => clock.now(),
     undefined,
-    { notifications },
+    { notifications, algs: SIGNING_ALGS },
   );
   const vehicleKeys = new KeyStore(
     store,

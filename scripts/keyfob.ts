@@ -82,7 +82,7 @@ const CLIENT_SETTINGS = `[--name <name>] [--logo <https URL>] [--require-pkce ye
             [--management-scopes "<scope> ..."] [--require-par yes|no] [--require-consent yes|no]
             [--device-flow yes|no] [--device-offline-access yes|no] [--token-exchange yes|no] [--dpop yes|no]
             [--backchannel-logout-uri <uri>] [--backchannel-logout-session-required yes|no]
-            [--resources "<uri> ..."]`;
+            [--resources "<uri> ..."] [--alg RS256|PS256|ES256]`;
 
 const commands: Record<string, Command> = {
   "clients list": {
@@ -95,6 +95,7 @@ const commands: Record<string, Command> = {
         clients.flatMap((c) => [
           `${c.id}  ${c.enabled ? "enabled " : "disabled"}  ${c.name}`,
           `    PKCE          ${c.confidential && !c.requirePkce ? "optional" : "required"}`,
+          `    signs with    ${c.idTokenSignedResponseAlg}`,
           ...(c.resourceServer ? ["    resource server (introspects other clients' tokens)"] : []),
           ...(c.refreshTokensAllowed ? ["    refresh tokens allowed"] : []),
           ...(c.requirePushedAuthorizationRequests ? ["    pushed authorization requests (PAR) required"] : []),
@@ -196,7 +197,8 @@ needs sid in them; --device-offline-access yes: device grants may carry offline_
 --refresh-tokens yes); --token-exchange yes: may exchange its access tokens for vehicle tokens
 (RFC 8693 token exchange); --dpop yes: token requests must carry a DPoP proof (RFC 9449), every
 token bound to a key; --resources: the resource servers it may get access tokens for (RFC 8707,
-absolute URIs; replaces the list, "" for none)`,
+absolute URIs; replaces the list, "" for none); --alg: the alg its ID, access and logout tokens are signed with
+(id_token_signed_response_alg; PS256 or ES256 for FAPI 2.0, RS256 by default)`,
     async run(k, [id], o) {
       const { settings } = await act(k, "client.update", {
         clientId: need(id, "client_id"),
@@ -216,6 +218,7 @@ absolute URIs; replaces the list, "" for none)`,
         tokenExchange: yes(yesNo(o["token-exchange"], "token-exchange")),
         dpopBoundAccessTokens: yes(yesNo(o.dpop, "dpop")),
         resources: o.resources,
+        idTokenSignedResponseAlg: o.alg,
       });
       console.log(`client ${id}: ${JSON.stringify(settings)}`);
     },
@@ -297,9 +300,21 @@ absolute URIs; replaces the list, "" for none)`,
       // The access set first, then the vehicle tokens' set; newest first in each.
       const keys = [...(await admin.keySchedule(k, operator))]
         .sort((a, b) => a.purpose.localeCompare(b.purpose) || b.activatesAt.getTime() - a.activatesAt.getTime())
-        .map(({ kid, purpose, status, activatesAt }) => ({ kid, purpose, status, activatesAt }));
+        .map(({ kid, purpose, alg, status, activatesAt }) => ({ kid, purpose, alg, status, activatesAt }));
       show(o, keys, () =>
-        keys.map((key) => `${key.kid}  ${key.purpose.padEnd(7)}  ${key.status.padEnd(8)}  signs from ${at(key.activatesAt)}`),
+        keys.map((key) => `${key.kid}  ${key.purpose.padEnd(7)}  ${key.alg}  ${key.status.padEnd(8)}  signs from ${at(key.activatesAt)}`),
+      );
+    },
+  },
+  "keys rotate": {
+    args: "[--alg RS256|PS256|ES256]",
+    about: `publish a new key now, which signs after KEY_PUBLISH_LEAD: of one alg of the access set with
+--alg, else of every alg in use and the vehicle tokens' set`,
+    async run(k, _args, o) {
+      await act(k, "key.rotate", { alg: o.alg });
+      const upcoming = (await admin.keySchedule(k, operator)).filter((key) => key.status === "upcoming");
+      console.log(
+        upcoming.map((key) => `upcoming ${key.kid}  ${key.purpose.padEnd(7)}  ${key.alg}  signs from ${at(key.activatesAt)}`).join("\n"),
       );
     },
   },
@@ -494,6 +509,7 @@ const VALUE_OPTIONS = [
   "backchannel-logout-session-required",
   "dpop",
   "resources",
+  "alg",
 ];
 
 function parse(argv: string[]) {

@@ -456,7 +456,7 @@ describe("keys and discovery", () => {
     const doc = await response.json();
     expect(doc.issuer).toBe(ISSUER);
     expect(doc.jwks_uri).toBe(`${ISSUER}/keys`);
-    expect(doc.id_token_signing_alg_values_supported).toEqual(["RS256"]);
+    expect(doc.id_token_signing_alg_values_supported).toEqual(["RS256", "PS256", "ES256"]);
     expect(doc.scopes_supported).toEqual(["openid", "email", "profile", "offline_access"]);
     expect(doc.grant_types_supported).toEqual([
       "authorization_code",

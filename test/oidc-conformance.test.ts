@@ -255,7 +255,7 @@ describe("Config OP", () => {
       issuer: ISSUER,
       response_types_supported: ["code"],
       subject_types_supported: ["public"],
-      id_token_signing_alg_values_supported: ["RS256"],
+      id_token_signing_alg_values_supported: ["RS256", "PS256", "ES256"],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
       claims_parameter_supported: false,

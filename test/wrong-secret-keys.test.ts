@@ -7,6 +7,7 @@
  * on the instance with the right secret work. The admin CLI run with the wrong secret is refused too.
  */
 import { randomBytes } from "node:crypto";
+import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ALL_SCOPES, type Admin } from "@/lib/admin/access";
 import { runAdminChange } from "@/lib/admin/changes";
@@ -71,6 +72,7 @@ async function stored() {
   return {
     access: await kids(db.signingKey.findMany({ select: { kid: true } })),
     vehicle: await kids(db.vehicleSigningKey.findMany({ select: { kid: true } })),
+    algs: await kids(db.algSigningKey.findMany({ select: { kid: true } })),
   };
 }
 
@@ -107,6 +109,29 @@ describe("an instance whose KEYFOB_SECRET cannot open the stored keys", () => {
     await right.vehicleKeys.refresh();
     expect((await stored()).vehicle).toHaveLength(1);
     expect((await right.vehicleKeys.signingKey()).kid).toBe((await stored()).vehicle[0]);
+  });
+
+  it("creates no first key of an alg a client asks for (ES256) either: 503 where it would sign; the right instance creates it", async () => {
+    const automation = (await tables(right).client.findFirstOrThrow({ where: { name: "Automation" } })).id;
+    await updateClient(right.store, automation, { idTokenSignedResponseAlg: "ES256" });
+    try {
+      const before = await stored();
+      expect(before.algs).toEqual([]);
+      const errors = await loggedErrors(async () => {
+        const answer = await tokenRequest(wrong);
+        expect(answer.status).toBe(503);
+        expect(await answer.json()).toMatchObject({ error: "temporarily_unavailable" });
+      });
+      expect(errors).toContainEqual(expect.stringMatching(CANNOT_OPEN));
+      expect(await stored()).toEqual(before);
+
+      const answer = await tokenRequest(right);
+      expect(answer.status).toBe(200);
+      const { access_token } = (await answer.json()) as { access_token: string };
+      expect(decodeProtectedHeader(access_token)).toMatchObject({ alg: "ES256", kid: (await stored()).algs[0] });
+    } finally {
+      await updateClient(right.store, automation, { idTokenSignedResponseAlg: "RS256" });
+    }
   });
 
   it("answers 503 with Retry-After where it would sign, as its readiness says (an instance with the right secret can), never 500", async () => {

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import type { Keyfob } from "../keyfob";
-import { SIGNING_ALG } from "../keys/keystore";
 import { refuseChangedClient } from "../oauth/client-auth";
 import { requireProofFor } from "../oauth/dpop";
 import { OAuthError } from "../oauth/errors";
@@ -61,7 +60,7 @@ async function issueClientToken(
   const scope = requested.join(" ");
   const resource = requestedResource(client.resources, params.resource);
 
-  const { kid, privateKey } = await keyfob.keys.signingKey();
+  const { kid, alg, privateKey } = await keyfob.keys.signingKey(client.idTokenSignedResponseAlg);
   const lifetime = Math.min(ADMIN_TOKEN_TTL, keyfob.config.accessTokenTtl);
   const now = keyfob.clock.now();
   const iat = Math.floor(now.getTime() / 1000);
@@ -78,7 +77,7 @@ async function issueClientToken(
     provider_id: CLIENT_CREDENTIALS_CONNECTOR,
     ...binding(proof?.jkt),
   })
-    .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
+    .setProtectedHeader({ alg, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
   const record = { jti, userId: client.id, connector: CLIENT_CREDENTIALS_CONNECTOR, scope, expiresAt: new Date((iat + lifetime) * 1000) };
   if (!(await keyfob.store.tokens.recordClientToken(client.id, client.secretHash, requested, record, caller, now)))

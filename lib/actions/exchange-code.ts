@@ -119,6 +119,7 @@ export async function issueGrant(
     tokenLifetimes(config),
     {
       clientId: client.id,
+      signingAlg: client.idTokenSignedResponseAlg,
       userId: grant.accountId,
       connector: grant.connector,
       scope,

@@ -68,7 +68,7 @@ export async function generateChallenge(
     rateLimited.inc({ endpoint: "generate_challenge", limit: "pending_challenges" });
     throw tooManyRequests(60, "too many unused challenges from this address; use or let them expire");
   }
-  challenges.remember(stateHash, issued);
+  challenges.remember(stateHash, { ...issued, signingAlg: stored.signingAlg });
   return { state, challenge };
 }
 

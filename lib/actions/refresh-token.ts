@@ -79,6 +79,7 @@ async function redeemRefreshToken(
     lifetimes,
     {
       clientId: client.id,
+      signingAlg: client.idTokenSignedResponseAlg,
       userId: stored.accountId,
       connector: stored.connector,
       scope,

@@ -6,7 +6,7 @@ import { opaqueDigest } from "../oauth/opaque";
 import { required } from "../oauth/params";
 import type { Scope } from "../oauth/scope";
 import { countAccepted, recoverClaimant, verifySignature } from "../siwe/signature";
-import type { TokenRecord } from "../store/contract";
+import type { SigningAlg, TokenRecord } from "../store/contract";
 import { issueTokens, newAccessTokenId, tokenLifetimes, type Issued } from "../tokens/issue";
 import type { Address } from "viem";
 import type { ProtocolRequest } from "../http/request";
@@ -45,7 +45,8 @@ export async function submitChallenge(
     // Issued here: the message is known, and the statement checks what store.challenges.find's row would show.
     const claimant = await recoverClaimant(issued.message, issued.address as Address, signature, clientId, keyfob.signatures.recover);
     if (claimant) {
-      const tokens = await issue(keyfob, clientId, issued.address as Address, issued, proof?.jkt);
+      const client = { id: clientId, signingAlg: issued.signingAlg };
+      const tokens = await issue(keyfob, client, issued.address as Address, issued, proof?.jkt);
       const holds = { signer: claimant.kind === "signer" ? claimant.key : undefined, proven: proof !== undefined };
       if (await store.challenges.consume(stateHash, tokens.record, caller, holds, now)) {
         countAccepted(claimant.kind);
@@ -77,7 +78,13 @@ export async function submitChallenge(
   );
 
   // Signed before the state is consumed; released only if this request is the one that consumes it.
-  const tokens = await issue(keyfob, clientId, address, { scope: challenge.scope, nonce: challenge.nonce ?? undefined }, proof?.jkt);
+  const tokens = await issue(
+    keyfob,
+    { id: clientId, signingAlg: challenge.idTokenSignedResponseAlg },
+    address,
+    { scope: challenge.scope, nonce: challenge.nonce ?? undefined },
+    proof?.jkt,
+  );
   const consumed = await store.challenges.consume(stateHash, tokens.record, caller, { proven: proof !== undefined }, now);
   if (!consumed) throw invalidGrant("the state has already been used");
   return tokens.issued;
@@ -86,7 +93,7 @@ export async function submitChallenge(
 /** Flow A's tokens for `address`, and their record for the statement that consumes the state. */
 async function issue(
   { keys, config, clock }: Pick<Keyfob, "config" | "clock" | "keys">,
-  clientId: string,
+  client: { id: string; signingAlg: SigningAlg },
   address: Address,
   challenge: { scope: string; nonce?: string },
   jkt: string | undefined,
@@ -97,7 +104,8 @@ async function issue(
     config.issuerUrl,
     lifetimes,
     {
-      clientId,
+      clientId: client.id,
+      signingAlg: client.signingAlg,
       userId: address,
       connector: "web3",
       scope: challenge.scope.split(" ") as Scope[],

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MANAGEMENT_SCOPES, type ManagementScope } from "./scopes";
+import { SIGNING_ALGS } from "../store/contract";
 
 /**
  * What the management API answers, as zod schemas: each route of lib/admin/api.ts names its answer
@@ -79,6 +80,9 @@ export const clientSchema = z.object({
     .meta({ description: "client assertions (RFC 7523) instead of a secret; null: its secret, or none for a public client" }),
   jwks: z.record(z.string(), z.unknown()).nullable().meta({ description: "private_key_jwt: its public keys (a JWK Set)" }),
   jwksUri: z.string().nullable().meta({ description: "private_key_jwt: where its JWK Set is fetched" }),
+  idTokenSignedResponseAlg: z
+    .enum(SIGNING_ALGS)
+    .meta({ description: "the alg its ID, access and logout tokens are signed with (RFC 7591 id_token_signed_response_alg)" }),
   createdAt: time,
   redirectUris: z.array(z.string()).meta({ examples: [["https://fleet.example.com/callback"]] }),
   postLogoutRedirectUris: z.array(z.string()),
@@ -215,6 +219,7 @@ const key = z.object({
   purpose: z
     .enum(["access", "vehicle"])
     .meta({ description: "The key set: access and ID tokens (/keys), or vehicle tokens (/keys/vehicle)" }),
+  alg: z.enum(SIGNING_ALGS).meta({ description: "The alg it signs with; each alg has a schedule of its own" }),
 });
 
 const revoked = z.object({ revoked: count("how many were revoked") });

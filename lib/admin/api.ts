@@ -252,6 +252,7 @@ export function clientView(found: ops.AdminClient) {
     tokenEndpointAuthMethod: found.tokenEndpointAuthMethod,
     jwks: found.jwks ?? null,
     jwksUri: found.jwksUri,
+    idTokenSignedResponseAlg: found.idTokenSignedResponseAlg,
     createdAt: found.createdAt,
     redirectUris: found.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: found.postLogoutRedirectUris.map((r) => r.uri),
@@ -368,6 +369,7 @@ export const ROUTES: ApiRoute[] = [
       "tokenExchange",
       "dpopBoundAccessTokens",
       "resources",
+      "idTokenSignedResponseAlg",
     ],
     handle: async (c) => {
       await perform(c, "client.update", { clientId: c.params.clientId });
@@ -477,10 +479,11 @@ export const ROUTES: ApiRoute[] = [
   {
     method: "POST",
     path: "/keys/rotate",
-    summary: "Publish a new key now; it signs after KEY_PUBLISH_LEAD",
+    summary: "Publish a new key now (of `alg`, or of every alg in use and the vehicle set); it signs after KEY_PUBLISH_LEAD",
     tag: "Signing keys",
     response: "keys",
     change: "key.rotate",
+    body: ["alg"],
     handle: async (c) => {
       await perform(c, "key.rotate", {});
       return { items: await ops.keySchedule(c.k, c.admin) };

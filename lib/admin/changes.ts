@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ADMIN_CLIENT_ID, claimedClientId } from "../clients/client-id";
 import { MAX_SECRET_OVERLAP_SECONDS, RegistryError, type ClientSettings, type Refusal } from "../clients/registry";
 import type { Keyfob } from "../keyfob";
-import { KeyCreationRefused } from "../keys/keystore";
+import { KeyCreationRefused, SIGNING_ALGS } from "../keys/keystore";
 import { hasControlCharacter } from "../oauth/params";
 import { MAX_RESOURCE_LENGTH, MAX_RESOURCES, resourceProblem } from "../oauth/resource";
 import { AdminAccessError, InsufficientScope, requireAdmin, type Admin } from "./access";
@@ -88,6 +88,7 @@ const change = <I>(
 const none = () => ({});
 
 const clientInput = z.object({ clientId });
+const signingAlg = z.enum(SIGNING_ALGS, { message: `must be one of ${SIGNING_ALGS.join(", ")}` });
 const uriInput = z.object({ clientId, uri: text(2000).min(1, "required") });
 const originInput = z.object({ clientId, origin: text(2000).min(1, "required") });
 const accountInput = z.object({ accountId });
@@ -147,6 +148,7 @@ const changes = {
       tokenExchange: flag,
       dpopBoundAccessTokens: flag,
       resources: resources.optional(),
+      idTokenSignedResponseAlg: signingAlg.optional(),
     }),
     (k, a, { clientId, ...changes }) =>
       ops.updateClient(k, a, clientId, changes as Partial<ClientSettings>).then((settings) => ({ settings })),
@@ -199,7 +201,12 @@ const changes = {
   "signer.revoke": change("signer.revoked", z.object({ clientId, address: text(42).min(1, "required") }), (k, a, i) =>
     ops.revokeSigner(k, a, i.clientId, i.address).then(none),
   ),
-  "key.rotate": change("key.rotated", z.object({}), (k, a) => ops.rotateSigningKey(k, a).then(none)),
+  "key.rotate": change(
+    "key.rotated",
+    // One alg's keys of the access set; none: every alg in use, and the vehicle tokens' keys.
+    z.object({ alg: z.preprocess((v) => (v === "" ? undefined : v), signingAlg.optional()) }),
+    (k, a, i) => ops.rotateSigningKey(k, a, i.alg).then(none),
+  ),
   "key.revoke": change("key.revoked", z.object({ kid: text(100).min(1, "required") }), (k, a, i) =>
     ops.revokeSigningKey(k, a, i.kid).then((revocation) => ({ ...revocation })),
   ),

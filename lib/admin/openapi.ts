@@ -3,6 +3,7 @@ import { ADMIN_TOKEN_TTL } from "../actions/client-credentials";
 import { API_BASE, requiredScope, ROUTES } from "./api";
 import { ERROR, RESPONSES } from "./api-schemas";
 import { changeInput } from "./changes";
+import { SIGNING_ALGS } from "../store/contract";
 import { MANAGEMENT_SCOPES } from "./scopes";
 
 /**
@@ -48,6 +49,11 @@ const FIELD_SCHEMAS: Record<string, Record<string, unknown>> = {
     minItems: 1,
     uniqueItems: true,
     description: "the management API scopes the client may get (keyfob:admin holds them all); none until an admin chooses them",
+  },
+  idTokenSignedResponseAlg: {
+    enum: [...SIGNING_ALGS],
+    description:
+      "the alg its ID, access and logout tokens are signed with (RFC 7591 id_token_signed_response_alg): PS256 or ES256 for FAPI 2.0; RS256 by default",
   },
   dpopBoundAccessTokens: {
     type: "boolean",

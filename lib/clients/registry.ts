@@ -7,7 +7,7 @@ import { clientSecretHash } from "../oauth/client-auth";
 import { CLIENT_SECRET_JWT, PRIVATE_KEY_JWT, sealClientSecret } from "../oauth/client-assertion";
 import { jwksProblem } from "../oauth/client-jwks";
 import { Duplicate, type Store } from "../store";
-import type { ClientSettings } from "../store/contract";
+import { SIGNING_ALGS, type ClientSettings } from "../store/contract";
 import { CLIENT_ID, generateClientId, isLicense, normalizeClientId } from "./client-id";
 import { originProblem, redirectUriProblem } from "./redirect-uri";
 
@@ -135,6 +135,8 @@ export async function updateClient(
     changes.logoUrl = changes.logoUrl?.trim() || null;
     if (changes.logoUrl && !/^https:\/\/[^\s]+$/.test(changes.logoUrl)) throw new RegistryError("logoUrl", "must be an https URL");
   }
+  if (changes.idTokenSignedResponseAlg !== undefined && !(SIGNING_ALGS as readonly string[]).includes(changes.idTokenSignedResponseAlg))
+    throw new RegistryError("idTokenSignedResponseAlg", `must be one of ${SIGNING_ALGS.join(", ")}`);
   if (changes.backchannelLogoutUri !== undefined) {
     changes.backchannelLogoutUri = changes.backchannelLogoutUri?.trim() || null;
     const problem = changes.backchannelLogoutUri && outboundUriProblem(changes.backchannelLogoutUri, rules);

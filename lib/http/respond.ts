@@ -103,6 +103,8 @@ function isUnavailable(error: unknown): boolean {
     // This instance's KEYFOB_SECRET opens no signing key: it cannot sign, its readiness fails, and an
     // instance with the right secret can (a restore or a typo in one server's settings).
     if (e.name === "KeyDecryptionError") return true;
+    // Nor a stored key, so it creates none (the first key of an alg a client asked for).
+    if (e.name === "KeyCreationRefused") return true;
     // node-postgres, when no connection could be had within connectionTimeoutMillis, and when the
     // server closed a connection mid-query (PostgreSQL restarting: it answered 500 in a fault test).
     if (e.message?.startsWith("timeout exceeded when trying to connect")) return true;

@@ -2,12 +2,27 @@ import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from "jose";
 import { log } from "../log";
 import type { ChangeFeed, KeyPurpose, Store } from "../store";
+import { SIGNING_ALGS, type SigningAlg } from "../store/contract";
 import { KeyDecryptionError, seal, unseal } from "./encryption";
 
 /** Every key set, each with a table and a schedule of its own; sealed with the same secret. */
 const KEY_PURPOSES: KeyPurpose[] = ["access", "vehicle"];
 
-export const SIGNING_ALG = "RS256";
+/** The alg of every set's default keys: what a client that asks for none gets, and every vehicle token. */
+export const SIGNING_ALG: SigningAlg = "RS256";
+export { SIGNING_ALGS, type SigningAlg };
+/** The algs each set signs with: the access set's clients choose among all (id_token_signed_response_alg). */
+const SET_ALGS: Record<KeyPurpose, readonly SigningAlg[]> = { access: SIGNING_ALGS, vehicle: [SIGNING_ALG] };
+
+/**
+ * How each alg's keys are made. PS256 gets RSA keys of its own rather than sharing RS256's: a JWK's
+ * `alg` binds it to one algorithm (RFC 7517 4.4), and verifiers that honour it would refuse the other.
+ */
+const KEY_PARAMETERS: Record<SigningAlg, { generate: { modulusLength?: number }; publicMembers: readonly string[] }> = {
+  RS256: { generate: { modulusLength: 2048 }, publicMembers: ["kty", "n", "e"] },
+  PS256: { generate: { modulusLength: 2048 }, publicMembers: ["kty", "n", "e"] },
+  ES256: { generate: {}, publicMembers: ["kty", "crv", "x", "y"] },
+};
 /** Tolerance for clocks of token verifiers that run a little behind ours. */
 const CLOCK_SKEW_MS = 60_000;
 /** The NOTIFY channel on which instances announce key changes to each other (payload: KeyChange). */
@@ -33,7 +48,7 @@ export type KeyPolicy = {
 export type ScheduledKey = { kid: string; activatesAt: Date };
 
 /** A key of the schedule, with where it stands: signing (current), published ahead (upcoming), or still published after (retired), and its set. */
-export type KeyScheduleEntry = ScheduledKey & { status: "upcoming" | "current" | "retired"; purpose: KeyPurpose };
+export type KeyScheduleEntry = ScheduledKey & { status: "upcoming" | "current" | "retired"; purpose: KeyPurpose; alg: SigningAlg };
 
 /** The key that signs at `now`: the newest one whose activation time has come. */
 export function currentKey<K extends ScheduledKey>(keys: K[], now: Date): K | undefined {
@@ -99,7 +114,18 @@ export type KeyStoreOptions = {
   purpose?: KeyPurpose;
   /** The instance's listening connection, on which to hear other instances' key changes; none: the periodic reload only. */
   notifications?: ChangeFeed;
+  /**
+   * The set's other algs (the access set's PS256 and ES256), each a KeyStore of its own with its own
+   * schedule that this one publishes and verifies with beside its own keys. Their first key is
+   * created when something first signs with them, not before (no key nobody uses).
+   */
+  algs?: readonly SigningAlg[];
+  /** The alg of this store's keys (RS256 unless it is one of another store's `algs`). */
+  alg?: SigningAlg;
 };
+
+/** What signs a token: the key's kid and private half, and its alg for the JWS header. */
+export type SigningKey = { kid: string; alg: SigningAlg; privateKey: CryptoKey };
 
 /**
  * Signing keys, kept in PostgreSQL (private halves encrypted) and cached in memory. The cache is
@@ -118,7 +144,7 @@ export class KeyStore {
   private loadedAt = 0;
   private loading?: Promise<StoredKey[]>;
   private readonly privateKeys = new Map<string, Promise<CryptoKey>>();
-  private verifier?: { keys: StoredKey[]; set: ReturnType<typeof createLocalJWKSet> };
+  private verifier?: { keys: StoredKey[][]; set: ReturnType<typeof createLocalJWKSet> };
   /** Bumped by every key change announced on KEY_CHANNEL; the cache is current when it has loaded the latest. */
   private changes = 0;
   private loadedChanges = 0;
@@ -128,6 +154,11 @@ export class KeyStore {
   private unsubscribe?: () => void;
   private closed = false;
   private readonly purpose: KeyPurpose;
+  readonly alg: SigningAlg;
+  /** The set's stores for its other algs (KeyStoreOptions.algs), created with this one. */
+  private readonly others: KeyStore[];
+  /** Set on the first signing: until then a store of another alg creates no first key. */
+  private wanted: boolean;
 
   constructor(
     private readonly store: Store,
@@ -139,16 +170,42 @@ export class KeyStore {
     private readonly options: KeyStoreOptions = {},
   ) {
     this.purpose = options.purpose ?? "access";
+    this.alg = options.alg ?? SIGNING_ALG;
+    this.wanted = this.alg === SIGNING_ALG;
+    const others = (options.algs ?? []).filter((alg) => alg !== this.alg && SET_ALGS[this.purpose].includes(alg));
+    this.others = others.map((alg) => new KeyStore(store, encryptionKey, policy, clock, refreshMs, { ...options, algs: undefined, alg }));
   }
 
-  /** The key to sign with now, imported once per key. */
-  async signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
-    const key = currentKey(await this.cachedKeys(), this.clock());
+  /** This store and the set's stores of its other algs: every alg's schedule, this one's first. */
+  sets(): KeyStore[] {
+    return [this, ...this.others];
+  }
+
+  /** The set's stores of algs with keys (this one's always, first): what a rotation of the whole set rotates. */
+  async used(): Promise<KeyStore[]> {
+    const keys = await this.allCachedKeys();
+    return this.sets().filter((set, i) => set === this || keys[i].length > 0);
+  }
+
+  /** The key to sign with now with `alg` (this store's unless given), imported once per key. */
+  async signingKey(alg?: SigningAlg): Promise<SigningKey> {
+    if (alg !== undefined && alg !== this.alg) {
+      const other = this.others.find((store) => store.alg === alg);
+      if (!other) throw new Error(`no ${alg} signing keys in the ${this.purpose} set`);
+      return other.signingKey();
+    }
+    let key = currentKey(await this.cachedKeys(), this.clock());
+    if (!key && !this.wanted) {
+      // The first token of this alg: its first key is created now (under the set's lock, as any).
+      this.wanted = true;
+      key = currentKey(await this.refresh(), this.clock());
+      if (!key) await this.mayCreate(this.store); // none was created: say why when it is the secret (503)
+    }
     if (!key) throw new Error("no signing key is active");
     let privateKey = this.privateKeys.get(key.kid);
     if (!privateKey) {
       privateKey = unseal(key.privateJwe, key.kid, this.encryptionKey).then(
-        (jwk) => importJWK(JSON.parse(jwk) as JWK, SIGNING_ALG) as Promise<CryptoKey>,
+        (jwk) => importJWK(JSON.parse(jwk) as JWK, this.alg) as Promise<CryptoKey>,
       );
       privateKey.catch((error: unknown) => {
         this.privateKeys.delete(key.kid);
@@ -157,18 +214,25 @@ export class KeyStore {
       });
       this.privateKeys.set(key.kid, privateKey);
     }
-    return { kid: key.kid, privateKey: await privateKey };
+    return { kid: key.kid, alg: this.alg, privateKey: await privateKey };
   }
 
-  /** The public keys to publish: upcoming, current, and retired ones whose tokens may still be valid. */
+  /** Every alg's keys as cached, this store's first. */
+  private allCachedKeys(): Promise<StoredKey[][]> {
+    return this.others.length === 0 ? this.cachedKeys().then((keys) => [keys]) : Promise.all(this.sets().map((set) => set.cachedKeys()));
+  }
+
+  /** The public keys to publish, of every alg (RS256's first): upcoming, current, and retired ones whose tokens may still be valid. */
   async publicKeys(): Promise<JWK[]> {
-    return (await this.cachedKeys()).map((key) => key.publicJwk);
+    return (await this.allCachedKeys()).flat().map((key) => key.publicJwk);
   }
 
-  /** The published keys as a jose key set, rebuilt only when the keys change. */
+  /** The published keys of every alg as a jose key set, rebuilt only when the keys change. */
   async verificationKeys(): Promise<ReturnType<typeof createLocalJWKSet>> {
-    const keys = await this.cachedKeys();
-    if (this.verifier?.keys !== keys) this.verifier = { keys, set: createLocalJWKSet({ keys: keys.map((k) => k.publicJwk) }) };
+    const keys = await this.allCachedKeys();
+    const known = this.verifier;
+    if (known && keys.every((set, i) => set === known.keys[i])) return known.set;
+    this.verifier = { keys, set: createLocalJWKSet({ keys: keys.flat().map((k) => k.publicJwk) }) };
     return this.verifier.set;
   }
 
@@ -181,11 +245,16 @@ export class KeyStore {
   async reloadForUnknownKey(kid: string): Promise<boolean> {
     if (Date.now() - this.lastUnknownKeyReload < UNKNOWN_KEY_RELOAD_MS) return false;
     this.lastUnknownKeyReload = Date.now();
-    return (await this.refresh()).some((key) => key.kid === kid);
+    const sets = await Promise.all(this.sets().map((set) => set.refresh()));
+    return sets.some((keys) => keys.some((key) => key.kid === kid));
   }
 
-  /** Every key with its role at `now`, for operators. */
+  /** Every key of every alg with its role at `now`, for operators. */
   async schedule(): Promise<KeyScheduleEntry[]> {
+    return (await Promise.all(this.sets().map((set) => set.ownSchedule()))).flat();
+  }
+
+  private async ownSchedule(): Promise<KeyScheduleEntry[]> {
     const now = this.clock();
     const keys = await this.cachedKeys();
     const current = currentKey(keys, now);
@@ -194,6 +263,7 @@ export class KeyStore {
       activatesAt,
       status: kid === current?.kid ? "current" : activatesAt > now ? "upcoming" : "retired",
       purpose: this.purpose,
+      alg: this.alg,
     }));
   }
 
@@ -238,7 +308,7 @@ export class KeyStore {
     const result = await this.store.transaction(async (tx): Promise<KeyRevocation> => {
       await tx.keys.lock(this.purpose);
       const row = await tx.keys.find(kid);
-      if (!row || row.purpose !== this.purpose) return { outcome: "unknown" };
+      if (!row || row.purpose !== this.purpose || row.alg !== this.alg) return { outcome: "unknown" };
       if (row.unpublishedAt) return { outcome: "unpublished", unpublishedAt: row.unpublishedAt };
       if (row.revokedAt) {
         const already = { outcome: "already-revoked", revokedAt: row.revokedAt, revokedBy: row.revokedBy } as const;
@@ -281,6 +351,7 @@ export class KeyStore {
   async close(): Promise<void> {
     this.closed = true;
     this.unsubscribe?.();
+    for (const other of this.others) await other.close();
   }
 
   private async reload(): Promise<StoredKey[]> {
@@ -358,6 +429,7 @@ export class KeyStore {
   private async maintain(): Promise<StoredKey[]> {
     const keys = await this.load(this.store);
     const plan = planRotation(keys, this.clock(), this.policy);
+    if (!this.wanted && keys.length === 0) return keys; // nothing signs with this alg yet: no key
     if (!plan.create && plan.expired.length === 0) return keys;
     return this.store.transaction(async (tx) => {
       await tx.keys.lock(this.purpose);
@@ -376,11 +448,12 @@ export class KeyStore {
    * replacement): the kid of a stored key this instance's secret cannot open, logged, or undefined.
    * Such a key means the instance runs with another KEYFOB_SECRET than its peers (a restore without
    * the secret, a typo), and a key it made would be one they cannot use. The newest key of every
-   * set is tried, so that an empty set (the vehicle tokens', before their first key) is no way round.
+   * set and alg is tried, so that an empty one (the vehicle tokens', an alg's before their first key)
+   * is no way round.
    */
   private async unopenedKey(store: Store): Promise<string | undefined> {
-    for (const purpose of KEY_PURPOSES) {
-      const newest = (await store.keys.live(purpose)).at(-1);
+    for (const [purpose, alg] of KEY_PURPOSES.flatMap((purpose) => SET_ALGS[purpose].map((alg) => [purpose, alg] as const))) {
+      const newest = (await store.keys.live(purpose, alg)).at(-1);
       if (!newest) continue;
       try {
         await unseal(newest.privateJwe, newest.kid, this.encryptionKey);
@@ -389,6 +462,7 @@ export class KeyStore {
         log.error("signing keys cannot be decrypted with this KEYFOB_SECRET: no new key is created", {
           kid: newest.kid,
           set: this.purpose,
+          alg: this.alg,
         });
         return newest.kid;
       }
@@ -404,21 +478,23 @@ export class KeyStore {
 
   /** The keys in use (revoked and unpublished ones never are), by activation time. */
   private async load(store: Store): Promise<StoredKey[]> {
-    const rows = await store.keys.live(this.purpose);
+    const rows = await store.keys.live(this.purpose, this.alg);
     return rows.map((row) => ({ kid: row.kid, activatesAt: row.activatesAt, publicJwk: row.publicJwk, privateJwe: row.privateJwe }));
   }
 
   private async newKey(activatesAt: Date) {
     const kid = randomBytes(20).toString("hex");
-    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true, modulusLength: 2048 });
-    const { kty, n, e } = await exportJWK(publicKey);
-    log.info("signing key created", { kid, activatesAt: activatesAt.toISOString() });
+    const { generate, publicMembers } = KEY_PARAMETERS[this.alg];
+    const { publicKey, privateKey } = await generateKeyPair(this.alg, { extractable: true, ...generate });
+    const exported = await exportJWK(publicKey);
+    const members = Object.fromEntries(publicMembers.map((name) => [name, exported[name as keyof JWK]]));
+    log.info("signing key created", { kid, alg: this.alg, activatesAt: activatesAt.toISOString() });
     return {
       kid,
-      alg: SIGNING_ALG,
+      alg: this.alg,
       purpose: this.purpose,
       activatesAt,
-      publicJwk: { kty, n, e, kid, alg: SIGNING_ALG, use: "sig" },
+      publicJwk: { ...members, kid, alg: this.alg, use: "sig" },
       privateJwe: await seal(JSON.stringify(await exportJWK(privateKey)), kid, this.encryptionKey),
     };
   }

@@ -3,7 +3,7 @@ import type { ClientCache } from "../clients/cache";
 import { normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
 import { previousSecret } from "../store/clients";
-import type { TokenClientRow } from "../store/contract";
+import type { SigningAlg, TokenClientRow } from "../store/contract";
 import {
   assertionIssuer,
   CLIENT_ASSERTION_TYPE,
@@ -30,6 +30,8 @@ export type AuthenticatedClient = {
   tokenExchange?: boolean;
   /** Its registered resources (RFC 8707, lib/oauth/resource.ts). */
   resources?: string[];
+  /** The alg its ID and access tokens are signed with (id_token_signed_response_alg); RS256 when not known. */
+  idTokenSignedResponseAlg?: SigningAlg;
 };
 
 /** What authentication needs of a client. */
@@ -59,7 +61,13 @@ export const storedClients =
   async (id) => {
     const client = await store.clients.find(id);
     return client
-      ? { ...client, previousSecret: previousSecret(client), managementScopes: client.managementApi ? client.managementScopes : [] }
+      ? {
+          ...client,
+          previousSecret: previousSecret(client),
+          managementScopes: client.managementApi ? client.managementScopes : [],
+          // The column's CHECK holds it to SIGNING_ALGS.
+          idTokenSignedResponseAlg: client.idTokenSignedResponseAlg as SigningAlg,
+        }
       : undefined;
   };
 
@@ -186,6 +194,7 @@ const knownOf = (client: StoredClient) => ({
   dpopBoundAccessTokens: client.dpopBoundAccessTokens,
   tokenExchange: client.tokenExchange,
   resources: client.resources,
+  idTokenSignedResponseAlg: client.idTokenSignedResponseAlg,
 });
 
 function sameDigest(a: string, b: string): boolean {

@@ -120,7 +120,12 @@ export class LogoutDelivery {
     const token = await signLogoutToken(
       keys,
       issuerUrl,
-      { clientId: row.clientId, subject: { userId: row.accountId, connector: row.connector }, sid: sessionSid(row.sessionId) },
+      {
+        clientId: row.clientId,
+        subject: { userId: row.accountId, connector: row.connector },
+        sid: sessionSid(row.sessionId),
+        signingAlg: row.signingAlg,
+      },
       clock.now(),
     );
     const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);

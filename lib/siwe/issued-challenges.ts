@@ -1,7 +1,10 @@
-import type { NewChallenge } from "../store/contract";
+import type { NewChallenge, SigningAlg } from "../store/contract";
 
-/** What an instance remembers of a Flow A challenge it issued: the stored challenge without its key and caller. */
-export type IssuedChallenge = Omit<NewChallenge, "stateHash" | "ip">;
+/**
+ * What an instance remembers of a Flow A challenge it issued: the stored challenge without its key
+ * and caller, and the alg its client's tokens are signed with as it was when it was issued.
+ */
+export type IssuedChallenge = Omit<NewChallenge, "stateHash" | "ip"> & { signingAlg: SigningAlg };
 
 /** At about 1 KB an entry, 2 MB at most: states older than the newest this many are read back from the database. */
 const MAX_ENTRIES = 2048;

@@ -32,7 +32,7 @@ export function challengeStatements({ pool }: Connection): ChallengeStore {
         text: INSERT_CHALLENGES,
         values: INSERT_REQUESTS.values(requests),
       });
-      return byRequest(requests.length, rows, { enabled: false, domainRegistered: false, stored: false });
+      return byRequest(requests.length, rows, { enabled: false, domainRegistered: false, stored: false, signingAlg: "RS256" });
     },
     SINGLE_USE_BATCHES,
   );
@@ -46,6 +46,7 @@ export function challengeStatements({ pool }: Connection): ChallengeStore {
         name: "keyfob_find_challenge",
         text: `SELECT ch.client_id AS "clientId", ch.domain, ch.address, ch.scope, ch.nonce, ch.message, ch.expires_at AS "expiresAt", ch.used_at AS "usedAt",
                       c.enabled AS "clientEnabled", c.dpop_bound_access_tokens AS "dpopBoundAccessTokens",
+                      c.id_token_signed_response_alg AS "idTokenSignedResponseAlg",
                       EXISTS (SELECT 1 FROM accounts a WHERE a.blocked_at IS NOT NULL AND (a.id = ch.address
                               OR a.id = (SELECT i.account_id FROM identities i WHERE i.provider = 'web3' AND i.subject = ch.address))) AS "accountBlocked",
                       ARRAY(SELECT s.address FROM signers s
@@ -88,7 +89,7 @@ const INSERT_REQUESTS = requestRows<InsertRequest>([
  * concurrent statements never did.
  */
 const INSERT_CHALLENGES = `WITH ${INSERT_REQUESTS.cte}, checked AS (
-    SELECT r.*, coalesce(c.enabled, false) AS enabled,
+    SELECT r.*, coalesce(c.enabled, false) AS enabled, c.id_token_signed_response_alg AS signing_alg,
            EXISTS (SELECT 1 FROM redirect_uris u WHERE u.client_id = c.id AND u.uri = r.domain) AS domain_registered
     FROM req r LEFT JOIN clients c ON c.id = r.client_id
   ), accepted AS (
@@ -100,7 +101,7 @@ const INSERT_CHALLENGES = `WITH ${INSERT_REQUESTS.cte}, checked AS (
     SELECT state_hash, client_id, domain, address, scope, nonce, message, expires_at, ip FROM accepted
     RETURNING state_hash
   )
-  SELECT i, enabled, domain_registered AS "domainRegistered", stored.state_hash IS NOT NULL AS stored
+  SELECT i, enabled, domain_registered AS "domainRegistered", stored.state_hash IS NOT NULL AS stored, signing_alg AS "signingAlg"
   FROM checked LEFT JOIN stored USING (state_hash)`;
 
 /** One consumption of a Flow A state, as the statement over many takes it. */

@@ -1,6 +1,6 @@
 import { Prisma } from "../db/generated/client";
 import { refusingDuplicates, type Connection } from "./connection";
-import type { ClientSettings, ClientStore, PreviousSecret } from "./contract";
+import type { ClientSettings, ClientStore, PreviousSecret, SigningAlg } from "./contract";
 
 /** The previous secret of a client row, when it has one. */
 export const previousSecret = (row: { previousSecretHash: string | null; previousSecretExpiresAt: Date | null }): PreviousSecret | null =>
@@ -24,6 +24,7 @@ const SETTINGS = {
   dpopBoundAccessTokens: true,
   resources: true,
   requireConsent: true,
+  idTokenSignedResponseAlg: true,
 } as const;
 
 /** Each client's redirect URIs, post-logout redirect URIs and allowed origins in the order they were added; its signers by `signers`. */
@@ -80,6 +81,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         jwks: unknown;
         jwks_uri: string | null;
         secret_sealed: string | null;
+        id_token_signed_response_alg: SigningAlg;
         redirect_uris: string[];
         allowed_origins: string[];
       }>({
@@ -89,8 +91,8 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
                       EXTRACT(EPOCH FROM c.previous_secret_expires_at)::float8 * 1000 AS previous_secret_expires_ms,
                       c.resource_server, c.refresh_tokens_allowed,
                       CASE WHEN c.management_api THEN c.management_scopes END AS management_scopes,
-                      c.dpop_bound_access_tokens, c.token_exchange, c.resources,
-                      c.dpop_bound_access_tokens, c.token_exchange, c.token_endpoint_auth_method, c.jwks, c.jwks_uri, c.secret_sealed,
+                      c.dpop_bound_access_tokens, c.token_exchange, c.resources, c.token_endpoint_auth_method, c.jwks, c.jwks_uri, c.secret_sealed,
+                      c.id_token_signed_response_alg,
                       ARRAY(SELECT r.uri FROM redirect_uris r WHERE r.client_id = c.id) AS redirect_uris,
                       ARRAY(SELECT o.origin FROM allowed_origins o WHERE o.client_id = c.id) AS allowed_origins
                FROM clients c WHERE c.id = $1`,
@@ -116,6 +118,7 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
         jwks: row.jwks,
         jwksUri: row.jwks_uri,
         secretSealed: row.secret_sealed,
+        idTokenSignedResponseAlg: row.id_token_signed_response_alg,
         origins: new Set([...row.redirect_uris.map((uri) => new URL(uri).origin), ...row.allowed_origins]),
       };
     },

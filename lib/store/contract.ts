@@ -138,7 +138,8 @@ export type NewChallenge = {
 };
 
 /** What storing a challenge found: whether the client exists and is enabled, has the domain, and whether the caller was under its cap (stored). */
-export type ChallengeInsertRow = { enabled: boolean; domainRegistered: boolean; stored: boolean };
+/** Whether it was stored and why not; and the client's id_token_signed_response_alg, which its tokens will be signed with. */
+export type ChallengeInsertRow = { enabled: boolean; domainRegistered: boolean; stored: boolean; signingAlg: SigningAlg };
 
 export type ChallengeRow = {
   clientId: string;
@@ -152,6 +153,8 @@ export type ChallengeRow = {
   clientEnabled: boolean;
   /** The client's token requests must carry a DPoP proof (RFC 9449 5.2). */
   dpopBoundAccessTokens: boolean;
+  /** The alg the client's tokens are signed with (id_token_signed_response_alg). */
+  idTokenSignedResponseAlg: SigningAlg;
   /** The address is a blocked account's, or a wallet linked to one. */
   accountBlocked: boolean;
   /** The client's signers that are enabled, unexpired and unrevoked at `now`. */
@@ -773,6 +776,8 @@ export type ClientSettings = {
   resources: string[];
   /** A third-party client: the hosted login asks the user's consent to scopes not granted it yet. */
   requireConsent: boolean;
+  /** The alg its ID, access and logout tokens are signed with (RFC 7591 id_token_signed_response_alg): one of SIGNING_ALGS, which a CHECK holds it to. */
+  idTokenSignedResponseAlg: string;
 };
 
 export type ClientRow = ClientSettings &
@@ -832,6 +837,8 @@ export type TokenClientRow = ClientAuthentication & {
   tokenExchange: boolean;
   /** Its registered resources (RFC 8707). */
   resources: string[];
+  /** The alg its ID and access tokens are signed with (id_token_signed_response_alg). */
+  idTokenSignedResponseAlg: SigningAlg;
   /** Browser origins allowed for the client: its redirect URIs' origins and the extra allowed origins. */
   origins: ReadonlySet<string>;
 };
@@ -1081,8 +1088,8 @@ export type AdminSetupCodeRow = { codeHash: string; createdAt: Date; expiresAt: 
 export type SigningKeyStore = {
   /** Until the transaction ends, no other instance creates, drops or revokes keys of the set. */
   lock(purpose: KeyPurpose): Promise<void>;
-  /** The set's keys in use (revoked and unpublished ones never are), by activation time. */
-  live(purpose: KeyPurpose): Promise<SigningKeyRow[]>;
+  /** The set's keys of one alg in use (revoked and unpublished ones never are), by activation time. */
+  live(purpose: KeyPurpose, alg?: SigningAlg): Promise<SigningKeyRow[]>;
   /** Keys out of use for good (revoked, or unpublished after retiring), newest first: history, without key material. */
   history(limit: number): Promise<KeyHistoryRow[]>;
   find(kid: string): Promise<SigningKeyRow | undefined>;
@@ -1098,9 +1105,16 @@ export type SigningKeyStore = {
 /** Which key set a key is in: access and ID tokens, or vehicle tokens (lib/vehicles). */
 export type KeyPurpose = "access" | "vehicle";
 
+/**
+ * The algs Keyfob signs with (lib/keys/keystore.ts): RS256 always (the vehicle set has no other),
+ * PS256 and ES256 for the access set's clients that ask for them (FAPI 2.0).
+ */
+export const SIGNING_ALGS = ["RS256", "PS256", "ES256"] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
+
 export type SigningKeyRow = {
   kid: string;
-  alg: string;
+  alg: SigningAlg;
   /** The set it is in. */
   purpose: KeyPurpose;
   publicJwk: JWK;
@@ -1214,6 +1228,8 @@ export type LogoutRow = {
   createdAt: Date;
   /** Attempts so far, this one included. */
   attempts: number;
+  /** The client's id_token_signed_response_alg: its logout tokens are signed as its ID tokens. */
+  signingAlg: SigningAlg;
 };
 
 // DPoP proofs, client assertions and ENS profiles.

@@ -40,7 +40,8 @@ export function logoutStatements({ db }: Connection): LogoutStore {
           WHERE next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
           ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
         RETURNING b.id, b.client_id AS "clientId", c.backchannel_logout_uri AS uri, b.session_id AS "sessionId",
-                  b.account_id AS "accountId", b.connector, b.created_at AS "createdAt", b.attempts`;
+                  b.account_id AS "accountId", b.connector, b.created_at AS "createdAt", b.attempts,
+                  c.id_token_signed_response_alg AS "signingAlg"`;
     },
 
     async remove(id) {

@@ -142,6 +142,8 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
                       t.revoked_at IS NULL AND t.expires_at > $3 AND EXISTS (SELECT 1 FROM clients c WHERE c.id = t.client_id) AS active,
                       EXISTS (SELECT 1 FROM signing_keys k WHERE k.kid = $2 AND k.revoked_at IS NULL AND k.unpublished_at IS NULL
                               UNION ALL
+                              SELECT 1 FROM alg_signing_keys k WHERE k.kid = $2 AND k.revoked_at IS NULL AND k.unpublished_at IS NULL
+                              UNION ALL
                               SELECT 1 FROM vehicle_signing_keys k WHERE k.kid = $2 AND k.revoked_at IS NULL AND k.unpublished_at IS NULL) AS "keyValid"
                FROM issued_tokens t WHERE t.jti = $1`,
         // Timestamps are kept as UTC in `timestamp(3)` columns: compared with the UTC digits of now.

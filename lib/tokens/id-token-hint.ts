@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from "jose";
 import type { Keyfob } from "../keyfob";
-import { SIGNING_ALG } from "../keys/keystore";
+import { SIGNING_ALGS } from "../keys/keystore";
 import { invalidRequest } from "../oauth/errors";
 import { decodeSubject } from "./sub";
 
@@ -19,7 +19,7 @@ export async function verifyIdTokenHint(
 ): Promise<{ clientId: string; accountId: string }> {
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(hint, await keys.verificationKeys(), { issuer: config.issuerUrl, algorithms: [SIGNING_ALG] }));
+    ({ payload } = await jwtVerify(hint, await keys.verificationKeys(), { issuer: config.issuerUrl, algorithms: [...SIGNING_ALGS] }));
   } catch (error) {
     // jose checks the signature before the claims: an expired token's payload is authentic.
     if (!(error instanceof errors.JWTExpired)) throw invalidRequest("id_token_hint is not an ID token issued by this server");

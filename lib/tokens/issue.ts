@@ -1,14 +1,15 @@
 import { createHash, randomUUID } from "node:crypto";
-import { SignJWT, type CryptoKey, type JWTPayload } from "jose";
+import { SignJWT, type JWTPayload } from "jose";
 import { withoutOfflineAccess, type Scope } from "../oauth/scope";
-import { SIGNING_ALG } from "../keys/keystore";
+import type { SigningAlg, SigningKey } from "../keys/keystore";
 import { encodeSubject } from "./sub";
 import { inSpan } from "../tracing";
 
 /** The JOSE `typ` of access tokens (RFC 9068 2.1). */
 export const ACCESS_TOKEN_TYPE = "at+jwt";
 
-export type TokenSigner = { signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> };
+/** Signs with the current key of an alg (the set's default, RS256, unless given). */
+export type TokenSigner = { signingKey(alg?: SigningAlg): Promise<SigningKey> };
 
 /** Who the tokens are for, and what the client asked to know. */
 export type Grant = {
@@ -37,6 +38,8 @@ export type Grant = {
   jkt?: string;
   /** The resource the access token is for (RFC 8707): its `aud` (RFC 9068 3); without one, the client is. */
   resource?: string;
+  /** The client's id_token_signed_response_alg (RFC 7591 2), which its access token is signed with too; RS256 when not given. */
+  signingAlg?: SigningAlg;
 };
 
 /** preferred_username and picture (OpenID Connect Core 5.1), each when known. */
@@ -93,7 +96,7 @@ export function newAccessTokenId(lifetimes: TokenLifetimes, now: number): Access
 }
 
 /**
- * Issues an access token and an ID token (RS256, with kid) carrying the platform's claims. The
+ * Issues an access token and an ID token (the client's alg, RS256 by default, with kid) carrying the platform's claims. The
  * access token is typed `at+jwt` and names its client (RFC 9068), so that a resource server can
  * tell it from an ID token.
  */
@@ -104,7 +107,7 @@ export async function issueTokens(
   grant: Grant,
   id: AccessTokenId,
 ): Promise<{ response: TokenResponse; jti: string; kid: string; expiresAt: Date }> {
-  const { kid, privateKey } = await signer.signingKey();
+  const { kid, alg, privateKey } = await signer.signingKey(grant.signingAlg);
   const { jti, iat } = id;
   const exp = iat + lifetimes.accessToken;
   const claims: JWTPayload = {
@@ -125,8 +128,8 @@ export async function issueTokens(
     ...(grant.nonce !== undefined && { nonce: grant.nonce }),
   };
   const sign = (payload: JWTPayload, typ?: string) =>
-    inSpan(`sign ${typ ?? "id_token"}`, { "keyfob.alg": SIGNING_ALG, "keyfob.kid": kid }, () =>
-      new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, kid, ...(typ && { typ }) }).sign(privateKey),
+    inSpan(`sign ${typ ?? "id_token"}`, { "keyfob.alg": alg, "keyfob.kid": kid }, () =>
+      new SignJWT(payload).setProtectedHeader({ alg, kid, ...(typ && { typ }) }).sign(privateKey),
     );
 
   const scope = grant.offlineAccess ? grant.scope : withoutOfflineAccess(grant.scope);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
-import { SIGNING_ALG } from "../keys/keystore";
+import type { SigningAlg } from "../keys/keystore";
 import type { TokenSigner } from "./issue";
 import { encodeSubject, type Subject } from "./sub";
 
@@ -11,16 +11,16 @@ export const BACKCHANNEL_LOGOUT_EVENT = "http://schemas.openid.net/event/backcha
 export const LOGOUT_TOKEN_TTL = 120;
 
 /**
- * A logout token (Back-Channel Logout 1.0 2.4), signed with the ID tokens' key: the subject and
- * the session (`sid`) that ended, for one client. Never a nonce.
+ * A logout token (Back-Channel Logout 1.0 2.4), signed with the client's ID tokens' alg and key:
+ * the subject and the session (`sid`) that ended, for one client. Never a nonce.
  */
 export async function signLogoutToken(
   signer: TokenSigner,
   issuer: string,
-  logout: { clientId: string; subject: Subject; sid: string },
+  logout: { clientId: string; subject: Subject; sid: string; signingAlg?: SigningAlg },
   now: Date,
 ): Promise<string> {
-  const { kid, privateKey } = await signer.signingKey();
+  const { kid, alg, privateKey } = await signer.signingKey(logout.signingAlg);
   const iat = Math.floor(now.getTime() / 1000);
   return new SignJWT({
     iss: issuer,
@@ -32,6 +32,6 @@ export async function signLogoutToken(
     sid: logout.sid,
     events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
   })
-    .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: LOGOUT_TOKEN_TYPE })
+    .setProtectedHeader({ alg, kid, typ: LOGOUT_TOKEN_TYPE })
     .sign(privateKey);
 }

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from "jose";
 import type { Keyfob } from "../keyfob";
-import { SIGNING_ALG, type KeyStore } from "../keys/keystore";
+import { SIGNING_ALGS, type KeyStore } from "../keys/keystore";
 import { checkDPoPProof, DPOP_SIGNING_ALGS, invalidProof } from "../oauth/dpop";
 import { invalidRequest, OAuthError } from "../oauth/errors";
 import { hasControlCharacter } from "../oauth/params";
@@ -52,7 +52,8 @@ async function verifySignature(
   issuer: string,
   token: string,
 ): Promise<{ payload: JWTPayload; protectedHeader: JWTHeaderParameters }> {
-  const options = { issuer, algorithms: [SIGNING_ALG] };
+  // Each published key is bound to one alg (its JWK's), which jose holds the token's header to.
+  const options = { issuer, algorithms: [...SIGNING_ALGS] };
   const refused = () => invalidToken("the access token is invalid or has expired");
   const known = await keys.verificationKeys();
   try {

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import { getAddress } from "viem";
-import { SIGNING_ALG } from "../keys/keystore";
 import { ACCESS_TOKEN_TYPE, binding, type TokenSigner } from "../tokens/issue";
 import { vehicleDid, type Vehicle } from "./asset";
 import { permissionName, type PrivilegeId } from "./privileges";
@@ -31,7 +30,7 @@ export async function signVehicleToken(
   signer: TokenSigner,
   claims: VehicleTokenClaims,
 ): Promise<{ token: string; jti: string; expiresAt: Date }> {
-  const { kid, privateKey } = await signer.signingKey();
+  const { kid, alg, privateKey } = await signer.signingKey();
   const iat = Math.floor(claims.now.getTime() / 1000);
   const exp = iat + claims.lifetime;
   const jti = randomUUID();
@@ -52,7 +51,7 @@ export async function signVehicleToken(
     privilege_ids: [...claims.privileges],
     ...binding(claims.jkt),
   })
-    .setProtectedHeader({ alg: SIGNING_ALG, kid, typ: ACCESS_TOKEN_TYPE })
+    .setProtectedHeader({ alg, kid, typ: ACCESS_TOKEN_TYPE })
     .sign(privateKey);
   return { token, jti, expiresAt: new Date(exp * 1000) };
 }

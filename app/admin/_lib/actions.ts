@@ -102,7 +102,7 @@ export async function removeRedirectUriAction(_: FormState, form: FormData): Pro
 }
 
 /** The text settings a form may send (each form sends its own). */
-const CLIENT_TEXTS = ["name", "logoUrl", "backchannelLogoutUri", "resources"];
+const CLIENT_TEXTS = ["name", "logoUrl", "backchannelLogoutUri", "resources", "idTokenSignedResponseAlg"];
 
 export async function updateClientAction(_: FormState, form: FormData): Promise<FormState> {
   // An unchecked checkbox is not sent: the form says which settings it shows, and those are false unless checked.
@@ -142,8 +142,10 @@ export async function revokeSignerAction(_: FormState, form: FormData): Promise<
   return done("signer.revoke", fields(form, ["clientId", "address"]), "Signer revoked.");
 }
 
-export async function rotateKeyAction(): Promise<FormState> {
-  return done("key.rotate", {}, "A new signing key is published; it signs once its activation time comes.");
+/** Rotates one alg's keys (the form's `alg`), or without one every alg in use and the vehicle tokens' keys. */
+export async function rotateKeyAction(_: FormState, form: FormData): Promise<FormState> {
+  const { alg } = fields(form, ["alg"]);
+  return done("key.rotate", { alg }, `A new ${alg ? `${alg} ` : ""}signing key is published; it signs once its activation time comes.`);
 }
 
 export async function revokeTokensAction(_: FormState, form: FormData): Promise<FormState> {

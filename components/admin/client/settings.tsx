@@ -1,4 +1,4 @@
-/** The client page's settings: name, logo (previewed as the sign-in page shows it), resources, PKCE, resource server, refresh tokens, DPoP, management API and its scopes. */
+/** The client page's settings: name, logo (previewed as the sign-in page shows it), resources, its tokens' signing alg, PKCE, resource server, refresh tokens, DPoP, management API and its scopes. */
 import { updateClientAction } from "@/app/admin/_lib/actions";
 import { ActionForm, Checkbox, Field, SubmitButton } from "@/components/admin/form";
 import { button, Card, Mono } from "@/components/admin/ui";
@@ -6,6 +6,12 @@ import { ClientLogo } from "@/components/login/client-logo";
 import { MANAGEMENT_SCOPES } from "@/lib/admin/scopes";
 import { CLIENT_OPTIONS } from "./flags";
 import type { AdminClient } from "./types";
+
+const SIGNING_ALG_OPTIONS = [
+  ["RS256", "RS256 (default)"],
+  ["PS256", "PS256 (RSA-PSS, FAPI 2.0)"],
+  ["ES256", "ES256 (ECDSA P-256, FAPI 2.0)"],
+] as const;
 
 export function ClientSettings({ client }: { client: AdminClient }) {
   return (
@@ -16,7 +22,7 @@ export function ClientSettings({ client }: { client: AdminClient }) {
     >
       <ActionForm
         action={updateClientAction}
-        fields={["name", "logoUrl", "resources"]}
+        fields={["name", "logoUrl", "resources", "idTokenSignedResponseAlg"]}
         hidden={{
           clientId: client.id,
           settings: [
@@ -57,6 +63,19 @@ export function ClientSettings({ client }: { client: AdminClient }) {
             className="sm:col-span-2"
           />
         </div>
+        <Field
+          name="idTokenSignedResponseAlg"
+          label="Token signing algorithm"
+          initialValue={client.idTokenSignedResponseAlg}
+          options={SIGNING_ALG_OPTIONS}
+          hint={
+            <>
+              Signs its ID, access and logout tokens (<Mono>id_token_signed_response_alg</Mono>). Its library must expect the same alg; FAPI
+              2.0 asks for PS256 or ES256.
+            </>
+          }
+          className="sm:max-w-sm"
+        />
         <fieldset className="space-y-3">
           <legend className="sr-only">Options</legend>
           {CLIENT_OPTIONS.map((option) => (

@@ -28,6 +28,7 @@ async function clientState(k: Pick<Keyfob, "store">, id: string): Promise<Record
     tokenExchange: client.tokenExchange,
     dpopBoundAccessTokens: client.dpopBoundAccessTokens,
     resources: client.resources,
+    idTokenSignedResponseAlg: client.idTokenSignedResponseAlg,
     confidential: client.secretHash !== null,
     redirectUris: client.redirectUris.map((r) => r.uri),
     postLogoutRedirectUris: client.postLogoutRedirectUris.map((r) => r.uri),

@@ -1,15 +1,21 @@
 import * as registry from "../../clients/registry";
 import type { Keyfob } from "../../keyfob";
-import type { KeyRevocation, KeyRotation, KeyStore } from "../../keys/keystore";
+import { SIGNING_ALG, type KeyRevocation, type KeyRotation, type KeyStore, type SigningAlg } from "../../keys/keystore";
 import type { Admin } from "../access";
 import { differences, failed } from "./audited";
 
 /** Admin operations on the signing keys: rotating now, and revoking one in an emergency. */
 /**
- * Starts a rotation of both key sets (KeyStore.rotateNow): the access and ID tokens' keys, then the
- * vehicle tokens'. Each is audited as `key.rotated` in its own transaction. Returns the access set's.
+ * Starts a rotation (KeyStore.rotateNow) of the access set's `alg` keys; without `alg`, of every
+ * alg's the access set signs with (RS256, and PS256 and ES256 once a client has used them), then of
+ * the vehicle tokens' keys. Each is audited as `key.rotated` in its own transaction. Returns the
+ * first's (the access set's RS256, unless `alg`).
  */
-export async function rotateSigningKey(k: Pick<Keyfob, "keys" | "vehicleKeys" | "audit">, admin: Admin): Promise<KeyRotation> {
+export async function rotateSigningKey(
+  k: Pick<Keyfob, "keys" | "vehicleKeys" | "audit">,
+  admin: Admin,
+  alg?: SigningAlg,
+): Promise<KeyRotation> {
   const entry = { actor: admin.label, action: "key.rotated" };
   const rotate = (keys: KeyStore, set: string) =>
     keys.rotateNow((tx, { before, after }) =>
@@ -23,8 +29,13 @@ export async function rotateSigningKey(k: Pick<Keyfob, "keys" | "vehicleKeys" | 
         }`,
       }),
     );
+  const label = (keys: KeyStore) => (keys.alg === SIGNING_ALG ? "" : `${keys.alg} keys: `);
   try {
-    const rotation = await rotate(k.keys, "");
+    const chosen = alg && k.keys.sets().find((keys) => keys.alg === alg);
+    if (chosen) return await rotate(chosen, label(chosen));
+    const [first, ...others] = await k.keys.used();
+    const rotation = await rotate(first, "");
+    for (const keys of others) await rotate(keys, label(keys));
     await rotate(k.vehicleKeys, "vehicle token keys: ");
     return rotation;
   } catch (error) {
@@ -49,8 +60,8 @@ export async function revokeSigningKey(
   const entry = { actor: admin.label, action: "key.revoked" };
   let result: KeyRevocation = { outcome: "unknown" };
   try {
-    // The key is in one of the two sets; each revokes only its own.
-    for (const keys of [k.keys, k.vehicleKeys]) {
+    // The key is in one set and alg; each store revokes only its own.
+    for (const keys of [...k.keys.sets(), k.vehicleKeys]) {
       result = await keys.revoke(kid, admin.label, (tx, revocation) =>
         k.audit.writeWithin(tx, {
           ...entry,

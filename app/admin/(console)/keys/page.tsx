@@ -10,7 +10,7 @@ import { CopyableId } from "@/components/admin/id";
 import { type Column, DataTable } from "@/components/admin/data-table";
 import { Badge, Banner, button, Card, DateText, EmptyState, Mono, PageHeader } from "@/components/admin/ui";
 import { keyHistory, keySchedule } from "@/lib/admin/operations";
-import type { KeyScheduleEntry } from "@/lib/keys/keystore";
+import { SIGNING_ALG, SIGNING_ALGS, type KeyScheduleEntry } from "@/lib/keys/keystore";
 import type { KeyHistoryRow } from "@/lib/store/contract";
 import { JWKS_MAX_AGE_SECONDS } from "@/lib/http/metadata";
 import { revokeKeyAction, rotateKeyAction } from "../../_lib/actions";
@@ -38,6 +38,7 @@ type KeyRow = KeyScheduleEntry & { until?: Date };
 /** The schedule's columns; revoking says how long verifiers may cache the JWKS and how early a key is published. */
 const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
   { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} truncate /> },
+  { header: "Alg", cell: (key) => <Mono>{key.alg}</Mono> },
   { header: "Status", cell: (key) => <Badge tone={tone[key.status]}>{key.status[0].toUpperCase() + key.status.slice(1)}</Badge> },
   { header: "Signs from", cell: (key) => <DateText date={key.activatesAt} /> },
   {
@@ -96,6 +97,7 @@ const columns = (jwksCache: string, publishLead: string): Column<KeyRow>[] => [
 
 const historyColumns: Column<KeyHistoryRow>[] = [
   { header: "Key ID (kid)", className: "min-w-[12rem]", cell: (key) => <CopyableId value={key.kid} label={`kid ${key.kid}`} truncate /> },
+  { header: "Alg", cell: (key) => <Mono>{key.alg}</Mono> },
   { header: "Status", cell: (key) => (key.revokedAt ? <Badge tone="red">Revoked</Badge> : <Badge tone="slate">Retired</Badge>) },
   { header: "Signed from", cell: (key) => <DateText date={key.activatesAt} /> },
   {
@@ -119,21 +121,27 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
   const unchanged = kidParam(query.unchanged);
   const jwksCache = duration(JWKS_MAX_AGE_SECONDS);
   const [schedule, history] = await Promise.all([keySchedule(k, admin), keyHistory(k, admin)]);
-  // Each set's keys newest first, each signing until the next of its set.
-  const rowsOf = (purpose: KeyScheduleEntry["purpose"]) => {
-    const keys = schedule.filter((key) => key.purpose === purpose).sort((a, b) => a.activatesAt.getTime() - b.activatesAt.getTime());
-    return keys.map((key, i) => ({ ...key, until: keys[i + 1]?.activatesAt })).reverse();
-  };
+  // Each set's keys by alg (RS256 first), newest first, each signing until the next of its set and alg.
+  const rowsOf = (purpose: KeyScheduleEntry["purpose"]) =>
+    SIGNING_ALGS.flatMap((alg) => {
+      const keys = schedule
+        .filter((key) => key.purpose === purpose && key.alg === alg)
+        .sort((a, b) => a.activatesAt.getTime() - b.activatesAt.getTime());
+      return keys.map((key, i) => ({ ...key, until: keys[i + 1]?.activatesAt })).reverse();
+    });
   const rows = rowsOf("access");
   const vehicleRows = rowsOf("vehicle");
-  const upcoming = rows.find((key) => key.status === "upcoming");
+  const upcoming = rows.find((key) => key.status === "upcoming" && key.alg === SIGNING_ALG);
+  // The algs with keys, each rotatable on its own while it has no upcoming key.
+  const algsInUse = SIGNING_ALGS.filter((alg) => rows.some((key) => key.alg === alg));
+  const rotatable = algsInUse.filter((alg) => !rows.some((key) => key.alg === alg && key.status === "upcoming"));
   const { keyRotationPeriod, keyPublishLead } = k.config;
 
   return (
     <>
       <PageHeader
         title="Signing keys"
-        description={`RS256 keys sign tokens for ${duration(keyRotationPeriod)} each; a new key is published ${duration(keyPublishLead)} before it signs.`}
+        description={`Keys sign tokens for ${duration(keyRotationPeriod)} each, on a schedule per alg: RS256, and PS256 or ES256 once a client is set to it; a new key is published ${duration(keyPublishLead)} before it signs.`}
         actions={
           upcoming ? undefined : (
             <ConfirmAction
@@ -146,7 +154,7 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
               pendingLabel="Rotating…"
               tone="primary"
             >
-              A new key (and one for vehicle tokens) is created and published in the JWKS at once. It starts signing in{" "}
+              A new key of each alg in use (and one for vehicle tokens) is created and published in the JWKS at once. It starts signing in{" "}
               {duration(keyPublishLead)}, so every verifier&apos;s cache knows it first; the current key then retires and stays published
               until its tokens expire.
             </ConfirmAction>
@@ -174,6 +182,27 @@ export default async function KeysPage({ searchParams }: { searchParams: SearchP
           A rotation is under way: key <Mono>{upcoming.kid}</Mono> signs from <DateText date={upcoming.activatesAt} />. Another rotation can
           start once it is current.
         </p>
+      )}
+      {algsInUse.length > 1 && rotatable.length > 0 && (
+        <div className="mb-4 flex flex-wrap items-center gap-2">
+          <span className="text-sm text-slate-700">Rotate one alg only:</span>
+          {rotatable.map((alg) => (
+            <ConfirmAction
+              key={alg}
+              action={rotateKeyAction}
+              fields={{ alg }}
+              trigger={`Rotate ${alg}`}
+              triggerClassName={button.secondary}
+              title={`Rotate the ${alg} key now?`}
+              confirmLabel="Rotate now"
+              pendingLabel="Rotating…"
+              tone="primary"
+            >
+              A new {alg} key is created and published in the JWKS at once. It starts signing {alg} tokens in {duration(keyPublishLead)}.
+              The other algs&apos; keys do not change.
+            </ConfirmAction>
+          ))}
+        </div>
       )}
       <Card>
         <DataTable
