@@ -15,6 +15,7 @@ import { findRoute } from "@/lib/http/routes";
 import { setClientAuthentication, rotateClientSecret } from "@/lib/clients/registry";
 import { completeAuthorization } from "@/lib/interactions/interactions";
 import { keyfob } from "@/lib/runtime";
+import type { SigningAlg } from "@/lib/store/contract";
 import { enableSigner, ISSUER, registerLicense } from "./support/flow-a";
 import { authorize, authorizeQuery, basic, google, registerApp, token, type App } from "./support/flow-b";
 import { formPost, serveRequest } from "./support/routes";
@@ -252,9 +253,21 @@ describe("the token endpoint", () => {
     }
   });
 
-  it("id_token_signing_alg_values_supported: ID tokens are signed with an advertised algorithm", async () => {
-    const { id_token } = await tokensFor();
-    expect(advertised("id_token_signing_alg_values_supported")).toContain(decodeProtectedHeader(id_token).alg);
+  it("id_token_signing_alg_values_supported: a client registered for each gets ID and access tokens signed with it; HS256 and none cannot be registered", async () => {
+    const signedFor = (alg: string) => async () => {
+      const app = await registerApp({ confidential: true, settings: { idTokenSignedResponseAlg: alg as SigningAlg } });
+      const code = (await callback(app)).get("code")!;
+      const { id_token, access_token } = await (await token(app, { code })).json();
+      expect([decodeProtectedHeader(id_token).alg, decodeProtectedHeader(access_token).alg], alg).toEqual([alg, alg]);
+    };
+    await everyAdvertised(
+      "id_token_signing_alg_values_supported",
+      Object.fromEntries(advertised("id_token_signing_alg_values_supported").map((alg) => [alg, signedFor(alg)])),
+    );
+    for (const alg of ["HS256", "none", "RS384", "ES384", "EdDSA"]) {
+      expect(advertised("id_token_signing_alg_values_supported")).not.toContain(alg);
+      await expect(registerApp({ settings: { idTokenSignedResponseAlg: alg as SigningAlg } }), alg).rejects.toThrow();
+    }
   });
 });
 
