@@ -96,7 +96,7 @@ export async function verifyClientAssertion(
   try {
     alg = decodeProtectedHeader(assertion).alg;
   } catch {
-    throw refused("it is not a JWS");
+    throw assertionRefused("it is not a JWS");
   }
   const payload =
     client.tokenEndpointAuthMethod === CLIENT_SECRET_JWT
@@ -107,10 +107,10 @@ export async function verifyClientAssertion(
   const claims = checkedClaims(payload, client.id, [verifier.issuer, `${verifier.issuer}/token`, endpoint], now);
   const jtiHash = createHash("sha256").update(`${client.id}\n${claims.jti}`).digest("base64url");
   if (!(await verifier.store.clientAssertions.record(jtiHash, new Date(claims.exp * 1000))))
-    throw refused("its jti was used before (an assertion is single use)");
+    throw assertionRefused("its jti was used before (an assertion is single use)");
 }
 
-const refused = (problem: string) => invalidClient(`client authentication failed: the client_assertion is refused: ${problem}`);
+const assertionRefused = (problem: string) => invalidClient(`client authentication failed: the client_assertion is refused: ${problem}`);
 
 /** The payload of a client_secret_jwt assertion: HS256 with the client's secret. */
 async function macedWithSecret(
@@ -119,13 +119,13 @@ async function macedWithSecret(
   { secretKey }: AssertionVerifier,
 ): Promise<Uint8Array> {
   // Sealed when the secret is generated for a client_secret_jwt client: one from before has none.
-  if (!client.secretSealed) throw refused("the client's secret was set before it was registered for client_secret_jwt: rotate it");
+  if (!client.secretSealed) throw assertionRefused("the client's secret was set before it was registered for client_secret_jwt: rotate it");
   const secret = new TextEncoder().encode(await unseal(client.secretSealed, client.id, secretKey));
   try {
     return (await compactVerify(assertion, secret, { algorithms: [SECRET_ASSERTION_ALG] })).payload;
   } catch (error) {
-    if (error instanceof errors.JOSEAlgNotAllowed) throw refused(`a client_secret_jwt assertion is ${SECRET_ASSERTION_ALG}`);
-    throw refused("its MAC does not verify with the client's secret");
+    if (error instanceof errors.JOSEAlgNotAllowed) throw assertionRefused(`a client_secret_jwt assertion is ${SECRET_ASSERTION_ALG}`);
+    throw assertionRefused("its MAC does not verify with the client's secret");
   }
 }
 
@@ -136,17 +136,17 @@ async function signedByKey(
   verifier: AssertionVerifier,
 ): Promise<Uint8Array> {
   const keys = clientKeys(client, verifier.jwks);
-  if (!keys) throw refused("the client has no registered keys (jwks or jwks_uri)");
+  if (!keys) throw assertionRefused("the client has no registered keys (jwks or jwks_uri)");
   try {
     return (await compactVerify(assertion, keys, { algorithms: JWKS_ASSERTION_ALGS })).payload;
   } catch (error) {
     if (error instanceof OAuthError) throw error;
-    if (error instanceof errors.JOSEAlgNotAllowed) throw refused(`alg must be one of ${ASSERTION_SIGNING_ALGS.join(", ")}`);
-    if (error instanceof errors.JWKSNoMatchingKey) throw refused("no registered key matches its header (kid, alg)");
+    if (error instanceof errors.JOSEAlgNotAllowed) throw assertionRefused(`alg must be one of ${ASSERTION_SIGNING_ALGS.join(", ")}`);
+    if (error instanceof errors.JWKSNoMatchingKey) throw assertionRefused("no registered key matches its header (kid, alg)");
     // A jwks_uri that did not answer in time or at all: not the client's fault as far as Keyfob knows.
     if (!client.jwks && (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)))
       throw new OAuthError("temporarily_unavailable", "the client's jwks_uri could not be read");
-    throw refused("its signature does not verify with the client's keys");
+    throw assertionRefused("its signature does not verify with the client's keys");
   }
 }
 
@@ -158,22 +158,22 @@ async function signedBySigner(
   { store, signatures }: AssertionVerifier,
   now: Date,
 ): Promise<Uint8Array> {
-  if (!isLicense(clientId)) throw refused(`${alg} is for licenses, whose id is an address, signed by their signers`);
+  if (!isLicense(clientId)) throw assertionRefused(`${alg} is for licenses, whose id is an address, signed by their signers`);
   const parts = assertion.split(".");
-  if (parts.length !== 3) throw refused("it is not a compact JWS");
+  if (parts.length !== 3) throw assertionRefused("it is not a compact JWS");
   const signingInput = `${parts[0]}.${parts[1]}`;
   let signature: Uint8Array;
   try {
     signature = base64url.decode(parts[2]);
   } catch {
-    throw refused("its signature is not base64url");
+    throw assertionRefused("its signature is not base64url");
   }
   const isSigner = async (address: Address) => {
     const signer = await store.clients.findSigner(clientId, address);
     return signer !== undefined && signer.revokedAt === null && (signer.expiresAt === null || signer.expiresAt > now);
   };
   if (alg === "ES256K") {
-    if (signature.length !== 64) throw refused("an ES256K signature is 64 bytes, r || s (RFC 8812)");
+    if (signature.length !== 64) throw assertionRefused("an ES256K signature is 64 bytes, r || s (RFC 8812)");
     const hash = bytesToHex(createHash("sha256").update(signingInput).digest());
     const r = bytesToHex(signature.slice(0, 32));
     const s = bytesToHex(signature.slice(32));
@@ -182,7 +182,7 @@ async function signedBySigner(
       const address = await recoverAddress({ hash, signature: { r, s, yParity } }).catch(() => undefined);
       if (address && (await isSigner(address))) return base64url.decode(parts[1]);
     }
-    throw refused("it is not signed by an enabled signer of the license");
+    throw assertionRefused("it is not signed by an enabled signer of the license");
   }
   try {
     await verifySignature(
@@ -191,7 +191,7 @@ async function signedBySigner(
     );
   } catch (error) {
     if (error instanceof OAuthError && error.code === "temporarily_unavailable") throw error;
-    throw refused("it is not signed by an enabled signer of the license nor by its contract account");
+    throw assertionRefused("it is not signed by an enabled signer of the license nor by its contract account");
   }
   return base64url.decode(parts[1]);
 }
@@ -202,23 +202,23 @@ function checkedClaims(payload: Uint8Array, clientId: string, audiences: string[
   try {
     claims = JSON.parse(new TextDecoder().decode(payload)) as JWTPayload;
   } catch {
-    throw refused("its payload is not JSON");
+    throw assertionRefused("its payload is not JSON");
   }
-  if (typeof claims !== "object" || claims === null) throw refused("its payload is not a JSON object");
+  if (typeof claims !== "object" || claims === null) throw assertionRefused("its payload is not a JSON object");
   const seconds = Math.floor(now.getTime() / 1000);
   const names = (claim: unknown) => typeof claim === "string" && normalizeClientId(claim) === clientId;
-  if (!names(claims.iss) || !names(claims.sub)) throw refused("iss and sub must both be the client_id");
+  if (!names(claims.iss) || !names(claims.sub)) throw assertionRefused("iss and sub must both be the client_id");
   const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!aud.some((a) => typeof a === "string" && audiences.includes(a))) throw refused(`aud must be the issuer, ${audiences[0]}`);
-  if (typeof claims.exp !== "number") throw refused("exp is required");
-  if (claims.exp <= seconds - CLOCK_SKEW_S) throw refused("it has expired");
+  if (!aud.some((a) => typeof a === "string" && audiences.includes(a))) throw assertionRefused(`aud must be the issuer, ${audiences[0]}`);
+  if (typeof claims.exp !== "number") throw assertionRefused("exp is required");
+  if (claims.exp <= seconds - CLOCK_SKEW_S) throw assertionRefused("it has expired");
   if (claims.exp > seconds + ASSERTION_MAX_LIFETIME_S + CLOCK_SKEW_S)
-    throw refused(`exp may be at most ${ASSERTION_MAX_LIFETIME_S} seconds ahead`);
+    throw assertionRefused(`exp may be at most ${ASSERTION_MAX_LIFETIME_S} seconds ahead`);
   for (const name of ["iat", "nbf"] as const) {
     const value = claims[name];
-    if (value !== undefined && (typeof value !== "number" || value > seconds + CLOCK_SKEW_S)) throw refused(`${name} is in the future`);
+    if (value !== undefined && (typeof value !== "number" || value > seconds + CLOCK_SKEW_S)) throw assertionRefused(`${name} is in the future`);
   }
   if (typeof claims.jti !== "string" || claims.jti.length === 0 || claims.jti.length > 256)
-    throw refused("jti is required (1 to 256 characters)");
+    throw assertionRefused("jti is required (1 to 256 characters)");
   return claims as JWTPayload & { exp: number; jti: string };
 }
