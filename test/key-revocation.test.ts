@@ -234,7 +234,7 @@ describe("emergency key revocation across instances", () => {
     expect(listed).toMatchObject({ code: 0, stderr: "" });
     expect(listed.stdout).toMatch(
       new RegExp(
-        `^${successor}  access   upcoming  signs from \\S+\\n${replacement}  access   current   signs from \\S+\\n[0-9a-f]{40}  vehicle  current   signs from \\S+\\n$`,
+        `^${successor}  access   RS256  upcoming  signs from \\S+\\n${replacement}  access   RS256  current   signs from \\S+\\n[0-9a-f]{40}  vehicle  RS256  current   signs from \\S+\\n$`,
       ),
     );
     const event = await tables(a).auditEvent.findFirstOrThrow({ where: { action: "key.revoked", detail: { startsWith: upcoming } } });

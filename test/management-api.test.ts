@@ -833,9 +833,12 @@ describe("vehicle tokens (RFC 8693 token exchange)", () => {
 describe("resource indicators (RFC 8707)", () => {
   it("sets and shows a client's resources; a token asked for a resource is no management API token", async () => {
     const caller = await adminClient();
+    const resources = ["https://api.fleet.example.com", "https://telemetry.fleet.example.com/v2"];
+    // Registered before the caller's first token: the client cache then holds it with the resource,
+    // and no change notification has to arrive before the grant below.
+    await updateClient(keyfob().store, caller.clientId, { resources: [resources[0]] });
     const token = await adminToken(caller);
     const target = await createClient(keyfob().store, { name: "Fleet app" });
-    const resources = ["https://api.fleet.example.com", "https://telemetry.fleet.example.com/v2"];
     expect(await api(token, "PATCH", `/clients/${enc(target.id)}`, { resources })).toMatchObject({ status: 200, body: { resources } });
     expect((await api(token, "GET", `/clients/${enc(target.id)}`)).body.resources).toEqual(resources);
     expect(await api(token, "PATCH", `/clients/${enc(target.id)}`, { resources: ["https://api.fleet.example.com#x"] })).toMatchObject({
@@ -844,7 +847,6 @@ describe("resource indicators (RFC 8707)", () => {
     });
 
     // The management client asks for a token for one of its resources: that server's, refused here.
-    await updateClient(keyfob().store, caller.clientId, { resources: [resources[0]] });
     const response = await grant(caller, { grant_type: "client_credentials", scope: ADMIN_SCOPE, resource: resources[0] });
     const forResource = (await response.json()).access_token as string;
     expect(decodeJwt(forResource).aud).toBe(resources[0]);
