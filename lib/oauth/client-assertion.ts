@@ -216,7 +216,8 @@ function checkedClaims(payload: Uint8Array, clientId: string, audiences: string[
     throw assertionRefused(`exp may be at most ${ASSERTION_MAX_LIFETIME_S} seconds ahead`);
   for (const name of ["iat", "nbf"] as const) {
     const value = claims[name];
-    if (value !== undefined && (typeof value !== "number" || value > seconds + CLOCK_SKEW_S)) throw assertionRefused(`${name} is in the future`);
+    if (value !== undefined && (typeof value !== "number" || value > seconds + CLOCK_SKEW_S))
+      throw assertionRefused(`${name} is in the future`);
   }
   if (typeof claims.jti !== "string" || claims.jti.length === 0 || claims.jti.length > 256)
     throw assertionRefused("jti is required (1 to 256 characters)");
