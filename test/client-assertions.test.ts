@@ -14,7 +14,17 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import * as client from "openid-client";
-import { base64url, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
+import {
+  base64url,
+  calculateJwkThumbprint,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+} from "jose";
 import { hexToBytes } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -33,10 +43,12 @@ import { completeAuthorization } from "@/lib/interactions/interactions";
 import { createKeyfob, type Keyfob } from "@/lib/keyfob";
 import { CLIENT_ASSERTION_TYPE } from "@/lib/oauth/client-assertion";
 import { keyfob } from "@/lib/runtime";
+import { decodeSubject } from "@/lib/tokens/sub";
 import { deployLicenseAccounts } from "./chain/license-accounts";
 import { compileContracts, type LocalChain, startLocalChain } from "./chain/local-chain";
 import { cli } from "./support/cli";
-import { enableSigner, ISSUER, registerLicense } from "./support/flow-a";
+import { tables } from "./support/database";
+import { enableSigner, ISSUER, registerLicense, requestChallenge, submit } from "./support/flow-a";
 import { formPost, route, routesOn } from "./support/routes";
 
 const routes = routesOn(keyfob());
@@ -49,6 +61,8 @@ function routeFetch(on: Keyfob) {
     "/.well-known/openid-configuration": () => discoveryRoute(new Request(`${ISSUER}/.well-known/openid-configuration`)),
     "/token": onRoutes.token,
     "/token/revoke": onRoutes.revoke,
+    "/token/introspect": onRoutes.introspect,
+    "/userinfo": onRoutes.userinfo,
   };
   return (url: string, init: client.CustomFetchOptions) => {
     const request = new Request(url, init as RequestInit);
@@ -56,15 +70,15 @@ function routeFetch(on: Keyfob) {
   };
 }
 
+/** openid-client configured for client `id` with `auth`, on `on`. */
+const discover = (id: string, auth: client.ClientAuth, on = keyfob()) =>
+  client.discovery(new URL(ISSUER), id, undefined, auth, { execute: [client.allowInsecureRequests], [client.customFetch]: routeFetch(on) });
+
 /** A registered client for the code flow, its redirect URI, and openid-client configured for it with `auth`, on `on`. */
 async function codeFlowClient(id: string, auth: client.ClientAuth, on = keyfob()) {
   const redirectUri = `https://rp.example.com/cb-${randomUUID()}`;
   await addRedirectUri(on.store, id, redirectUri);
-  const config = await client.discovery(new URL(ISSUER), id, undefined, auth, {
-    execute: [client.allowInsecureRequests],
-    [client.customFetch]: routeFetch(on),
-  });
-  return { config, redirectUri, on };
+  return { config: await discover(id, auth, on), redirectUri, on };
 }
 
 /** The code flow with openid-client, the user's login done through lib/: the token response. */
@@ -337,6 +351,80 @@ describe("a license's assertion signed by its signer (ES256K)", () => {
   });
 });
 
+describe("a license's backend: client_credentials with its signer's assertion", () => {
+  /** A license for private_key_jwt with an enabled signer, and the access token Flow A gives that signer. */
+  async function licenseWithFlowAToken() {
+    const license = await registerLicense();
+    const signer = await enableSigner(license);
+    const { state, challenge } = await requestChallenge(license);
+    const flowA = (await (await submit(license, state, await signer.signMessage({ message: challenge }))).json()) as {
+      access_token: string;
+    };
+    await setClientAuthentication(keyfob().store, license.clientId, { tokenEndpointAuthMethod: "private_key_jwt" });
+    return { license, signer, flowA: flowA.access_token };
+  }
+
+  it("gives Flow A's access token for the signer, recorded with it; userinfo and introspection accept it; a revoked signer is refused", async () => {
+    const { license, signer, flowA } = await licenseWithFlowAToken();
+    const config = await discover(license.clientId, es256k(signer));
+    const tokens = await client.clientCredentialsGrant(config);
+    expect(tokens).not.toHaveProperty("id_token");
+    expect(tokens).not.toHaveProperty("refresh_token");
+    expect(tokens).toMatchObject({ token_type: "bearer", scope: "openid email" });
+
+    const claims = decodeJwt(tokens.access_token);
+    const expected = decodeJwt(flowA);
+    for (const name of ["iss", "sub", "aud", "client_id", "ethereum_address", "provider_id", "email_verified", "scope"])
+      expect([name, claims[name]]).toEqual([name, expected[name]]);
+    expect(decodeSubject(claims.sub as string)).toEqual({ userId: license.clientId, connector: "web3" });
+    expect(decodeProtectedHeader(tokens.access_token)).toMatchObject({ typ: "at+jwt", alg: decodeProtectedHeader(flowA).alg });
+    const record = await tables(keyfob()).issuedToken.findUniqueOrThrow({ where: { jti: claims.jti as string } });
+    expect(record).toMatchObject({ clientId: license.clientId, userId: license.clientId, connector: "web3", signer: signer.address });
+
+    const userinfo = await client.fetchUserInfo(config, tokens.access_token, expected.sub as string);
+    expect(userinfo).toMatchObject({ sub: expected.sub, ethereum_address: license.clientId });
+    expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({
+      active: true,
+      sub: expected.sub,
+      client_id: license.clientId,
+    });
+
+    await revokeSigner(keyfob(), license.clientId, signer.address);
+    await expect(client.clientCredentialsGrant(config)).rejects.toMatchObject({ error: "invalid_client" });
+  });
+
+  it("takes Flow A's scopes, and refuses any other with invalid_scope", async () => {
+    const { license, signer } = await licenseWithFlowAToken();
+    const config = await discover(license.clientId, es256k(signer));
+    const tokens = await client.clientCredentialsGrant(config, { scope: "openid" });
+    expect(tokens.scope).toBe("openid");
+    expect(decodeJwt(tokens.access_token)).not.toHaveProperty("ethereum_address");
+    await expect(client.clientCredentialsGrant(config, { scope: "openid keyfob:admin" })).rejects.toMatchObject({ error: "invalid_scope" });
+  });
+
+  it("binds the token to a DPoP key, and requires a proof of a client that must send one", async () => {
+    const { license, signer } = await licenseWithFlowAToken();
+    await updateClient(keyfob().store, license.clientId, { dpopBoundAccessTokens: true });
+    const config = await discover(license.clientId, es256k(signer));
+    await expect(client.clientCredentialsGrant(config)).rejects.toMatchObject({ error: "invalid_dpop_proof" });
+
+    const keyPair = await client.randomDPoPKeyPair("ES256");
+    const DPoP = client.getDPoPHandle(config, keyPair);
+    const tokens = await client.clientCredentialsGrant(config, undefined, { DPoP });
+    expect(tokens.token_type).toBe("dpop");
+    expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await calculateJwkThumbprint(await exportJWK(keyPair.publicKey)) });
+    expect(await client.fetchUserInfo(config, tokens.access_token, client.skipSubjectCheck, { DPoP })).toMatchObject({
+      ethereum_address: license.clientId,
+    });
+  });
+
+  it("keeps a license's client_credentials without a signer's assertion as it was: for clients with a secret", async () => {
+    const { id, privateKey, kid } = await keyClient();
+    const refused = client.clientCredentialsGrant(await discover(id, client.PrivateKeyJwt({ key: privateKey, kid })));
+    await expect(refused).rejects.toMatchObject({ error: "unauthorized_client" });
+  });
+});
+
 describe("a jwks_uri", () => {
   let server: http.Server;
   let served: { keys: JWK[] } = { keys: [] };
@@ -409,6 +497,15 @@ describe("a smart-account license's assertion (EIP191, ERC-1271 on a local chain
   it("gives openid-client tokens when the account's owner signed it", async () => {
     const tokens = await codeFlow(await codeFlowClient(license, eip191(owner), k));
     expect(tokens.claims()?.aud).toBe(license);
+  });
+
+  it("gives the account's backend Flow A's access token for the account with client_credentials", async () => {
+    const tokens = await client.clientCredentialsGrant(await discover(license, eip191(owner), k));
+    const claims = decodeJwt(tokens.access_token);
+    expect(claims).toMatchObject({ aud: license, client_id: license, ethereum_address: license, provider_id: "web3" });
+    expect(decodeSubject(claims.sub as string)).toEqual({ userId: license, connector: "web3" });
+    const record = await tables(k).issuedToken.findUniqueOrThrow({ where: { jti: claims.jti as string } });
+    expect(record).toMatchObject({ userId: license, connector: "web3", signer: null });
   });
 
   it("refuses a key the account does not accept", async () => {

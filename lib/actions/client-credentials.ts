@@ -1,12 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import type { Keyfob } from "../keyfob";
-import { refuseChangedClient } from "../oauth/client-auth";
+import { refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import type { LicenseSignature } from "../oauth/client-assertion";
 import { requireProofFor } from "../oauth/dpop";
-import { OAuthError } from "../oauth/errors";
+import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
 import { requestedResource } from "../oauth/resource";
 import { covers, isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from "../admin/scopes";
-import { ACCESS_TOKEN_TYPE, binding, tokenType, type Issued, type TokenType } from "../tokens/issue";
+import { parseScope } from "../oauth/scope";
+import {
+  ACCESS_TOKEN_TYPE,
+  binding,
+  issueAccessToken,
+  newAccessTokenId,
+  tokenLifetimes,
+  tokenType,
+  type Issued,
+  type TokenType,
+} from "../tokens/issue";
 import { encodeSubject } from "../tokens/sub";
 import { grant, type GrantParams, type GrantRequest } from "./grant";
 
@@ -34,14 +45,22 @@ export type ClientCredentialsResponse = { access_token: string; token_type: Toke
  * it again in the database (lib/store/tokens.ts), so a change is effective on the next request.
  * With a DPoP proof the token is bound to its key (RFC 9449 5) and used with proofs of it. With a
  * `resource` the client registered (RFC 8707), `aud` is that resource instead of the client.
+ *
+ * A license authenticated by an assertion that one of its signers (or it) signed gets instead the
+ * access token Flow A issues for that signature (issueLicenseToken): its backend uses any OAuth
+ * library's client_credentials with private_key_jwt rather than Flow A's exchange.
  */
 export const clientCredentials = grant({ required: [], optional: ["scope", "resource"], handle: issueClientToken });
 
+type ClientCredentialsRequest = GrantRequest<GrantParams<never, "scope" | "resource">>;
+
 async function issueClientToken(
   keyfob: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
-  { client, params, caller, proof }: GrantRequest<GrantParams<never, "scope" | "resource">>,
+  request: ClientCredentialsRequest,
 ): Promise<Issued<ClientCredentialsResponse>> {
+  const { client, params, caller, proof } = request;
   requireProofFor(client, proof);
+  if (client.licenseSignature) return issueLicenseToken(keyfob, { ...request, client }, client.licenseSignature);
   if (!client.secretHash)
     throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 
@@ -88,6 +107,63 @@ async function issueClientToken(
     connector: CLIENT_CREDENTIALS_CONNECTOR,
   };
 }
+
+/** Flow A's scope when a license's backend asks for none (what its SDKs send to generate_challenge). */
+export const LICENSE_DEFAULT_SCOPE = "openid email";
+
+/**
+ * A license's token for the signature its assertion carried, as Flow A issues it for the same
+ * signature (lib/actions/submit-challenge.ts): for the license's own address (a signer signs for
+ * the license, as a contract account's owner does), with the web3 connector, in the client's
+ * signing alg, recorded with the signer so that revoking it ends the token, and a vehicle token
+ * exchanged for it, at once. Flow A's scopes (openid required; default LICENSE_DEFAULT_SCOPE). Access
+ * token only: OpenID Connect defines no ID token for client_credentials, and no refresh token
+ * comes with it (RFC 6749 4.4.3); the backend asks again with a fresh assertion.
+ */
+async function issueLicenseToken(
+  { config, clock, store, keys }: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
+  { client, params, caller, proof }: ClientCredentialsRequest & { client: AuthenticatedClient },
+  signature: LicenseSignature,
+): Promise<Issued<ClientCredentialsResponse>> {
+  const scope = parseScope(params.scope ?? LICENSE_DEFAULT_SCOPE);
+  const resource = requestedResource(client.resources, params.resource);
+  const lifetimes = tokenLifetimes(config);
+  const now = clock.now();
+  const id = newAccessTokenId(lifetimes, now.getTime());
+  const address = client.id;
+  const accessToken = await issueAccessToken(
+    keys,
+    config.issuerUrl,
+    lifetimes,
+    {
+      clientId: client.id,
+      signingAlg: client.idTokenSignedResponseAlg,
+      userId: address,
+      connector: WEB3_CONNECTOR,
+      scope,
+      ethereumAddress: address,
+      emailVerified: false,
+      jkt: proof?.jkt,
+      resource,
+    },
+    id,
+  );
+  const granted = scope.join(" ");
+  const record = { jti: id.jti, userId: address, connector: WEB3_CONNECTOR, scope: granted, expiresAt: id.expiresAt };
+  if (!(await store.tokens.recordLicenseToken(client.id, record, caller, { signer: signature.signer, proven: proof !== undefined }, now))) {
+    await refuseChangedClient(store, client);
+    if (signature.signer) throw invalidClient("client authentication failed: the signer was revoked while the request was handled");
+    throw invalidGrant("this account is blocked");
+  }
+  return {
+    response: { access_token: accessToken, token_type: tokenType(proof?.jkt), expires_in: lifetimes.accessToken, scope: granted },
+    flow: "client_credentials",
+    connector: WEB3_CONNECTOR,
+  };
+}
+
+/** The connector of Flow A's tokens, whose subject is an address. */
+const WEB3_CONNECTOR = "web3";
 
 const notAllowed = () =>
   new OAuthError("unauthorized_client", "this client is not allowed the management API; an admin can allow it in the client's settings");

@@ -26,7 +26,7 @@ import { type Address, bytesToHex, type Hex, recoverAddress } from "viem";
 import { claimedClientId, isLicense, normalizeClientId } from "../clients/client-id";
 import type { Store } from "../store";
 import type { ClientAuthentication } from "../store/contract";
-import { verifySignature, type SignatureVerifiers } from "../siwe/signature";
+import { verifySignature, type SignatureKind, type SignatureVerifiers } from "../siwe/signature";
 import { deriveKey } from "../keys/derive";
 import { seal, unseal } from "../keys/encryption";
 import { clientKeys, type ClientKeysOptions } from "./client-jwks";
@@ -62,6 +62,13 @@ export type AssertionVerifier = {
   secretKey: Uint8Array;
 };
 
+/**
+ * How a license's assertion was signed, as Flow A names its signatures: by one of its signers
+ * (`signer`, the key), by the license's own key (`wallet`), or by its contract account (`contract`,
+ * ERC-1271). What its client_credentials token is issued for (lib/actions/client-credentials.ts).
+ */
+export type LicenseSignature = { kind: SignatureKind; signer?: Address };
+
 /** The key client_secret_jwt clients' secrets are sealed with, from KEYFOB_SECRET. */
 export const clientSecretKey = (keyfobSecret: string) => deriveKey(keyfobSecret, "client-secret-encryption");
 
@@ -83,7 +90,8 @@ export function assertionIssuer(assertion: string): string | undefined {
 /**
  * Verifies `assertion` for `client`, presented at `endpoint` (its URL), and records its jti; throws
  * invalid_client saying what was wrong (never the assertion), or temporarily_unavailable when a
- * chain or a jwks_uri could not answer.
+ * chain or a jwks_uri could not answer. A license's assertion signed by a signer (or the license)
+ * answers how it was signed; any other, nothing.
  */
 export async function verifyClientAssertion(
   assertion: string,
@@ -91,23 +99,24 @@ export async function verifyClientAssertion(
   endpoint: string,
   verifier: AssertionVerifier,
   now: Date,
-): Promise<void> {
+): Promise<LicenseSignature | undefined> {
   let alg: string | undefined;
   try {
     alg = decodeProtectedHeader(assertion).alg;
   } catch {
     throw assertionRefused("it is not a JWS");
   }
-  const payload =
-    client.tokenEndpointAuthMethod === CLIENT_SECRET_JWT
-      ? await macedWithSecret(assertion, client, verifier)
-      : SIGNER_ASSERTION_ALGS.includes(alg ?? "")
-        ? await signedBySigner(assertion, alg as "ES256K" | "EIP191", client.id, verifier, now)
-        : await signedByKey(assertion, client, verifier);
+  let signature: LicenseSignature | undefined;
+  let payload: Uint8Array;
+  if (client.tokenEndpointAuthMethod === CLIENT_SECRET_JWT) payload = await macedWithSecret(assertion, client, verifier);
+  else if (SIGNER_ASSERTION_ALGS.includes(alg ?? ""))
+    ({ payload, signature } = await signedBySigner(assertion, alg as "ES256K" | "EIP191", client.id, verifier, now));
+  else payload = await signedByKey(assertion, client, verifier);
   const claims = checkedClaims(payload, client.id, [verifier.issuer, `${verifier.issuer}/token`, endpoint], now);
   const jtiHash = createHash("sha256").update(`${client.id}\n${claims.jti}`).digest("base64url");
   if (!(await verifier.store.clientAssertions.record(jtiHash, new Date(claims.exp * 1000))))
     throw assertionRefused("its jti was used before (an assertion is single use)");
+  return signature;
 }
 
 const assertionRefused = (problem: string) => invalidClient(`client authentication failed: the client_assertion is refused: ${problem}`);
@@ -150,14 +159,14 @@ async function signedByKey(
   }
 }
 
-/** The payload of a license's assertion signed by one of its enabled signers (or its contract account, EIP191). */
+/** The payload of a license's assertion signed by one of its enabled signers (or by it, EIP191), and how it was signed. */
 async function signedBySigner(
   assertion: string,
   alg: "ES256K" | "EIP191",
   clientId: string,
   { store, signatures }: AssertionVerifier,
   now: Date,
-): Promise<Uint8Array> {
+): Promise<{ payload: Uint8Array; signature: LicenseSignature }> {
   if (!isLicense(clientId)) throw assertionRefused(`${alg} is for licenses, whose id is an address, signed by their signers`);
   const parts = assertion.split(".");
   if (parts.length !== 3) throw assertionRefused("it is not a compact JWS");
@@ -180,20 +189,34 @@ async function signedBySigner(
     // A JWS signature carries no recovery bit: either key may have signed.
     for (const yParity of [0, 1]) {
       const address = await recoverAddress({ hash, signature: { r, s, yParity } }).catch(() => undefined);
-      if (address && (await isSigner(address))) return base64url.decode(parts[1]);
+      if (address && (await isSigner(address)))
+        return { payload: base64url.decode(parts[1]), signature: { kind: "signer", signer: address } };
     }
     throw assertionRefused("it is not signed by an enabled signer of the license");
   }
+  // The signer verifySignature accepted, if it was one.
+  let signer: Address | undefined;
+  const isRecoveredSigner = async (address: Address) => {
+    const enabled = await isSigner(address);
+    if (enabled) signer = address;
+    return enabled;
+  };
+  let kind: SignatureKind;
   try {
-    await verifySignature(
-      { message: signingInput, address: clientId as Address, signature: bytesToHex(signature) as Hex, client: { id: clientId, isSigner } },
+    kind = await verifySignature(
+      {
+        message: signingInput,
+        address: clientId as Address,
+        signature: bytesToHex(signature) as Hex,
+        client: { id: clientId, isSigner: isRecoveredSigner },
+      },
       signatures,
     );
   } catch (error) {
     if (error instanceof OAuthError && error.code === "temporarily_unavailable") throw error;
     throw assertionRefused("it is not signed by an enabled signer of the license nor by its contract account");
   }
-  return base64url.decode(parts[1]);
+  return { payload: base64url.decode(parts[1]), signature: kind === "signer" ? { kind, signer } : { kind } };
 }
 
 /** The claims RFC 7523 3 requires, checked; exp and jti as they were. */

@@ -11,6 +11,7 @@ import {
   PRIVATE_KEY_JWT,
   verifyClientAssertion,
   type AssertionVerifier,
+  type LicenseSignature,
 } from "./client-assertion";
 import { invalidClient, invalidRequest } from "./errors";
 import { hasControlCharacter, type Params } from "./params";
@@ -32,6 +33,11 @@ export type AuthenticatedClient = {
   resources?: string[];
   /** The alg its ID and access tokens are signed with (id_token_signed_response_alg); RS256 when not known. */
   idTokenSignedResponseAlg?: SigningAlg;
+  /**
+   * A license authenticated by an assertion one of its signers (or it) signed: how, and which
+   * signer. Its client_credentials token is then Flow A's for that signature.
+   */
+  licenseSignature?: LicenseSignature;
 };
 
 /** What authentication needs of a client. */
@@ -182,8 +188,20 @@ async function authenticateAssertion(
   if (method !== PRIVATE_KEY_JWT && method !== CLIENT_SECRET_JWT)
     throw invalidClient("client authentication failed: the client is not registered for private_key_jwt or client_secret_jwt");
   const endpoint = `${assertions.issuer}${new URL(request.url).pathname}`;
-  await verifyClientAssertion(assertion, { ...client, tokenEndpointAuthMethod: method }, endpoint, assertions, now);
-  return { id: client.id, confidential: true, resourceServer: client.resourceServer, ...knownOf(client) };
+  const licenseSignature = await verifyClientAssertion(
+    assertion,
+    { ...client, tokenEndpointAuthMethod: method },
+    endpoint,
+    assertions,
+    now,
+  );
+  return {
+    id: client.id,
+    confidential: true,
+    resourceServer: client.resourceServer,
+    ...knownOf(client),
+    ...(licenseSignature && { licenseSignature }),
+  };
 }
 
 /** What the endpoints need to know of the client beyond its id. */

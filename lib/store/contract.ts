@@ -515,6 +515,21 @@ export type TokenStore = {
     now: Date,
   ): Promise<boolean>;
   /**
+   * Records a license's client_credentials token (Flow A's for the signature its assertion carried,
+   * lib/actions/client-credentials.ts) with its audit event, in one statement, if at the moment it
+   * runs the client is enabled and registered for private_key_jwt, `holds.signer` (when given) is
+   * still one of its active signers, a DPoP proof came when the client requires one, and the
+   * account of the token's address is not blocked: what consuming a Flow A state checks. False
+   * when any of these fails.
+   */
+  recordLicenseToken(
+    clientId: string,
+    token: TokenRecord,
+    caller: Caller,
+    holds: { signer?: string; proven: boolean },
+    now: Date,
+  ): Promise<boolean>;
+  /**
    * A presented access token's row: its client, whether it is active (unrevoked, unexpired, its
    * client not deleted: an issuance racing the deletion can leave its row behind), and whether the
    * key `kid` that signed it is still in use (unrevoked, published), in one round trip.

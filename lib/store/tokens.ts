@@ -87,19 +87,16 @@ export function tokenStatements({ db, pool }: Connection): TokenStore {
              AND (c.management_scopes @> $9::text[] OR $10 = ANY (c.management_scopes))`,
           { at: "$7", endpoint: "$11", ip: "$12" },
         )}`,
-        values: [
-          clientId,
-          secretHash,
-          token.jti,
-          token.userId,
-          token.connector,
-          token.scope,
-          utc(now),
-          utc(token.expiresAt),
-          scopes,
-          ADMIN_SCOPE,
-          ...callerValues(caller),
-        ],
+        values: [clientId, secretHash, ...recordValues(token, now), scopes, ADMIN_SCOPE, ...callerValues(caller)],
+      });
+      return rowCount === 1;
+    },
+
+    async recordLicenseToken(clientId, token, caller, holds, now) {
+      const { rowCount } = await pool.query({
+        name: "keyfob_record_license_token",
+        text: RECORD_LICENSE_TOKEN,
+        values: [clientId, ...recordValues(token, now), holds.signer ?? null, holds.proven, ...callerValues(caller)],
       });
       return rowCount === 1;
     },
@@ -332,3 +329,26 @@ const RECORD_REUSE_WITHIN_GRACE = `WITH successor AS (
      SELECT $4, client_id, account_id, connector, $5, family_id, $3, $6, session_id FROM successor`,
     { at: "$3", endpoint: "$9", ip: "$10" },
   )}`;
+
+/** A token record's values as the recording statements take them, after the client's: jti, user, connector, scope, issued, expires. */
+const recordValues = (token: TokenRecord, now: Date) => [
+  token.jti,
+  token.userId,
+  token.connector,
+  token.scope,
+  utc(now),
+  utc(token.expiresAt),
+];
+
+/** tokens.recordLicenseToken: the checks of consuming a Flow A state (./challenges.ts), without a state. */
+const RECORD_LICENSE_TOKEN = `WITH ${issuedWithEvent(
+  `INSERT INTO issued_tokens (jti, client_id, user_id, connector, scope, issued_at, expires_at, signer)
+   SELECT $2, c.id, $3, $4, $5, $6, $7, $8::text FROM clients c
+   WHERE c.id = $1 AND c.enabled AND c.token_endpoint_auth_method = 'private_key_jwt'
+     AND (NOT c.dpop_bound_access_tokens OR $9::boolean)
+     AND NOT EXISTS (SELECT 1 FROM accounts a WHERE a.blocked_at IS NOT NULL AND (a.id = $3
+                     OR a.id = (SELECT i.account_id FROM identities i WHERE i.provider = 'web3' AND i.subject = $3)))
+     AND ($8::text IS NULL OR EXISTS (SELECT 1 FROM signers s WHERE s.client_id = c.id AND s.address = $8::text
+                                      AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > $6)))`,
+  { at: "$6", endpoint: "$10", ip: "$11" },
+)}`;

@@ -96,20 +96,24 @@ export function newAccessTokenId(lifetimes: TokenLifetimes, now: number): Access
 }
 
 /**
- * Issues an access token and an ID token (the client's alg, RS256 by default, with kid) carrying the platform's claims. The
- * access token is typed `at+jwt` and names its client (RFC 9068), so that a resource server can
- * tell it from an ID token.
+ * The access token alone, as issueTokens signs it (it lives lifetimes.accessToken, as `id` says):
+ * for a grant that issues no ID token (client_credentials for a license, lib/actions/client-credentials.ts).
  */
-export async function issueTokens(
+export async function issueAccessToken(
   signer: TokenSigner,
   issuer: string,
   lifetimes: TokenLifetimes,
   grant: Grant,
   id: AccessTokenId,
-): Promise<{ response: TokenResponse; jti: string; kid: string; expiresAt: Date }> {
+): Promise<string> {
+  return (await signedAccessToken(signer, issuer, lifetimes.accessToken, grant, id)).accessToken;
+}
+
+/** The claims the access and ID tokens share, the signature of either, and the access token signed. */
+async function signedAccessToken(signer: TokenSigner, issuer: string, lifetime: number, grant: Grant, id: AccessTokenId) {
   const { kid, alg, privateKey } = await signer.signingKey(grant.signingAlg);
   const { jti, iat } = id;
-  const exp = iat + lifetimes.accessToken;
+  const exp = iat + lifetime;
   const claims: JWTPayload = {
     iss: issuer,
     sub: encodeSubject({ userId: grant.userId, connector: grant.connector }),
@@ -145,6 +149,24 @@ export async function issueTokens(
     },
     ACCESS_TOKEN_TYPE,
   );
+  return { kid, sign, claims, accessToken };
+}
+
+/**
+ * Issues an access token and an ID token (the client's alg, RS256 by default, with kid) carrying the platform's claims. The
+ * access token is typed `at+jwt` and names its client (RFC 9068), so that a resource server can
+ * tell it from an ID token.
+ */
+export async function issueTokens(
+  signer: TokenSigner,
+  issuer: string,
+  lifetimes: TokenLifetimes,
+  grant: Grant,
+  id: AccessTokenId,
+): Promise<{ response: TokenResponse; jti: string; kid: string; expiresAt: Date }> {
+  const { kid, sign, claims, accessToken } = await signedAccessToken(signer, issuer, lifetimes.accessToken, grant, id);
+  const { jti, iat } = id;
+  const exp = iat + lifetimes.accessToken;
   const idToken = await sign({
     ...claims,
     exp: iat + lifetimes.idToken,
