@@ -153,7 +153,7 @@ async function issueLicenseToken(
   if (!(await store.tokens.recordLicenseToken(client.id, record, caller, { signer: signature.signer, proven: proof !== undefined }, now))) {
     await refuseChangedClient(store, client);
     if (signature.signer) throw invalidClient("client authentication failed: the signer was revoked while the request was handled");
-    throw invalidGrant("this account is blocked");
+    throw invalidGrant("this account is blocked, or the client's settings changed while the request was handled");
   }
   return {
     response: { access_token: accessToken, token_type: tokenType(proof?.jkt), expires_in: lifetimes.accessToken, scope: granted },
