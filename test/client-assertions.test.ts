@@ -3,7 +3,8 @@
  * real route handlers: private_key_jwt with the client's JWK Set inline or from its jwks_uri (a
  * local server; a new kid makes Keyfob fetch it again), client_secret_jwt, and a license's assertion
  * signed by one of its enabled Flow A signers (ES256K, viem signs), refused at once when the signer
- * is revoked, or by a smart-account license's owner (EIP191, ERC-1271 on a local hardhat chain). An
+ * is revoked, or by a smart-account license's owner (EIP191, ERC-1271 on a local hardhat chain); with
+ * such an assertion, client_credentials gives the license's backend Flow A's access token. An
  * assertion's jti is single use across two instances; a wrong aud, an exp too late or past, or a
  * method the client is not registered for are refused with invalid_client.
  */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
 import type { Keyfob } from "../keyfob";
-import { refuseChangedClient, type AuthenticatedClient } from "../oauth/client-auth";
+import { refuseChangedClient } from "../oauth/client-auth";
 import type { LicenseSignature } from "../oauth/client-assertion";
 import { requireProofFor } from "../oauth/dpop";
 import { invalidClient, invalidGrant, OAuthError } from "../oauth/errors";
@@ -60,7 +60,7 @@ async function issueClientToken(
 ): Promise<Issued<ClientCredentialsResponse>> {
   const { client, params, caller, proof } = request;
   requireProofFor(client, proof);
-  if (client.licenseSignature) return issueLicenseToken(keyfob, { ...request, client }, client.licenseSignature);
+  if (client.licenseSignature) return issueLicenseToken(keyfob, request, client.licenseSignature);
   if (!client.secretHash)
     throw new OAuthError("unauthorized_client", "client_credentials is for confidential clients (with a secret) only");
 
@@ -109,20 +109,20 @@ async function issueClientToken(
 }
 
 /** Flow A's scope when a license's backend asks for none (what its SDKs send to generate_challenge). */
-export const LICENSE_DEFAULT_SCOPE = "openid email";
+const LICENSE_DEFAULT_SCOPE = "openid email";
 
 /**
  * A license's token for the signature its assertion carried, as Flow A issues it for the same
  * signature (lib/actions/submit-challenge.ts): for the license's own address (a signer signs for
  * the license, as a contract account's owner does), with the web3 connector, in the client's
- * signing alg, recorded with the signer so that revoking it ends the token, and a vehicle token
- * exchanged for it, at once. Flow A's scopes (openid required; default LICENSE_DEFAULT_SCOPE). Access
+ * signing alg, recorded with the signer so that, as for Flow A's token, revoking the signer
+ * refuses the token's vehicle exchange (lib/store/tokens.ts) at once. Flow A's scopes (openid required; default LICENSE_DEFAULT_SCOPE). Access
  * token only: OpenID Connect defines no ID token for client_credentials, and no refresh token
  * comes with it (RFC 6749 4.4.3); the backend asks again with a fresh assertion.
  */
 async function issueLicenseToken(
   { config, clock, store, keys }: Pick<Keyfob, "config" | "clock" | "store" | "keys">,
-  { client, params, caller, proof }: ClientCredentialsRequest & { client: AuthenticatedClient },
+  { client, params, caller, proof }: ClientCredentialsRequest,
   signature: LicenseSignature,
 ): Promise<Issued<ClientCredentialsResponse>> {
   const scope = parseScope(params.scope ?? LICENSE_DEFAULT_SCOPE);
