@@ -140,6 +140,15 @@ describe("consent", () => {
     expect(next.location.href).toBe(consentPage(next.interactionId));
   });
 
+  it("revoking a grant ends a code issued before it: the exchange after it gets no tokens", async () => {
+    const app = await thirdParty({ refreshTokensAllowed: true });
+    const { interactionId, session } = await logIn(app, google(), { scope: "openid offline_access" });
+    const code = (await allow(interactionId, session)).searchParams.get("code")!;
+    expect(await revokeConsent(keyfob(), session.accountId, app.clientId)).toBeDefined();
+    const late = await token(app, { code });
+    expect([late.status, (await late.json()).error]).toEqual([400, "invalid_grant"]);
+  });
+
   it("lists the applications an account allowed at /account; Revoke ends their access, audited, and a second one is refused", async () => {
     const app = await thirdParty({ refreshTokensAllowed: true });
     const { interactionId, session } = await logIn(app, google(), { scope: "openid offline_access" });

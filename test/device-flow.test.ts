@@ -18,6 +18,7 @@ import { confirmUserCode, declineUserCode, lookUpUserCode, openedFromAnotherSite
 import { CLIENT_IP_HEADER } from "@/lib/http/client-ip";
 import { USER_CODE_ALPHABET } from "@/lib/device/user-code";
 import { completeAuthorization, leaveInteraction } from "@/lib/interactions/interactions";
+import { revokeConsent } from "@/lib/consent/grants";
 import { keyfob } from "@/lib/runtime";
 import { tables } from "./support/database";
 import { ISSUER } from "./support/flow-a";
@@ -126,6 +127,13 @@ describe("device authorization grant", () => {
     expect(await approve(started.user_code)).toBe("/device?result=approved");
     expect((await poll(id, started.device_code)).status).toBe(200);
     expect(await tables(keyfob()).consentGrant.findMany({ where: { clientId: id } })).toMatchObject([{ scope: "email openid" }]);
+
+    // Approved again, then the consent revoked before the device polls: the device gets access_denied.
+    const again = await client.initiateDeviceAuthorization(config, { scope: "openid email" });
+    expect(await approve(again.user_code, "203.0.113.13")).toBe("/device?result=approved");
+    const { accountId } = await tables(keyfob()).consentGrant.findFirstOrThrow({ where: { clientId: id } });
+    expect(await revokeConsent(keyfob(), accountId, id)).toBeDefined();
+    expect((await poll(id, again.device_code)).body.error).toBe("access_denied");
   });
 
   it("answers each poll as RFC 8628 3.5 says: pending, slow_down (+5 s), denied, expired", async () => {

@@ -63,11 +63,12 @@ export async function accountConsents(keyfob: Pick<Keyfob, "store">, accountId: 
 }
 
 /**
- * Revokes an account's grant to a client: the grant goes, and so do the client's refresh tokens for
- * the account (with the access tokens issued with them). Undefined when there was no grant. The
+ * Revokes an account's grant to a client: the grant goes, and so do the client's codes and device
+ * authorizations for the account not redeemed yet, and its refresh tokens for the account (with the
+ * access tokens issued with them). Undefined when there was no grant. The
  * caller audits it (the account at /account, or an admin's change in its transaction).
  */
 export async function revokeConsent(keyfob: Pick<Keyfob, "clock" | "store">, accountId: string, clientId: string) {
-  if (!(await keyfob.store.consentGrants.delete(accountId, clientId))) return undefined;
+  if (!(await keyfob.store.consentGrants.revoke(accountId, clientId, keyfob.clock.now()))) return undefined;
   return keyfob.store.tokens.revokeRefreshFamilies({ clientId, accountId }, keyfob.clock.now());
 }

@@ -31,8 +31,23 @@ export function consentGrantStatements({ db }: Connection): ConsentGrantStore {
       return rows.map(({ client, ...grant }) => ({ ...grant, clientName: client.name, clientLogoUrl: client.logoUrl }));
     },
 
-    async delete(accountId, clientId) {
-      return (await db.consentGrant.deleteMany({ where: { accountId, clientId } })).count === 1;
+    async revoke(accountId, clientId, now) {
+      // Every CTE runs, referenced or not. A redemption racing this waits on the code's row lock, then
+      // sees it expired (READ COMMITTED re-reads it).
+      const [{ deleted }] = await db.$queryRaw<{ deleted: number }[]>`
+        WITH grant_row AS (
+          DELETE FROM consent_grants WHERE account_id = ${accountId} AND client_id = ${clientId} RETURNING 1
+        ), codes AS (
+          UPDATE authorization_codes SET expires_at = ${now}
+          WHERE account_id = ${accountId} AND client_id = ${clientId} AND used_at IS NULL AND expires_at > ${now}
+            AND EXISTS (SELECT 1 FROM grant_row) RETURNING 1
+        ), devices AS (
+          UPDATE device_authorizations SET status = 'denied'
+          WHERE account_id = ${accountId} AND client_id = ${clientId} AND status = 'approved' AND used_at IS NULL
+            AND EXISTS (SELECT 1 FROM grant_row) RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM grant_row)::int AS deleted`;
+      return deleted === 1;
     },
   };
 }

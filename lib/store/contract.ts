@@ -202,8 +202,13 @@ export type ConsentGrantStore = {
   grant(accountId: string, clientId: string, scope: string[], now: Date): Promise<void>;
   /** An account's grants with their clients' names and logos, most recently granted first. */
   listForAccount(accountId: string): Promise<ConsentGrantWithClientRow[]>;
-  /** Deletes an account's grant to a client: false when there was none. */
-  delete(accountId: string, clientId: string): Promise<boolean>;
+  /**
+   * Revokes an account's grant to a client at `now`, in one statement: deletes it, and ends what the
+   * grant allowed that is not redeemed yet (the client's unused codes for the account, expired; its
+   * approved device authorizations, denied), so a code issued before the revocation gets no tokens
+   * after it. False when there was no grant. The refresh tokens are TokenStore.revokeRefreshFamilies'.
+   */
+  revoke(accountId: string, clientId: string, now: Date): Promise<boolean>;
 };
 
 export type ConsentGrantRow = { accountId: string; clientId: string; scope: string; grantedAt: Date };
