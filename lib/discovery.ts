@@ -19,7 +19,10 @@ export const VEHICLE_JWKS_PATH = "/keys/vehicle";
  * tokens' issuer, keys and the platform's exchange endpoint (metadata of Keyfob's own, RFC 8414 2
  * allows them).
  */
-export function openidConfiguration({ issuerUrl: issuer, vehicleTokenIssuer }: Pick<Config, "issuerUrl" | "vehicleTokenIssuer">) {
+export function openidConfiguration(
+  { issuerUrl: issuer, vehicleTokenIssuer }: Pick<Config, "issuerUrl" | "vehicleTokenIssuer">,
+  protectedResources: string[] = [],
+) {
   return {
     issuer,
     authorization_endpoint: `${issuer}/auth`,
@@ -77,6 +80,8 @@ export function openidConfiguration({ issuerUrl: issuer, vehicleTokenIssuer }: P
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    /** RFC 9728 4: the resources (RFC 8707 `resource`) enabled clients registered, omitted while there is none. */
+    ...(protectedResources.length > 0 && { protected_resources: protectedResources }),
     /** The hosted pages' languages, chosen by ui_locales, then Accept-Language. */
     ui_locales_supported: [...LOCALES],
     vehicle_token_issuer: vehicleTokenIssuer,

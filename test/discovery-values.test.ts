@@ -25,10 +25,17 @@ let metadata: Metadata;
 let confidential: App;
 let publicApp: App;
 
+const RESOURCE = "https://api.discovery-values.example.com";
+const DISABLED_CLIENTS_RESOURCE = "https://api.disabled-client.example.com";
+
 beforeAll(async () => {
-  metadata = await (await serveRequest(new Request(`${ISSUER}/.well-known/openid-configuration`))).json();
-  confidential = await registerApp({ confidential: true, settings: { refreshTokensAllowed: true, resourceServer: true } });
+  confidential = await registerApp({
+    confidential: true,
+    settings: { refreshTokensAllowed: true, resourceServer: true, resources: [RESOURCE] },
+  });
   publicApp = await registerApp();
+  await registerApp({ settings: { enabled: false, resources: [DISABLED_CLIENTS_RESOURCE] } });
+  metadata = await (await serveRequest(new Request(`${ISSUER}/.well-known/openid-configuration`))).json();
 });
 
 const advertised = (field: string) => metadata[field] as string[];
@@ -156,6 +163,23 @@ describe("authorization requests", () => {
       consent: async () => expect((await asks("consent")).kind).toBe("login"),
       select_account: async () => expect((await asks("select_account")).kind).toBe("login"),
     });
+  });
+
+  it("protected_resources: a client registering each gets tokens for it; a disabled client's are not listed", async () => {
+    expect(advertised("protected_resources")).toContain(RESOURCE);
+    const forResource = (resource: string) => async () => {
+      const app = await registerApp({ confidential: true, settings: { resources: [resource] } });
+      const code = (await callback(app, { resource })).get("code")!;
+      const { access_token } = await (await token(app, { code, resource })).json();
+      expect(decodeJwt(access_token).aud, resource).toBe(resource);
+    };
+    await everyAdvertised(
+      "protected_resources",
+      Object.fromEntries(advertised("protected_resources").map((resource) => [resource, forResource(resource)])),
+    );
+    await everyUnadvertised("protected_resources", [DISABLED_CLIENTS_RESOURCE, "https://unregistered.example.com"], async (resource) =>
+      expect(await authorizationError({ resource }), resource).toBe("invalid_target"),
+    );
   });
 
   it("authorization_response_iss_parameter_supported: the callback names the issuer (RFC 9207)", async () => {

@@ -1,4 +1,5 @@
 import { openidConfiguration } from "../discovery";
+import type { Keyfob } from "../keyfob";
 import type { KeyStore } from "../keys/keystore";
 import { PUBLIC_CORS } from "./cors";
 import { errorAnswer, toOAuthError, type Answer } from "./respond";
@@ -15,9 +16,16 @@ export async function jwksAnswer(keys: KeyStore): Promise<Answer> {
   }
 }
 
-/** GET /.well-known/openid-configuration, readable from any origin (OpenID Connect Discovery 1.0). */
-export function discoveryAnswer(config: Parameters<typeof openidConfiguration>[0]): Answer {
-  return publicJson(openidConfiguration(config), 3600);
+/**
+ * GET /.well-known/openid-configuration (and RFC 8414's path), readable from any origin (OpenID
+ * Connect Discovery 1.0), with the resources clients registered (RFC 9728 protected_resources).
+ */
+export async function discoveryAnswer(k: Pick<Keyfob, "config" | "store">): Promise<Answer> {
+  try {
+    return publicJson(openidConfiguration(k.config, await k.store.clients.registeredResources()), 3600);
+  } catch (error) {
+    return errorAnswer(toOAuthError(error), PUBLIC_CORS);
+  }
 }
 
 /** Public metadata that caches may keep `maxAge` seconds. */

@@ -130,9 +130,9 @@ export const PROTOCOL_ROUTES: readonly ProtocolRoute[] = [
   resource("GET", "/keys", "jwks", { answer: (k) => jwksAnswer(k.keys) }),
   resource("GET", VEHICLE_JWKS_PATH, "vehicle_jwks", { answer: (k) => jwksAnswer(k.vehicleKeys) }),
   resource("GET", "/.well-known/jwks.json", "jwks", { answer: (k) => jwksAnswer(k.keys) }),
-  resource("GET", "/.well-known/openid-configuration", "discovery", { answer: (k) => discoveryAnswer(k.config) }),
+  resource("GET", "/.well-known/openid-configuration", "discovery", { answer: discoveryAnswer }),
   // RFC 8414 3: the same document, as authorization server metadata (its issuer is the issuer this path is formed from).
-  resource("GET", "/.well-known/oauth-authorization-server", "discovery", { answer: (k) => discoveryAnswer(k.config) }),
+  resource("GET", "/.well-known/oauth-authorization-server", "discovery", { answer: discoveryAnswer }),
   resource("GET", "/healthz/live", "health_live", { answer: () => jsonAnswer({ status: "ok" }, 200, noStore) }),
   resource("GET", "/healthz/ready", "health_ready", {
     answer: async (k) => {

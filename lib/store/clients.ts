@@ -241,6 +241,12 @@ export function clientStatements({ db, pool }: Connection): ClientStore {
       return (await db.allowedOrigin.deleteMany({ where: { clientId, origin } })).count > 0;
     },
 
+    async registeredResources() {
+      const rows = await db.$queryRaw<{ resource: string }[]>`
+        SELECT DISTINCT resource COLLATE "C" AS resource FROM clients, unnest(resources) AS resource WHERE enabled ORDER BY 1`;
+      return rows.map((row) => row.resource);
+    },
+
     async findSigner(clientId, address) {
       return (await db.signer.findUnique({ where: { clientId_address: { clientId, address } } })) ?? undefined;
     },

@@ -704,6 +704,8 @@ export type FamilyHistoryRow = { familyId: string; grantedAt: Date | null; token
 // Clients.
 
 export type ClientStore = {
+  /** Every resource (RFC 8707) an enabled client registers, each once, sorted: discovery's protected_resources. */
+  registeredResources(): Promise<string[]>;
   /** A new client; Duplicate when the id is taken. */
   create(client: NewClient): Promise<ClientRow>;
   find(id: string): Promise<ClientRow | undefined>;
